@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+// swarm_handoff <draft>: validate a draft and queue it in the sender's outbox.
+import { runAgentCommand } from '../lib/cli/agentCommand.js';
+import { sendHandoff } from '../lib/handoff/send.js';
+import { SWARM_HANDOFF_USAGE } from '../lib/handoff/usage.js';
+
+await runAgentCommand({
+  program: 'swarm_handoff', usage: SWARM_HANDOFF_USAGE, minArgs: 1, maxArgs: 1,
+  run: (args) => sendHandoff(args[0]!, process.cwd(), process.env),
+});

@@ -1,0 +1,32 @@
+// Entry point shared by the three agent bins. They parse argv by hand (no yargs) because
+// an agent pays their start-up on every call; see bench/startup.
+import { type UnusableItem } from '../queue/item.js';
+import { reportFailure } from './failure.js';
+
+/** One agent command: its name, usage, accepted positional count and action. */
+export interface AgentCommand {
+  program: string;
+  usage: string;
+  minArgs: number;
+  maxArgs: number;
+  run: (args: string[], onSkip: (problem: UnusableItem) => void) => Promise<Buffer | string>;
+}
+
+/** Parses argv, runs the command, prints stdout bytes or the failure; sets process.exitCode. */
+export async function runAgentCommand(command: AgentCommand, argv = process.argv.slice(2)): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${command.usage}\n`);
+    return;
+  }
+  if (argv.length < command.minArgs || argv.length > command.maxArgs || argv.some((a) => a.startsWith('--'))) {
+    process.stderr.write(`${command.usage}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  const onSkip = (problem: UnusableItem) => process.stderr.write(`skipping ${problem.path}: ${problem.reason}\n`);
+  try {
+    process.stdout.write(await command.run(argv, onSkip));
+  } catch (err) {
+    reportFailure(command.program, err);
+  }
+}

@@ -1,0 +1,30 @@
+// Who is acting and where: the checks every agent command runs first, in protocol order
+// (role set, ROOT found, role known).
+import { join } from 'node:path';
+import { mailboxAt, type Mailbox } from '../queue/mailbox.js';
+import { fail } from './errors.js';
+import { findRoot } from './root.js';
+import { readRoles, type Role, type RoleTable } from './roles.js';
+
+/** The acting role, its project and the role table. */
+export interface Context {
+  root: string;
+  role: Role;
+  table: RoleTable;
+}
+
+/** The mailbox of a role: `ROOT/.swarmforge/handoffs/<role>/`, whatever its worktree. */
+export function mailboxOf(root: string, role: string): Mailbox {
+  return mailboxAt(join(root, '.swarmforge', 'handoffs', role));
+}
+
+/** Resolves $SWARMFORGE_ROLE, ROOT and the role's row; `unknownLabel` is "role" or "sender role". */
+export function actingContext(cwd: string, env: NodeJS.ProcessEnv, unknownLabel = 'role'): Context {
+  const name = env.SWARMFORGE_ROLE;
+  if (!name) fail('environment', 'Set SWARMFORGE_ROLE.');
+  const root = findRoot(cwd, env);
+  const table = readRoles(root);
+  const role = table.roles.get(name);
+  if (!role) fail('environment', `Unknown ${unknownLabel}: ${name}`);
+  return { root, role, table };
+}

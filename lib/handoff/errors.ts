@@ -1,0 +1,17 @@
+// Typed failures of the agent commands. lib/cli maps each kind to its exit code and prints
+// the lines on stderr; nothing below lib/cli decides exit codes or prints.
+
+/** usage/environment/state → 1, invalid/refused → 2, temporary → 75. */
+export type FailureKind = 'usage' | 'environment' | 'state' | 'invalid' | 'refused' | 'temporary';
+
+/** A protocol-level failure: stderr lines plus the kind that decides the exit code. */
+export class HandoffFailure extends Error {
+  constructor(readonly kind: FailureKind, readonly lines: string[]) {
+    super(lines[0] ?? kind);
+  }
+}
+
+/** Shorthand for throwing a HandoffFailure. */
+export function fail(kind: FailureKind, ...lines: string[]): never {
+  throw new HandoffFailure(kind, lines);
+}

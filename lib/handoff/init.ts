@@ -1,0 +1,66 @@
+// `baton init`: swarmforge.conf → .swarmforge/roles.tsv and every role's mailbox, with
+// .swarmforge/ excluded from git. No tmux and no worktrees (the launcher adds those).
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { fsyncDir, mkdirSynced, renameSynced, writeFileSynced } from '../queue/durable.js';
+import { ensureMailbox } from '../queue/mailbox.js';
+import { parseConfig, sharesRoot, type WindowConfig } from './config.js';
+import { mailboxOf } from './context.js';
+import { fail } from './errors.js';
+import { formatRoles, rolesPathOf, swarmDirOf, type Role } from './roles.js';
+
+/** The git top level of `dir`, or fails: Baton projects are git repositories. */
+export function gitTopLevel(dir: string): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    fail('environment', `baton: not inside a git repository: '${dir}'`);
+  }
+}
+
+/** The tmux session name of a project (one per ROOT). */
+export function sessionNameOf(root: string): string {
+  return `baton-${basename(root).replace(/[^A-Za-z0-9-]/g, '-')}`;
+}
+
+/** The roles.tsv rows for the configured windows. */
+export function rolesOf(root: string, windows: WindowConfig[]): Role[] {
+  return windows.map((w) => ({
+    role: w.role,
+    worktreeName: w.worktree,
+    worktreePath: sharesRoot(w.worktree) ? root : join(root, '.worktrees', w.worktree),
+    session: sessionNameOf(root),
+    displayName: w.role,
+    agent: w.agent,
+    mode: w.mode,
+  }));
+}
+
+/** Appends `.swarmforge/` to the repository's info/exclude once. */
+export function excludeSwarmDir(root: string): void {
+  const gitDir = execFileSync('git', ['rev-parse', '--git-common-dir'], { cwd: root, encoding: 'utf8' }).trim();
+  const exclude = join(resolve(root, gitDir), 'info', 'exclude');
+  const current = fs.existsSync(exclude) ? fs.readFileSync(exclude, 'utf8') : '';
+  if (current.split('\n').some((l) => l.trim() === '.swarmforge/' || l.trim() === '/.swarmforge/')) return;
+  fs.mkdirSync(join(resolve(root, gitDir), 'info'), { recursive: true });
+  fs.appendFileSync(exclude, `${current === '' || current.endsWith('\n') ? '' : '\n'}.swarmforge/\n`);
+}
+
+/** Reads swarmforge.conf under the git top level of `cwd`, writes roles.tsv and mailboxes; returns the roles. */
+export function initProject(cwd: string): { root: string; roles: Role[] } {
+  const root = gitTopLevel(cwd);
+  const confPath = join(root, 'swarmforge', 'swarmforge.conf');
+  if (!fs.existsSync(confPath)) fail('environment', `baton: no swarmforge/swarmforge.conf in '${root}'`);
+  const parsed = parseConfig(fs.readFileSync(confPath, 'utf8'), confPath);
+  if (!parsed.ok) fail('environment', ...parsed.errors);
+  const roles = rolesOf(root, parsed.windows);
+  mkdirSynced(swarmDirOf(root));
+  excludeSwarmDir(root);
+  const rolesPath = rolesPathOf(root);
+  writeFileSynced(`${rolesPath}.tmp`, formatRoles(roles), false);
+  renameSynced(`${rolesPath}.tmp`, rolesPath);
+  for (const role of roles) ensureMailbox(mailboxOf(root, role.role));
+  fsyncDir(swarmDirOf(root));
+  return { root, roles };
+}

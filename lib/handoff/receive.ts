@@ -1,0 +1,147 @@
+// ready_for_next and done_with_current in task and batch mode (protocol §7).
+//
+// Concurrency contract: every call runs entirely under the role's inbox lock, so calls
+// on one inbox are serialized and two callers can never claim two items. done_with_current
+// completes and claims the next item within one lock hold.
+//
+// Crash contract: see lib/queue/claim.ts and finish.ts; on entry, a batch claim cut short
+// is rolled back and a missing `dequeued_at` on resumed work is stamped. Refusals are
+// decided before anything is written, so a refusal leaves every file as it was.
+import { join } from 'node:path';
+import { claimBatch, claimItem, inProcessOf, pathTaken, readItemsIn, rollBackStagedBatches, stampIfMissing, uniqueBatchName, type SkipReporter } from '../queue/claim.js';
+import { finishBatch, finishItem } from '../queue/finish.js';
+import { type Item } from '../queue/item.js';
+import { withLock } from '../queue/lock.js';
+import { ensureMailbox, type Mailbox } from '../queue/mailbox.js';
+import { isoOf, tsidOf } from '../queue/names.js';
+import { actingContext, mailboxOf } from './context.js';
+import { fail } from './errors.js';
+import { type ReceiveMode } from './roleName.js';
+import { batchText, priorityOf, taskText } from './taskText.js';
+
+/** What one receive call needs besides the mailbox. */
+interface Call {
+  box: Mailbox;
+  mode: ReceiveMode;
+  now: Date;
+  onSkip: SkipReporter;
+}
+
+/** The work in process, read once per call. */
+interface Current {
+  /** Usable single items in in_process/. */
+  files: Item[];
+  /** Batch directory names in in_process/. */
+  batches: string[];
+  /** Absolute paths of everything in process, sorted (for refusal listings). */
+  listing: string[];
+}
+
+async function currentOf(call: Call): Promise<Current> {
+  rollBackStagedBatches(call.box);
+  const state = inProcessOf(call.box);
+  const files = await readItemsIn(call.box.inProcess, call.onSkip);
+  const listing = [...files.map((f) => f.name), ...state.batches].sort().map((n) => join(call.box.inProcess, n));
+  return { files, batches: state.batches, listing };
+}
+
+function refuse(first: string, current: Current): never {
+  fail('refused', first, ...current.listing.map((p) => `- ${p}`));
+}
+
+async function readyTask(call: Call, current: Current): Promise<Buffer> {
+  if (current.batches.length > 0) refuse('TASK_IN_PROCESS_IS_BATCH: a batch is in process but this role receives single tasks.', current);
+  if (current.files.length >= 2) refuse('AMBIGUOUS_TASK_STATE: multiple tasks are already in process.', current);
+  const resumed = current.files[0];
+  if (resumed) return taskText(await stampIfMissing(resumed, 'dequeued_at', isoOf(call.now)));
+  const [next] = await readItemsIn(call.box.inboxNew, call.onSkip, 1);
+  if (!next) return Buffer.from('NO_TASK\n');
+  return taskText(await claimItem(call.box, next, call.now));
+}
+
+async function batchItems(call: Call, batchName: string, current: Current): Promise<Item[]> {
+  const dir = join(call.box.inProcess, batchName);
+  const items = await readItemsIn(dir, call.onSkip);
+  if (items.length === 0) refuse(`AMBIGUOUS_TASK_STATE: batch contains no tasks: ${dir}`, current);
+  return items;
+}
+
+async function readyBatch(call: Call, current: Current): Promise<Buffer> {
+  if (current.files.length > 0) refuse('TASK_IN_PROCESS_IS_SINGLE: a single task is in process but this role receives batches.', current);
+  if (current.batches.length >= 2) refuse('AMBIGUOUS_TASK_STATE: multiple batches are already in process.', current);
+  const resumed = current.batches[0];
+  if (resumed) {
+    const items = await batchItems(call, resumed, current);
+    const dequeuedAt = items.map((i) => i.headers.dequeued_at).find(Boolean) ?? isoOf(call.now);
+    const stamped: Item[] = [];
+    for (const item of items) stamped.push(await stampIfMissing(item, 'dequeued_at', dequeuedAt));
+    return batchText(join(call.box.inProcess, resumed), priorityOf(stamped[0]!), stamped);
+  }
+  const waiting = await readItemsIn(call.box.inboxNew, call.onSkip);
+  if (waiting.length === 0) return Buffer.from('NO_TASK\n');
+  const priority = priorityOf(waiting[0]!);
+  const chosen = waiting.filter((item) => priorityOf(item) === priority);
+  const batch = await claimBatch(call.box, chosen, uniqueBatchName(call.box, tsidOf(call.now)), call.now);
+  return batchText(batch.dir, priority, batch.items);
+}
+
+async function doneTask(call: Call, current: Current, id: string | undefined): Promise<Buffer> {
+  if (current.batches.length > 0) refuse('CURRENT_WORK_IS_BATCH: a batch is in process but this role receives single tasks.', current);
+  if (current.files.length >= 2) refuse('AMBIGUOUS_TASK_STATE: multiple tasks are in process.', current);
+  const item = current.files[0];
+  if (!item) fail('state', 'NO_CURRENT_TASK');
+  if (id !== undefined && id !== item.id && id !== item.name) fail('refused', `NOT_CURRENT_TASK: ${id} is not in process.`);
+  const target = join(call.box.completed, item.name);
+  if (pathTaken(target)) refuse(`AMBIGUOUS_TASK_STATE: completed file already exists: ${target}`, current);
+  const completed = await finishItem(call.box, item, call.now);
+  return Buffer.from(`COMPLETED: ${completed}\n`);
+}
+
+async function doneBatch(call: Call, current: Current, id: string | undefined): Promise<Buffer> {
+  if (current.files.length > 0) refuse('CURRENT_WORK_IS_SINGLE_TASK: a single task is in process but this role receives batches.', current);
+  if (current.batches.length >= 2) refuse('AMBIGUOUS_TASK_STATE: multiple batches are in process.', current);
+  const batchName = current.batches[0];
+  if (!batchName) fail('state', 'NO_CURRENT_BATCH');
+  const items = await batchItems(call, batchName, current);
+  if (id !== undefined && id !== batchName && !items.some((i) => i.id === id || i.name === id)) {
+    fail('refused', `NOT_CURRENT_TASK: ${id} is not in process.`);
+  }
+  const target = join(call.box.completed, batchName);
+  if (pathTaken(target)) refuse(`AMBIGUOUS_TASK_STATE: completed batch already exists: ${target}`, current);
+  const completed = await finishBatch(call.box, join(call.box.inProcess, batchName), batchName, items, call.now);
+  const lines = items.map((i) => `COMPLETED: ${join(completed, i.name)}\n`).join('');
+  return Buffer.from(`${lines}COMPLETED_BATCH: ${completed}\n`);
+}
+
+function receiveCall(cwd: string, env: NodeJS.ProcessEnv, now: Date, onSkip: SkipReporter): Call {
+  const ctx = actingContext(cwd, env);
+  const mode = ctx.role.mode;
+  if (mode !== 'task' && mode !== 'batch') fail('refused', `INVALID_RECEIVE_MODE: ${mode} for role ${ctx.role.role}`);
+  return { box: mailboxOf(ctx.root, ctx.role.role), mode, now, onSkip };
+}
+
+async function locked<T>(call: Call, fn: () => Promise<T>): Promise<T> {
+  ensureMailbox(call.box);
+  return withLock(join(call.box.locks, 'inbox'), fn);
+}
+
+async function ready(call: Call): Promise<Buffer> {
+  const current = await currentOf(call);
+  return call.mode === 'task' ? readyTask(call, current) : readyBatch(call, current);
+}
+
+/** ready_for_next: the stdout bytes for the acting role. */
+export async function readyForNext(cwd: string, env: NodeJS.ProcessEnv, onSkip: SkipReporter, now = new Date()): Promise<Buffer> {
+  const call = receiveCall(cwd, env, now, onSkip);
+  return locked(call, () => ready(call));
+}
+
+/** done_with_current [ID]: completes the work in process, then claims the next; the stdout bytes. */
+export async function doneWithCurrent(cwd: string, env: NodeJS.ProcessEnv, id: string | undefined, onSkip: SkipReporter, now = new Date()): Promise<Buffer> {
+  const call = receiveCall(cwd, env, now, onSkip);
+  return locked(call, async () => {
+    const current = await currentOf(call);
+    const completed = call.mode === 'task' ? await doneTask(call, current, id) : await doneBatch(call, current, id);
+    return Buffer.concat([completed, await ready(call)]);
+  });
+}

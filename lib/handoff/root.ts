@@ -1,0 +1,40 @@
+// Finding ROOT (protocol §1.3): $SWARMFORGE_ROOT, else the current directory and its
+// parents, else git's top level, else the parent of git's common dir, so a command run
+// in a role's worktree, wherever it lives, finds the main checkout.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fail } from './errors.js';
+import { rolesPathOf } from './roles.js';
+
+const NOT_FOUND = 'Cannot find SwarmForge project root';
+
+/** The project root for a command run in `cwd` with `env`; fails with exit 1 if none. */
+export function findRoot(cwd: string, env: NodeJS.ProcessEnv): string {
+  const fromEnv = env.SWARMFORGE_ROOT;
+  if (fromEnv) {
+    const root = resolve(cwd, fromEnv);
+    if (existsSync(rolesPathOf(root))) return root;
+    fail('environment', `${NOT_FOUND}: SWARMFORGE_ROOT=${fromEnv} has no .swarmforge/roles.tsv`);
+  }
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(rolesPathOf(dir))) return dir;
+    if (dirname(dir) === dir) break;
+  }
+  for (const candidate of gitCandidates(cwd)) {
+    if (existsSync(rolesPathOf(candidate))) return candidate;
+  }
+  fail('environment', NOT_FOUND);
+}
+
+function gitCandidates(cwd: string): string[] {
+  try {
+    const out = execFileSync('git', ['rev-parse', '--show-toplevel', '--git-common-dir'], {
+      cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const [top, common] = out.split('\n');
+    return [top ? resolve(top) : '', common ? dirname(resolve(cwd, common)) : ''].filter(Boolean);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,178 @@
+// swarm_handoff (protocol §6): validate a draft, then queue it in the sender's outbox.
+//
+// Concurrency contract: validation runs unlocked; taking the sequence number and
+// publishing run under the sender's outbox lock.
+//
+// Crash contract: the handoff is written to outbox/tmp/<name>.tmp and fsync'd, then a
+// journal record `outbox/tmp/<name>.draft` names the draft (path, inode, size, mtime,
+// sha256); only then is the handoff renamed into outbox/ and the draft deleted. A retry
+// after a crash finds the record for the same draft and finishes that send instead of
+// queuing a second copy, so a draft is queued at most once and never lost: if it was not
+// published, the temp file is published now.
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { crashPoint } from '../queue/crash.js';
+import { fsyncDir, isCode, renameSynced, unlinkSynced, writeFileSynced } from '../queue/durable.js';
+import { serializeEnvelope, type Headers } from '../queue/envelope.js';
+import { withLock } from '../queue/lock.js';
+import { ensureMailbox, type Mailbox } from '../queue/mailbox.js';
+import { handoffFileName, handoffId, isoOf, tsidOf } from '../queue/names.js';
+import { bodyOf } from './body.js';
+import { commitLookupIn } from './commit.js';
+import { actingContext, mailboxOf, type Context } from './context.js';
+import { validateDraft, type Draft } from './draft.js';
+import { fail, HandoffFailure } from './errors.js';
+import { takeSequence } from './sequence.js';
+import { SWARM_HANDOFF_USAGE } from './usage.js';
+
+interface DraftIdentity {
+  path: string;
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  sha256: string;
+}
+
+interface JournalRecord extends DraftIdentity {
+  name: string;
+}
+
+function identify(path: string, bytes: Buffer, stat: fs.Stats): DraftIdentity {
+  return {
+    path, dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+  };
+}
+
+/** Queues the draft at `draftArg`; returns the stdout line `HANDOFF QUEUED: <path>`. */
+export async function sendHandoff(draftArg: string, cwd: string, env: NodeJS.ProcessEnv, now = new Date()): Promise<string> {
+  const draftPath = resolve(cwd, draftArg);
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(draftPath);
+  } catch {
+    stat = undefined;
+  }
+  if (!stat?.isFile()) return finishInterruptedSend(draftArg, draftPath, cwd, env);
+  const ctx = actingContext(cwd, env, 'sender role');
+  const bytes = fs.readFileSync(draftPath);
+  const draftId = identify(draftPath, bytes, stat);
+  const result = await validateDraft(bytes.toString('utf8'), new Set(ctx.table.roles.keys()), commitLookupIn(ctx.role.worktreePath));
+  if (!result.ok) {
+    fail('invalid', `HANDOFF INVALID: ${draftArg}`, '', 'Errors:', ...result.errors.map((e) => `- ${e}`), '', SWARM_HANDOFF_USAGE);
+  }
+  const box = mailboxOf(ctx.root, ctx.role.role);
+  ensureMailbox(box);
+  const queued = await withLock(join(box.locks, 'outbox'), async () => {
+    const earlier = journalFor(box, draftId);
+    if (earlier) return completeSend(box, earlier);
+    discardSupersededSends(box, draftPath);
+    return publish(ctx, box, result.draft, draftId, now);
+  });
+  return `HANDOFF QUEUED: ${queued}\n`;
+}
+
+/** With no draft file: finish a send of that path cut short after the draft was deleted, or report it missing. */
+async function finishInterruptedSend(draftArg: string, draftPath: string, cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const missing = new HandoffFailure('usage', [`Draft file not found: ${draftArg}`]);
+  let ctx: Context;
+  try {
+    ctx = actingContext(cwd, env, 'sender role');
+  } catch {
+    throw missing;
+  }
+  const box = mailboxOf(ctx.root, ctx.role.role);
+  if (!fs.existsSync(box.outboxTmp)) throw missing;
+  const queued = await withLock(join(box.locks, 'outbox'), async () => {
+    const record = readJournal(box).find((r) => r.path === draftPath);
+    return record ? completeSend(box, record) : undefined;
+  });
+  if (queued === undefined) throw missing;
+  return `HANDOFF QUEUED: ${queued}\n`;
+}
+
+function journalPathOf(box: Mailbox, name: string): string {
+  return join(box.outboxTmp, `${name}.draft`);
+}
+
+function readJournal(box: Mailbox): JournalRecord[] {
+  const records: JournalRecord[] = [];
+  for (const name of fs.readdirSync(box.outboxTmp)) {
+    if (!name.endsWith('.handoff.draft')) continue;
+    try {
+      records.push(JSON.parse(fs.readFileSync(join(box.outboxTmp, name), 'utf8')) as JournalRecord);
+    } catch {
+      // a record torn by a crash before its fsync was never acted on: ignore it
+    }
+  }
+  return records;
+}
+
+function journalFor(box: Mailbox, draft: DraftIdentity): JournalRecord | undefined {
+  return readJournal(box).find(
+    (r) => r.path === draft.path && r.dev === draft.dev && r.ino === draft.ino && r.size === draft.size &&
+      r.mtimeMs === draft.mtimeMs && r.sha256 === draft.sha256,
+  );
+}
+
+/**
+ * Drops records of earlier sends of this draft path whose draft has since been replaced:
+ * the agent never saw them queued and is sending anew, so publishing the old one would
+ * duplicate it. A record whose handoff was already published only lost its clean-up.
+ */
+function discardSupersededSends(box: Mailbox, draftPath: string): void {
+  for (const record of readJournal(box)) {
+    if (record.path !== draftPath) continue;
+    unlinkSynced(join(box.outboxTmp, `${record.name}.tmp`));
+    unlinkSynced(journalPathOf(box, record.name));
+  }
+}
+
+/** Publishes the handoff of a journal record if it is still a temp file, then removes the draft and the record. */
+function completeSend(box: Mailbox, record: JournalRecord): string {
+  const temp = join(box.outboxTmp, `${record.name}.tmp`);
+  const target = join(box.outbox, record.name);
+  if (fs.existsSync(temp)) renameSynced(temp, target);
+  removeDraft(record.path);
+  unlinkSynced(journalPathOf(box, record.name));
+  return target;
+}
+
+function removeDraft(path: string): void {
+  try {
+    fs.unlinkSync(path);
+    fsyncDir(dirname(path));
+  } catch (err) {
+    if (!isCode(err, 'ENOENT')) throw err;
+  }
+}
+
+async function publish(ctx: Context, box: Mailbox, draft: Draft, draftId: DraftIdentity, now: Date): Promise<string> {
+  const sender = ctx.role.role;
+  const seq = takeSequence(box.seqFile);
+  const id = handoffId(tsidOf(now), seq, sender);
+  const name = handoffFileName(draft.priority, id, draft.to);
+  const headers: Headers = {
+    id, from: sender, to: draft.to.join(','), priority: draft.priority, type: draft.type,
+    ...(draft.type === 'git_handoff' ? { role: sender, task: draft.task!, commit: draft.commit! } : { message: draft.message! }),
+    created_at: isoOf(now),
+  };
+  const temp = join(box.outboxTmp, `${name}.tmp`);
+  writeFileSynced(temp, await serializeEnvelope(headers, bodyOf(ctx.root, sender, draft)), true);
+  crashPoint('send:temp-synced');
+  const record: JournalRecord = { ...draftId, name };
+  writeFileSynced(journalPathOf(box, name), JSON.stringify(record), true);
+  fsyncDir(box.outboxTmp);
+  crashPoint('send:journal-synced');
+  const target = join(box.outbox, name);
+  fs.renameSync(temp, target);
+  crashPoint('send:published');
+  fsyncDir(box.outbox);
+  fsyncDir(box.outboxTmp);
+  removeDraft(draftId.path);
+  crashPoint('send:draft-removed');
+  unlinkSynced(journalPathOf(box, name));
+  return target;
+}

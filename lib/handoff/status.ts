@@ -1,0 +1,86 @@
+// `baton status`: per role, how many items sit in each folder and how long the oldest
+// waiting item and the work in process have been there. Reads only; takes no lock.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { inProcessOf } from '../queue/claim.js';
+import { type Mailbox } from '../queue/mailbox.js';
+import { entriesOf, itemNamesIn } from '../queue/names.js';
+import { mailboxOf } from './context.js';
+import { readRoles } from './roles.js';
+
+/** One role's line of `baton status`. */
+export interface RoleStatus {
+  role: string;
+  mode: string;
+  outbox: number;
+  new: number;
+  in_process: number;
+  completed: number;
+  failed: number;
+  /** Seconds since the oldest item in new/ arrived, or null. */
+  oldest_waiting_s: number | null;
+  /** Seconds since the work in process was claimed, or null. */
+  in_process_s: number | null;
+  /** Path of the item or batch in process, or null. */
+  in_process_path: string | null;
+}
+
+function mtimeOf(path: string): number | undefined {
+  try {
+    return fs.lstatSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+function countCompleted(box: Mailbox): number {
+  return entriesOf(box.completed).reduce(
+    (n, e) => n + (e.isDirectory() && e.name.startsWith('batch_') ? itemNamesIn(join(box.completed, e.name)).length : e.name.endsWith('.handoff') ? 1 : 0),
+    0,
+  );
+}
+
+/** The status of every role in roles.tsv at instant `now` (ms). */
+export function statusOf(root: string, now = Date.now()): RoleStatus[] {
+  const ages = (ms: number | undefined) => (ms === undefined ? null : Math.max(0, Math.round((now - ms) / 1000)));
+  return [...readRoles(root).roles.values()].map((role) => {
+    const box = mailboxOf(root, role.role);
+    const waiting = itemNamesIn(box.inboxNew).map((n) => mtimeOf(join(box.inboxNew, n)) ?? now);
+    const state = inProcessOf(box);
+    const batchItems = state.batches.reduce((n, b) => n + itemNamesIn(join(box.inProcess, b)).length, 0);
+    const current = state.files[0] ?? state.batches[0];
+    const currentPath = current === undefined ? null : join(box.inProcess, current);
+    return {
+      role: role.role,
+      mode: role.mode,
+      outbox: itemNamesIn(box.outbox).length,
+      new: waiting.length,
+      in_process: state.files.length + batchItems,
+      completed: countCompleted(box),
+      failed: itemNamesIn(box.failed).length,
+      oldest_waiting_s: waiting.length ? ages(Math.min(...waiting)) : null,
+      in_process_s: currentPath ? ages(mtimeOf(currentPath)) : null,
+      in_process_path: currentPath,
+    };
+  });
+}
+
+/** Seconds as a short human duration (`45s`, `3m12s`, `2h05m`, `3d04h`). */
+export function humanDuration(s: number | null): string {
+  if (s === null) return '-';
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+  return `${Math.floor(s / 86400)}d${String(Math.floor((s % 86400) / 3600)).padStart(2, '0')}h`;
+}
+
+/** The status as an aligned text table. */
+export function statusTable(rows: RoleStatus[]): string {
+  const header = ['ROLE', 'MODE', 'OUTBOX', 'NEW', 'IN_PROCESS', 'COMPLETED', 'FAILED', 'OLDEST_WAITING', 'IN_PROCESS_FOR'];
+  const body = rows.map((r) => [
+    r.role, r.mode, String(r.outbox), String(r.new), String(r.in_process), String(r.completed), String(r.failed),
+    humanDuration(r.oldest_waiting_s), humanDuration(r.in_process_s),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  return [header, ...body].map((row) => row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
+}

@@ -1,0 +1,130 @@
+// Claiming: moving waiting items from inbox/new/ into inbox/in_process/.
+//
+// Concurrency contract: every function here must run under the mailbox's inbox lock
+// (lock.ts); the daemon only ever adds files to new/, by link, so a file read in new/
+// cannot change before it is moved.
+//
+// Crash contract: a task claim is one rename (new/ → in_process/), then a header stamp;
+// a crash between leaves the item in process without `dequeued_at`, which the resume path
+// stamps. A batch claim moves its items into a hidden staging directory inside
+// in_process/ and publishes it with one rename; a crash before that rename leaves a
+// staging directory that rollBackStagedBatches returns to new/ before anything else runs,
+// so no reader ever sees half a batch.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { crashPoint } from './crash.js';
+import { fsyncDir, isCode, mkdirSynced, renameSynced } from './durable.js';
+import { type Mailbox } from './mailbox.js';
+import { isoOf, isBatchName, itemNamesIn, entriesOf, formatSeq } from './names.js';
+import { readItem, rewriteItem, UnusableItem, type Item } from './item.js';
+
+/** Reports an entry that cannot be handed out (`skipping <path>: <reason>`). */
+export type SkipReporter = (problem: UnusableItem) => void;
+
+const STAGING_PREFIX = '.claiming-';
+
+/** The usable items of a folder in queue order; unusable ones are reported and left alone. */
+export async function readItemsIn(dir: string, onSkip: SkipReporter, limit = Infinity): Promise<Item[]> {
+  const items: Item[] = [];
+  for (const name of itemNamesIn(dir)) {
+    if (items.length >= limit) break;
+    try {
+      items.push(await readItem(join(dir, name)));
+    } catch (err) {
+      if (!(err instanceof UnusableItem)) throw err;
+      onSkip(err);
+    }
+  }
+  return items;
+}
+
+/** Sets a header if it is missing (a claim or completion cut short by a crash); returns the item. */
+export async function stampIfMissing(item: Item, header: string, value: string): Promise<Item> {
+  if (item.headers[header]) return item;
+  return rewriteItem(item, { ...item.headers, [header]: value });
+}
+
+/** Moves one waiting item into in_process/ and stamps `dequeued_at`. */
+export async function claimItem(box: Mailbox, item: Item, now: Date): Promise<Item> {
+  mkdirSynced(box.inProcess);
+  const target = join(box.inProcess, item.name);
+  fs.renameSync(item.path, target);
+  crashPoint('claim:moved');
+  fsyncDir(box.inProcess);
+  fsyncDir(box.inboxNew);
+  crashPoint('claim:synced');
+  return stampIfMissing({ ...item, path: target }, 'dequeued_at', isoOf(now));
+}
+
+/** `batch_<tsid>_<NNNNNN>` with the smallest N not taken in in_process/ or completed/. */
+export function uniqueBatchName(box: Mailbox, tsid: string): string {
+  for (let n = 1; ; n++) {
+    const name = `batch_${tsid}_${formatSeq(n)}`;
+    const taken = [box.inProcess, box.completed].some(
+      (dir) => pathTaken(join(dir, name)) || pathTaken(join(dir, STAGING_PREFIX + name)),
+    );
+    if (!taken) return name;
+  }
+}
+
+/** Claims the given waiting items as one batch directory, published with a single rename. */
+export async function claimBatch(box: Mailbox, items: Item[], batchName: string, now: Date): Promise<{ dir: string; items: Item[] }> {
+  const staging = join(box.inProcess, STAGING_PREFIX + batchName);
+  mkdirSynced(staging);
+  crashPoint('batch:staging-created');
+  for (const item of items) {
+    fs.renameSync(item.path, join(staging, item.name));
+    crashPoint('batch:item-staged');
+  }
+  fsyncDir(staging);
+  fsyncDir(box.inboxNew);
+  crashPoint('batch:staged-synced');
+  const dir = join(box.inProcess, batchName);
+  renameSynced(staging, dir);
+  crashPoint('batch:published');
+  const dequeuedAt = isoOf(now);
+  const claimed: Item[] = [];
+  for (const item of items) {
+    claimed.push(await stampIfMissing({ ...item, path: join(dir, item.name) }, 'dequeued_at', dequeuedAt));
+  }
+  return { dir, items: claimed };
+}
+
+/** Returns the items of any batch claim interrupted before it was published to new/. */
+export function rollBackStagedBatches(box: Mailbox): void {
+  for (const entry of entriesOf(box.inProcess)) {
+    if (!entry.name.startsWith(STAGING_PREFIX) || !entry.isDirectory()) continue;
+    const staging = join(box.inProcess, entry.name);
+    for (const name of itemNamesIn(staging)) fs.renameSync(join(staging, name), join(box.inboxNew, name));
+    fsyncDir(box.inboxNew);
+    fsyncDir(staging);
+    fs.rmSync(staging, { recursive: true, force: true });
+    fsyncDir(box.inProcess);
+  }
+}
+
+/** What in_process/ holds: item file names and batch directory names, each sorted. */
+export interface InProcess {
+  files: string[];
+  batches: string[];
+}
+
+/** Lists in_process/ (item files by name, batch directories by name). */
+export function inProcessOf(box: Mailbox): InProcess {
+  const entries = entriesOf(box.inProcess);
+  return {
+    files: itemNamesIn(box.inProcess),
+    batches: entries.filter((e) => isBatchName(e.name) && e.isDirectory()).map((e) => e.name).sort(),
+  };
+}
+
+/** True when `path` exists (any type, symlinks not followed). */
+export function pathTaken(path: string): boolean {
+  try {
+    fs.lstatSync(path);
+    return true;
+  } catch (err) {
+    if (isCode(err, 'ENOENT')) return false;
+    throw err;
+  }
+}

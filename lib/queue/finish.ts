@@ -1,0 +1,45 @@
+// Completing: moving the item or batch in process into inbox/completed/.
+//
+// Concurrency contract: run under the mailbox's inbox lock.
+//
+// Crash contract: `completed_at` is stamped in place first (each stamp an atomic
+// rewrite), then the item or the whole batch directory moves with one rename. A crash
+// before the rename leaves the work in process, partly stamped; the retry reuses the
+// `completed_at` already written, so a batch carries one completion time.
+import { join } from 'node:path';
+import { crashPoint } from './crash.js';
+import { renameSynced } from './durable.js';
+import { type Mailbox } from './mailbox.js';
+import { mkdirSynced } from './durable.js';
+import { isoOf } from './names.js';
+import { stampIfMissing } from './claim.js';
+import { type Item } from './item.js';
+
+/** Stamps `completed_at` on every item (one value, reusing one already written). */
+async function stampCompleted(items: Item[], now: Date): Promise<Item[]> {
+  const completedAt = items.map((i) => i.headers.completed_at).find(Boolean) ?? isoOf(now);
+  const stamped: Item[] = [];
+  for (const item of items) stamped.push(await stampIfMissing(item, 'completed_at', completedAt));
+  crashPoint('finish:stamped');
+  return stamped;
+}
+
+/** Completes the single item in process; returns its path in completed/. */
+export async function finishItem(box: Mailbox, item: Item, now: Date): Promise<string> {
+  await stampCompleted([item], now);
+  mkdirSynced(box.completed);
+  const target = join(box.completed, item.name);
+  renameSynced(item.path, target);
+  crashPoint('finish:moved');
+  return target;
+}
+
+/** Completes a batch in process; returns the batch's directory in completed/. */
+export async function finishBatch(box: Mailbox, batchDir: string, batchName: string, items: Item[], now: Date): Promise<string> {
+  await stampCompleted(items, now);
+  mkdirSynced(box.completed);
+  const target = join(box.completed, batchName);
+  renameSynced(batchDir, target);
+  crashPoint('finish:moved');
+  return target;
+}

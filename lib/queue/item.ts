@@ -1,0 +1,71 @@
+// Reading and rewriting one queue item. Concurrency contract: readItem is safe at any
+// time (a reader sees either the old or the new file, never a torn one, because every
+// writer publishes by rename); rewriteItem must be called by the holder of the mailbox
+// lock. Symlinks and non-regular files are refused, never followed.
+import * as fs from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { crashPoint } from './crash.js';
+import { fsyncDir, writeFileSynced } from './durable.js';
+import { EnvelopeError, parseEnvelope, serializeEnvelope, type Envelope, type Headers } from './envelope.js';
+
+/** A readable item: its path, name, headers (with an `id`) and body bytes. */
+export interface Item extends Envelope {
+  path: string;
+  name: string;
+  id: string;
+}
+
+/** Why an entry that looks like an item cannot be handed out. */
+export class UnusableItem extends Error {
+  constructor(readonly path: string, readonly reason: string) {
+    super(`${path}: ${reason}`);
+  }
+}
+
+/** Reads an item; throws UnusableItem for a symlink, a non-regular file or a header without `id`. */
+export async function readItem(path: string): Promise<Item> {
+  let bytes: Buffer;
+  try {
+    const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    try {
+      if (!fs.fstatSync(fd).isFile()) throw new UnusableItem(path, 'not a regular file');
+      bytes = fs.readFileSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (err) {
+    if (err instanceof UnusableItem) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new UnusableItem(path, 'is a symlink');
+    throw err;
+  }
+  let envelope: Envelope;
+  try {
+    envelope = await parseEnvelope(bytes);
+  } catch (err) {
+    if (err instanceof EnvelopeError) throw new UnusableItem(path, err.message);
+    throw err;
+  }
+  const id = envelope.headers.id;
+  if (!id) throw new UnusableItem(path, 'no id header');
+  return { ...envelope, path, name: basename(path), id };
+}
+
+/** The temp file an in-place rewrite of `path` goes through (a dot-file readers ignore). */
+export function rewriteTempOf(path: string): string {
+  return join(dirname(path), `.${basename(path)}.tmp`);
+}
+
+/**
+ * Replaces the item's header with `headers` (body bytes kept, legacy files become front
+ * matter): temp file written and fsync'd, renamed over the item, directory fsync'd.
+ */
+export async function rewriteItem(item: Item, headers: Headers): Promise<Item> {
+  const temp = rewriteTempOf(item.path);
+  writeFileSynced(temp, await serializeEnvelope(headers, item.body), false);
+  crashPoint('rewrite:temp-synced');
+  fs.renameSync(temp, item.path);
+  crashPoint('rewrite:renamed');
+  fsyncDir(dirname(item.path));
+  return { ...item, headers, legacy: false };
+}

@@ -1,0 +1,155 @@
+// A mutual-exclusion lock on a directory of lock files, safe against crashed holders.
+//
+// Concurrency contract: at most one live process holds a given lock. A holder that dies
+// (even by SIGKILL) releases it implicitly: its successor sees that the recorded owner
+// is gone and takes over. The lock never depends on timing.
+//
+// How: the lock is a numbered series of files `lock.<g>`; the highest g is the current
+// generation. Its owner line is `<pid> <start-time> <boot-id>`, so a reused pid is not
+// mistaken for the owner. The generation is free when `lock.<g>.released` exists or its
+// owner is dead. A taker links a complete owner file to `lock.<g+1>`: link() refuses an
+// existing name, so one taker wins each generation. A taker that acted on a stale listing
+// can only create a lower generation than one that exists; it sees the higher one when
+// it lists again, and backs off. Takers delete generations below their own.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { isCode, mkdirSynced } from './durable.js';
+
+/** Raised when the lock stays held by a live process beyond the timeout (exit 75). */
+export class LockBusy extends Error {
+  constructor(readonly dir: string, readonly owner: string) {
+    super(`lock busy '${dir}': held by pid ${owner.split(' ')[0]}`);
+  }
+}
+
+const GENERATION = /^lock\.(\d+)$/;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+function readText(path: string): string | undefined {
+  try {
+    return fs.readFileSync(path, 'utf8');
+  } catch (err) {
+    if (isCode(err, 'ENOENT')) return undefined;
+    throw err;
+  }
+}
+
+let selfIdentity: string | undefined;
+/** `<pid> <start-time> <boot-id>` of this process. */
+function identityOfSelf(): string {
+  selfIdentity ??= `${process.pid} ${startTimeOf(process.pid) ?? '-'} ${bootId()}`;
+  return selfIdentity;
+}
+
+function bootId(): string {
+  return (readText('/proc/sys/kernel/random/boot_id') ?? '-').trim();
+}
+
+/** The kernel's start time of a process (clock ticks since boot), or undefined if none. */
+function startTimeOf(pid: number): string | undefined {
+  const stat = readText(`/proc/${pid}/stat`);
+  if (stat === undefined) return undefined;
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+}
+
+/** True when the process recorded in an owner line is still running. */
+function ownerAlive(owner: string): boolean {
+  const [pidText, start, boot] = owner.trim().split(' ');
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (fs.existsSync('/proc/self/stat')) {
+    if (boot !== bootId()) return false;
+    const actual = startTimeOf(pid);
+    return actual !== undefined && actual === start;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return isCode(err, 'EPERM');
+  }
+}
+
+function generations(dir: string): number[] {
+  return fs
+    .readdirSync(dir)
+    .map((name) => GENERATION.exec(name)?.[1])
+    .filter((g): g is string => g !== undefined)
+    .map(Number);
+}
+
+/** Tries once to take the lock; returns the generation taken or the live owner's line. */
+function tryTake(dir: string): { taken: number } | { owner: string } | undefined {
+  const top = Math.max(0, ...generations(dir));
+  if (top > 0 && !fs.existsSync(join(dir, `lock.${top}.released`))) {
+    const owner = readText(join(dir, `lock.${top}`));
+    if (owner === undefined) return undefined; // replaced under us: list again
+    if (ownerAlive(owner)) return { owner };
+  }
+  const mine = top + 1;
+  const draft = join(dir, `tmp.${process.pid}.${Math.random().toString(36).slice(2)}`);
+  fs.writeFileSync(draft, `${identityOfSelf()}\n`, { mode: 0o600 });
+  try {
+    fs.linkSync(draft, join(dir, `lock.${mine}`));
+  } catch (err) {
+    if (isCode(err, 'EEXIST')) return undefined;
+    throw err;
+  } finally {
+    fs.unlinkSync(draft);
+  }
+  if (Math.max(...generations(dir)) > mine) {
+    removeQuietly(join(dir, `lock.${mine}`));
+    return undefined;
+  }
+  for (const g of generations(dir)) {
+    if (g < mine) {
+      removeQuietly(join(dir, `lock.${g}`));
+      removeQuietly(join(dir, `lock.${g}.released`));
+    }
+  }
+  return { taken: mine };
+}
+
+function removeQuietly(path: string): void {
+  try {
+    fs.unlinkSync(path);
+  } catch (err) {
+    if (!isCode(err, 'ENOENT')) throw err;
+  }
+}
+
+/** Releases a held lock. */
+export type Release = () => void;
+
+/**
+ * Takes the lock in `dir` (created 0700 if missing), waiting with backoff while a live process
+ * holds it; throws LockBusy after `timeoutMs`.
+ */
+export function acquireLock(dir: string, timeoutMs = lockTimeoutMs()): Release {
+  const deadline = Date.now() + timeoutMs;
+  if (!fs.existsSync(dir)) mkdirSynced(dir);
+  for (let attempt = 0; ; attempt++) {
+    const result = tryTake(dir);
+    if (result && 'taken' in result) {
+      const released = join(dir, `lock.${result.taken}.released`);
+      return () => fs.closeSync(fs.openSync(released, 'w', 0o600));
+    }
+    if (result && Date.now() > deadline) throw new LockBusy(dir, result.owner);
+    if (result) Atomics.wait(sleeper, 0, 0, Math.min(2 + attempt, 25));
+  }
+}
+
+/** Runs fn while holding the lock in `dir`. */
+export async function withLock<T>(dir: string, fn: () => Promise<T> | T): Promise<T> {
+  const release = acquireLock(dir);
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
+
+function lockTimeoutMs(): number {
+  const fromEnv = Number(process.env.BATON_LOCK_TIMEOUT_MS);
+  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 30_000;
+}

@@ -1,0 +1,67 @@
+// The Maildir layout of one mailbox. A mailbox is a directory; it knows nothing about
+// roles or swarms (lib/handoff maps a role to its mailbox directory).
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
+import { isCode, mkdirSynced } from './durable.js';
+
+/** A mailbox folder that is a symlink or not a directory: refused, never followed. */
+export class UnsafeMailbox extends Error {
+  constructor(readonly path: string, reason: string) {
+    super(`refusing mailbox folder '${path}': ${reason}`);
+  }
+}
+
+/** Every path of one mailbox. */
+export interface Mailbox {
+  dir: string;
+  outbox: string;
+  outboxTmp: string;
+  sent: string;
+  failed: string;
+  inbox: string;
+  inboxNew: string;
+  inProcess: string;
+  completed: string;
+  /** Lock files of the inbox and outbox (transient; see lock.ts). */
+  locks: string;
+  /** The sender's last used sequence number. */
+  seqFile: string;
+}
+
+/** The layout of the mailbox rooted at `dir`. */
+export function mailboxAt(dir: string): Mailbox {
+  const inbox = join(dir, 'inbox');
+  return {
+    dir,
+    outbox: join(dir, 'outbox'),
+    outboxTmp: join(dir, 'outbox', 'tmp'),
+    sent: join(dir, 'sent'),
+    failed: join(dir, 'failed'),
+    inbox,
+    inboxNew: join(inbox, 'new'),
+    inProcess: join(inbox, 'in_process'),
+    completed: join(inbox, 'completed'),
+    locks: join(dir, 'locks'),
+    seqFile: join(dir, 'seq'),
+  };
+}
+
+/** The folders a mailbox holds, in the order `baton status` reports them. */
+export const MAILBOX_FOLDERS = ['outboxTmp', 'outbox', 'sent', 'failed', 'inboxNew', 'inProcess', 'completed', 'locks'] as const;
+
+/**
+ * Creates every missing folder of the mailbox (mode 0700, parents fsync'd) and refuses a
+ * folder that is a symlink or not a directory. Idempotent.
+ */
+export function ensureMailbox(box: Mailbox): void {
+  for (const path of [box.dir, box.inbox, ...MAILBOX_FOLDERS.map((key) => box[key])]) {
+    try {
+      const stat = lstatSync(path);
+      if (stat.isSymbolicLink()) throw new UnsafeMailbox(path, 'is a symlink');
+      if (!stat.isDirectory()) throw new UnsafeMailbox(path, 'is not a directory');
+    } catch (err) {
+      if (!isCode(err, 'ENOENT')) throw err;
+      mkdirSynced(path);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+// Sortable names and timestamps. Queue order is the byte order of file names, so every
+// name starts with the fields that decide order: priority, then the UTC second, then the
+// sender's sequence number. Names never carry authority: readers take metadata from
+// headers only.
+import { readdirSync, type Dirent } from 'node:fs';
+
+/** Longest file name Baton creates; leaves room for `.tmp`, `.error` and `.N` within 255 bytes. */
+export const MAX_NAME_BYTES = 200;
+
+/** `YYYYMMDDTHHMMSSZ` for the given instant (UTC). */
+export function tsidOf(when: Date): string {
+  return when.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+}
+
+/** ISO-8601 UTC with milliseconds, the format of every header timestamp. */
+export function isoOf(when: Date): string {
+  return when.toISOString();
+}
+
+/** A sequence number padded to 6 digits (longer numbers keep all their digits). */
+export function formatSeq(seq: number): string {
+  return String(seq).padStart(6, '0');
+}
+
+/** The handoff id: `<tsid>_<seq>_from_<sender>`. */
+export function handoffId(tsid: string, seq: number, sender: string): string {
+  return `${tsid}_${formatSeq(seq)}_from_${sender}`;
+}
+
+/**
+ * The file name of a handoff: `<priority>_<id>_to_<r1>[_<r2>...].handoff`, with the
+ * recipient list shortened to `_to_<r1>_and_<n>_more` when the name would pass 200 bytes.
+ */
+export function handoffFileName(priority: string, id: string, recipients: string[]): string {
+  const full = `${priority}_${id}_to_${recipients.join('_')}.handoff`;
+  if (Buffer.byteLength(full) <= MAX_NAME_BYTES || recipients.length < 2) return full;
+  return `${priority}_${id}_to_${recipients[0]}_and_${recipients.length - 1}_more.handoff`;
+}
+
+/** True for names that are queue items: `*.handoff`, not a dot-file. */
+export function isItemName(name: string): boolean {
+  return name.endsWith('.handoff') && !name.startsWith('.');
+}
+
+/** True for names that are batch directories (`batch_*`). */
+export function isBatchName(name: string): boolean {
+  return name.startsWith('batch_');
+}
+
+/** Sorts names by byte order (the queue order). */
+export function byteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/** Directory entries of `dir` (empty when it does not exist), with their types, unsorted. */
+export function entriesOf(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+/** Names of the `*.handoff` entries of `dir` in queue order (any file type: callers check). */
+export function itemNamesIn(dir: string): string[] {
+  return entriesOf(dir)
+    .map((e) => e.name)
+    .filter(isItemName)
+    .sort(byteOrder);
+}
