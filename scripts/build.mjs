@@ -3,10 +3,9 @@
 // Code splitting keeps heavy modules (js-yaml, yargs) in chunks loaded only on the
 // paths that need them, so `ready_for_next` on an empty inbox loads almost nothing.
 import { build } from 'esbuild';
-import { chmod, readdir, rm } from 'node:fs/promises';
+import { chmod, readdir } from 'node:fs/promises';
 
 const bins = (await readdir('bin')).filter((f) => f.endsWith('.ts')).map((f) => `bin/${f}`);
-await rm('dist', { recursive: true, force: true });
 await build({
   entryPoints: bins,
   outdir: 'dist/bin',

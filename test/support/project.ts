@@ -1,0 +1,191 @@
+// Test fixtures: real temporary git repositories initialised with the built `baton`,
+// and a runner for the built bins (argv only, never a shell).
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { serializeEnvelope, type Headers } from '../../lib/queue/envelope.js';
+import { mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
+
+/** Where `npm run build` puts the bins. */
+export const BIN_DIR = resolve('dist/bin');
+
+/** The default three-role project: coder → reviewer → QA (batch). */
+export const DEFAULT_CONF = 'window coder claude master\nwindow reviewer codex review\nwindow QA claude qa batch\n';
+
+/** A temporary project. */
+export interface Project {
+  root: string;
+  box: (role: string) => Mailbox;
+  cleanup: () => void;
+}
+
+/** A new temporary directory (removed by the caller). */
+export function tempDir(prefix = 'baton-test-'): string {
+  return fs.realpathSync(fs.mkdtempSync(join(tmpdir(), prefix)));
+}
+
+/** Runs git with an argument vector in `cwd`; returns trimmed stdout. */
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+  }).trim();
+}
+
+/** Makes a commit in `cwd` and returns its full hash. */
+export function commitIn(cwd: string, message = 'work'): string {
+  git(cwd, 'commit', '-q', '--allow-empty', '-m', message);
+  return git(cwd, 'rev-parse', 'HEAD');
+}
+
+/** A git repository with swarmforge.conf, initialised by the built `baton init`. */
+export function makeProject(conf = DEFAULT_CONF): Project {
+  const root = tempDir();
+  git(root, 'init', '-q', '-b', 'main');
+  commitIn(root, 'init');
+  fs.mkdirSync(join(root, 'swarmforge'));
+  fs.writeFileSync(join(root, 'swarmforge', 'swarmforge.conf'), conf);
+  const init = runBin('baton', ['init'], { cwd: root });
+  if (init.code !== 0) throw new Error(`baton init failed: ${init.stderr}`);
+  return {
+    root,
+    box: (role) => mailboxAt(join(root, '.swarmforge', 'handoffs', role)),
+    cleanup: () => fs.rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+/** The outcome of one bin run. */
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  stdoutBytes: Buffer;
+}
+
+/** Options of one bin run: the acting role, the directory, extra environment. */
+export interface RunOptions {
+  role?: string;
+  cwd: string;
+  env?: Record<string, string | undefined>;
+}
+
+function envOf(options: RunOptions): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
+  delete env.SWARMFORGE_ROOT;
+  if (options.env && 'SWARMFORGE_ROOT' in options.env) env.SWARMFORGE_ROOT = options.env.SWARMFORGE_ROOT;
+  if (options.role !== undefined) env.SWARMFORGE_ROLE = options.role;
+  else if (!options.env || !('SWARMFORGE_ROLE' in options.env)) delete env.SWARMFORGE_ROLE;
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  return env;
+}
+
+/** Runs a built bin synchronously (`node dist/bin/<bin>.js args...`). */
+export function runBin(bin: string, args: string[], options: RunOptions): RunResult {
+  const result = spawnSync(process.execPath, [join(BIN_DIR, `${bin}.js`), ...args], {
+    cwd: options.cwd, env: envOf(options), maxBuffer: 64 * 1024 * 1024,
+  });
+  return {
+    code: result.status, signal: result.signal, stdout: result.stdout.toString('utf8'),
+    stderr: result.stderr.toString('utf8'), stdoutBytes: result.stdout,
+  };
+}
+
+/** Runs a built bin without blocking the test process (for concurrent callers). */
+export function runBinAsync(bin: string, args: string[], options: RunOptions): Promise<RunResult> {
+  return new Promise((done, failed) => {
+    const child = spawn(process.execPath, [join(BIN_DIR, `${bin}.js`), ...args], { cwd: options.cwd, env: envOf(options) });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', failed);
+    child.on('close', (code, signal) => {
+      const stdoutBytes = Buffer.concat(out);
+      done({ code, signal, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes });
+    });
+  });
+}
+
+/** Writes a draft file and returns its path. */
+export function writeDraft(dir: string, text: string | Buffer, name = 'draft.txt'): string {
+  const path = join(dir, name);
+  fs.writeFileSync(path, text);
+  return path;
+}
+
+/** A valid note draft to `to`. */
+export function noteDraft(to: string, message = 'hello', priority = '50'): string {
+  return `type: note\nto: ${to}\npriority: ${priority}\nmessage: ${message}\n`;
+}
+
+/**
+ * Test stand-in for handoffd (which arrives with its own issue): copies an outbox file
+ * to each recipient's inbox/new/ with `recipient` and `enqueued_at`, through a temp file
+ * and link, and moves the original to sent/.
+ */
+export async function deliver(project: Project, outboxPath: string): Promise<string[]> {
+  const { parseEnvelope } = await import('../../lib/queue/envelope.js');
+  const envelope = await parseEnvelope(fs.readFileSync(outboxPath));
+  const name = outboxPath.split('/').pop()!;
+  const copies: string[] = [];
+  for (const recipient of envelope.headers.to!.split(',')) {
+    const box = project.box(recipient);
+    const copy = join(box.inboxNew, name);
+    const temp = join(box.inbox, `.deliver-${name}`);
+    fs.writeFileSync(temp, await serializeEnvelope({ ...envelope.headers, recipient, enqueued_at: new Date().toISOString() }, envelope.body), { mode: 0o600 });
+    fs.linkSync(temp, copy);
+    fs.unlinkSync(temp);
+    copies.push(copy);
+  }
+  const from = envelope.headers.from!;
+  fs.renameSync(outboxPath, join(project.box(from).sent, name));
+  return copies;
+}
+
+/** Sends a draft as `role` and delivers it; returns the recipients' copies. */
+export async function sendAndDeliver(project: Project, role: string, draft: string): Promise<string[]> {
+  const sent = runBin('swarm_handoff', [writeDraft(project.root, draft, `draft-${Math.random().toString(36).slice(2)}.txt`)], { role, cwd: project.root });
+  if (sent.code !== 0) throw new Error(`swarm_handoff failed: ${sent.stderr}`);
+  return deliver(project, sent.stdout.replace('HANDOFF QUEUED: ', '').trim());
+}
+
+let placed = 0;
+/** Writes an item straight into a folder (as a delivered copy would be), returning its path. */
+export async function placeItem(dir: string, headers: Headers, body: Buffer | string = 'body\n', name?: string): Promise<string> {
+  placed += 1;
+  const id = headers.id ?? `20260101T000000Z_${String(placed).padStart(6, '0')}_from_coder`;
+  const fileName = name ?? `${headers.priority ?? '50'}_${id}_to_reviewer.handoff`;
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const path = join(dir, fileName);
+  fs.writeFileSync(path, await serializeEnvelope({ id, from: 'coder', to: 'reviewer', recipient: 'reviewer', priority: '50', type: 'note', message: 'm', ...headers }, Buffer.from(body)), { mode: 0o600 });
+  return path;
+}
+
+/** Every file under `dir` with a hash of its bytes and its mode: compare two to prove nothing changed. */
+export function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, entry.name);
+      const rel = relative(dir, path);
+      if (entry.name === 'locks' || rel.includes('/locks/')) continue;
+      if (entry.isDirectory()) {
+        out[`${rel}/`] = 'dir';
+        walk(path);
+      } else {
+        const bytes = entry.isSymbolicLink() ? Buffer.from(fs.readlinkSync(path)) : fs.readFileSync(path);
+        out[rel] = createHash('sha256').update(bytes).digest('hex');
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Names of the `*.handoff` files directly in `dir`, sorted. */
+export function itemsIn(dir: string): string[] {
+  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith('.handoff') && !n.startsWith('.')).sort() : [];
+}
