@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { claimBatch, claimItem, inProcessOf, pathTaken, readItemsIn, rollBackStagedBatches, stampIfMissing, uniqueBatchName } from '../../lib/queue/claim.js';
+import { parseEnvelope } from '../../lib/queue/envelope.js';
+import { readItem } from '../../lib/queue/item.js';
+import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
+import { placeItem, tempDir } from '../support/project.js';
+
+describe('lib/queue/claim', () => {
+  let dir: string;
+  let box: Mailbox;
+  const now = new Date('2026-06-15T14:05:31.123Z');
+  const skipped: string[] = [];
+  const onSkip = (e: { path: string }) => skipped.push(e.path);
+  beforeEach(() => {
+    dir = tempDir();
+    box = mailboxAt(join(dir, 'box'));
+    ensureMailbox(box);
+    skipped.length = 0;
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('reads usable items in queue order, reporting the others, up to a limit', async () => {
+    await placeItem(box.inboxNew, { priority: '20' });
+    fs.writeFileSync(join(box.inboxNew, '00_bad.handoff'), 'junk');
+    await placeItem(box.inboxNew, { priority: '10' });
+    const all = await readItemsIn(box.inboxNew, onSkip);
+    assert.deepEqual(all.map((i) => i.headers.priority), ['10', '20']);
+    assert.deepEqual(skipped, [join(box.inboxNew, '00_bad.handoff')]);
+    assert.equal((await readItemsIn(box.inboxNew, onSkip, 1)).length, 1);
+  });
+
+  it('claims an item: moved to in_process/ with dequeued_at, gone from new/', async () => {
+    const path = await placeItem(box.inboxNew, {});
+    const [item] = await readItemsIn(box.inboxNew, onSkip);
+    const claimed = await claimItem(box, item!, now);
+    assert.equal(claimed.path, join(box.inProcess, item!.name));
+    assert.equal(fs.existsSync(path), false);
+    assert.equal((await parseEnvelope(fs.readFileSync(claimed.path))).headers.dequeued_at, '2026-06-15T14:05:31.123Z');
+    assert.deepEqual(inProcessOf(box), { files: [item!.name], batches: [] });
+  });
+
+  it('stamps only a missing header', async () => {
+    const item = await readItem(await placeItem(box.inboxNew, { dequeued_at: 'earlier' }));
+    assert.equal((await stampIfMissing(item, 'dequeued_at', 'later')).headers.dequeued_at, 'earlier');
+    await stampIfMissing(item, 'completed_at', 'later');
+    assert.equal((await readItem(item.path)).headers.completed_at, 'later');
+  });
+
+  it('claims a batch with one rename and one dequeued_at for all items', async () => {
+    await placeItem(box.inboxNew, {});
+    await placeItem(box.inboxNew, {});
+    const items = await readItemsIn(box.inboxNew, onSkip);
+    const name = uniqueBatchName(box, '20260615T140531Z');
+    assert.equal(name, 'batch_20260615T140531Z_000001');
+    const batch = await claimBatch(box, items, name, now);
+    assert.deepEqual(inProcessOf(box), { files: [], batches: [name] });
+    assert.deepEqual(fs.readdirSync(box.inboxNew), []);
+    for (const item of batch.items) assert.equal((await parseEnvelope(fs.readFileSync(item.path))).headers.dequeued_at, '2026-06-15T14:05:31.123Z');
+    fs.mkdirSync(join(box.completed, 'batch_20260615T140531Z_000002'));
+    assert.equal(uniqueBatchName(box, '20260615T140531Z'), 'batch_20260615T140531Z_000003');
+  });
+
+  it('rolls a staged (unpublished) batch claim back into new/', async () => {
+    const a = await placeItem(box.inboxNew, {});
+    const staging = join(box.inProcess, '.claiming-batch_x_000001');
+    fs.mkdirSync(staging);
+    fs.renameSync(a, join(staging, a.split('/').pop()!));
+    rollBackStagedBatches(box);
+    assert.deepEqual(fs.readdirSync(box.inProcess), []);
+    assert.ok(fs.existsSync(a));
+  });
+
+  it('pathTaken sees files, dirs and dangling symlinks', () => {
+    fs.symlinkSync(join(dir, 'nowhere'), join(dir, 'dangling'));
+    assert.ok(pathTaken(join(dir, 'dangling')));
+    assert.ok(pathTaken(box.inbox));
+    assert.ok(!pathTaken(join(dir, 'missing')));
+  });
+});

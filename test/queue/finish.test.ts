@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { readItemsIn } from '../../lib/queue/claim.js';
+import { parseEnvelope } from '../../lib/queue/envelope.js';
+import { finishBatch, finishItem } from '../../lib/queue/finish.js';
+import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
+import { placeItem, tempDir } from '../support/project.js';
+
+describe('lib/queue/finish', () => {
+  let dir: string;
+  let box: Mailbox;
+  const now = new Date('2026-06-15T15:00:00.000Z');
+  beforeEach(() => {
+    dir = tempDir();
+    box = mailboxAt(join(dir, 'box'));
+    ensureMailbox(box);
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('completes one item: completed_at stamped, moved to completed/', async () => {
+    await placeItem(box.inProcess, {}, 'keep\r\n');
+    const [item] = await readItemsIn(box.inProcess, () => undefined);
+    const target = await finishItem(box, item!, now);
+    assert.equal(target, join(box.completed, item!.name));
+    const env = await parseEnvelope(fs.readFileSync(target));
+    assert.equal(env.headers.completed_at, '2026-06-15T15:00:00.000Z');
+    assert.equal(env.body.toString(), 'keep\r\n');
+    assert.deepEqual(fs.readdirSync(box.inProcess), []);
+  });
+
+  it('completes a batch with one completed_at, reusing one already written by an interrupted attempt', async () => {
+    const batchDir = join(box.inProcess, 'batch_x_000001');
+    await placeItem(batchDir, {});
+    await placeItem(batchDir, { completed_at: '2026-06-15T14:59:00.000Z' });
+    const items = await readItemsIn(batchDir, () => undefined);
+    const target = await finishBatch(box, batchDir, 'batch_x_000001', items, now);
+    const stamps = await Promise.all(fs.readdirSync(target).map(async (n) => (await parseEnvelope(fs.readFileSync(join(target, n)))).headers.completed_at));
+    assert.deepEqual(stamps, ['2026-06-15T14:59:00.000Z', '2026-06-15T14:59:00.000Z']);
+    assert.equal(fs.existsSync(batchDir), false);
+  });
+});

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { inspectMailbox, STALE_TEMP_MS } from '../../lib/queue/inspect.js';
+import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
+import { placeItem, tempDir } from '../support/project.js';
+
+describe('lib/queue/inspect', () => {
+  let dir: string;
+  let box: Mailbox;
+  beforeEach(() => {
+    dir = tempDir();
+    box = mailboxAt(join(dir, 'box'));
+    ensureMailbox(box);
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const problems = async (now = Date.now()) => (await inspectMailbox(box, now)).map((f) => `${f.path.slice(box.dir.length + 1)}: ${f.problem}`);
+
+  it('finds nothing in a healthy mailbox (one item in process, a batch done, items waiting, fresh temp files)', async () => {
+    await placeItem(box.inboxNew, {});
+    await placeItem(box.inProcess, {});
+    await placeItem(join(box.completed, 'batch_x_000001'), {});
+    await placeItem(box.sent, {});
+    fs.writeFileSync(join(box.outboxTmp, 'a.handoff.tmp'), '', { mode: 0o600 });
+    assert.deepEqual(await problems(), []);
+  });
+
+  it('reports two items in process, ids in two places, symlinks, FIFOs, unusable items and loose modes', async () => {
+    const a = await placeItem(box.inProcess, { id: 'same' });
+    await placeItem(join(box.inProcess, 'batch_x_000001'), { id: 'other' });
+    await placeItem(join(box.completed, 'batch_y_000001'), { id: 'same' }, 'x', '99_same.handoff');
+    await placeItem(box.outbox, { id: 'out' });
+    await placeItem(box.sent, { id: 'out' }, 'x', '99_out.handoff');
+    fs.symlinkSync(a, join(box.inboxNew, '50_link.handoff'));
+    execFileSync('mkfifo', [join(box.inboxNew, '50_fifo.handoff')]);
+    fs.writeFileSync(join(box.failed, '50_junk.handoff'), 'junk', { mode: 0o600 });
+    fs.writeFileSync(join(box.failed, '50_open.handoff'), '---\nid: open\n---\n', { mode: 0o644 });
+    fs.chmodSync(box.sent, 0o755);
+    const found = await problems();
+    const expect = [
+      /^inbox\/in_process: 2 items in process \(at most one allowed\): \S+\.handoff, batch_x_000001$/,
+      /^inbox\/completed\/batch_y_000001\/99_same\.handoff: id same also at .*in_process\/.*\.handoff$/,
+      /^sent\/99_out\.handoff: id out also at .*outbox\/.*\.handoff$/,
+      /^inbox\/new\/50_link\.handoff: symlink in a mailbox folder \(never followed\)$/,
+      /^inbox\/new\/50_fifo\.handoff: not a regular file$/,
+      /^failed\/50_junk\.handoff: unusable item: /,
+      /^failed\/50_open\.handoff: file readable by others, expected mode 600$/,
+      /^sent: folder mode 755, expected 700$/,
+    ];
+    for (const re of expect) assert.ok(found.some((f) => re.test(f)), `${re}\n${found.join('\n')}`);
+    assert.equal(found.length, expect.length, found.join('\n'));
+  });
+
+  it('reports temp files older than 36 h and interrupted batch claims', async () => {
+    const old = join(box.inProcess, '.50_a.handoff.tmp');
+    fs.writeFileSync(old, '');
+    fs.mkdirSync(join(box.inProcess, '.claiming-batch_z_000001'));
+    const found = await inspectMailbox(box, Date.now() + STALE_TEMP_MS + 60_000);
+    assert.deepEqual(found.map((f) => [f.path, f.problem, f.staleTemp ?? false]).sort((x, y) => (x[0]! < y[0]! ? -1 : 1)), [
+      [old, 'temp file older than 36 h', true],
+      [join(box.inProcess, '.claiming-batch_z_000001'), 'interrupted batch claim (the next ready_for_next rolls it back)', false],
+    ].sort((x, y) => (x[0]! < y[0]! ? -1 : 1)));
+  });
+});

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { acquireLock, LockBusy, withLock } from '../../lib/queue/lock.js';
+import { tempDir } from '../support/project.js';
+
+const HOLDER = join('test', 'support', 'lockHolder.ts');
+
+function startHolder(...args: string[]): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', HOLDER, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+function until(child: ChildProcess, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout!.on('data', (b: Buffer) => {
+      seen += b.toString();
+      if (seen.includes(text)) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`holder exited ${code} before ${text}`)));
+  });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+}
+
+describe('lib/queue/lock', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = join(tempDir(), 'lock');
+  });
+  afterEach(() => fs.rmSync(join(dir, '..'), { recursive: true, force: true }));
+
+  it('creates its directory, and a released lock can be taken again', () => {
+    const release = acquireLock(dir, 1000);
+    assert.ok(fs.statSync(dir).isDirectory());
+    assert.throws(() => acquireLock(dir, 50), LockBusy);
+    release();
+    acquireLock(dir, 1000)();
+  });
+
+  it('keeps only the newest generations on disk', () => {
+    for (let i = 0; i < 5; i++) acquireLock(dir, 1000)();
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['lock.5', 'lock.5.released']);
+  });
+
+  it('waits for a live holder in another process and reports LockBusy after the timeout', async () => {
+    const holder = startHolder('hold', dir);
+    try {
+      await until(holder, 'HELD');
+      assert.throws(() => acquireLock(dir, 200), (err: unknown) => err instanceof LockBusy && /held by pid \d+/.test(err.message));
+    } finally {
+      holder.kill('SIGKILL');
+      await exited(holder);
+    }
+  });
+
+  it('is taken over when its holder was killed with SIGKILL', async () => {
+    const holder = startHolder('hold', dir);
+    await until(holder, 'HELD');
+    holder.kill('SIGKILL');
+    await exited(holder);
+    const release = acquireLock(dir, 2000);
+    release();
+  });
+
+  it('does not mistake a reused pid for the owner (start time differs)', () => {
+    fs.mkdirSync(dir, { recursive: true });
+    const boot = fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    fs.writeFileSync(join(dir, 'lock.3'), `${process.pid} 1 ${boot}\n`);
+    acquireLock(dir, 200)();
+    assert.ok(fs.existsSync(join(dir, 'lock.4')));
+  });
+
+  it('serializes concurrent processes: no lost update over 4 x 50 increments', async function () {
+    this.timeout(60_000);
+    const counter = join(dir, '..', 'counter');
+    fs.writeFileSync(counter, '0');
+    const children = Array.from({ length: 4 }, () => startHolder('count', dir, counter, '50'));
+    const codes = await Promise.all(children.map(exited));
+    assert.deepEqual(codes, [0, 0, 0, 0]);
+    assert.equal(fs.readFileSync(counter, 'utf8'), '200');
+  });
+
+  it('withLock releases after a failure', async () => {
+    await assert.rejects(withLock(dir, () => {
+      throw new Error('boom');
+    }), /boom/);
+    acquireLock(dir, 100)();
+  });
+});
