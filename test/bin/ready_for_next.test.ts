@@ -138,6 +138,16 @@ describe('ready_for_next (built bin)', () => {
       }
     });
 
+    it('ignores malformed roles.tsv lines and creates a missing mailbox on demand (0700)', async () => {
+      const rolesPath = join(p.root, '.swarmforge', 'roles.tsv');
+      fs.appendFileSync(rolesPath, 'short\tline\nbad_name\tx\t/x\ts\td\tclaude\ttask\nreviewer\tdup\t/x\ts\td\tclaude\tbatch\n');
+      fs.rmSync(p.box('reviewer').dir, { recursive: true });
+      const r = ready();
+      assert.deepEqual([r.code, r.stdout], [0, 'NO_TASK\n']);
+      assert.equal(fs.statSync(p.box('reviewer').inboxNew).mode & 0o777, 0o700);
+      assert.equal(ready('bad_name').stderr, 'Unknown role: bad_name\n');
+    });
+
     it('environment errors: unset role, unknown role, invalid receive mode (exit 2)', () => {
       const unset = runBin('ready_for_next', [], { cwd: p.root });
       assert.deepEqual([unset.code, unset.stderr], [1, 'Set SWARMFORGE_ROLE.\n']);
