@@ -68,6 +68,7 @@ export async function sendHandoff(draftArg: string, cwd: string, env: NodeJS.Pro
   const queued = await withLock(join(box.locks, 'outbox'), async () => {
     const earlier = journalFor(box, draftId);
     if (earlier) return completeSend(box, earlier);
+    if (!sameDraftStill(draftId)) fail('usage', `Draft file not found: ${draftArg}`);
     discardSupersededSends(box, draftPath);
     return publish(ctx, box, result.draft, draftId, now);
   });
@@ -91,6 +92,17 @@ async function finishInterruptedSend(draftArg: string, draftPath: string, cwd: s
   });
   if (queued === undefined) throw missing;
   return `HANDOFF QUEUED: ${queued}\n`;
+}
+
+/** True when the draft on disk is still the one validated (a doubled call may have sent and deleted it). */
+function sameDraftStill(draft: DraftIdentity): boolean {
+  try {
+    const stat = fs.statSync(draft.path);
+    return stat.isFile() && identify(draft.path, fs.readFileSync(draft.path), stat).sha256 === draft.sha256 &&
+      stat.ino === draft.ino && stat.mtimeMs === draft.mtimeMs;
+  } catch {
+    return false;
+  }
 }
 
 function journalPathOf(box: Mailbox, name: string): string {
@@ -151,7 +163,7 @@ function removeDraft(path: string): void {
 
 async function publish(ctx: Context, box: Mailbox, draft: Draft, draftId: DraftIdentity, now: Date): Promise<string> {
   const sender = ctx.role.role;
-  const seq = takeSequence(box.seqFile);
+  const seq = await takeSequence(box);
   const id = handoffId(tsidOf(now), seq, sender);
   const name = handoffFileName(draft.priority, id, draft.to);
   const headers: Headers = {

@@ -1,25 +1,42 @@
-// The sender's sequence counter: one file per mailbox holding the last number used.
+// The sender's sequence counter `handoffs/<role>/sequence`: the last number used.
 // Concurrency contract: call under the mailbox's outbox lock. Crash contract: the new
 // value is durable (temp file, fsync, rename, directory fsync) before it is used, so a
-// number is never handed out twice; a crash after taking one only leaves a gap.
+// number is never handed out twice; a crash after taking one only leaves a gap. A missing
+// or unreadable counter is rebuilt from the highest sequence among the sender's own ids.
 import * as fs from 'node:fs';
-import { renameSynced, writeFileSynced, isCode } from '../queue/durable.js';
+import { readItemsIn } from '../queue/claim.js';
 import { crashPoint } from '../queue/crash.js';
-import { fail } from './errors.js';
+import { renameSynced, writeFileSynced, isCode } from '../queue/durable.js';
+import { type Mailbox } from '../queue/mailbox.js';
 
-/** Takes the next sequence number from `seqFile`. */
-export function takeSequence(seqFile: string): number {
-  let last = 0;
+function storedSequence(seqFile: string): number | undefined {
   try {
     const text = fs.readFileSync(seqFile, 'utf8').trim();
-    if (!/^\d+$/.test(text)) fail('environment', `swarm_handoff: unreadable sequence file '${seqFile}': ${JSON.stringify(text.slice(0, 20))}`);
-    last = Number(text);
+    return /^\d+$/.test(text) ? Number(text) : undefined;
   } catch (err) {
-    if (!isCode(err, 'ENOENT')) throw err;
+    if (isCode(err, 'ENOENT')) return undefined;
+    throw err;
   }
+}
+
+/** The highest sequence among the ids of the sender's handoffs in outbox/, sent/ and failed/ (0 if none). */
+export async function highestSequenceIn(box: Mailbox): Promise<number> {
+  let highest = 0;
+  for (const dir of [box.outbox, box.sent, box.failed]) {
+    for (const item of await readItemsIn(dir, () => undefined)) {
+      const seq = /^\d{8}T\d{6}Z_(\d+)_from_/.exec(item.id)?.[1];
+      if (seq !== undefined) highest = Math.max(highest, Number(seq));
+    }
+  }
+  return highest;
+}
+
+/** Takes the next sequence number of the mailbox's sender. */
+export async function takeSequence(box: Mailbox): Promise<number> {
+  const last = storedSequence(box.seqFile) ?? (await highestSequenceIn(box));
   const next = last + 1;
-  writeFileSynced(`${seqFile}.tmp`, `${next}\n`, false);
-  renameSynced(`${seqFile}.tmp`, seqFile);
+  writeFileSynced(`${box.seqFile}.tmp`, `${next}\n`, false);
+  renameSynced(`${box.seqFile}.tmp`, box.seqFile);
   crashPoint('send:sequence-saved');
   return next;
 }

@@ -42,7 +42,7 @@ export function mailboxAt(dir: string): Mailbox {
     inProcess: join(inbox, 'in_process'),
     completed: join(inbox, 'completed'),
     locks: join(dir, 'locks'),
-    seqFile: join(dir, 'seq'),
+    seqFile: join(dir, 'sequence'),
   };
 }
 

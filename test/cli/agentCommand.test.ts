@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { runAgentCommand, type AgentCommand } from '../../lib/cli/agentCommand.js';
+import { HandoffFailure } from '../../lib/handoff/errors.js';
+import { UnusableItem } from '../../lib/queue/item.js';
+
+interface Captured {
+  stdout: Buffer;
+  stderr: string;
+  exitCode: number | string | undefined;
+}
+
+/** Runs fn with process.stdout/stderr writes and process.exitCode captured, restoring them after. */
+async function capture(fn: () => Promise<void>): Promise<Captured> {
+  const out: Buffer[] = [];
+  const err: string[] = [];
+  const stdoutWrite = process.stdout.write;
+  const stderrWrite = process.stderr.write;
+  const exitCode = process.exitCode;
+  process.exitCode = undefined;
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    out.push(Buffer.from(chunk));
+    return true;
+  }) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    err.push(Buffer.from(chunk).toString());
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    await fn();
+    return { stdout: Buffer.concat(out), stderr: err.join(''), exitCode: process.exitCode };
+  } finally {
+    process.stdout.write = stdoutWrite;
+    process.stderr.write = stderrWrite;
+    process.exitCode = exitCode;
+  }
+}
+
+describe('lib/cli/agentCommand', () => {
+  let calls: string[][];
+  let result: () => Promise<Buffer | string>;
+  const command = (minArgs: number, maxArgs: number): AgentCommand => ({
+    program: 'prog',
+    usage: 'Usage: prog [ID]\n\nDoes things.',
+    minArgs,
+    maxArgs,
+    run: async (args, onSkip) => {
+      calls.push(args);
+      onSkip(new UnusableItem('/m/inbox/new/00_bad.handoff', 'no id header'));
+      return result();
+    },
+  });
+  beforeEach(() => {
+    calls = [];
+    result = async () => 'OUT\n';
+  });
+
+  it('--help and -h print the usage on stdout with one newline, exit code untouched, nothing run', async () => {
+    for (const argv of [['--help'], ['-h'], ['x', '--help']]) {
+      const r = await capture(() => runAgentCommand(command(0, 1), argv));
+      assert.deepEqual([r.stdout.toString(), r.stderr, r.exitCode], ['Usage: prog [ID]\n\nDoes things.\n', '', undefined], argv.join(' '));
+    }
+    assert.deepEqual(calls, []);
+  });
+
+  it('too few or too many arguments, or an unknown --option: usage on stderr, exit 1, nothing run', async () => {
+    for (const [min, max, argv] of [[1, 1, []], [1, 1, ['a', 'b']], [0, 0, ['x']], [0, 1, ['--force']], [1, 1, ['--']]] as [number, number, string[]][]) {
+      const r = await capture(() => runAgentCommand(command(min, max), argv));
+      assert.deepEqual([r.stdout.length, r.stderr, r.exitCode], [0, 'Usage: prog [ID]\n\nDoes things.\n', 1], `${min}-${max} ${argv.join(' ')}`);
+    }
+    assert.deepEqual(calls, []);
+  });
+
+  it('runs with the arguments and writes the result bytes to stdout verbatim; skips go to stderr', async () => {
+    const bytes = Buffer.from([0x54, 0x3a, 0xff, 0x0d, 0x0a]);
+    result = async () => bytes;
+    const r = await capture(() => runAgentCommand(command(0, 1), ['20260101T000000Z_000001_from_coder']));
+    assert.deepEqual(calls, [['20260101T000000Z_000001_from_coder']]);
+    assert.ok(r.stdout.equals(bytes));
+    assert.equal(r.stderr, 'skipping /m/inbox/new/00_bad.handoff: no id header\n');
+    assert.equal(r.exitCode, undefined);
+  });
+
+  it('a failure goes through describeFailure: its lines on stderr, its exit code, nothing on stdout', async () => {
+    result = async () => {
+      throw new HandoffFailure('refused', ['NOT_CURRENT_TASK: x is not in process.']);
+    };
+    const refused = await capture(() => runAgentCommand(command(0, 1), ['x']));
+    assert.deepEqual([refused.stdout.length, refused.stderr, refused.exitCode],
+      [0, 'skipping /m/inbox/new/00_bad.handoff: no id header\nNOT_CURRENT_TASK: x is not in process.\n', 2]);
+    result = async () => {
+      throw new Error('boom\n    at somewhere');
+    };
+    const crashed = await capture(() => runAgentCommand(command(0, 0), []));
+    assert.deepEqual([crashed.stderr.split('\n').slice(1), crashed.exitCode], [['prog: boom', ''], 1]);
+  });
+
+  it('defaults to process.argv after the script name', async () => {
+    const argv = process.argv;
+    process.argv = [argv[0]!, 'script.js', '--help'];
+    try {
+      const r = await capture(() => runAgentCommand(command(1, 1)));
+      assert.equal(r.stdout.toString(), 'Usage: prog [ID]\n\nDoes things.\n');
+    } finally {
+      process.argv = argv;
+    }
+  });
+});

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { describeFailure, reportFailure } from '../../lib/cli/failure.js';
+import { HandoffFailure, type FailureKind } from '../../lib/handoff/errors.js';
+import { LockBusy } from '../../lib/queue/lock.js';
+import { UnsafeMailbox } from '../../lib/queue/mailbox.js';
+
+/** A Node system error as fs raises it. */
+function systemError(code: string, syscall?: string, path?: string): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(`${code}: something, ${syscall} '${path}'\n    at fake (stack.js:1:1)`);
+  err.code = code;
+  if (syscall) err.syscall = syscall;
+  if (path) err.path = path;
+  return err;
+}
+
+const noStack = (lines: string[]) => lines.every((l) => !/\n|^\s+at /.test(l));
+
+describe('lib/cli/failure', () => {
+  it('maps each FailureKind to its exit code and prints its lines verbatim', () => {
+    const expected: Record<FailureKind, number> = { usage: 1, environment: 1, state: 1, invalid: 2, refused: 2, temporary: 75 };
+    for (const [kind, exitCode] of Object.entries(expected) as [FailureKind, number][]) {
+      const lines = [`${kind} first line`, '- /a/path'];
+      assert.deepEqual(describeFailure('prog', new HandoffFailure(kind, lines)), { lines, exitCode }, kind);
+    }
+  });
+
+  it('LockBusy → 75 and UnsafeMailbox → 2, one line prefixed with the program', () => {
+    assert.deepEqual(describeFailure('ready_for_next', new LockBusy('/m/locks/inbox', '4242 123 boot')),
+      { lines: ["ready_for_next: lock busy '/m/locks/inbox': held by pid 4242"], exitCode: 75 });
+    assert.deepEqual(describeFailure('swarm_handoff', new UnsafeMailbox('/m/outbox', 'is a symlink')),
+      { lines: ["swarm_handoff: refusing mailbox folder '/m/outbox': is a symlink"], exitCode: 2 });
+  });
+
+  it('temporary system errors (ENOSPC, EDQUOT, EAGAIN, EBUSY, EMFILE, ENFILE) → 75', () => {
+    for (const code of ['ENOSPC', 'EDQUOT', 'EAGAIN', 'EBUSY', 'EMFILE', 'ENFILE']) {
+      assert.deepEqual(describeFailure('p', systemError(code, 'write', '/m/outbox/tmp/x.tmp')),
+        { lines: [`p: write failed '/m/outbox/tmp/x.tmp': ${code}`], exitCode: 75 }, code);
+    }
+  });
+
+  it('other system errors → 1, one line naming the syscall and the path', () => {
+    assert.deepEqual(describeFailure('baton', systemError('EACCES', 'open', '/r/.swarmforge/roles.tsv')),
+      { lines: ["baton: open failed '/r/.swarmforge/roles.tsv': EACCES"], exitCode: 1 });
+    assert.deepEqual(describeFailure('baton', systemError('EIO', 'fsync')), { lines: ['baton: fsync failed: EIO'], exitCode: 1 });
+  });
+
+  it('a real fs error is described without its stack', () => {
+    let err: unknown;
+    try {
+      fs.readFileSync('/nonexistent-baton-test/file');
+    } catch (e) {
+      err = e;
+    }
+    const { lines, exitCode } = describeFailure('p', err);
+    assert.deepEqual([lines, exitCode], [["p: open failed '/nonexistent-baton-test/file': ENOENT"], 1]);
+  });
+
+  it('a plain Error or any thrown value → 1, only the first line of the message, never a stack', () => {
+    const err = new Error('something broke\nsecond line\n    at x (y.js:1:1)');
+    const described = describeFailure('p', err);
+    assert.deepEqual(described, { lines: ['p: something broke'], exitCode: 1 });
+    assert.ok(noStack(described.lines));
+    assert.deepEqual(describeFailure('p', 'a string'), { lines: ['p: a string'], exitCode: 1 });
+    assert.deepEqual(describeFailure('p', undefined), { lines: ['p: undefined'], exitCode: 1 });
+    assert.deepEqual(describeFailure('p', new TypeError('x is not a function')), { lines: ['p: x is not a function'], exitCode: 1 });
+  });
+
+  it('reportFailure writes the lines to stderr and sets process.exitCode', () => {
+    const written: string[] = [];
+    const write = process.stderr.write;
+    const exitCode = process.exitCode;
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      reportFailure('done_with_current', new HandoffFailure('refused', ['AMBIGUOUS_TASK_STATE: multiple tasks are in process.', '- /a', '- /b']));
+      assert.equal(process.exitCode, 2);
+    } finally {
+      process.stderr.write = write;
+      process.exitCode = exitCode;
+    }
+    assert.equal(written.join(''), 'AMBIGUOUS_TASK_STATE: multiple tasks are in process.\n- /a\n- /b\n');
+  });
+});

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { actingContext, mailboxOf } from '../../lib/handoff/context.js';
+import { HandoffFailure } from '../../lib/handoff/errors.js';
+import { tempDir } from '../support/project.js';
+
+function failsWith(line: string) {
+  return (err: unknown) => err instanceof HandoffFailure && err.kind === 'environment' && err.lines.length === 1 && err.lines[0] === line;
+}
+
+describe('lib/handoff/context', () => {
+  let dir: string;
+  let root: string;
+  let outside: string;
+  beforeEach(() => {
+    dir = tempDir();
+    root = join(dir, 'root');
+    outside = join(dir, 'outside');
+    fs.mkdirSync(join(root, '.swarmforge'), { recursive: true });
+    fs.mkdirSync(outside);
+    fs.writeFileSync(join(root, '.swarmforge', 'roles.tsv'),
+      `coder\tmaster\t${root}\ts\tcoder\tclaude\ttask\nQA\tqa\t${root}/.worktrees/qa\ts\tQA\tclaude\tbatch\nbad_one\tm\t/x\ts\tb\tclaude\n`);
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('resolves the acting role, ROOT and the role table', () => {
+    const ctx = actingContext(join(root), { SWARMFORGE_ROLE: 'QA' });
+    assert.equal(ctx.root, root);
+    assert.deepEqual(ctx.role, { role: 'QA', worktreeName: 'qa', worktreePath: `${root}/.worktrees/qa`, session: 's', displayName: 'QA', agent: 'claude', mode: 'batch' });
+    assert.deepEqual([...ctx.table.roles.keys()], ['coder', 'QA']);
+    assert.equal(ctx.table.problems.length, 1);
+  });
+
+  it('checks in protocol order: an unset or empty role comes before a missing ROOT', () => {
+    assert.throws(() => actingContext(outside, {}), failsWith('Set SWARMFORGE_ROLE.'));
+    assert.throws(() => actingContext(outside, { SWARMFORGE_ROLE: '' }), failsWith('Set SWARMFORGE_ROLE.'));
+    assert.throws(() => actingContext(root, { SWARMFORGE_ROLE: '' }), failsWith('Set SWARMFORGE_ROLE.'));
+  });
+
+  it('then ROOT comes before an unknown role', () => {
+    assert.throws(() => actingContext(outside, { SWARMFORGE_ROLE: 'ghost' }), failsWith('Cannot find SwarmForge project root'));
+  });
+
+  it('then the role must be in roles.tsv: "Unknown role", or "Unknown sender role" for swarm_handoff', () => {
+    assert.throws(() => actingContext(root, { SWARMFORGE_ROLE: 'ghost' }), failsWith('Unknown role: ghost'));
+    assert.throws(() => actingContext(root, { SWARMFORGE_ROLE: 'ghost' }, 'sender role'), failsWith('Unknown sender role: ghost'));
+    assert.throws(() => actingContext(root, { SWARMFORGE_ROLE: 'bad_one' }), failsWith('Unknown role: bad_one'), 'a role on an ignored line is unknown');
+    assert.throws(() => actingContext(root, { SWARMFORGE_ROLE: 'Coder' }), failsWith('Unknown role: Coder'), 'role names are case-sensitive');
+  });
+
+  it('finds ROOT through $SWARMFORGE_ROOT from anywhere', () => {
+    assert.equal(actingContext(outside, { SWARMFORGE_ROLE: 'coder', SWARMFORGE_ROOT: root }).root, root);
+  });
+
+  it('mailboxOf: one mailbox per role under ROOT/.swarmforge/handoffs/<role>/, whatever its worktree', () => {
+    const box = mailboxOf(root, 'QA');
+    const dirOf = join(root, '.swarmforge', 'handoffs', 'QA');
+    assert.equal(box.dir, dirOf);
+    assert.equal(box.outbox, join(dirOf, 'outbox'));
+    assert.equal(box.outboxTmp, join(dirOf, 'outbox', 'tmp'));
+    assert.equal(box.sent, join(dirOf, 'sent'));
+    assert.equal(box.failed, join(dirOf, 'failed'));
+    assert.equal(box.inboxNew, join(dirOf, 'inbox', 'new'));
+    assert.equal(box.inProcess, join(dirOf, 'inbox', 'in_process'));
+    assert.equal(box.completed, join(dirOf, 'inbox', 'completed'));
+  });
+
+  it('mailboxOf: the sequence counter is handoffs/<role>/sequence (protocol §4)', () => {
+    assert.equal(mailboxOf(root, 'coder').seqFile, join(root, '.swarmforge', 'handoffs', 'coder', 'sequence'));
+  });
+});

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { doctor } from '../../lib/handoff/doctor.js';
+import { STALE_TEMP_MS } from '../../lib/queue/inspect.js';
+import { ensureMailbox } from '../../lib/queue/mailbox.js';
+import { makeProject, placeItem, type Project } from '../support/project.js';
+
+const HOUR = 3600 * 1000;
+
+describe('lib/handoff/doctor', () => {
+  let p: Project;
+  let rolesPath: string;
+  let roles: string;
+  before(() => {
+    p = makeProject();
+    rolesPath = join(p.root, '.swarmforge', 'roles.tsv');
+    roles = fs.readFileSync(rolesPath, 'utf8');
+  });
+  after(() => p.cleanup());
+  beforeEach(() => {
+    fs.writeFileSync(rolesPath, roles);
+    for (const role of ['coder', 'reviewer', 'QA']) {
+      fs.rmSync(p.box(role).dir, { recursive: true, force: true });
+      ensureMailbox(p.box(role));
+    }
+  });
+
+  /** A temp file in coder's outbox/tmp/ last modified `hoursAgo` before `now`. */
+  function tempFile(name: string, hoursAgo: number, now: number): string {
+    const path = join(p.box('coder').outboxTmp, name);
+    fs.writeFileSync(path, 'partial', { mode: 0o600 });
+    const t = (now - hoursAgo * HOUR) / 1000;
+    fs.utimesSync(path, t, t);
+    return path;
+  }
+
+  it('a healthy project: no findings, nothing fixed', async () => {
+    await placeItem(p.box('reviewer').inboxNew, {});
+    assert.deepEqual(await doctor(p.root, false), { findings: [], fixed: [] });
+    assert.deepEqual(await doctor(p.root, true), { findings: [], fixed: [] });
+  });
+
+  it('without fix: lists roles.tsv problems and stale temp files (with their role), and removes nothing', async () => {
+    const now = Date.now();
+    fs.appendFileSync(rolesPath, 'broken\tline\nbad_role\tm\t/x\ts\tb\tclaude\n');
+    const lines = roles.split('\n').length;
+    const stale = tempFile('50_a.handoff.tmp', 37, now);
+    const fresh = tempFile('50_b.handoff.tmp', 1, now);
+    const report = await doctor(p.root, false, now);
+    assert.deepEqual(report, {
+      findings: [
+        { path: rolesPath, problem: `${rolesPath}:${lines}: fewer than 6 columns` },
+        { path: rolesPath, problem: `${rolesPath}:${lines + 1}: invalid role name 'bad_role'` },
+        { role: 'coder', path: stale, problem: 'temp file older than 36 h', staleTemp: true },
+      ],
+      fixed: [],
+    });
+    assert.ok(fs.existsSync(stale));
+    assert.ok(fs.existsSync(fresh));
+  });
+
+  it('with fix: deletes only the stale temp files, reports each, and still lists everything else', async () => {
+    const now = Date.now();
+    fs.appendFileSync(rolesPath, 'broken\n');
+    const stale = tempFile('50_a.handoff.tmp', 37, now);
+    const staleRecord = tempFile('50_a.handoff.draft', 40, now);
+    const fresh = tempFile('50_b.handoff.tmp', 35, now);
+    const report = await doctor(p.root, true, now);
+    assert.deepEqual(report.fixed.sort(), [staleRecord, stale].sort());
+    assert.deepEqual(report.findings, [{ path: rolesPath, problem: `${rolesPath}:${roles.split('\n').length}: fewer than 6 columns` }]);
+    assert.equal(fs.existsSync(stale), false);
+    assert.equal(fs.existsSync(staleRecord), false);
+    assert.ok(fs.existsSync(fresh), 'a temp file younger than 36 h is kept');
+  });
+
+  it('judges age at the given instant', async () => {
+    const now = Date.now();
+    const young = tempFile('50_c.handoff.tmp', 1, now);
+    assert.deepEqual((await doctor(p.root, false, now)).findings, []);
+    const later = now + STALE_TEMP_MS;
+    assert.deepEqual((await doctor(p.root, true, later)).fixed, [young]);
+  });
+
+  it('reports an invalid receive mode and mailbox invariants (two items in process) under their role', async () => {
+    fs.writeFileSync(rolesPath, roles.replace(/^(reviewer\t.*\t)task$/m, '$1weird'));
+    const a = await placeItem(p.box('QA').inProcess, {});
+    const b = await placeItem(p.box('QA').inProcess, {});
+    const { findings } = await doctor(p.root, true);
+    assert.deepEqual(findings, [
+      { role: 'reviewer', path: rolesPath, problem: "invalid receive mode 'weird' for role reviewer" },
+      { role: 'QA', path: p.box('QA').inProcess, problem: `2 items in process (at most one allowed): ${[a, b].map((x) => x.split('/').pop()).sort().join(', ')}` },
+    ]);
+    assert.ok(fs.existsSync(a) && fs.existsSync(b), 'fix never touches items');
+  });
+});
