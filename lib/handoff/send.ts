@@ -4,8 +4,8 @@
 // publishing run under the sender's outbox lock.
 //
 // Crash contract: the handoff is written to outbox/tmp/<name>.tmp and fsync'd, then a
-// journal record `outbox/tmp/<name>.draft` names the draft (path, inode, size, mtime,
-// sha256); only then is the handoff renamed into outbox/ and the draft deleted. A retry
+// journal record `outbox/tmp/<name>.draft` names the draft (path and sha256 of its
+// bytes); only then is the handoff renamed into outbox/ and the draft deleted. A retry
 // after a crash finds the record for the same draft and finishes that send instead of
 // queuing a second copy, so a draft is queued at most once and never lost: if it was not
 // published, the temp file is published now.
@@ -122,11 +122,13 @@ function readJournal(box: Mailbox): JournalRecord[] {
   return records;
 }
 
+/**
+ * The record of an interrupted send of this draft: same path and same bytes. Content, not
+ * inode, decides: an agent that rewrites the same draft after a crash is retrying, and a
+ * record only outlives its send when that send was cut short.
+ */
 function journalFor(box: Mailbox, draft: DraftIdentity): JournalRecord | undefined {
-  return readJournal(box).find(
-    (r) => r.path === draft.path && r.dev === draft.dev && r.ino === draft.ino && r.size === draft.size &&
-      r.mtimeMs === draft.mtimeMs && r.sha256 === draft.sha256,
-  );
+  return readJournal(box).find((r) => r.path === draft.path && r.sha256 === draft.sha256);
 }
 
 /**
