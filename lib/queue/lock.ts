@@ -153,3 +153,18 @@ function lockTimeoutMs(): number {
   const fromEnv = Number(process.env.BATON_LOCK_TIMEOUT_MS);
   return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 30_000;
 }
+
+/** The pid of the live process holding the lock in `dir`, or undefined when it is free. */
+export function lockHolder(dir: string): number | undefined {
+  let gens: number[];
+  try {
+    gens = generations(dir);
+  } catch (err) {
+    if (isCode(err, 'ENOENT')) return undefined;
+    throw err;
+  }
+  const top = Math.max(0, ...gens);
+  if (top === 0 || fs.existsSync(join(dir, `lock.${top}.released`))) return undefined;
+  const owner = readText(join(dir, `lock.${top}`));
+  return owner !== undefined && ownerAlive(owner) ? Number(owner.split(' ')[0]) : undefined;
+}

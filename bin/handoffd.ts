@@ -1,0 +1,5 @@
+#!/usr/bin/env node
+// handoffd: deliver every outbox file to its recipients and wake idle panes (foreground).
+import { runHandoffdCommand } from '../lib/cli/handoffd.js';
+
+await runHandoffdCommand(process.argv.slice(2));

@@ -1,0 +1,101 @@
+// `baton daemon start|stop|status`: handoffd as a background process. The daemon's
+// identity is the live holder of its lock (pid + start time + boot id), so stop never
+// signals a pid that is not our daemon, even if the pid file is stale and the number reused.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { lockHolder } from '../queue/lock.js';
+import { daemonPathsOf } from './paths.js';
+
+/** The daemon's pid when it runs, else undefined. */
+export function runningDaemon(root: string): number | undefined {
+  return lockHolder(daemonPathsOf(root).lock);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
+}
+
+/** Options of `baton daemon start`. */
+export interface StartOptions {
+  root: string;
+  /** The built handoffd entry point. */
+  handoffdPath: string;
+  extraArgs?: string[];
+}
+
+/** Starts handoffd detached (log in daemon/handoffd.log, crash output in handoffd.out); resolves with its pid. */
+export async function startDaemon(options: StartOptions): Promise<number> {
+  const paths = daemonPathsOf(options.root);
+  fs.mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+  const running = runningDaemon(options.root);
+  if (running) throw new Error(`handoffd: already running as pid ${running}`);
+  const out = fs.openSync(join(paths.dir, 'handoffd.out'), 'a', 0o600);
+  const child = spawn(process.execPath, [options.handoffdPath, '--root', options.root, '--quiet', ...(options.extraArgs ?? [])], {
+    detached: true, stdio: ['ignore', out, out], cwd: options.root,
+  });
+  fs.closeSync(out);
+  let exited = false;
+  child.on('exit', () => {
+    exited = true;
+  });
+  child.unref();
+  const pid = child.pid!;
+  const ready = await until(() => exited || (fs.existsSync(paths.pid) && fs.readFileSync(paths.pid, 'utf8').trim() === String(pid)), 15_000);
+  if (!ready || exited) {
+    const tail = fs.readFileSync(join(paths.dir, 'handoffd.out'), 'utf8').trim().split('\n').slice(-1)[0] ?? '';
+    throw new Error(`handoffd did not start${tail ? `: ${tail}` : ''}`);
+  }
+  return pid;
+}
+
+/** Stops the daemon: TERM, wait up to `timeoutMs`, then KILL (only if it is still our daemon). */
+export async function stopDaemon(root: string, timeoutMs = 10_000): Promise<{ pid: number; escalated: boolean } | undefined> {
+  const pid = runningDaemon(root);
+  if (pid === undefined) return undefined;
+  process.kill(pid, 'SIGTERM');
+  if (await until(() => !alive(pid), timeoutMs)) return { pid, escalated: false };
+  if (runningDaemon(root) === pid) process.kill(pid, 'SIGKILL');
+  await until(() => !alive(pid), 5_000);
+  return { pid, escalated: true };
+}
+
+/** What `baton daemon status` and the monitor show of the daemon. */
+export interface DaemonStatus {
+  running: boolean;
+  pid: number | null;
+  last_pass_at: string | null;
+  passes: number;
+  delivered: number;
+  failed: number;
+  errors: number;
+}
+
+/** Reads the daemon's state (lock holder and health.json). */
+export function daemonStatus(root: string): DaemonStatus {
+  const pid = runningDaemon(root) ?? null;
+  let health: Partial<DaemonStatus> = {};
+  try {
+    health = JSON.parse(fs.readFileSync(daemonPathsOf(root).health, 'utf8')) as Partial<DaemonStatus>;
+  } catch {
+    // never ran
+  }
+  return {
+    running: pid !== null, pid, last_pass_at: health.last_pass_at ?? null, passes: health.passes ?? 0,
+    delivered: health.delivered ?? 0, failed: health.failed ?? 0, errors: health.errors ?? 0,
+  };
+}

@@ -1,0 +1,108 @@
+// Delivery of one outbox file (protocol §8 steps 1–3): check everything before writing
+// anything, copy to each recipient that has not yet received this id, then move the
+// original to sent/ (or, on any check failure, to failed/ with a .error beside it).
+//
+// Concurrency contract: only handoffd calls this, one delivery at a time (it holds the
+// daemon lock). Crash contract: a kill at any point leaves the original in outbox/ until
+// it reaches sent/ or failed/; the retry skips recipients that already hold the id (in
+// new/, in process, batches included, or completed/), so each recipient ends with exactly
+// one copy. `deep` also searches completed batches: needed only for a file that may have
+// been partly delivered before (present at start-up, or a retry after an error).
+import { join } from 'node:path';
+import { crashPoint } from '../queue/crash.js';
+import { copyPlaces, deliverCopy, freeNameIn, moveOriginal } from '../queue/deliver.js';
+import { renameSynced, writeFileSynced } from '../queue/durable.js';
+import { serializeEnvelope } from '../queue/envelope.js';
+import { readItem, UnusableItem, type Item } from '../queue/item.js';
+import { ensureMailbox } from '../queue/mailbox.js';
+import { isoOf } from '../queue/names.js';
+import { mailboxOf } from '../handoff/context.js';
+import { type Role } from '../handoff/roles.js';
+
+/** What became of one outbox file. */
+export type Delivery =
+  | { kind: 'delivered'; id: string; name: string; from: string; copied: string[]; already: string[]; sentPath: string }
+  | { kind: 'failed'; name: string; from: string; reason: string; failedPath: string };
+
+/** The project a delivery runs in. */
+export interface DeliveryScope {
+  root: string;
+  roles: Map<string, Role>;
+  /** The daemon's temp folder for copies. */
+  tmp: string;
+}
+
+class Refused extends Error {}
+
+async function idAt(path: string): Promise<string | undefined> {
+  try {
+    return (await readItem(path)).id;
+  } catch (err) {
+    if (err instanceof UnusableItem) return undefined;
+    throw err;
+  }
+}
+
+function checkHeaders(item: Item, sender: string, roles: Map<string, Role>): string[] {
+  const to = item.headers.to;
+  if (!to || to.split(',').every((r) => r.trim() === '')) throw new Refused('missing to header');
+  const recipients = [...new Set(to.split(',').map((r) => r.trim()).filter(Boolean))];
+  const unknown = recipients.filter((r) => !roles.has(r));
+  if (unknown.length > 0) throw new Refused(`unknown recipient ${unknown.join(', ')}`);
+  if (item.headers.from !== sender) throw new Refused('from does not match the sender mailbox');
+  return recipients;
+}
+
+/** Recipients that still need a copy; refuses the whole handoff on a name clash. */
+async function recipientsToCopy(scope: DeliveryScope, item: Item, recipients: string[], deep: boolean): Promise<string[]> {
+  const pending: string[] = [];
+  for (const role of recipients) {
+    const places = copyPlaces(mailboxOf(scope.root, role), item.name, deep);
+    let received = false;
+    for (const place of places) {
+      if ((await idAt(place)) === item.id) received = true;
+      else throw new Refused(`name clash in ${role}'s mailbox`);
+    }
+    if (!received) pending.push(role);
+  }
+  return pending;
+}
+
+/** Delivers `outbox/<name>` of `sender`'s mailbox. */
+export async function deliverHandoff(scope: DeliveryScope, sender: string, name: string, deep: boolean, now = new Date()): Promise<Delivery> {
+  const box = mailboxOf(scope.root, sender);
+  const path = join(box.outbox, name);
+  let item: Item;
+  let recipients: string[];
+  let pending: string[];
+  try {
+    try {
+      item = await readItem(path);
+    } catch (err) {
+      if (err instanceof UnusableItem) throw new Refused(err.reason);
+      throw err;
+    }
+    recipients = checkHeaders(item, sender, scope.roles);
+    pending = await recipientsToCopy(scope, item, recipients, deep);
+  } catch (err) {
+    if (!(err instanceof Refused)) throw err;
+    const failedPath = freeNameIn(box.failed, name);
+    writeFileSynced(`${failedPath}.error.tmp`, `${err.message}\n`, false);
+    renameSynced(`${failedPath}.error.tmp`, `${failedPath}.error`);
+    crashPoint('deliver:error-written');
+    moveOriginal(path, failedPath);
+    return { kind: 'failed', name, from: sender, reason: err.message, failedPath };
+  }
+  const enqueuedAt = isoOf(now);
+  for (const role of pending) {
+    const target = mailboxOf(scope.root, role);
+    ensureMailbox(target);
+    const bytes = await serializeEnvelope({ ...item.headers, recipient: role, enqueued_at: enqueuedAt }, item.body);
+    deliverCopy(join(scope.tmp, `${role}.${name}`), bytes, target.inboxNew, name);
+    crashPoint('deliver:recipient-done');
+  }
+  crashPoint('deliver:copies-done');
+  const sentPath = freeNameIn(box.sent, name);
+  moveOriginal(path, sentPath);
+  return { kind: 'delivered', id: item.id, name, from: sender, copied: pending, already: recipients.filter((r) => !pending.includes(r)), sentPath };
+}

@@ -1,0 +1,73 @@
+// When to wake a role (protocol §8.1), as a pure state machine over what each pass sees:
+// - a role that just received a copy is woken, unless it has work in process (it will
+//   run done_with_current, which hands it the next item) or was woken < 2 s ago;
+// - a role with items waiting, nothing in process and no claim for the re-wake interval
+//   is woken again, the interval doubling each time, at most 3 times until it claims;
+// - any sign of a claim (work in process, or fewer items waiting) resets the re-wakes.
+// The state lives in memory and resets when the daemon restarts.
+
+/** What a pass saw of one role's inbox. */
+export interface InboxView {
+  waiting: number;
+  busy: boolean;
+}
+
+interface RoleWakeState {
+  lastWakeAt: number;
+  rewakes: number;
+  nextRewakeAt: number;
+  lastWaiting: number;
+}
+
+/** Settings of the policy (milliseconds). */
+export interface WakeSettings {
+  rewakeIntervalMs: number;
+  minGapMs?: number;
+  maxRewakes?: number;
+}
+
+/** Decides, per pass and role, whether to wake it. */
+export class WakePolicy {
+  private readonly states = new Map<string, RoleWakeState>();
+  private readonly minGapMs: number;
+  private readonly maxRewakes: number;
+
+  constructor(private readonly settings: WakeSettings) {
+    this.minGapMs = settings.minGapMs ?? 2000;
+    this.maxRewakes = settings.maxRewakes ?? 3;
+  }
+
+  private stateOf(role: string, now: number): RoleWakeState {
+    let state = this.states.get(role);
+    if (!state) {
+      state = { lastWakeAt: -Infinity, rewakes: 0, nextRewakeAt: now + this.settings.rewakeIntervalMs, lastWaiting: 0 };
+      this.states.set(role, state);
+    }
+    return state;
+  }
+
+  /** 'delivery' or 'rewake' when the role should be woken now (and records it), else undefined. */
+  decide(role: string, view: InboxView, justDelivered: boolean, now: number): 'delivery' | 'rewake' | undefined {
+    const state = this.stateOf(role, now);
+    const claimed = view.busy || view.waiting < state.lastWaiting;
+    state.lastWaiting = view.waiting;
+    if (claimed || view.waiting === 0) {
+      state.rewakes = 0;
+      state.nextRewakeAt = now + this.settings.rewakeIntervalMs;
+    }
+    if (view.busy) return undefined;
+    if (justDelivered) {
+      if (now - state.lastWakeAt < this.minGapMs) return undefined;
+      state.lastWakeAt = now;
+      state.nextRewakeAt = now + this.settings.rewakeIntervalMs;
+      return 'delivery';
+    }
+    if (view.waiting > 0 && now >= state.nextRewakeAt && state.rewakes < this.maxRewakes) {
+      state.rewakes += 1;
+      state.lastWakeAt = now;
+      state.nextRewakeAt = now + this.settings.rewakeIntervalMs * 2 ** state.rewakes;
+      return 'rewake';
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,73 @@
+// Delivery primitives (qmail style): a copy is written to a temp file, fsync'd, then
+// linked into new/ (link refuses an existing name, so a copy is never overwritten) and
+// the directory fsync'd. Originals leave the outbox by one rename into sent/ or failed/,
+// keeping both files on a name clash.
+//
+// Concurrency contract: one deliverer per project (handoffd holds its lock); receivers
+// only ever remove files from new/, so a name seen taken stays decided for this call.
+import * as fs from 'node:fs';
+import { dirname, join } from 'node:path';
+import { crashPoint } from './crash.js';
+import { fsyncDir, isCode, mkdirSynced, writeFileSynced } from './durable.js';
+import { type Mailbox } from './mailbox.js';
+import { entriesOf, isBatchName } from './names.js';
+
+/** Writes `bytes` through `tempPath` into `newDir/name`; false if that name already exists there. */
+export function deliverCopy(tempPath: string, bytes: Uint8Array, newDir: string, name: string): boolean {
+  writeFileSynced(tempPath, bytes, false);
+  crashPoint('deliver:copy-synced');
+  try {
+    fs.linkSync(tempPath, join(newDir, name));
+  } catch (err) {
+    if (!isCode(err, 'EEXIST')) throw err;
+    fs.unlinkSync(tempPath);
+    return false;
+  }
+  crashPoint('deliver:linked');
+  fsyncDir(newDir);
+  fs.unlinkSync(tempPath);
+  return true;
+}
+
+/**
+ * Every path in a recipient's inbox where an item named `name` could be: new/,
+ * in_process/ (and its batch and staging directories), completed/, and, when `deep`,
+ * completed/'s batch directories (one stat each: kept off the hot path).
+ */
+export function copyPlaces(box: Mailbox, name: string, deep: boolean): string[] {
+  const places = [join(box.inboxNew, name), join(box.inProcess, name), join(box.completed, name)];
+  for (const entry of entriesOf(box.inProcess)) {
+    if (entry.isDirectory()) places.push(join(box.inProcess, entry.name, name));
+  }
+  if (deep) {
+    for (const entry of entriesOf(box.completed)) {
+      if (entry.isDirectory() && isBatchName(entry.name)) places.push(join(box.completed, entry.name, name));
+    }
+  }
+  return places.filter((p) => {
+    try {
+      fs.lstatSync(p);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** `dir/name`, or `dir/<stem>.<N>.handoff` with the smallest N that is free. */
+export function freeNameIn(dir: string, name: string): string {
+  const stem = name.endsWith('.handoff') ? name.slice(0, -'.handoff'.length) : name;
+  const suffix = name.endsWith('.handoff') ? '.handoff' : '';
+  let target = join(dir, name);
+  for (let n = 1; fs.existsSync(target); n++) target = join(dir, `${stem}.${n}${suffix}`);
+  return target;
+}
+
+/** Moves a file to `target` (from freeNameIn), then fsyncs both directories. */
+export function moveOriginal(from: string, target: string): void {
+  mkdirSynced(dirname(target));
+  fs.renameSync(from, target);
+  crashPoint('deliver:original-moved');
+  fsyncDir(dirname(target));
+  fsyncDir(dirname(from));
+}
