@@ -1,7 +1,7 @@
 // The only module that runs tmux. Every call is `tmux -S <socket> <args...>` through
 // execFile with an argument vector (never a shell), so a private server is addressed by
 // its socket path and nothing is ever interpreted by /bin/sh.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 
 /** A failed tmux call: the arguments and what tmux said. */
 export class TmuxError extends Error {
@@ -116,4 +116,13 @@ export class Tmux {
       if (!(err instanceof TmuxError)) throw err;
     }
   }
+}
+
+/** Attaches the calling terminal to a session on `socket` (blocks until detach); resolves with tmux's exit code. */
+export function attachSession(socket: string, session: string): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('tmux', ['-S', socket, 'attach-session', '-t', session], { stdio: 'inherit' });
+    child.on('error', reject);
+    child.on('exit', (code) => resolve(code));
+  });
 }

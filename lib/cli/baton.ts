@@ -9,6 +9,7 @@ import { sendHandoff } from '../handoff/send.js';
 import { statusOf, statusTable } from '../handoff/status.js';
 import { type UnusableItem } from '../queue/item.js';
 import { reportFailure } from './failure.js';
+import { SWARM_COMMANDS } from './swarmCommands.js';
 
 const onSkip = (problem: UnusableItem) => process.stderr.write(`skipping ${problem.path}: ${problem.reason}\n`);
 const write = (out: string | Buffer): void => {
@@ -76,6 +77,7 @@ export async function runBaton(argv: string[]): Promise<void> {
         builder: (y) => y.positional('id', { type: 'string' }),
         handler: async (args) => write(await doneWithCurrent(cwd, env, args.id, onSkip)),
       })
+      .command(SWARM_COMMANDS)
       .demandCommand(1, 'Name a command; see baton --help.')
       .fail((message, err) => {
         if (err) throw err;

@@ -102,7 +102,7 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
-    watch(paths.dir);
+    watch(paths.dir, 'stop');
     fs.writeFileSync(paths.pid, `${process.pid}\n`, { mode: 0o600 });
     log.write('started', { pid: process.pid, root });
 
@@ -133,10 +133,13 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
     release();
   }
 
-  function watch(dir: string): void {
+  /** Starts a pass when `dir` changes (only for entries named `only`, when given). */
+  function watch(dir: string, only?: string): void {
     if (watchers.has(dir)) return;
     try {
-      const watcher = fs.watch(dir, () => kick());
+      const watcher = fs.watch(dir, (_event, name) => {
+        if (!only || name === only) kick();
+      });
       watcher.on('error', () => {
         watcher.close();
         watchers.delete(dir);

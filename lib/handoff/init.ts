@@ -37,14 +37,14 @@ export function rolesOf(root: string, windows: WindowConfig[]): Role[] {
   }));
 }
 
-/** Appends `.swarmforge/` to the repository's info/exclude once. */
-export function excludeSwarmDir(root: string): void {
+/** Appends `pattern` (default `.swarmforge/`) to the repository's info/exclude once. */
+export function excludeSwarmDir(root: string, pattern = '.swarmforge/'): void {
   const gitDir = execFileSync('git', ['rev-parse', '--git-common-dir'], { cwd: root, encoding: 'utf8' }).trim();
   const exclude = join(resolve(root, gitDir), 'info', 'exclude');
   const current = fs.existsSync(exclude) ? fs.readFileSync(exclude, 'utf8') : '';
-  if (current.split('\n').some((l) => l.trim() === '.swarmforge/' || l.trim() === '/.swarmforge/')) return;
+  if (current.split('\n').some((l) => l.trim() === pattern || l.trim() === `/${pattern}`)) return;
   fs.mkdirSync(join(resolve(root, gitDir), 'info'), { recursive: true });
-  fs.appendFileSync(exclude, `${current === '' || current.endsWith('\n') ? '' : '\n'}.swarmforge/\n`);
+  fs.appendFileSync(exclude, `${current === '' || current.endsWith('\n') ? '' : '\n'}${pattern}\n`);
 }
 
 /** Reads swarmforge.conf under the git top level of `cwd`, writes roles.tsv and mailboxes; returns the roles. */

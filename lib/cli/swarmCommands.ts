@@ -1,0 +1,99 @@
+// The swarm-level `baton` commands: daemon start|stop|status, up, down, attach, monitor, demo.
+import type { Argv, CommandModule } from 'yargs';
+import { attachSession } from '../adapters/tmux.js';
+import { daemonStatus, startDaemon, stopDaemon } from '../daemon/control.js';
+import { findRoot } from '../handoff/root.js';
+import { runDemo } from '../swarm/demo.js';
+import { monitorText, monitorView } from '../swarm/monitor.js';
+import { binDirOf, swarmAddress, swarmDown, swarmUp } from '../swarm/up.js';
+
+const write = (text: string): void => {
+  process.stdout.write(text);
+};
+const binDir = () => binDirOf(process.argv[1]!);
+const json = <T>(y: Argv<T>) => y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
+
+const daemon: CommandModule = {
+  command: 'daemon <action>',
+  describe: 'Run handoffd in the background: start, stop (TERM, then KILL after a timeout) or status',
+  builder: (y) =>
+    json(y.positional('action', { choices: ['start', 'stop', 'status'] as const, demandOption: true }))
+      .option('timeout', { type: 'number', default: 10, describe: 'Seconds stop waits before escalating' }),
+  handler: async (args) => {
+    const root = findRoot(process.cwd(), process.env);
+    if (args.action === 'start') {
+      const pid = await startDaemon({ root, handoffdPath: `${binDir()}/handoffd.js` });
+      write(args.json ? `${JSON.stringify({ started: true, pid })}\n` : `DAEMON STARTED: pid ${pid}\n`);
+    } else if (args.action === 'stop') {
+      const stopped = await stopDaemon(root, (args.timeout as number) * 1000);
+      if (args.json) write(`${JSON.stringify({ stopped: Boolean(stopped), ...stopped })}\n`);
+      else write(stopped ? `DAEMON STOPPED: pid ${stopped.pid}${stopped.escalated ? ' (killed after the timeout)' : ''}\n` : 'DAEMON NOT RUNNING\n');
+    } else {
+      const status = daemonStatus(root);
+      write(args.json ? `${JSON.stringify(status)}\n` : status.running ? `DAEMON RUNNING: pid ${status.pid}, last pass ${status.last_pass_at}, delivered ${status.delivered}, failed ${status.failed}, errors ${status.errors}\n` : 'DAEMON NOT RUNNING\n');
+      if (!status.running) process.exitCode = 3;
+    }
+  },
+};
+
+const up: CommandModule = {
+  command: 'up',
+  describe: 'Start the swarm: worktrees, roles.tsv, tmux (one window per role + monitor), handoffd, agents',
+  handler: async () => {
+    const swarm = await swarmUp(process.cwd(), { binDir: binDir() });
+    write(`SWARM UP: session ${swarm.session}\nDAEMON: pid ${swarm.daemonPid}\n${[...swarm.panes].map(([r, p]) => `PANE: ${r} ${p}\n`).join('')}ATTACH: baton attach   (or: tmux -S ${swarm.socket} attach -t ${swarm.session})\n`);
+  },
+};
+
+const down: CommandModule = {
+  command: 'down',
+  describe: 'Stop handoffd and the swarm\'s tmux server (worktrees and roles.tsv stay)',
+  handler: async () => {
+    const stopped = await swarmDown(process.cwd());
+    write(`SWARM DOWN${stopped.daemon ? `: daemon pid ${stopped.daemon} stopped` : ''}\n`);
+  },
+};
+
+const attach: CommandModule = {
+  command: 'attach',
+  describe: 'Attach this terminal to the swarm\'s tmux session',
+  handler: async () => {
+    const { socket, session } = swarmAddress(process.cwd());
+    process.exitCode = (await attachSession(socket, session)) ?? 1;
+  },
+};
+
+const monitor: CommandModule = {
+  command: 'monitor',
+  describe: 'Live view of every role and the daemon (refreshes every second)',
+  builder: (y) => json(y).option('once', { type: 'boolean', default: false, describe: 'Print one view and exit' }),
+  handler: async (args) => {
+    const root = findRoot(process.cwd(), process.env);
+    for (;;) {
+      const view = await monitorView(root);
+      if (args.json) write(`${JSON.stringify(view)}\n`);
+      else write(`${args.once ? '' : '\x1b[H\x1b[2J'}${monitorText(view)}`);
+      if (args.once) return;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  },
+};
+
+const demo: CommandModule = {
+  command: 'demo',
+  describe: 'Run a three-role swarm of scripted agents end to end in a private tmux server',
+  builder: (y) =>
+    y.option('tasks', { type: 'number', default: 4, describe: 'How many tasks to push through' })
+      .option('attach', { type: 'boolean', default: false, describe: 'Attach to the swarm to watch it live (detach with C-b d)' })
+      .option('keep', { type: 'boolean', default: false, describe: 'Keep the demo project on disk' })
+      .option('timeout', { type: 'number', default: 180, describe: 'Seconds before the demo gives up' }),
+  handler: async (args) => {
+    process.exitCode = await runDemo({
+      binDir: binDir(), tasks: args.tasks as number, attach: args.attach as boolean, keep: args.keep as boolean,
+      timeoutMs: (args.timeout as number) * 1000, out: write,
+    });
+  },
+};
+
+/** The swarm commands, for the `baton` command line. */
+export const SWARM_COMMANDS: CommandModule[] = [daemon, up, down, attach, monitor, demo];

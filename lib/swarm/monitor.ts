@@ -1,0 +1,104 @@
+// `baton monitor`: one view of the swarm per refresh: per role the pane's state, the queue
+// counts, what is in process and for how long, the last delivery and wake-up; and the
+// daemon's health. Reads files, the daemon log's tail and tmux; changes nothing.
+import * as fs from 'node:fs';
+import { Tmux, type PaneInfo } from '../adapters/tmux.js';
+import { daemonStatus, type DaemonStatus } from '../daemon/control.js';
+import { parseLogLine } from '../daemon/log.js';
+import { daemonPathsOf } from '../daemon/paths.js';
+import { readPanes, socketFileOf } from '../daemon/waker.js';
+import { humanDuration, statusOf, type RoleStatus } from '../handoff/status.js';
+
+/** One role's line of the monitor. */
+export interface MonitorRole extends RoleStatus {
+  pane: string | null;
+  pane_state: string;
+  last_delivery_at: string | null;
+  last_wake_at: string | null;
+}
+
+/** The whole monitor view. */
+export interface MonitorView {
+  at: string;
+  daemon: DaemonStatus & { last_error: string | null };
+  roles: MonitorRole[];
+}
+
+function logTail(path: string, bytes = 256 * 1024): string[] {
+  try {
+    const fd = fs.openSync(path, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const start = Math.max(0, size - bytes);
+      const buffer = Buffer.alloc(size - start);
+      fs.readSync(fd, buffer, 0, buffer.length, start);
+      return buffer.toString('utf8').split('\n').slice(start > 0 ? 1 : 0).filter(Boolean);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return [];
+  }
+}
+
+async function panesOf(root: string): Promise<Map<string, PaneInfo>> {
+  const byId = new Map<string, PaneInfo>();
+  try {
+    const socket = fs.readFileSync(socketFileOf(root), 'utf8').trim();
+    for (const pane of await new Tmux(socket).listPanes()) byId.set(pane.id, pane);
+  } catch {
+    // no swarm running: pane states read "no pane"
+  }
+  return byId;
+}
+
+/** Gathers the monitor view of the project at `root`. */
+export async function monitorView(root: string, now = Date.now()): Promise<MonitorView> {
+  const lastDelivery = new Map<string, string>();
+  const lastWake = new Map<string, string>();
+  let lastError: string | null = null;
+  for (const line of logTail(daemonPathsOf(root).log)) {
+    const entry = parseLogLine(line);
+    if (!entry) continue;
+    if (entry.event === 'delivered') for (const r of (entry.details.to ?? '').split(',')) lastDelivery.set(r, entry.at);
+    if (entry.event === 'woke' && entry.details.role) lastWake.set(entry.details.role, entry.at);
+    if (entry.event === 'error' || entry.event === 'wake-failed') lastError = line;
+  }
+  const panes = await panesOf(root);
+  const paneIds = readPanes(root);
+  const roles = statusOf(root, now).map((row) => {
+    const paneId = paneIds.get(row.role) ?? null;
+    const pane = paneId ? panes.get(paneId) : undefined;
+    return {
+      ...row,
+      pane: paneId,
+      pane_state: !pane ? 'no pane' : pane.dead ? 'dead' : pane.command,
+      last_delivery_at: lastDelivery.get(row.role) ?? null,
+      last_wake_at: lastWake.get(row.role) ?? null,
+    };
+  });
+  return { at: new Date(now).toISOString(), daemon: { ...daemonStatus(root), last_error: lastError }, roles };
+}
+
+function ago(iso: string | null, now: number): string {
+  return iso === null ? '-' : `${humanDuration(Math.max(0, Math.round((now - Date.parse(iso)) / 1000)))} ago`;
+}
+
+/** The view as text for a terminal. */
+export function monitorText(view: MonitorView): string {
+  const now = Date.parse(view.at);
+  const d = view.daemon;
+  const head = d.running
+    ? `handoffd: running (pid ${d.pid}), last pass ${ago(d.last_pass_at, now)}, delivered ${d.delivered}, failed ${d.failed}, errors ${d.errors}`
+    : 'handoffd: NOT RUNNING';
+  const header = ['ROLE', 'PANE', 'NEW', 'IN_PROCESS', 'DONE', 'FAILED', 'WORKING_FOR', 'LAST_DELIVERY', 'LAST_WAKE'];
+  const rows = view.roles.map((r) => [
+    r.role, r.pane_state, String(r.new), String(r.in_process), String(r.completed), String(r.failed),
+    humanDuration(r.in_process_s), ago(r.last_delivery_at, now), ago(r.last_wake_at, now),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const table = [header, ...rows].map((row) => row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
+  const current = view.roles.filter((r) => r.in_process_path).map((r) => `  ${r.role}: ${r.in_process_path!.split('/').pop()}`);
+  return [`Baton monitor  ${view.at}`, head, ...(d.last_error ? [`last problem: ${d.last_error}`] : []), '', ...table,
+    ...(current.length ? ['', 'In process:', ...current] : [])].join('\n') + '\n';
+}

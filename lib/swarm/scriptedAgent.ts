@@ -1,0 +1,121 @@
+// The scripted agent: the test double for a real agent (claude, codex) in a pane. It
+// reacts to each wake-up line on stdin (and once at start) by running ready_for_next,
+// "works" briefly on each task, commits in its worktree, hands the work on with
+// swarm_handoff (a git_handoff to --next, or a note to --final), and runs
+// done_with_current <id> until NO_TASK. It uses only the commands a real agent uses.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** One task as printed by ready_for_next / done_with_current. */
+export interface PrintedTask {
+  path: string;
+  type: string;
+  taskName?: string;
+  payload: string;
+}
+
+/** Parses the TASK blocks (and the BATCH path, if any) out of ready_for_next's output. */
+export function parseTasks(output: string): { batch?: string; tasks: PrintedTask[] } {
+  const batch = /^BATCH: (.+)$/m.exec(output)?.[1];
+  const tasks: PrintedTask[] = [];
+  const blocks = output.split(/^(?=TASK: )/m).filter((b) => b.startsWith('TASK: '));
+  for (const block of blocks) {
+    const payload = block.split(/^PAYLOAD:\n/m)[1] ?? '';
+    tasks.push({
+      path: /^TASK: (.+)$/m.exec(block)![1]!,
+      type: /^TYPE: (.+)$/m.exec(block)?.[1] ?? 'unknown',
+      taskName: /^TASK_NAME: (.+)$/m.exec(block)?.[1],
+      payload: payload.replace(/\n(BATCH_ITEM: \d+\n?)?$/, ''),
+    });
+  }
+  return { batch, tasks };
+}
+
+/** The agent's settings (from its extra arguments in swarmforge.conf). */
+export interface AgentSettings {
+  role: string;
+  next?: string;
+  final?: string;
+  workMs: number;
+}
+
+/** Parses `--next ROLE`, `--final ROLE`, `--work-ms N`. */
+export function agentSettings(argv: string[], env: NodeJS.ProcessEnv): AgentSettings {
+  const value = (flag: string) => {
+    const i = argv.indexOf(flag);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  return { role: env.SWARMFORGE_ROLE ?? 'agent', next: value('--next'), final: value('--final'), workMs: Number(value('--work-ms') ?? 150) };
+}
+
+function run(command: string, args: string[]): string {
+  try {
+    return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string };
+    return `${e.stdout ?? ''}${e.stderr ?? ''}`;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+let drafts = 0;
+
+function send(settings: AgentSettings, lines: string[]): void {
+  drafts += 1;
+  const draft = join(tmpdir(), `baton-agent-${settings.role}-${process.pid}-${drafts}.txt`);
+  fs.writeFileSync(draft, lines.join('\n') + '\n');
+  process.stdout.write(run('swarm_handoff', [draft]));
+}
+
+async function work(settings: AgentSettings, task: PrintedTask): Promise<void> {
+  const message = task.payload.trim().split('\n').pop() ?? '';
+  if (task.type === 'note' && message.startsWith('QA passed')) {
+    process.stdout.write(`[${settings.role}] noted: ${message}\n`);
+    return;
+  }
+  const name = task.taskName ?? message;
+  process.stdout.write(`[${settings.role}] working on ${name}\n`);
+  await sleep(settings.workMs);
+  run('git', ['commit', '-q', '--allow-empty', '-m', `${settings.role}: ${name}`]);
+  const commit = run('git', ['rev-parse', '--short=10', 'HEAD']).trim();
+  if (settings.next) send(settings, ['type: git_handoff', `to: ${settings.next}`, 'priority: 50', `task: ${name}`, `commit: ${commit}`]);
+  if (settings.final) send(settings, ['type: note', `to: ${settings.final}`, 'priority: 50', `message: QA passed ${name}`]);
+}
+
+/** Runs ready_for_next, works through everything it hands out, until NO_TASK. */
+export async function drainInbox(settings: AgentSettings): Promise<void> {
+  let output = run('ready_for_next', []);
+  for (;;) {
+    const { batch, tasks } = parseTasks(output);
+    if (tasks.length === 0) {
+      process.stdout.write(`[${settings.role}] idle (${output.trim().split('\n')[0]})\n`);
+      return;
+    }
+    for (const task of tasks) await work(settings, task);
+    const id = batch ? batch.split('/').pop()! : tasks[0]!.path.split('/').pop()!;
+    output = run('done_with_current', [id]);
+  }
+}
+
+/** The agent's main loop: drain once, then again after every wake-up line. */
+export async function runScriptedAgent(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const settings = agentSettings(argv, env);
+  process.stdout.write(`[${settings.role}] scripted agent ready\n`);
+  let running = Promise.resolve();
+  let queued = false;
+  const trigger = () => {
+    if (queued) return;
+    queued = true;
+    running = running.then(async () => {
+      queued = false;
+      await drainInbox(settings);
+    });
+  };
+  trigger();
+  const lines = createInterface({ input: process.stdin });
+  for await (const line of lines) if (line.includes('ready_for_next')) trigger();
+  await running;
+}
