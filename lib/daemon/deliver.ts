@@ -91,6 +91,7 @@ export async function deliverHandoff(scope: DeliveryScope, sender: string, name:
     renameSynced(`${failedPath}.error.tmp`, `${failedPath}.error`);
     crashPoint('deliver:error-written');
     moveOriginal(path, failedPath);
+    crashPoint('deliver:failed-synced');
     return { kind: 'failed', name, from: sender, reason: err.message, failedPath };
   }
   const enqueuedAt = isoOf(now);
@@ -104,5 +105,6 @@ export async function deliverHandoff(scope: DeliveryScope, sender: string, name:
   crashPoint('deliver:copies-done');
   const sentPath = freeNameIn(box.sent, name);
   moveOriginal(path, sentPath);
+  crashPoint('deliver:sent-synced');
   return { kind: 'delivered', id: item.id, name, from: sender, copied: pending, already: recipients.filter((r) => !pending.includes(r)), sentPath };
 }
