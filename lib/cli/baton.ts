@@ -64,7 +64,7 @@ export async function runBaton(argv: string[]): Promise<void> {
         command: 'handoff <draft>',
         describe: 'Same as swarm_handoff <draft>',
         builder: (y) => y.positional('draft', { type: 'string', demandOption: true }),
-        handler: async (args) => write(await sendHandoff(args.draft, cwd, env)),
+        handler: async (args) => write(await sendHandoff(args.draft, cwd, env, onSkip)),
       })
       .command({
         command: 'ready',

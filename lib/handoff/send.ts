@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { type SkipReporter } from '../queue/claim.js';
 import { crashPoint } from '../queue/crash.js';
 import { fsyncDir, isCode, renameSynced, unlinkSynced, writeFileSynced } from '../queue/durable.js';
 import { serializeEnvelope, type Headers } from '../queue/envelope.js';
@@ -47,7 +48,7 @@ function identify(path: string, bytes: Buffer, stat: fs.Stats): DraftIdentity {
 }
 
 /** Queues the draft at `draftArg`; returns the stdout line `HANDOFF QUEUED: <path>`. */
-export async function sendHandoff(draftArg: string, cwd: string, env: NodeJS.ProcessEnv, now = new Date()): Promise<string> {
+export async function sendHandoff(draftArg: string, cwd: string, env: NodeJS.ProcessEnv, onSkip: SkipReporter = () => undefined, now = new Date()): Promise<string> {
   const draftPath = resolve(cwd, draftArg);
   let stat: fs.Stats | undefined;
   try {
@@ -70,7 +71,7 @@ export async function sendHandoff(draftArg: string, cwd: string, env: NodeJS.Pro
     if (earlier) return completeSend(box, earlier);
     if (!sameDraftStill(draftId)) fail('usage', `Draft file not found: ${draftArg}`);
     discardSupersededSends(box, draftPath);
-    return publish(ctx, box, result.draft, draftId, now);
+    return publish(ctx, box, result.draft, draftId, now, onSkip);
   });
   return `HANDOFF QUEUED: ${queued}\n`;
 }
@@ -163,9 +164,9 @@ function removeDraft(path: string): void {
   }
 }
 
-async function publish(ctx: Context, box: Mailbox, draft: Draft, draftId: DraftIdentity, now: Date): Promise<string> {
+async function publish(ctx: Context, box: Mailbox, draft: Draft, draftId: DraftIdentity, now: Date, onSkip: SkipReporter): Promise<string> {
   const sender = ctx.role.role;
-  const seq = await takeSequence(box);
+  const seq = await takeSequence(box, onSkip);
   const id = handoffId(tsidOf(now), seq, sender);
   const name = handoffFileName(draft.priority, id, draft.to);
   const headers: Headers = {

@@ -4,7 +4,7 @@
 // number is never handed out twice; a crash after taking one only leaves a gap. A missing
 // or unreadable counter is rebuilt from the highest sequence among the sender's own ids.
 import * as fs from 'node:fs';
-import { readItemsIn } from '../queue/claim.js';
+import { readItemsIn, type SkipReporter } from '../queue/claim.js';
 import { crashPoint } from '../queue/crash.js';
 import { renameSynced, writeFileSynced, isCode } from '../queue/durable.js';
 import { type Mailbox } from '../queue/mailbox.js';
@@ -20,10 +20,10 @@ function storedSequence(seqFile: string): number | undefined {
 }
 
 /** The highest sequence among the ids of the sender's handoffs in outbox/, sent/ and failed/ (0 if none). */
-export async function highestSequenceIn(box: Mailbox): Promise<number> {
+export async function highestSequenceIn(box: Mailbox, onSkip: SkipReporter = () => undefined): Promise<number> {
   let highest = 0;
   for (const dir of [box.outbox, box.sent, box.failed]) {
-    for (const item of await readItemsIn(dir, () => undefined)) {
+    for (const item of await readItemsIn(dir, onSkip)) {
       const seq = /^\d{8}T\d{6}Z_(\d+)_from_/.exec(item.id)?.[1];
       if (seq !== undefined) highest = Math.max(highest, Number(seq));
     }
@@ -32,8 +32,8 @@ export async function highestSequenceIn(box: Mailbox): Promise<number> {
 }
 
 /** Takes the next sequence number of the mailbox's sender. */
-export async function takeSequence(box: Mailbox): Promise<number> {
-  const last = storedSequence(box.seqFile) ?? (await highestSequenceIn(box));
+export async function takeSequence(box: Mailbox, onSkip?: SkipReporter): Promise<number> {
+  const last = storedSequence(box.seqFile) ?? (await highestSequenceIn(box, onSkip));
   const next = last + 1;
   writeFileSynced(`${box.seqFile}.tmp`, `${next}\n`, false);
   renameSynced(`${box.seqFile}.tmp`, box.seqFile);

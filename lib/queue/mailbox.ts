@@ -46,15 +46,17 @@ export function mailboxAt(dir: string): Mailbox {
   };
 }
 
-/** The folders a mailbox holds, in the order `baton status` reports them. */
-export const MAILBOX_FOLDERS = ['outboxTmp', 'outbox', 'sent', 'failed', 'inboxNew', 'inProcess', 'completed', 'locks'] as const;
+/** The folders a mailbox holds, parents before children. */
+export const MAILBOX_FOLDERS = ['outbox', 'outboxTmp', 'sent', 'failed', 'inbox', 'inboxNew', 'inProcess', 'completed', 'locks'] as const;
 
 /**
  * Creates every missing folder of the mailbox (mode 0700, parents fsync'd) and refuses a
  * folder that is a symlink or not a directory. Idempotent.
  */
 export function ensureMailbox(box: Mailbox): void {
-  for (const path of [box.dir, box.inbox, ...MAILBOX_FOLDERS.map((key) => box[key])]) {
+  // Parents are checked before children, so a folder is only ever created inside a
+  // verified real directory, never through a symlink.
+  for (const path of [box.dir, ...MAILBOX_FOLDERS.map((key) => box[key])]) {
     try {
       const stat = lstatSync(path);
       if (stat.isSymbolicLink()) throw new UnsafeMailbox(path, 'is a symlink');

@@ -63,7 +63,7 @@ describe('lib/handoff/send', () => {
 
   it('queues a note: the exact stdout line, name, headers, body; draft deleted; no temp or journal left', async () => {
     const draft = writeDraft(p.root, noteDraft('reviewer,QA', 'Waiting on QA result.', '70'), 'note.txt');
-    const out = await sendHandoff('note.txt', p.root, env(), NOW);
+    const out = await sendHandoff('note.txt', p.root, env(), undefined, NOW);
     const name = `70_${TSID}_000001_from_coder_to_reviewer_QA.handoff`;
     const path = join(box().outbox, name);
     assert.equal(out, `HANDOFF QUEUED: ${path}\n`);
@@ -82,7 +82,7 @@ describe('lib/handoff/send', () => {
   it('queues a git_handoff from the sender\'s worktree with role, task and the lowercase commit', async () => {
     const sha = commitIn(p.root, 'coder work');
     writeDraft(p.root, `type: git_handoff\nto: reviewer\npriority: 05\ntask: task-1\ncommit: ${sha.slice(0, 10).toUpperCase()}\n`, 'git.txt');
-    const out = await sendHandoff('git.txt', p.root, env(), NOW);
+    const out = await sendHandoff('git.txt', p.root, env(), undefined, NOW);
     const path = join(box().outbox, `05_${TSID}_000001_from_coder_to_reviewer.handoff`);
     assert.equal(out, `HANDOFF QUEUED: ${path}\n`);
     const envelope = await parseEnvelope(fs.readFileSync(path));
@@ -98,7 +98,7 @@ describe('lib/handoff/send', () => {
     const names: string[] = [];
     for (let i = 0; i < 3; i++) {
       writeDraft(join(p.root, 'sub'), noteDraft('reviewer', `n${i}`), 'd.txt');
-      const out = await sendHandoff('d.txt', join(p.root, 'sub'), env(), NOW);
+      const out = await sendHandoff('d.txt', join(p.root, 'sub'), env(), undefined, NOW);
       names.push(out.trim().split('/').pop()!);
     }
     assert.deepEqual(names.map((n) => n.split('_')[2]), ['000001', '000002', '000003']);
@@ -108,7 +108,7 @@ describe('lib/handoff/send', () => {
   it('an invalid draft: the exact report (kind invalid), draft kept, nothing written, no sequence consumed', async () => {
     const text = 'type: note\nto: ghost\npriority: 5\n';
     const draft = writeDraft(p.root, text, 'bad.txt');
-    await assert.rejects(sendHandoff('bad.txt', p.root, env(), NOW), failure('invalid', [
+    await assert.rejects(sendHandoff('bad.txt', p.root, env(), undefined, NOW), failure('invalid', [
       'HANDOFF INVALID: bad.txt', '', 'Errors:',
       "- Header 'priority' must be two digits from 00 to 99; got '5'.",
       "- Unknown recipient role 'ghost'.",
@@ -122,15 +122,15 @@ describe('lib/handoff/send', () => {
   });
 
   it('checks the draft before the role: a missing draft or a directory is "Draft file not found" even with no role', async () => {
-    await assert.rejects(sendHandoff('nope.txt', p.root, {}, NOW), failure('usage', ['Draft file not found: nope.txt']));
-    await assert.rejects(sendHandoff('nope.txt', p.root, env(), NOW), failure('usage', ['Draft file not found: nope.txt']));
-    await assert.rejects(sendHandoff('swarmforge', p.root, env(), NOW), failure('usage', ['Draft file not found: swarmforge']));
+    await assert.rejects(sendHandoff('nope.txt', p.root, {}, undefined, NOW), failure('usage', ['Draft file not found: nope.txt']));
+    await assert.rejects(sendHandoff('nope.txt', p.root, env(), undefined, NOW), failure('usage', ['Draft file not found: nope.txt']));
+    await assert.rejects(sendHandoff('swarmforge', p.root, env(), undefined, NOW), failure('usage', ['Draft file not found: swarmforge']));
   });
 
   it('then the role: unset, unknown sender; the draft is kept', async () => {
     const draft = writeDraft(p.root, noteDraft('reviewer'), 'role.txt');
-    await assert.rejects(sendHandoff('role.txt', p.root, {}, NOW), failure('environment', ['Set SWARMFORGE_ROLE.']));
-    await assert.rejects(sendHandoff('role.txt', p.root, env('ghost'), NOW), failure('environment', ['Unknown sender role: ghost']));
+    await assert.rejects(sendHandoff('role.txt', p.root, {}, undefined, NOW), failure('environment', ['Set SWARMFORGE_ROLE.']));
+    await assert.rejects(sendHandoff('role.txt', p.root, env('ghost'), undefined, NOW), failure('environment', ['Unknown sender role: ghost']));
     assert.ok(fs.existsSync(draft));
     assert.deepEqual(itemsIn(box().outbox), []);
   });
@@ -147,7 +147,7 @@ describe('lib/handoff/send', () => {
     process.env.BATON_LOCK_TIMEOUT_MS = '3000';
     let calls: PromiseSettledResult<string>[];
     try {
-      calls = await Promise.allSettled([sendHandoff('twice.txt', p.root, env(), NOW), sendHandoff('twice.txt', p.root, env(), NOW)]);
+      calls = await Promise.allSettled([sendHandoff('twice.txt', p.root, env(), undefined, NOW), sendHandoff('twice.txt', p.root, env(), undefined, NOW)]);
     } finally {
       if (timeout === undefined) delete process.env.BATON_LOCK_TIMEOUT_MS;
       else process.env.BATON_LOCK_TIMEOUT_MS = timeout;
@@ -165,21 +165,21 @@ describe('lib/handoff/send', () => {
     it('before the rename: the retry publishes the temp file once, takes no new number, removes draft and record', async () => {
       const draft = writeDraft(p.root, noteDraft('reviewer'), 'crashed.txt');
       const { name, bytes } = await leaveCrashedSend(draft, 1, false);
-      const out = await sendHandoff('crashed.txt', p.root, env(), NOW);
+      const out = await sendHandoff('crashed.txt', p.root, env(), undefined, NOW);
       assert.equal(out, `HANDOFF QUEUED: ${join(box().outbox, name)}\n`);
       assert.deepEqual(itemsIn(box().outbox), [name]);
       assert.ok(fs.readFileSync(join(box().outbox, name)).equals(bytes), 'the journalled handoff is published, not a new one');
       assert.equal(fs.readFileSync(box().seqFile, 'utf8'), '1\n');
       assert.equal(fs.existsSync(draft), false);
       assert.deepEqual(tmpEntries(), []);
-      await assert.rejects(sendHandoff('crashed.txt', p.root, env(), NOW), failure('usage', ['Draft file not found: crashed.txt']));
+      await assert.rejects(sendHandoff('crashed.txt', p.root, env(), undefined, NOW), failure('usage', ['Draft file not found: crashed.txt']));
       assert.deepEqual(itemsIn(box().outbox), [name]);
     });
 
     it('after the rename: the retry reports the published file and queues nothing more', async () => {
       const draft = writeDraft(p.root, noteDraft('reviewer'), 'crashed.txt');
       const { name, bytes } = await leaveCrashedSend(draft, 4, true);
-      const out = await sendHandoff(draft, '/', { ...env(), SWARMFORGE_ROOT: p.root }, NOW);
+      const out = await sendHandoff(draft, '/', { ...env(), SWARMFORGE_ROOT: p.root }, undefined, NOW);
       assert.equal(out, `HANDOFF QUEUED: ${join(box().outbox, name)}\n`);
       assert.deepEqual(itemsIn(box().outbox), [name]);
       assert.ok(fs.readFileSync(join(box().outbox, name)).equals(bytes));
@@ -192,17 +192,17 @@ describe('lib/handoff/send', () => {
       const draft = writeDraft(p.root, noteDraft('reviewer'), 'crashed.txt');
       const { name } = await leaveCrashedSend(draft, 2, true);
       fs.unlinkSync(draft);
-      const out = await sendHandoff('crashed.txt', p.root, env(), NOW);
+      const out = await sendHandoff('crashed.txt', p.root, env(), undefined, NOW);
       assert.equal(out, `HANDOFF QUEUED: ${join(box().outbox, name)}\n`);
       assert.deepEqual(itemsIn(box().outbox), [name]);
       assert.deepEqual(tmpEntries(), []);
-      await assert.rejects(sendHandoff('crashed.txt', p.root, env(), NOW), failure('usage', ['Draft file not found: crashed.txt']));
+      await assert.rejects(sendHandoff('crashed.txt', p.root, env(), undefined, NOW), failure('usage', ['Draft file not found: crashed.txt']));
     });
 
     it('a record of another draft path is left alone; that draft is still missing', async () => {
       const other = writeDraft(p.root, noteDraft('reviewer'), 'other.txt');
       const { name } = await leaveCrashedSend(other, 1, false);
-      await assert.rejects(sendHandoff('crashed.txt', p.root, env(), NOW), failure('usage', ['Draft file not found: crashed.txt']));
+      await assert.rejects(sendHandoff('crashed.txt', p.root, env(), undefined, NOW), failure('usage', ['Draft file not found: crashed.txt']));
       assert.deepEqual(tmpEntries(), [`${name}.draft`, `${name}.tmp`]);
       assert.deepEqual(itemsIn(box().outbox), []);
     });
@@ -211,7 +211,7 @@ describe('lib/handoff/send', () => {
       const draft = writeDraft(p.root, noteDraft('reviewer', 'old text'), 'replaced.txt');
       const stale = await leaveCrashedSend(draft, 1, false, 'old text');
       writeDraft(p.root, noteDraft('reviewer', 'new text, longer'), 'replaced.txt');
-      const out = await sendHandoff('replaced.txt', p.root, env(), NOW);
+      const out = await sendHandoff('replaced.txt', p.root, env(), undefined, NOW);
       const name = `50_${TSID}_000002_from_coder_to_reviewer.handoff`;
       assert.equal(out, `HANDOFF QUEUED: ${join(box().outbox, name)}\n`);
       assert.deepEqual(itemsIn(box().outbox), [name], `stale ${stale.name} must not be published`);
@@ -223,7 +223,7 @@ describe('lib/handoff/send', () => {
       const draft = writeDraft(p.root, noteDraft('reviewer', 'first'), 'again.txt');
       const earlier = await leaveCrashedSend(draft, 1, true, 'first');
       writeDraft(p.root, noteDraft('reviewer', 'second draft'), 'again.txt');
-      await sendHandoff('again.txt', p.root, env(), NOW);
+      await sendHandoff('again.txt', p.root, env(), undefined, NOW);
       assert.deepEqual(itemsIn(box().outbox), [earlier.name, `50_${TSID}_000002_from_coder_to_reviewer.handoff`]);
       assert.deepEqual(tmpEntries(), []);
     });
@@ -231,7 +231,7 @@ describe('lib/handoff/send', () => {
     it('a torn journal record (cut before its fsync) is ignored: the send goes ahead normally', async () => {
       writeDraft(p.root, noteDraft('reviewer'), 'torn.txt');
       fs.writeFileSync(join(box().outboxTmp, '50_x_000009_from_coder_to_reviewer.handoff.draft'), '{"path": "/wor');
-      const out = await sendHandoff('torn.txt', p.root, env(), NOW);
+      const out = await sendHandoff('torn.txt', p.root, env(), undefined, NOW);
       assert.equal(out, `HANDOFF QUEUED: ${join(box().outbox, `50_${TSID}_000001_from_coder_to_reviewer.handoff`)}\n`);
       assert.deepEqual(itemsIn(box().outbox), [`50_${TSID}_000001_from_coder_to_reviewer.handoff`]);
     });
@@ -247,7 +247,7 @@ describe('lib/handoff/send', () => {
     it('a missing sequence file: the next number is one more than the highest id in outbox/, sent/ and failed/', async () => {
       await placeOwnIds();
       writeDraft(p.root, noteDraft('reviewer'), 'seq.txt');
-      const out = await sendHandoff('seq.txt', p.root, env(), NOW);
+      const out = await sendHandoff('seq.txt', p.root, env(), undefined, NOW);
       assert.match(out, new RegExp(`/50_${TSID}_000008_from_coder_to_reviewer\\.handoff\\n$`));
     });
 
@@ -255,7 +255,7 @@ describe('lib/handoff/send', () => {
       await placeOwnIds();
       fs.writeFileSync(box().seqFile, 'garbage\n');
       writeDraft(p.root, noteDraft('reviewer'), 'seq.txt');
-      const out = await sendHandoff('seq.txt', p.root, env(), NOW);
+      const out = await sendHandoff('seq.txt', p.root, env(), undefined, NOW);
       assert.match(out, new RegExp(`/50_${TSID}_000008_from_coder_to_reviewer\\.handoff\\n$`));
     });
   });

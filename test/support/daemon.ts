@@ -1,0 +1,71 @@
+// Fixtures for daemon and tmux tests: a handoffd child process, a private tmux server,
+// and polling for conditions (never fixed sleeps).
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { Tmux } from '../../lib/adapters/tmux.js';
+import { BIN_DIR } from './project.js';
+
+/** Polls `condition` every 10 ms until it holds; throws with `what` after `timeoutMs`. */
+export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** A running handoffd child. */
+export interface DaemonChild {
+  child: ChildProcess;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `handoffd --root root ...args` and waits until its pid file names it. */
+export async function startHandoffd(root: string, args: string[] = [], env: Record<string, string> = {}): Promise<DaemonChild> {
+  const child = spawn(process.execPath, [join(BIN_DIR, 'handoffd.js'), '--root', root, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const pidFile = join(root, '.swarmforge', 'daemon', 'handoffd.pid');
+  let gone = false;
+  void exited.then(() => (gone = true));
+  await waitFor('handoffd to start', () => gone || (fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() === String(child.pid)));
+  return { child, stderr: () => err, exited };
+}
+
+/** The daemon's log lines. */
+export function daemonLog(root: string): string[] {
+  const path = join(root, '.swarmforge', 'daemon', 'handoffd.log');
+  return fs.existsSync(path) ? fs.readFileSync(path, 'utf8').split('\n').filter(Boolean) : [];
+}
+
+/** How many passes the daemon has finished (from health.json). */
+export function passesOf(root: string): number {
+  try {
+    return (JSON.parse(fs.readFileSync(join(root, '.swarmforge', 'daemon', 'health.json'), 'utf8')) as { passes: number }).passes;
+  } catch {
+    return 0;
+  }
+}
+
+/** Waits until the daemon has finished `n` more full passes. */
+export async function afterPasses(root: string, n = 2): Promise<void> {
+  const start = passesOf(root);
+  await waitFor(`${n} daemon passes`, () => passesOf(root) >= start + n);
+}
+
+/** A private tmux server (socket in `dir`) with one window per role running `cat`; records tmux-socket and panes.tsv. */
+export async function startPanes(root: string, roles: string[]): Promise<{ tmux: Tmux; panes: Map<string, string>; kill: () => Promise<void> }> {
+  const socket = join(root, '.swarmforge', 'test-tmux.sock');
+  const tmux = new Tmux(socket);
+  const panes = new Map<string, string>();
+  for (const [i, role] of roles.entries()) {
+    const options = { name: role, cwd: root, command: ['cat'] };
+    panes.set(role, i === 0 ? await tmux.newSession({ ...options, name: 'test', window: role }) : await tmux.newWindow('test', options));
+  }
+  fs.writeFileSync(join(root, '.swarmforge', 'tmux-socket'), `${socket}\n`);
+  fs.writeFileSync(join(root, '.swarmforge', 'panes.tsv'), [...panes].map(([r, p]) => `${r}\t${p}\n`).join(''));
+  return { tmux, panes, kill: () => tmux.killServer() };
+}
