@@ -64,8 +64,25 @@ export function entriesOf(dir: string): Dirent[] {
 
 /** Names of the `*.handoff` entries of `dir` in queue order (any file type: callers check). */
 export function itemNamesIn(dir: string): string[] {
-  return entriesOf(dir)
-    .map((e) => e.name)
-    .filter(isItemName)
-    .sort(byteOrder);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  return sortByBytes(names.filter(isItemName));
+}
+
+/**
+ * Sorts names in byte order. JavaScript's default order (UTF-16 code units) equals UTF-8
+ * byte order unless a name holds a character at or above U+D800, so byte keys are built
+ * only then, once per name.
+ */
+export function sortByBytes(names: string[]): string[] {
+  if (!names.some((n) => /[\uD800-\uFFFF]/.test(n))) return names.sort();
+  return names
+    .map((name) => ({ name, key: Buffer.from(name) }))
+    .sort((a, b) => Buffer.compare(a.key, b.key))
+    .map((x) => x.name);
 }

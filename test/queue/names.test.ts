@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { byteOrder, entriesOf, formatSeq, handoffFileName, handoffId, isBatchName, isItemName, isoOf, itemNamesIn, tsidOf } from '../../lib/queue/names.js';
+import { byteOrder, entriesOf, sortByBytes, formatSeq, handoffFileName, handoffId, isBatchName, isItemName, isoOf, itemNamesIn, tsidOf } from '../../lib/queue/names.js';
 import { tempDir } from '../support/project.js';
 
 describe('lib/queue/names', () => {
@@ -29,6 +29,12 @@ describe('lib/queue/names', () => {
     assert.ok(!isItemName('50_a.handoff.tmp'));
     assert.ok(isBatchName('batch_x'));
     assert.deepEqual(['b', 'B', 'a', '_'].sort(byteOrder), ['B', '_', 'a', 'b']);
+  });
+
+  it('sorts by UTF-8 bytes, also for names beyond the BMP and in the high BMP', () => {
+    const names = ['b', '\uFF01', '😀', 'a', '\uE000'];
+    assert.deepEqual(sortByBytes([...names]), [...names].sort(byteOrder));
+    assert.deepEqual(sortByBytes(['b', 'a', 'C']), ['C', 'a', 'b']);
   });
 
   it('lists item names in queue order and tolerates a missing folder', () => {

@@ -1,0 +1,42 @@
+// The raw baselines: the fewest file-system steps that still do the job durably, written
+// with plain node:fs and no library code, so each ratio says what the library adds.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+
+const { O_RDONLY, O_DIRECTORY, O_CREAT, O_EXCL, O_WRONLY } = fs.constants;
+
+/** fsyncs a directory (its entries become durable). */
+export function rawFsyncDir(dir: string): void {
+  const fd = fs.openSync(dir, O_RDONLY | O_DIRECTORY);
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The minimal durable claim: readdir, sort, rename the first item, fsync both directories; its name. */
+export function rawClaim(newDir: string, inProcessDir: string): string {
+  const first = fs.readdirSync(newDir).filter((n) => n.endsWith('.handoff')).sort()[0];
+  if (first === undefined) throw new Error(`raw claim: nothing waiting in ${newDir}`);
+  fs.renameSync(join(newDir, first), join(inProcessDir, first));
+  rawFsyncDir(inProcessDir);
+  rawFsyncDir(newDir);
+  return first;
+}
+
+/** The minimal durable publish: write the bytes to tmp/, fsync, rename into dir, fsync dir. */
+export function rawPublish(tmpDir: string, dir: string, name: string, bytes: Buffer): string {
+  const temp = join(tmpDir, `${name}.tmp`);
+  const fd = fs.openSync(temp, O_CREAT | O_EXCL | O_WRONLY, 0o600);
+  try {
+    fs.writeFileSync(fd, bytes);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const target = join(dir, name);
+  fs.renameSync(temp, target);
+  rawFsyncDir(dir);
+  return target;
+}

@@ -1,0 +1,121 @@
+// Figure 3: swarm_handoff. In process, sendHandoff (validate, sequence, journal, publish,
+// delete the draft) vs the raw durable publish of the same bytes; and the bin end to end
+// vs `node -e 0`, for context on what an agent waits for.
+import * as fs from 'node:fs';
+import { basename, join } from 'node:path';
+import { parseEnvelope } from '../lib/queue/envelope.js';
+import { sendHandoff } from '../lib/handoff/send.js';
+import { BIN_DIR, makeProject, noteDraft, tempDir, type Project } from '../test/support/project.js';
+import { rawFsyncDir, rawPublish } from './baselines.js';
+import { countFsyncs } from './fsyncCount.js';
+import { sendPhases } from './handoffPhases.js';
+import { interleave } from './interleave.js';
+import { atMost, figureOf, printFigure, printHeading, type Figure } from './report.js';
+import { agentEnv, expectRun, timedNode } from './spawnNode.js';
+import { formatMs, summarize } from './stats.js';
+
+const WARMUP = 5;
+const IN_PROCESS_RUNS = 60;
+const BIN_RUNS = 20;
+const DRAFT = noteDraft('reviewer', 'benchmark note');
+
+/** Writes the draft and syncs it (untimed), so a timed send does not pay to flush the agent's write. */
+function placeDraft(path: string): void {
+  const fd = fs.openSync(path, 'w', 0o600);
+  try {
+    fs.writeFileSync(fd, DRAFT);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  rawFsyncDir(join(path, '..'));
+}
+
+/** Removes a published handoff (untimed) so the outbox stays the same size. */
+function removeQueued(path: string): void {
+  fs.unlinkSync(path);
+  rawFsyncDir(join(path, '..'));
+}
+
+function queuedPathOf(stdout: string): string {
+  const match = /^HANDOFF QUEUED: (.+)\n$/.exec(stdout);
+  if (!match) throw new Error(`unexpected swarm_handoff output ${JSON.stringify(stdout)}`);
+  return match[1]!;
+}
+
+async function inProcessFigure(project: Project): Promise<Figure> {
+  const env = agentEnv('coder');
+  const draft = join(project.root, 'draft-bench.txt');
+  const send = async () => queuedPathOf(await sendHandoff(draft, project.root, env));
+  placeDraft(draft);
+  const sample = await send();
+  const bytes = fs.readFileSync(sample);
+  const headers = (await parseEnvelope(bytes)).headers;
+  removeQueued(sample);
+  const rawDir = tempDir('baton-bench-raw-');
+  const rawTmp = join(rawDir, 'outbox', 'tmp');
+  fs.mkdirSync(rawTmp, { recursive: true, mode: 0o700 });
+  try {
+    let libQueued = '';
+    let rawQueued = '';
+    const [libMs, rawMs] = await interleave([
+      { name: 'sendHandoff', prepare: () => placeDraft(draft), run: async () => void (libQueued = await send()), reset: () => removeQueued(libQueued) },
+      { name: 'raw publish', run: () => void (rawQueued = rawPublish(rawTmp, join(rawDir, 'outbox'), basename(sample), bytes)), reset: () => removeQueued(rawQueued) },
+    ], WARMUP, IN_PROCESS_RUNS);
+    const figure = figureOf('3a', 'swarm_handoff in process (sendHandoff)', summarize(libMs!), 'write+fsync+rename+fsync dir', summarize(rawMs!), atMost(1.5, ' (assumed)'));
+    printFigure(figure);
+    placeDraft(draft);
+    const libFsyncs = await countFsyncs(async () => void (libQueued = await send()));
+    removeQueued(libQueued);
+    const rawFsyncs = await countFsyncs(() => void (rawQueued = rawPublish(rawTmp, join(rawDir, 'outbox'), basename(sample), bytes)));
+    removeQueued(rawQueued);
+    const p = await sendPhases(project.root, env, DRAFT, headers, project.box('coder').locks);
+    const share = (ms: number) => `${((ms / figure.subject.median) * 100).toFixed(0)}%`.padStart(4);
+    const row = (label: string, ms: number) => console.log(`      ${label.padEnd(36, '.')} ${formatMs(ms).padStart(9)} ${share(ms)}`);
+    console.log('    where the time goes (each part timed alone, median, share of a send):');
+    row('role context + draft validation ', p.contextAndValidate);
+    row('outbox lock take + release ', p.lock);
+    row('takeSequence (2 fsyncs) ', p.sequence);
+    row('serializeEnvelope (YAML) ', p.serialize);
+    console.log(`      fsyncs per send: library ${libFsyncs}, raw ${rawFsyncs}` +
+      ' (library: sequence counter, temp file, journal record, their directories, the draft\'s removal)');
+    console.log(`    note: the raw publish is the protocol's minimum; the library adds the sequence counter and the crash journal (§6), each fsync'd.`);
+    return figure;
+  } finally {
+    fs.rmSync(rawDir, { recursive: true, force: true });
+  }
+}
+
+async function binFigure(project: Project): Promise<Figure> {
+  const env = agentEnv('coder');
+  const draft = join(project.root, 'draft-bench-bin.txt');
+  const bin = join(BIN_DIR, 'swarm_handoff.js');
+  let queued = '';
+  const [binMs, nodeMs] = await interleave([
+    {
+      name: 'swarm_handoff', prepare: () => placeDraft(draft),
+      run: async () => {
+        const run = await timedNode([bin, draft], project.root, env);
+        expectRun('swarm_handoff', run, 'HANDOFF QUEUED: ');
+        queued = queuedPathOf(run.stdout);
+      },
+      reset: () => removeQueued(queued),
+    },
+    { name: 'node -e 0', run: async () => expectRun('node -e 0', await timedNode(['-e', '0'], project.root, env), '') },
+  ], WARMUP, BIN_RUNS);
+  const figure = figureOf('3b', 'swarm_handoff bin end to end', summarize(binMs!), 'node -e 0', summarize(nodeMs!), atMost(1.5, ' (assumed)'));
+  printFigure(figure);
+  console.log(`    context: the bin costs ${formatMs(figure.subject.median - figure.baseline.median)} more than a bare node start-up (its work in process is figure 3a).`);
+  return figure;
+}
+
+/** Measures sendHandoff in process vs a raw durable publish, and the bin vs `node -e 0`. */
+export async function benchHandoff(): Promise<Figure[]> {
+  printHeading('3. swarm_handoff: library send vs raw durable publish; bin vs node -e 0');
+  const project = makeProject();
+  try {
+    return [await inProcessFigure(project), await binFigure(project)];
+  } finally {
+    project.cleanup();
+  }
+}

@@ -1,0 +1,37 @@
+// Timing a Node child process from spawn to exit, with an argument vector (no shell).
+import { execFile } from 'node:child_process';
+import { msSince } from './stats.js';
+
+/** The outcome of one timed child run. */
+export interface TimedRun {
+  ms: number;
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node <args>` in `cwd` with `env` and measures wall time until it has exited. */
+export function timedNode(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<TimedRun> {
+  return new Promise((done) => {
+    const start = process.hrtime.bigint();
+    execFile(process.execPath, args, { cwd, env, encoding: 'utf8' }, (err, stdout, stderr) => {
+      const ms = msSince(start);
+      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+      done({ ms, code, stdout, stderr });
+    });
+  });
+}
+
+/** The environment of an agent acting as `role` (no inherited SWARMFORGE_ROOT). */
+export function agentEnv(role: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, SWARMFORGE_ROLE: role };
+  delete env.SWARMFORGE_ROOT;
+  return env;
+}
+
+/** Throws unless a run exited 0 and its stdout starts with `expected`. */
+export function expectRun(what: string, run: TimedRun, expected: string): void {
+  if (run.code !== 0 || !run.stdout.startsWith(expected)) {
+    throw new Error(`${what}: exit ${run.code}, stdout ${JSON.stringify(run.stdout.slice(0, 200))}, stderr ${JSON.stringify(run.stderr.slice(0, 200))}`);
+  }
+}
