@@ -68,9 +68,13 @@ export class Tmux {
     return out.trim();
   }
 
-  /** Types text literally into a pane (no key names interpreted, no Enter). */
+  /**
+   * Types text literally into a pane (no key names interpreted, no Enter). `--` keeps a
+   * leading `-` from being read as a flag; a trailing `;` would end the tmux command, so
+   * it is escaped.
+   */
   async sendLiteral(target: string, text: string): Promise<void> {
-    await this.run(['send-keys', '-t', target, '-l', text]);
+    await this.run(['send-keys', '-t', target, '-l', '--', text.endsWith(';') ? `${text.slice(0, -1)}\\;` : text]);
   }
 
   /** Presses Enter once in a pane. */
@@ -78,7 +82,7 @@ export class Tmux {
     await this.run(['send-keys', '-t', target, 'Enter']);
   }
 
-  /** The visible text of a pane (joined wrapped lines, trailing spaces trimmed). */
+  /** The visible text of a pane (wrapped lines joined). */
   async capturePane(target: string): Promise<string> {
     return this.run(['capture-pane', '-p', '-J', '-t', target]);
   }

@@ -12,12 +12,18 @@ export function runningDaemon(root: string): number | undefined {
   return lockHolder(daemonPathsOf(root).lock);
 }
 
+/** True while the process runs (a zombie waiting for its parent to reap it counts as gone). */
 function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
-    return false;
+    try {
+      process.kill(pid, 0);
+      return !fs.existsSync('/proc/self/stat');
+    } catch {
+      return false;
+    }
   }
 }
 

@@ -165,7 +165,9 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
     queue.sort((a, b) => byteOrder(a.name, b.name) || byteOrder(a.sender, b.sender));
     const delivered = new Set<string>();
     for (const { sender, name } of queue) {
-      if (stopping) break;
+      // Yield so a TERM/INT handler can run, and honour the stop sentinel, between deliveries.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (stopping || fs.existsSync(paths.stop)) break;
       const key = `${sender}/${name}`;
       try {
         const result = await deliverHandoff({ root, roles, tmp: paths.tmp }, sender, name, startup || retryDeep.has(key));

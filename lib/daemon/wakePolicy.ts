@@ -62,7 +62,7 @@ export class WakePolicy {
       state.nextRewakeAt = now + this.settings.rewakeIntervalMs;
       return 'delivery';
     }
-    if (view.waiting > 0 && now >= state.nextRewakeAt && state.rewakes < this.maxRewakes) {
+    if (view.waiting > 0 && now >= state.nextRewakeAt && state.rewakes < this.maxRewakes && now - state.lastWakeAt >= this.minGapMs) {
       state.rewakes += 1;
       state.lastWakeAt = now;
       state.nextRewakeAt = now + this.settings.rewakeIntervalMs * 2 ** state.rewakes;

@@ -28,7 +28,7 @@ export function parseTasks(output: string): { batch?: string; tasks: PrintedTask
       path: /^TASK: (.+)$/m.exec(block)![1]!,
       type: /^TYPE: (.+)$/m.exec(block)?.[1] ?? 'unknown',
       taskName: /^TASK_NAME: (.+)$/m.exec(block)?.[1],
-      payload: payload.replace(/\n(BATCH_ITEM: \d+\n?)?$/, ''),
+      payload: payload.replace(/\n\nBATCH_ITEM: \d+\n?$/, '\n'),
     });
   }
   return { batch, tasks };

@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { fail } from '../handoff/errors.js';
 
 function git(cwd: string, args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
@@ -23,6 +24,10 @@ export function ensureWorktree(root: string, name: string): string {
 
 /** The main checkout of the repository containing `dir` (the parent of git's common dir). */
 export function mainCheckoutOf(dir: string): string {
-  const common = git(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
-  return git(join(common, '..'), ['rev-parse', '--show-toplevel']);
+  try {
+    const common = git(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+    return git(join(common, '..'), ['rev-parse', '--show-toplevel']);
+  } catch {
+    fail('environment', `baton: not inside a git repository: '${dir}'`);
+  }
 }

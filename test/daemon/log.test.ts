@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { DaemonLog, formatLogLine, parseLogLine } from '../../lib/daemon/log.js';
+import { tempDir } from '../support/project.js';
+
+describe('lib/daemon/log', () => {
+  const when = new Date('2026-06-15T14:05:31.123Z');
+
+  it('formats `<ISO time> <event> <key=value ...>`, plain values unquoted, numbers as text', () => {
+    assert.equal(formatLogLine(when, 'started', {}), '2026-06-15T14:05:31.123Z started');
+    assert.equal(
+      formatLogLine(when, 'delivered', { id: 'a_1', name: '50_x.handoff', to: 'reviewer,QA', pid: 42, path: '/r/é/ü' }),
+      '2026-06-15T14:05:31.123Z delivered id=a_1 name=50_x.handoff to=reviewer,QA pid=42 path=/r/é/ü',
+    );
+  });
+
+  it('JSON-quotes values with spaces, quotes, "=", control characters, or nothing at all; a line stays one line', () => {
+    assert.equal(formatLogLine(when, 'failed', { reason: 'unknown recipient ghost, ghost2' }), '2026-06-15T14:05:31.123Z failed reason="unknown recipient ghost, ghost2"');
+    assert.equal(formatLogLine(when, 'error', { a: 'x=y', b: 'say "hi"', c: '', d: 'two\nlines\tand\r' }),
+      '2026-06-15T14:05:31.123Z error a="x=y" b="say \\"hi\\"" c="" d="two\\nlines\\tand\\r"');
+  });
+
+  it('parses its own lines back, whatever the values', () => {
+    const details = {
+      plain: 'coder', spaced: "name clash in QA's mailbox", eq: 'a=b=c', quoted: '"quoted" and \\"escaped\\"',
+      unicode: 'héllo wörld ✓ 日本', emoji: '🚀', empty: '', newline: 'one\ntwo', trailing: 'x ', leading: ' =y',
+      looksLikePair: 'k=v other=w', backslash: 'C:\\path\\', number: 7,
+    };
+    const line = formatLogLine(when, 'wake-failed', details);
+    assert.equal(line.includes('\n'), false);
+    assert.deepEqual(parseLogLine(line), {
+      at: '2026-06-15T14:05:31.123Z', event: 'wake-failed',
+      details: Object.fromEntries(Object.entries(details).map(([k, v]) => [k, String(v)])),
+    });
+  });
+
+  it('parses a line without details, and returns undefined for a line it cannot read', () => {
+    assert.deepEqual(parseLogLine('2026-06-15T14:05:31.123Z stopped'), { at: '2026-06-15T14:05:31.123Z', event: 'stopped', details: {} });
+    assert.equal(parseLogLine(''), undefined);
+    assert.equal(parseLogLine('garbage'), undefined);
+  });
+
+  describe('DaemonLog', () => {
+    let dir: string;
+    beforeEach(() => {
+      dir = tempDir();
+    });
+    afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    it('appends one line per event (file mode 0600) and mirrors the same lines', () => {
+      const path = join(dir, 'handoffd.log');
+      fs.writeFileSync(path, 'earlier line\n', { mode: 0o600 });
+      const mirrored: string[] = [];
+      const log = new DaemonLog(path, (line) => mirrored.push(line));
+      const before = Date.now();
+      log.write('delivered', { id: 'x', to: 'a,b' });
+      log.write('stopped');
+      const lines = fs.readFileSync(path, 'utf8').split('\n');
+      assert.deepEqual(lines.slice(1), [...mirrored, '']);
+      assert.equal(lines[0], 'earlier line');
+      const first = parseLogLine(mirrored[0]!)!;
+      assert.deepEqual([first.event, first.details], ['delivered', { id: 'x', to: 'a,b' }]);
+      assert.match(first.at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      assert.ok(Date.parse(first.at) >= before - 1 && Date.parse(first.at) <= Date.now());
+      assert.deepEqual(parseLogLine(mirrored[1]!)!.event, 'stopped');
+      fs.rmSync(path);
+      new DaemonLog(path).write('started', { pid: 1 });
+      assert.equal(fs.statSync(path).mode & 0o777, 0o600);
+    });
+
+    it('never throws when the log cannot be written; the mirror still gets the line', () => {
+      const mirrored: string[] = [];
+      const log = new DaemonLog(join(dir, 'missing-folder', 'handoffd.log'), (line) => mirrored.push(line));
+      assert.doesNotThrow(() => log.write('error', { what: 'x' }));
+      assert.equal(mirrored.length, 1);
+      assert.match(mirrored[0]!, / error what=x$/);
+    });
+  });
+});

@@ -1,0 +1,80 @@
+// The monitor view of a project with a hand-written daemon log: no daemon, and no tmux
+// unless a test starts a private server.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { formatLogLine } from '../../lib/daemon/log.js';
+import { daemonPathsOf } from '../../lib/daemon/paths.js';
+import { monitorText, monitorView } from '../../lib/swarm/monitor.js';
+import { startPanes, waitFor } from '../support/daemon.js';
+import { makeProject, placeItem, type Project } from '../support/project.js';
+
+describe('lib/swarm/monitor', function () {
+  this.timeout(20_000);
+  let p: Project;
+  const now = Date.parse('2026-06-15T15:00:00.000Z');
+  const at = (secondsAgo: number) => new Date(now - secondsAgo * 1000);
+  let problem = '';
+  before(async () => {
+    p = makeProject();
+    const paths = daemonPathsOf(p.root);
+    fs.mkdirSync(paths.dir, { recursive: true });
+    problem = formatLogLine(at(30), 'wake-failed', { role: 'QA', reason: 'no tmux socket file' });
+    fs.writeFileSync(paths.log, [
+      formatLogLine(at(3600), 'started', { pid: 1, root: p.root }),
+      formatLogLine(at(600), 'delivered', { id: 'a', name: 'a.handoff', from: 'coder', to: 'reviewer,QA' }),
+      formatLogLine(at(590), 'woke', { role: 'reviewer', target: '%1', reason: 'delivery' }),
+      'a line that is not a log line',
+      formatLogLine(at(120), 'error', { what: 'roles.tsv', problem: 'x' }),
+      formatLogLine(at(60), 'delivered', { id: 'b', name: 'b.handoff', from: 'QA', to: 'reviewer' }),
+      problem,
+      formatLogLine(at(20), 'stopped', { pid: 1 }),
+    ].join('\n') + '\n');
+    await placeItem(p.box('reviewer').inboxNew, {});
+    await placeItem(p.box('reviewer').inboxNew, {});
+    const current = await placeItem(p.box('coder').inProcess, { to: 'coder' });
+    fs.utimesSync(current, at(75), at(75));
+  });
+  after(() => p.cleanup());
+
+  it('monitorView: queue counts, last delivery and wake-up per role from the log, no panes, daemon not running', async () => {
+    const view = await monitorView(p.root, now);
+    assert.equal(view.at, '2026-06-15T15:00:00.000Z');
+    assert.deepEqual(view.daemon, { running: false, pid: null, last_pass_at: null, passes: 0, delivered: 0, failed: 0, errors: 0, last_error: problem });
+    assert.deepEqual(view.roles.map((r) => [r.role, r.pane, r.pane_state, r.last_delivery_at, r.last_wake_at]), [
+      ['coder', null, 'no pane', null, null],
+      ['reviewer', null, 'no pane', at(60).toISOString(), at(590).toISOString()],
+      ['QA', null, 'no pane', at(600).toISOString(), null],
+    ]);
+    assert.deepEqual(view.roles.map((r) => [r.new, r.in_process, r.in_process_s]), [[0, 1, 75], [2, 0, null], [0, 0, null]]);
+  });
+
+  it('monitorText: NOT RUNNING, the last problem, one aligned row per role, and what is in process', async () => {
+    const text = monitorText(await monitorView(p.root, now));
+    const lines = text.split('\n');
+    assert.equal(lines[0], 'Baton monitor  2026-06-15T15:00:00.000Z');
+    assert.equal(lines[1], 'handoffd: NOT RUNNING');
+    assert.equal(lines[2], `last problem: ${problem}`);
+    assert.match(text, /\nROLE\s+PANE\s+NEW\s+IN_PROCESS\s+DONE\s+FAILED\s+WORKING_FOR\s+LAST_DELIVERY\s+LAST_WAKE\n/);
+    assert.match(text, /\ncoder\s+no pane\s+0\s+1\s+0\s+0\s+1m15s\s+-\s+-\n/);
+    assert.match(text, /\nreviewer\s+no pane\s+2\s+0\s+0\s+0\s+-\s+1m00s ago\s+9m50s ago\n/);
+    assert.match(text, /\nQA\s+no pane\s+0\s+0\s+0\s+0\s+-\s+10m00s ago\s+-\n/);
+    const header = lines.find((l) => l.startsWith('ROLE'))!;
+    const reviewer = lines.find((l) => l.startsWith('reviewer'))!;
+    assert.equal(reviewer.indexOf('no pane'), header.indexOf('PANE'), 'columns are aligned');
+    assert.match(text, /\nIn process:\n {2}coder: 50_\S+\.handoff\n$/);
+  });
+
+  it('shows the command of a live pane from panes.tsv and the tmux socket', async () => {
+    const panes = await startPanes(p.root, ['coder']);
+    try {
+      await waitFor('cat in the pane', async () => (await monitorView(p.root, now)).roles[0]!.pane_state === 'cat');
+      const view = await monitorView(p.root, now);
+      assert.deepEqual(view.roles.map((r) => [r.pane, r.pane_state]), [[panes.panes.get('coder'), 'cat'], [null, 'no pane'], [null, 'no pane']]);
+    } finally {
+      await panes.kill();
+      fs.rmSync(join(p.root, '.swarmforge', 'tmux-socket'));
+      fs.rmSync(join(p.root, '.swarmforge', 'panes.tsv'));
+    }
+  });
+});
