@@ -8,12 +8,14 @@
 // new/, in process, batches included, or completed/), so each recipient ends with exactly
 // one copy. `deep` also searches completed batches: needed only for a file that may have
 // been partly delivered before (present at start-up, or a retry after an error).
+import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { crashPoint } from '../queue/crash.js';
 import { copyPlaces, deliverCopy, freeNameIn, moveOriginal } from '../queue/deliver.js';
-import { renameSynced, writeFileSynced } from '../queue/durable.js';
+import { isCode, renameSynced, writeFileSynced } from '../queue/durable.js';
 import { serializeEnvelope } from '../queue/envelope.js';
 import { readItem, UnusableItem, type Item } from '../queue/item.js';
+import { acquireLock, type Release } from '../queue/lock.js';
 import { ensureMailbox } from '../queue/mailbox.js';
 import { isoOf } from '../queue/names.js';
 import { mailboxOf } from '../handoff/context.js';
@@ -34,11 +36,13 @@ export interface DeliveryScope {
 
 class Refused extends Error {}
 
-async function idAt(path: string): Promise<string | undefined> {
+/** The id of the item at `path`; undefined if unusable, null if it has gone meanwhile. */
+async function idAt(path: string): Promise<string | undefined | null> {
   try {
     return (await readItem(path)).id;
   } catch (err) {
     if (err instanceof UnusableItem) return undefined;
+    if (isCode(err, 'ENOENT')) return null;
     throw err;
   }
 }
@@ -60,8 +64,9 @@ async function recipientsToCopy(scope: DeliveryScope, item: Item, recipients: st
     const places = copyPlaces(mailboxOf(scope.root, role), item.name, deep);
     let received = false;
     for (const place of places) {
-      if ((await idAt(place)) === item.id) received = true;
-      else throw new Refused(`name clash in ${role}'s mailbox`);
+      const id = await idAt(place);
+      if (id === item.id) received = true;
+      else if (id !== null) throw new Refused(`name clash in ${role}'s mailbox`);
     }
     if (!received) pending.push(role);
   }
@@ -75,6 +80,7 @@ export async function deliverHandoff(scope: DeliveryScope, sender: string, name:
   let item: Item;
   let recipients: string[];
   let pending: string[];
+  let releases: Release[] = [];
   try {
     try {
       item = await readItem(path);
@@ -83,7 +89,16 @@ export async function deliverHandoff(scope: DeliveryScope, sender: string, name:
       throw err;
     }
     recipients = checkHeaders(item, sender, scope.roles);
+    if (deep) releases = lockInboxes(scope.root, recipients);
     pending = await recipientsToCopy(scope, item, recipients, deep);
+    const enqueuedAt = isoOf(now);
+    for (const role of pending) {
+      const target = mailboxOf(scope.root, role);
+      ensureMailbox(target);
+      const bytes = await serializeEnvelope({ ...item.headers, recipient: role, enqueued_at: enqueuedAt }, item.body);
+      deliverCopy(join(scope.tmp, `${role}.${name}`), bytes, target.inboxNew, name);
+      crashPoint('deliver:recipient-done');
+    }
   } catch (err) {
     if (!(err instanceof Refused)) throw err;
     const failedPath = freeNameIn(box.failed, name);
@@ -93,18 +108,30 @@ export async function deliverHandoff(scope: DeliveryScope, sender: string, name:
     moveOriginal(path, failedPath);
     crashPoint('deliver:failed-synced');
     return { kind: 'failed', name, from: sender, reason: err.message, failedPath };
-  }
-  const enqueuedAt = isoOf(now);
-  for (const role of pending) {
-    const target = mailboxOf(scope.root, role);
-    ensureMailbox(target);
-    const bytes = await serializeEnvelope({ ...item.headers, recipient: role, enqueued_at: enqueuedAt }, item.body);
-    deliverCopy(join(scope.tmp, `${role}.${name}`), bytes, target.inboxNew, name);
-    crashPoint('deliver:recipient-done');
+  } finally {
+    for (const release of releases.reverse()) release();
   }
   crashPoint('deliver:copies-done');
   const sentPath = freeNameIn(box.sent, name);
   moveOriginal(path, sentPath);
   crashPoint('deliver:sent-synced');
+  // A kill after writing a .error, followed by a fix of its cause, leaves the .error alone.
+  if (deep && !fs.existsSync(join(box.failed, name))) fs.rmSync(join(box.failed, `${name}.error`), { force: true });
   return { kind: 'delivered', id: item.id, name, from: sender, copied: pending, already: recipients.filter((r) => !pending.includes(r)), sentPath };
+}
+
+/**
+ * Takes the inbox locks of the recipients (in name order, so two takers never wait on
+ * each other) for a delivery that may repeat an earlier one: while held, no claim or
+ * completion can move an earlier copy between the search for it and the new link.
+ */
+function lockInboxes(root: string, recipients: string[]): Release[] {
+  const releases: Release[] = [];
+  try {
+    for (const role of [...recipients].sort()) releases.push(acquireLock(join(mailboxOf(root, role).locks, 'inbox')));
+  } catch (err) {
+    for (const release of releases.reverse()) release();
+    throw err;
+  }
+  return releases;
 }

@@ -6,6 +6,7 @@ import { deliverHandoff, type DeliveryScope } from '../../lib/daemon/deliver.js'
 import { daemonPathsOf } from '../../lib/daemon/paths.js';
 import { readRoles } from '../../lib/handoff/roles.js';
 import { parseEnvelope, type Headers } from '../../lib/queue/envelope.js';
+import { acquireLock } from '../../lib/queue/lock.js';
 import { ensureMailbox } from '../../lib/queue/mailbox.js';
 import { itemsIn, makeProject, placeItem, type Project } from '../support/project.js';
 
@@ -116,6 +117,30 @@ describe('lib/daemon/deliver', () => {
       } finally {
         fs.writeFileSync(rolesPath, table);
       }
+    });
+
+    it('a deep delivery removes a .error left by a refused attempt whose cause was fixed', async () => {
+      const { name } = await queue({ to: 'reviewer' });
+      const stale = join(p.box('coder').failed, `${name}.error`);
+      fs.writeFileSync(stale, 'unknown recipient reviewer\n');
+      assert.equal((await deliverHandoff(scope, 'coder', name, true, now)).kind, 'delivered');
+      assert.equal(fs.existsSync(stale), false);
+    });
+
+    it('a deep delivery waits for the recipient\'s inbox lock (no claim can move a copy during the search)', async () => {
+      const { name } = await queue({ to: 'reviewer' });
+      const release = acquireLock(join(p.box('reviewer').locks, 'inbox'));
+      const previous = process.env.BATON_LOCK_TIMEOUT_MS;
+      process.env.BATON_LOCK_TIMEOUT_MS = '100';
+      try {
+        await assert.rejects(deliverHandoff(scope, 'coder', name, true, now), /lock busy .*reviewer\/locks\/inbox/);
+        assert.deepEqual(itemsIn(p.box('reviewer').inboxNew), []);
+      } finally {
+        if (previous === undefined) delete process.env.BATON_LOCK_TIMEOUT_MS;
+        else process.env.BATON_LOCK_TIMEOUT_MS = previous;
+        release();
+      }
+      assert.equal((await deliverHandoff(scope, 'coder', name, true, now)).kind, 'delivered');
     });
 
     it('keeps both originals on a name clash in sent/', async () => {
