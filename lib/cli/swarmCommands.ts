@@ -39,8 +39,12 @@ const daemon: CommandModule = {
 const up: CommandModule = {
   command: 'up',
   describe: 'Start the swarm: worktrees, roles.tsv, tmux (one window per role + monitor), handoffd, agents',
-  handler: async () => {
-    const swarm = await swarmUp(process.cwd(), { binDir: binDir() });
+  builder: (y) =>
+    y.option('poll-interval', { type: 'number', default: 1000, describe: 'handoffd: milliseconds between full passes' })
+      .option('rewake-interval', { type: 'number', default: 60, describe: 'handoffd: seconds before an idle recipient with mail is woken again' }),
+  handler: async (args) => {
+    const daemonArgs = ['--poll-interval', String(args['poll-interval']), '--rewake-interval', String(args['rewake-interval'])];
+    const swarm = await swarmUp(process.cwd(), { binDir: binDir(), daemonArgs });
     write(`SWARM UP: session ${swarm.session}\nDAEMON: pid ${swarm.daemonPid}\n${[...swarm.panes].map(([r, p]) => `PANE: ${r} ${p}\n`).join('')}ATTACH: baton attach   (or: tmux -S ${swarm.socket} attach -t ${swarm.session})\n`);
   },
 };

@@ -112,8 +112,10 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
       await pass(firstPass);
       firstPass = false;
       if (stopping || fs.existsSync(paths.stop)) break;
+      const deferred = policy.nextDeferred();
+      const wait = deferred === undefined ? options.pollIntervalMs : Math.min(options.pollIntervalMs, Math.max(0, deferred - Date.now()));
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, options.pollIntervalMs);
+        const timer = setTimeout(resolve, wait);
         kick = () => {
           clearTimeout(timer);
           resolve();

@@ -1,6 +1,8 @@
 // When to wake a role (protocol §8.1), as a pure state machine over what each pass sees:
 // - a role that just received a copy is woken, unless it has work in process (it will
-//   run done_with_current, which hands it the next item) or was woken < 2 s ago;
+//   run done_with_current, which hands it the next item); within 2 s of its last wake-up
+//   the wake-up is deferred to the end of those 2 s, not dropped (the role may have gone
+//   idle in between, and a dropped wake-up would leave it idle until the re-wake);
 // - a role with items waiting, nothing in process and no claim for the re-wake interval
 //   is woken again, the interval doubling each time, at most 3 times until it claims;
 // - any sign of a claim (work in process, or fewer items waiting) resets the re-wakes.
@@ -14,6 +16,8 @@ export interface InboxView {
 
 interface RoleWakeState {
   lastWakeAt: number;
+  /** A delivery wake-up deferred by the 2 s gap: due at this time. */
+  deferredAt?: number;
   rewakes: number;
   nextRewakeAt: number;
   lastWaiting: number;
@@ -46,6 +50,12 @@ export class WakePolicy {
     return state;
   }
 
+  /** The earliest time a deferred wake-up falls due (for scheduling the next pass), if any. */
+  nextDeferred(): number | undefined {
+    const due = [...this.states.values()].map((s) => s.deferredAt).filter((t): t is number => t !== undefined);
+    return due.length ? Math.min(...due) : undefined;
+  }
+
   /** 'delivery' or 'rewake' when the role should be woken now (and records it), else undefined. */
   decide(role: string, view: InboxView, justDelivered: boolean, now: number): 'delivery' | 'rewake' | undefined {
     const state = this.stateOf(role, now);
@@ -55,9 +65,14 @@ export class WakePolicy {
       state.rewakes = 0;
       state.nextRewakeAt = now + this.settings.rewakeIntervalMs;
     }
+    if (view.busy || view.waiting === 0) state.deferredAt = undefined;
     if (view.busy) return undefined;
-    if (justDelivered) {
-      if (now - state.lastWakeAt < this.minGapMs) return undefined;
+    if (justDelivered || (state.deferredAt !== undefined && now >= state.deferredAt)) {
+      if (now - state.lastWakeAt < this.minGapMs) {
+        state.deferredAt = state.lastWakeAt + this.minGapMs;
+        return undefined;
+      }
+      state.deferredAt = undefined;
       state.lastWakeAt = now;
       state.nextRewakeAt = now + this.settings.rewakeIntervalMs;
       return 'delivery';

@@ -62,6 +62,19 @@ describe('handoffd (built bin)', function () {
     await stop();
   });
 
+  it('a delivery within 2 s of the last wake-up gets its wake-up at the end of those 2 s, not never', async () => {
+    const tmux = await startPanes(p.root, ['coder', 'reviewer', 'QA']);
+    killPanes = tmux.kill;
+    daemon = await startHandoffd(p.root, ['--poll-interval', '5000']);
+    send('coder', noteDraft('reviewer', 'first'));
+    await waitFor('the first wake-up', () => logged('woke').length === 1);
+    send('coder', noteDraft('reviewer', 'second'));
+    await waitFor('the deferred wake-up', () => logged('woke').length === 2, 10_000);
+    const [first, second] = logged('woke').map((l) => Date.parse(l.split(' ')[0]!));
+    assert.ok(second! - first! >= 1800, `${second! - first!} ms apart (log times follow the tmux calls)`);
+    assert.ok(second! - first! < 4500, 'not left for the next poll-interval pass');
+  });
+
   it('broadcasts to every recipient and moves the original once', async () => {
     daemon = await startHandoffd(p.root, ['--poll-interval', '200']);
     const name = send('coder', noteDraft('reviewer,QA,coder')).split('/').pop()!;

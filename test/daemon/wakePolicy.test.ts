@@ -46,6 +46,20 @@ describe('lib/daemon/wakePolicy', () => {
     assert.equal(policy.decide('reviewer', idle(5), true, 13_000), undefined);
   });
 
+  it('defers a wake-up held back by the gap to the end of the gap instead of dropping it', () => {
+    assert.equal(policy.decide('reviewer', idle(1), true, 10_000), 'delivery');
+    assert.equal(policy.nextDeferred(), undefined);
+    assert.equal(policy.decide('reviewer', idle(1), true, 10_500), undefined);
+    assert.equal(policy.nextDeferred(), 12_000);
+    assert.equal(policy.decide('reviewer', idle(1), false, 11_999), undefined);
+    assert.equal(policy.decide('reviewer', idle(1), false, 12_000), 'delivery', 'the deferred wake-up is due');
+    assert.equal(policy.nextDeferred(), undefined);
+    assert.equal(policy.decide('reviewer', idle(2), true, 12_100), undefined);
+    assert.equal(policy.decide('reviewer', busy(1), false, 13_000), undefined, 'a claim makes the deferred wake-up moot');
+    assert.equal(policy.nextDeferred(), undefined);
+    assert.equal(policy.decide('reviewer', idle(1), false, 14_500), undefined);
+  });
+
   it('the gap is configurable', () => {
     policy = new WakePolicy({ rewakeIntervalMs: I, minGapMs: 100 });
     assert.equal(policy.decide('r', idle(1), true, 0), 'delivery');
