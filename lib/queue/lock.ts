@@ -45,11 +45,12 @@ function bootId(): string {
   return (readText('/proc/sys/kernel/random/boot_id') ?? '-').trim();
 }
 
-/** The kernel's start time of a process (clock ticks since boot), or undefined if none. */
+/** The kernel's start time of a running process (clock ticks since boot); undefined if none or a zombie. */
 function startTimeOf(pid: number): string | undefined {
   const stat = readText(`/proc/${pid}/stat`);
   if (stat === undefined) return undefined;
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields[0] === 'Z' ? undefined : fields[19];
 }
 
 /** True when the process recorded in an owner line is still running. */
