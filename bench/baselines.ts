@@ -40,3 +40,37 @@ export function rawPublish(tmpDir: string, dir: string, name: string, bytes: Buf
   rawFsyncDir(dir);
   return target;
 }
+
+/**
+ * The minimal durable delivery of `outbox/<name>` (handoffd's file steps without its
+ * checks, header rewrite, log or wake-ups): for each recipient, copy the bytes through a
+ * temp file (fsync), link into its new/ and fsync new/; then rename the original into
+ * `sent` and fsync both directories. Routing is given, not read from the header.
+ */
+export function rawDeliver(outbox: string, name: string, sent: string, newDirs: string[], tmpDir: string): void {
+  const original = join(outbox, name);
+  const bytes = fs.readFileSync(original);
+  for (const [i, newDir] of newDirs.entries()) {
+    const temp = join(tmpDir, `${i}.${name}`);
+    const fd = fs.openSync(temp, O_CREAT | O_EXCL | O_WRONLY, 0o600);
+    try {
+      fs.writeFileSync(fd, bytes);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.linkSync(temp, join(newDir, name));
+    rawFsyncDir(newDir);
+    fs.unlinkSync(temp);
+  }
+  fs.renameSync(original, join(sent, name));
+  rawFsyncDir(sent);
+  rawFsyncDir(outbox);
+}
+
+/** Delivers every `*.handoff` in `outbox`, lowest name first, with rawDeliver; the names delivered. */
+export function rawDeliverAll(outbox: string, sent: string, newDirs: string[], tmpDir: string): string[] {
+  const names = fs.readdirSync(outbox).filter((n) => n.endsWith('.handoff')).sort();
+  for (const name of names) rawDeliver(outbox, name, sent, newDirs, tmpDir);
+  return names;
+}

@@ -6,7 +6,7 @@ import { rawClaim } from './baselines.js';
 import { claimPhases, type ClaimPhases } from './claimBreakdown.js';
 import { dropClaimed, makeClaimInbox, placeFirst, settle, type ClaimInbox } from './claimInbox.js';
 import { interleave, type Contender } from './interleave.js';
-import { libClaim, prototypeClaim } from './libClaim.js';
+import { libClaim } from './libClaim.js';
 import { about, atMost, figureOf, printFigure, printHeading, type Figure } from './report.js';
 import { formatMs, msSince, summarize } from './stats.js';
 
@@ -37,7 +37,6 @@ interface Medians {
   lib: number;
   raw: number;
   unstamped: number;
-  prototype: number;
 }
 
 function printPhases(waiting: number, p: ClaimPhases, m: Medians): void {
@@ -45,11 +44,7 @@ function printPhases(waiting: number, p: ClaimPhases, m: Medians): void {
   const row = (label: string, ms: number, note = '') => console.log(`      ${label.padEnd(36, '.')} ${formatMs(ms).padStart(9)} ${share(ms)}${note}`);
   console.log(`    where the time goes (${waiting.toLocaleString('en')} waiting; phases timed apart from the claim, listings interleaved with each other; median, share of a library claim):`);
   row('inbox lock take + release ', p.lock);
-  row('itemNamesIn: readdir + byte sort ', p.libListing, `   raw readdir + sort: ${formatMs(p.rawListing)}`);
-  row('  of which readdir withFileTypes ', p.direntListing);
-  row('  of which byteOrder sort ', p.sortOnly, '   (two Buffer.from per comparison; input already sorted by libuv)');
-  row('  byteOrder sort, unsorted input ', p.sortShuffled, `   plain string sort, unsorted: ${formatMs(p.plainShuffled)}`);
-  row('  proposed itemNamesIn ', p.proposedListing, '   (plain readdir + plain string sort; bench/proposedListing.ts)');
+  row('itemNamesIn: readdir + sort ', p.libListing, `   raw readdir + filter + sort: ${formatMs(p.rawListing)}`);
   row('readItem of the first (YAML) ', p.readFirst);
   row('dequeued_at stamp (rewriteItem) ', p.stamp, '   (temp write + fsync, rename, fsync dir)');
   console.log(`      fsyncs per claim: library ${p.libFsyncs}, raw ${p.rawFsyncs}`);
@@ -59,8 +54,6 @@ function printPhases(waiting: number, p: ClaimPhases, m: Medians): void {
     ` The same claim of an item that already has dequeued_at (stamp skipped; interleaved with the others)` +
     ` takes ${formatMs(m.unstamped)}, ratio ${(m.unstamped / m.raw).toFixed(2)}×: the stamp is` +
     ` ${formatMs(stampShare)} of the ${formatMs(m.lib - m.raw)} difference${dominates ? ' and dominates it' : ''}.`);
-  console.log(`    prototype: the library claim with the proposed itemNamesIn instead (stamp kept; interleaved)` +
-    ` takes ${formatMs(m.prototype)}, ratio ${(m.prototype / m.raw).toFixed(2)}×.`);
 }
 
 /** Builds inboxes, runs `fn` on them, removes them; prints how long building and removing took. */
@@ -89,16 +82,15 @@ async function sizeFigure(label: string, waiting: number, runs: number): Promise
 
 async function sizeFigureOn(label: string, waiting: number, runs: number, lib: ClaimInbox, raw: ClaimInbox): Promise<Figure> {
   await checkLibClaim(lib);
-  // the three library variants share one inbox (each places its own first item); raw has its own
-  const [libS, rawS, unstampedS, prototypeS] = (await interleave([
+  // both library variants share one inbox (each places its own first item); raw has its own
+  const [libS, rawS, unstampedS] = (await interleave([
     claimer('library claim', lib, lib.firstBytes, () => libClaim(lib.box)),
     claimer('raw claim', raw, raw.firstBytes, () => rawClaim(raw.box.inboxNew, raw.box.inProcess)),
     claimer('library claim, stamp skipped', lib, lib.firstBytesStamped, () => libClaim(lib.box)),
-    claimer('prototype claim', lib, lib.firstBytes, () => prototypeClaim(lib.box)),
   ], WARMUP, runs)).map(summarize);
   const figure = figureOf(label, `claim, ${waiting.toLocaleString('en')} waiting`, libS!, 'readdir+sort+rename+2 fsync', rawS!, atMost(1.5));
   printFigure(figure);
-  printPhases(waiting, await claimPhases(lib, raw), { lib: libS!.median, raw: rawS!.median, unstamped: unstampedS!.median, prototype: prototypeS!.median });
+  printPhases(waiting, await claimPhases(lib, raw), { lib: libS!.median, raw: rawS!.median, unstamped: unstampedS!.median });
   return figure;
 }
 

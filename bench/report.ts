@@ -2,10 +2,28 @@
 // goals and verdicts, and the final table.
 import { formatMs, type Summary } from './stats.js';
 
-/** A goal for a ratio: its label and its test. */
+/** How a figure's values print: milliseconds unless it says otherwise. */
+export interface Unit {
+  format: (value: number) => string;
+}
+
+/** Durations in milliseconds. */
+export const MS: Unit = { format: formatMs };
+
+/** Rates in handoffs per second. */
+export const PER_SECOND: Unit = { format: (v) => `${v.toFixed(v < 100 ? 1 : 0)}/s` };
+
+/** Shares of one CPU core, in percent. */
+export const PERCENT_OF_CORE: Unit = { format: (v) => `${v.toFixed(2)} %` };
+
+/**
+ * A goal: its label and its test. Most goals judge the ratio; some judge the subject's
+ * own values (a latency budget) or its distance from the baseline. A goal without a test
+ * is information only (verdict `info`).
+ */
 export interface Goal {
   label: string;
-  met: (ratio: number) => boolean;
+  met?: (ratio: number, subject: Summary, baseline: Summary) => boolean;
 }
 
 /** Goal: the ratio is at most `max`. */
@@ -13,11 +31,26 @@ export function atMost(max: number, note = ''): Goal {
   return { label: `≤ ${max.toFixed(1)}×${note}`, met: (r) => r <= max };
 }
 
+/** Goal: the ratio is at least `min` (for rates, where more is better). */
+export function atLeast(min: number, note = ''): Goal {
+  return { label: `≥ ${min.toFixed(1)}×${note}`, met: (r) => r >= min };
+}
+
 /** Goal: the ratio is about `target`, within ±`tolerance` (a fraction). */
 export function about(target: number, tolerance: number): Goal {
   const lo = target * (1 - tolerance);
   const hi = target * (1 + tolerance);
   return { label: `≈ ${target.toFixed(1)}× (${lo.toFixed(2)}–${hi.toFixed(2)})`, met: (r) => r >= lo && r <= hi };
+}
+
+/** Goal on the subject's or baseline's values rather than their ratio. */
+export function budget(label: string, met: (subject: Summary, baseline: Summary) => boolean): Goal {
+  return { label, met: (_r, s, b) => met(s, b) };
+}
+
+/** No goal: the figure is reported for information (`expected` says what to expect). */
+export function info(expected: string): Goal {
+  return { label: `info (${expected})` };
 }
 
 /** One measured figure: subject vs baseline, both summarized. */
@@ -29,25 +62,37 @@ export interface Figure {
   baseline: Summary;
   ratio: number;
   goal: Goal;
-  verdict: 'PASS' | 'MISS';
+  verdict: 'PASS' | 'MISS' | 'info';
+  unit: Unit;
 }
 
 /** Builds a figure from two summaries: the ratio of medians and its verdict. */
-export function figureOf(section: string, name: string, subject: Summary, baselineName: string, baseline: Summary, goal: Goal): Figure {
+export function figureOf(section: string, name: string, subject: Summary, baselineName: string, baseline: Summary, goal: Goal, unit: Unit = MS): Figure {
   const ratio = subject.median / baseline.median;
-  return { section, name, subject, baselineName, baseline, ratio, goal, verdict: goal.met(ratio) ? 'PASS' : 'MISS' };
+  const verdict = goal.met ? (goal.met(ratio, subject, baseline) ? 'PASS' : 'MISS') : 'info';
+  return { section, name, subject, baselineName, baseline, ratio, goal, verdict, unit };
 }
 
-function medianP90(s: Summary): string {
-  return `${formatMs(s.median)} (p90 ${formatMs(s.p90)}, n=${s.n})`;
+/** p99 is shown only where there are enough samples for it to mean something. */
+const P99_MIN_SAMPLES = 100;
+
+function spread(s: Summary, unit: Unit): string {
+  if (s.n === 1) return `${unit.format(s.median)} (one measurement)`;
+  const p99 = s.n >= P99_MIN_SAMPLES ? `, p99 ${unit.format(s.p99)}` : '';
+  return `${unit.format(s.median)} (p90 ${unit.format(s.p90)}${p99}, n=${s.n})`;
+}
+
+/** A ratio as printed (`—` when the baseline is zero). */
+export function formatRatio(ratio: number): string {
+  return Number.isFinite(ratio) ? `${ratio.toFixed(2)}×` : '—';
 }
 
 /** Prints one figure as soon as it is measured. */
 export function printFigure(f: Figure): void {
   console.log(`  ${f.section}. ${f.name}`);
-  console.log(`    subject : ${medianP90(f.subject)}`);
-  console.log(`    baseline: ${medianP90(f.baseline)}  [${f.baselineName}]`);
-  console.log(`    ratio   : ${f.ratio.toFixed(2)}×   goal ${f.goal.label}   ${f.verdict}`);
+  console.log(`    subject : ${spread(f.subject, f.unit)}`);
+  console.log(`    baseline: ${spread(f.baseline, f.unit)}  [${f.baselineName}]`);
+  console.log(`    ratio   : ${formatRatio(f.ratio)}   goal ${f.goal.label}   ${f.verdict}`);
 }
 
 /** Prints a section heading. */
@@ -62,16 +107,19 @@ function pad(text: string, width: number, right = false): string {
 /** Prints the final table of every figure, one row each. */
 export function printTable(figures: Figure[]): void {
   const rows = figures.map((f) => [
-    f.section, f.name, formatMs(f.subject.median), formatMs(f.subject.p90), formatMs(f.baseline.median),
-    `${f.ratio.toFixed(2)}×`, f.goal.label, f.verdict,
+    f.section, f.name, f.unit.format(f.subject.median), f.subject.n > 1 ? f.unit.format(f.subject.p90) : '—',
+    f.subject.n >= P99_MIN_SAMPLES ? f.unit.format(f.subject.p99) : '—', f.unit.format(f.baseline.median),
+    formatRatio(f.ratio), f.goal.label, f.verdict,
   ]);
-  const head = ['#', 'figure', 'median', 'p90', 'baseline', 'ratio', 'goal', 'verdict'];
+  const head = ['#', 'figure', 'median', 'p90', 'p99', 'baseline', 'ratio', 'goal', 'verdict'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const numeric = new Set([2, 3, 4, 5]);
-  const line = (cells: string[]) => cells.map((c, i) => pad(c, widths[i]!, numeric.has(i))).join('  ');
+  const numeric = new Set([2, 3, 4, 5, 6]);
+  const line = (cells: string[]) => cells.map((c, i) => pad(c, widths[i]!, numeric.has(i))).join('  ').trimEnd();
   console.log(line(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.log(line(r));
-  const missed = figures.filter((f) => f.verdict === 'MISS').length;
-  console.log(`\n${figures.length - missed} of ${figures.length} figures meet their goal.`);
+  const judged = figures.filter((f) => f.verdict !== 'info');
+  const met = judged.filter((f) => f.verdict === 'PASS').length;
+  const infoOnly = figures.length - judged.length;
+  console.log(`\n${met} of ${judged.length} figures meet their goal${infoOnly > 0 ? ` (${infoOnly} more for information only)` : ''}.`);
 }

@@ -1,32 +1,53 @@
-// Entry point of `npm run bench`: start-up, claim and swarm_handoff figures, each a ratio to
-// a baseline measured in the same run, then one summary table. Expects the bins built.
+// Entry point of `npm run bench`: start-up, claim, swarm_handoff and handoffd figures, each
+// a ratio to a baseline measured in the same run, then one summary table. Expects the bins
+// built. Arguments name sections to run (startup claim handoff latency throughput idle
+// wake); none runs them all.
 import * as fs from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN_DIR } from '../test/support/project.js';
 import { benchClaim } from './claim.js';
+import { benchDaemonIdle } from './daemonIdle.js';
+import { benchDaemonLatency } from './daemonLatency.js';
+import { benchDaemonThroughput } from './daemonThroughput.js';
 import { benchHandoff } from './handoff.js';
 import { printHeading, printTable, type Figure } from './report.js';
 import { benchStartup } from './startup.js';
 import { msSince } from './stats.js';
+import { benchWakeCost } from './wakeCost.js';
+
+const SECTIONS: Record<string, () => Promise<Figure[]>> = {
+  startup: benchStartup,
+  claim: benchClaim,
+  handoff: benchHandoff,
+  latency: benchDaemonLatency,
+  throughput: benchDaemonThroughput,
+  idle: benchDaemonIdle,
+  wake: benchWakeCost,
+};
 
 function load(): string {
   return loadavg().map((l) => l.toFixed(2)).join(' ');
 }
 
-/** Runs every benchmark section and prints the summary table. */
-export async function runBenchmarks(): Promise<Figure[]> {
-  for (const bin of ['ready_for_next', 'swarm_handoff', 'baton']) {
+/** Runs the named benchmark sections (all when none is named) and prints the summary table. */
+export async function runBenchmarks(names: string[] = []): Promise<Figure[]> {
+  const unknown = names.filter((n) => !(n in SECTIONS));
+  if (unknown.length > 0) throw new Error(`unknown section ${unknown.join(', ')}; sections: ${Object.keys(SECTIONS).join(' ')}`);
+  for (const bin of ['ready_for_next', 'swarm_handoff', 'baton', 'handoffd']) {
     if (!fs.existsSync(join(BIN_DIR, `${bin}.js`))) throw new Error(`missing ${join(BIN_DIR, `${bin}.js`)}: run \`node scripts/build.mjs\` first`);
   }
   const start = process.hrtime.bigint();
   console.log(`Baton benchmarks: node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, temp dirs in ${tmpdir()}, load ${load()}`);
   console.log('Every figure is a ratio of medians (subject / baseline) sampled interleaved in this run, after warm-up.');
-  const figures = [...(await benchStartup()), ...(await benchClaim()), ...(await benchHandoff())];
+  const figures: Figure[] = [];
+  for (const [name, section] of Object.entries(SECTIONS)) {
+    if (names.length === 0 || names.includes(name)) figures.push(...(await section()));
+  }
   printHeading('Summary');
   printTable(figures);
   console.log(`Total ${(msSince(start) / 1000).toFixed(1)} s; load average now ${load()} (fsync-heavy figures swing with other disk activity on the machine).`);
   return figures;
 }
 
-await runBenchmarks();
+await runBenchmarks(process.argv.slice(2));

@@ -1,9 +1,10 @@
-// Order statistics of timing samples, in milliseconds.
+// Order statistics of samples (timings in milliseconds unless a figure says otherwise).
 
-/** Median, 90th percentile and count of a set of samples. */
+/** Median, 90th and 99th percentiles and count of a set of samples. */
 export interface Summary {
   median: number;
   p90: number;
+  p99: number;
   n: number;
 }
 
@@ -17,9 +18,14 @@ export function quantile(samples: number[], q: number): number {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
 }
 
-/** Median, p90 and count of `samples`. */
+/** Median, p90, p99 and count of `samples`. */
 export function summarize(samples: number[]): Summary {
-  return { median: quantile(samples, 0.5), p90: quantile(samples, 0.9), n: samples.length };
+  return { median: quantile(samples, 0.5), p90: quantile(samples, 0.9), p99: quantile(samples, 0.99), n: samples.length };
+}
+
+/** A single measurement as a summary (n = 1: no spread to report). */
+export function single(value: number): Summary {
+  return { median: value, p90: value, p99: value, n: 1 };
 }
 
 /** Milliseconds elapsed since `start`, a process.hrtime.bigint() reading. */

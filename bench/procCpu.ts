@@ -1,0 +1,24 @@
+// CPU time of a process from /proc/<pid>/stat: utime + stime (all its threads), in clock
+// ticks; and the tick rate, from `getconf CLK_TCK` (100 assumed if that fails).
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+
+/** Clock ticks per second and where the figure came from. */
+export function clockTicks(): { hz: number; source: string } {
+  try {
+    const hz = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
+    if (Number.isInteger(hz) && hz > 0) return { hz, source: 'getconf CLK_TCK' };
+  } catch {
+    // fall through to the usual Linux value
+  }
+  return { hz: 100, source: 'assumed (getconf CLK_TCK failed)' };
+}
+
+/** utime + stime of `pid` in clock ticks. */
+export function cpuTicksOf(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // the command name (field 2) is parenthesised and may hold spaces: count from the last ')'
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state); utime and stime are fields 14 and 15
+  return Number(fields[11]) + Number(fields[12]);
+}
