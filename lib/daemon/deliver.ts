@@ -32,6 +32,8 @@ export interface DeliveryScope {
   roles: Map<string, Role>;
   /** The daemon's temp folder for copies. */
   tmp: string;
+  /** Roles whose mailbox was already checked in this pass (optional cache). */
+  ensured?: Set<string>;
 }
 
 class Refused extends Error {}
@@ -94,7 +96,8 @@ export async function deliverHandoff(scope: DeliveryScope, sender: string, name:
     const enqueuedAt = isoOf(now);
     for (const role of pending) {
       const target = mailboxOf(scope.root, role);
-      ensureMailbox(target);
+      if (!scope.ensured?.has(role)) ensureMailbox(target);
+      scope.ensured?.add(role);
       const bytes = await serializeEnvelope({ ...item.headers, recipient: role, enqueued_at: enqueuedAt }, item.body);
       deliverCopy(join(scope.tmp, `${role}.${name}`), bytes, target.inboxNew, name);
       crashPoint('deliver:recipient-done');

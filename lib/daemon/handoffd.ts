@@ -9,14 +9,15 @@
 // fail a delivery.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { inProcessOf } from '../queue/claim.js';
 import { mkdirSynced } from '../queue/durable.js';
+import { type Mailbox } from '../queue/mailbox.js';
 import { STALE_TEMP_MS } from '../queue/inspect.js';
 import { acquireLock, LockBusy, type Release } from '../queue/lock.js';
-import { byteOrder, itemNamesIn } from '../queue/names.js';
+import { isBatchName, isItemName } from '../queue/names.js';
 import { mailboxOf } from '../handoff/context.js';
-import { readRoles, type Role } from '../handoff/roles.js';
+import { readRoles, rolesPathOf, type Role } from '../handoff/roles.js';
 import { deliverHandoff } from './deliver.js';
+import { ListingCache } from './listingCache.js';
 import { DaemonLog } from './log.js';
 import { daemonPathsOf, type DaemonPaths } from './paths.js';
 import { WakePolicy } from './wakePolicy.js';
@@ -73,7 +74,20 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
   const reported = new Set<string>();
   const retryDeep = new Set<string>();
   let stopping = false;
+  /** Set by every notification; a pass that ran while it was set is followed at once by another. */
+  let dirty = false;
   let kick: () => void = () => undefined;
+  const notify = () => {
+    dirty = true;
+    kick();
+  };
+  /** When the next pass must look at every role's inbox (for re-wakes), not only at recipients. */
+  let viewsDueAt = 0;
+  const viewIntervalMs = Math.min(5000, Math.max(options.pollIntervalMs, (options.rewakeIntervalS * 1000) / 10));
+  let rolesCache: { key: string; roles: Map<string, Role> } | undefined;
+  const listings = new ListingCache();
+  const boxes = new Map<string, Mailbox>();
+  const boxOf = (role: string) => boxes.get(role) ?? boxes.set(role, mailboxOf(root, role)).get(role)!;
   const stats = { passes: 0, delivered: 0, failed: 0, errors: 0, started_at: new Date().toISOString(), last_pass_at: '' };
 
   const reportOnce = (key: string, details: Record<string, string>) => {
@@ -84,7 +98,11 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
   };
   const readTable = () => {
     try {
+      const stat = fs.statSync(rolesPathOf(root));
+      const key = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+      if (rolesCache?.key === key) return rolesCache.roles;
       const table = readRoles(root);
+      rolesCache = { key, roles: table.roles };
       for (const problem of table.problems) reportOnce(`roles:${problem}`, { what: 'roles.tsv', problem });
       return table.roles;
     } catch (err) {
@@ -109,9 +127,11 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
     let firstPass = true;
     while (!stopping) {
       if (fs.existsSync(paths.stop)) break;
+      dirty = false;
       await pass(firstPass);
       firstPass = false;
       if (stopping || fs.existsSync(paths.stop)) break;
+      if (dirty) continue;
       const deferred = policy.nextDeferred();
       const wait = deferred === undefined ? options.pollIntervalMs : Math.min(options.pollIntervalMs, Math.max(0, deferred - Date.now()));
       await new Promise<void>((resolve) => {
@@ -140,7 +160,7 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
     if (watchers.has(dir)) return;
     try {
       const watcher = fs.watch(dir, (_event, name) => {
-        if (!only || name === only) kick();
+        if (!only || name === only) notify();
       });
       watcher.on('error', () => {
         watcher.close();
@@ -156,23 +176,26 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
     const roles = readTable();
     const queue: { sender: string; name: string }[] = [];
     for (const role of roles.keys()) {
-      const box = mailboxOf(root, role);
+      const box = boxOf(role);
       watch(box.outbox);
       try {
-        for (const name of itemNamesIn(box.outbox)) queue.push({ sender: role, name });
+        for (const name of listings.itemNames(box.outbox)) queue.push({ sender: role, name });
       } catch (err) {
         reportOnce(`outbox:${role}:${(err as Error).message}`, { what: 'outbox', role, problem: (err as Error).message });
       }
     }
-    queue.sort((a, b) => byteOrder(a.name, b.name) || byteOrder(a.sender, b.sender));
+    // Names Baton writes are ASCII, where string order is byte order.
+    queue.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.sender < b.sender ? -1 : 1));
     const delivered = new Set<string>();
+    const scope = { root, roles, tmp: paths.tmp, ensured: new Set<string>() };
+    const before = stats.delivered + stats.failed;
     for (const { sender, name } of queue) {
       // Yield so a TERM/INT handler can run, and honour the stop sentinel, between deliveries.
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (stopping || fs.existsSync(paths.stop)) break;
       const key = `${sender}/${name}`;
       try {
-        const result = await deliverHandoff({ root, roles, tmp: paths.tmp }, sender, name, startup || retryDeep.has(key));
+        const result = await deliverHandoff(scope, sender, name, startup || retryDeep.has(key));
         retryDeep.delete(key);
         if (result.kind === 'delivered') {
           stats.delivered += 1;
@@ -187,9 +210,14 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
         reportOnce(`deliver:${key}:${(err as Error).message}`, { what: 'deliver', name, from: sender, problem: (err as Error).message });
       }
     }
-    scheduleWakes(roles, delivered);
+    const now = Date.now();
+    const allViews = now >= viewsDueAt;
+    if (allViews) viewsDueAt = now + viewIntervalMs;
+    scheduleWakes(roles, delivered, allViews, now);
     stats.passes += 1;
-    stats.last_pass_at = new Date().toISOString();
+    stats.last_pass_at = new Date(now).toISOString();
+    // health.json is advisory: written after passes that delivered, and every 5th pass.
+    if (stats.delivered + stats.failed === before && stats.passes % 5 !== 1) return;
     try {
       fs.writeFileSync(paths.health, JSON.stringify({ pid: process.pid, ...stats }), { mode: 0o600 });
     } catch {
@@ -197,12 +225,17 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
     }
   }
 
-  function scheduleWakes(roles: Map<string, Role>, delivered: Set<string>): void {
-    const now = Date.now();
+  /**
+   * Looks at the inboxes of the roles that just received a copy or have a deferred wake-up
+   * due, and every few seconds at all of them (re-wakes need minutes, not every pass).
+   */
+  function scheduleWakes(roles: Map<string, Role>, delivered: Set<string>, allViews: boolean, now: number): void {
+    const due = policy.deferredDue(now);
     for (const role of roles.values()) {
-      const box = mailboxOf(root, role.role);
-      const state = inProcessOf(box);
-      const view = { waiting: itemNamesIn(box.inboxNew).length, busy: state.files.length + state.batches.length > 0 };
+      if (!allViews && !delivered.has(role.role) && !due.has(role.role)) continue;
+      const box = boxOf(role.role);
+      const inProcess = listings.entryNames(box.inProcess, now).filter((n) => isItemName(n) || isBatchName(n));
+      const view = { waiting: listings.itemNames(box.inboxNew, now).length, busy: inProcess.length > 0 };
       const reason = policy.decide(role.role, view, delivered.has(role.role), now);
       if (!reason) continue;
       const job = (async () => {

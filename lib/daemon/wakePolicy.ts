@@ -56,6 +56,11 @@ export class WakePolicy {
     return due.length ? Math.min(...due) : undefined;
   }
 
+  /** The roles whose deferred wake-up is due at `now`. */
+  deferredDue(now: number): Set<string> {
+    return new Set([...this.states].filter(([, s]) => s.deferredAt !== undefined && s.deferredAt <= now).map(([role]) => role));
+  }
+
   /** 'delivery' or 'rewake' when the role should be woken now (and records it), else undefined. */
   decide(role: string, view: InboxView, justDelivered: boolean, now: number): 'delivery' | 'rewake' | undefined {
     const state = this.stateOf(role, now);

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { crashPoint } from './crash.js';
 import { fsyncDir, isCode, mkdirSynced, renameSynced } from './durable.js';
 import { type Mailbox } from './mailbox.js';
-import { isoOf, isBatchName, itemNamesIn, entriesOf, formatSeq } from './names.js';
+import { isoOf, isBatchName, isItemName, itemNamesIn, entriesOf, formatSeq, sortByBytes } from './names.js';
 import { readItem, rewriteItem, UnusableItem, type Item } from './item.js';
 
 /** Reports an entry that cannot be handed out (`skipping <path>: <reason>`). */
@@ -109,11 +109,11 @@ export interface InProcess {
   batches: string[];
 }
 
-/** Lists in_process/ (item files by name, batch directories by name). */
+/** Lists in_process/ (item files by name, batch directories by name) with one directory read. */
 export function inProcessOf(box: Mailbox): InProcess {
   const entries = entriesOf(box.inProcess);
   return {
-    files: itemNamesIn(box.inProcess),
+    files: sortByBytes(entries.filter((e) => isItemName(e.name)).map((e) => e.name)),
     batches: entries.filter((e) => isBatchName(e.name) && e.isDirectory()).map((e) => e.name).sort(),
   };
 }

@@ -44,14 +44,7 @@ export function copyPlaces(box: Mailbox, name: string, deep: boolean): string[] 
       if (entry.isDirectory() && isBatchName(entry.name)) places.push(join(box.completed, entry.name, name));
     }
   }
-  return places.filter((p) => {
-    try {
-      fs.lstatSync(p);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return places.filter((p) => fs.lstatSync(p, { throwIfNoEntry: false }) !== undefined);
 }
 
 /** `dir/name`, or `dir/<stem>.<N>.handoff` with the smallest N that is free. */

@@ -1,0 +1,42 @@
+// Cheap re-listing of folders the daemon looks at on every pass. A folder's listing is
+// reused while its mtime is unchanged, but only once that mtime is more than 2 s older
+// than the listing: a file added in the same timestamp tick as an earlier listing would
+// otherwise go unseen. Any change to a folder's entries changes its mtime.
+import * as fs from 'node:fs';
+import { itemNamesIn } from '../queue/names.js';
+
+const TRUST_AFTER_MS = 2000;
+
+/** Item names per folder, re-read only when the folder may have changed. */
+export class ListingCache {
+  private readonly listings = new Map<string, { mtimeMs: number; listedAt: number; names: string[] }>();
+
+  /** The `*.handoff` names in `dir` (queue order); empty when it does not exist. */
+  itemNames(dir: string, now = Date.now()): string[] {
+    const stat = fs.statSync(dir, { throwIfNoEntry: false });
+    if (!stat) {
+      this.listings.delete(dir);
+      return [];
+    }
+    const previous = this.listings.get(dir);
+    if (previous && previous.mtimeMs === stat.mtimeMs && previous.listedAt - stat.mtimeMs > TRUST_AFTER_MS) return previous.names;
+    const names = itemNamesIn(dir);
+    this.listings.set(dir, { mtimeMs: stat.mtimeMs, listedAt: now, names });
+    return names;
+  }
+
+  /** Every entry name of `dir` (for batch directories too), with the same reuse rule. */
+  entryNames(dir: string, now = Date.now()): string[] {
+    const stat = fs.statSync(dir, { throwIfNoEntry: false });
+    if (!stat) {
+      this.listings.delete(`${dir}\0all`);
+      return [];
+    }
+    const key = `${dir}\0all`;
+    const previous = this.listings.get(key);
+    if (previous && previous.mtimeMs === stat.mtimeMs && previous.listedAt - stat.mtimeMs > TRUST_AFTER_MS) return previous.names;
+    const names = fs.readdirSync(dir).filter((n) => !n.startsWith('.'));
+    this.listings.set(key, { mtimeMs: stat.mtimeMs, listedAt: now, names });
+    return names;
+  }
+}
