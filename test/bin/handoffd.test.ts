@@ -52,9 +52,10 @@ describe('handoffd (built bin)', function () {
     assert.ok(delivered.body.equals(sent.body));
     assert.equal(fs.statSync(copy).mode & 0o777, 0o600);
     assert.deepEqual(itemsIn(p.box('coder').outbox), []);
-    await waitFor('the wake-up in the pane', async () => (await tmux.tmux.capturePane(tmux.panes.get('reviewer')!)).includes(WAKE_TEXT));
-    const pane = await tmux.tmux.capturePane(tmux.panes.get('reviewer')!);
-    assert.equal(pane.split(WAKE_TEXT).length - 1, 2, 'typed once and echoed once by cat after one Enter');
+    const shown = async () => (await tmux.tmux.capturePane(tmux.panes.get('reviewer')!)).split(WAKE_TEXT).length - 1;
+    await waitFor('the wake-up typed and, after one Enter, echoed back by cat', async () => (await shown()) === 2);
+    await afterPasses(p.root, 5);
+    assert.equal(await shown(), 2, 'typed once, Enter once: no second wake-up');
     assert.equal((await tmux.tmux.capturePane(tmux.panes.get('QA')!)).includes(WAKE_TEXT), false);
     await waitFor('the woke line', () => logged('woke').length === 1);
     assert.match(logged('delivered')[0]!, new RegExp(`delivered id=\\S+ name=${name} from=coder to=reviewer$`));
