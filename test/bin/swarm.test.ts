@@ -71,6 +71,7 @@ describe('baton up / down / monitor / demo (built bin)', function () {
       const status = runBin('baton', ['daemon', 'status'], { cwd: p.root });
       assert.deepEqual([status.code, status.stdout], [3, 'DAEMON NOT RUNNING\n']);
     } finally {
+      runBin('baton', ['daemon', 'stop', '--timeout', '2'], { cwd: p.root });
       if (socket) spawnSync('tmux', ['-S', socket, 'kill-server'], { stdio: 'ignore' });
       p.cleanup();
     }
@@ -104,6 +105,7 @@ describe('baton up / down / monitor / demo (built bin)', function () {
       await waitFor('the daemon process to be gone', () => !running(pid), 10_000);
       assert.equal(runBin('baton', ['daemon', 'stop'], { cwd: p.root }).stdout, 'DAEMON NOT RUNNING\n');
     } finally {
+      runBin('baton', ['daemon', 'stop', '--timeout', '2'], { cwd: p.root });
       p.cleanup();
     }
   });
