@@ -7,7 +7,12 @@
 // it reaches sent/ or failed/; the retry skips recipients that already hold the id (in
 // new/, in process, batches included, or completed/), so each recipient ends with exactly
 // one copy. `deep` also searches completed batches: needed only for a file that may have
-// been partly delivered before (present at start-up, or a retry after an error).
+// been partly delivered before (present at start-up, or a retry after an error). A
+// task-mode copy only moves forward, new/ → in_process/ → completed/, and the search
+// looks in that order, so it cannot miss a copy that moves meanwhile (batch directories
+// of a task-mode role are leftovers of an earlier mode and never move); a batch role's
+// copy moves through staging and batch directories, so a deep search holds the inbox
+// lock of each batch-mode recipient.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { crashPoint } from '../queue/crash.js';
@@ -91,7 +96,8 @@ export async function deliverHandoff(scope: DeliveryScope, sender: string, name:
       throw err;
     }
     recipients = checkHeaders(item, sender, scope.roles);
-    if (deep) releases = lockInboxes(scope.root, recipients);
+    const batchRoles = deep ? recipients.filter((r) => scope.roles.get(r)?.mode !== 'task') : [];
+    if (batchRoles.length > 0) releases = lockInboxes(scope.root, batchRoles);
     pending = await recipientsToCopy(scope, item, recipients, deep);
     const enqueuedAt = isoOf(now);
     for (const role of pending) {

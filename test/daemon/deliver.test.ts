@@ -127,14 +127,14 @@ describe('lib/daemon/deliver', () => {
       assert.equal(fs.existsSync(stale), false);
     });
 
-    it('a deep delivery waits for the recipient\'s inbox lock (no claim can move a copy during the search)', async () => {
-      const { name } = await queue({ to: 'reviewer' });
-      const release = acquireLock(join(p.box('reviewer').locks, 'inbox'));
+    it('a deep delivery waits for a batch recipient\'s inbox lock (no claim can move a copy during the search)', async () => {
+      const { name } = await queue({ to: 'QA' });
+      const release = acquireLock(join(p.box('QA').locks, 'inbox'));
       const previous = process.env.BATON_LOCK_TIMEOUT_MS;
       process.env.BATON_LOCK_TIMEOUT_MS = '100';
       try {
-        await assert.rejects(deliverHandoff(scope, 'coder', name, true, now), /lock busy .*reviewer\/locks\/inbox/);
-        assert.deepEqual(itemsIn(p.box('reviewer').inboxNew), []);
+        await assert.rejects(deliverHandoff(scope, 'coder', name, true, now), /lock busy .*QA\/locks\/inbox/);
+        assert.deepEqual(itemsIn(p.box('QA').inboxNew), []);
       } finally {
         if (previous === undefined) delete process.env.BATON_LOCK_TIMEOUT_MS;
         else process.env.BATON_LOCK_TIMEOUT_MS = previous;
