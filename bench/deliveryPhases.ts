@@ -12,7 +12,7 @@ import { copyPlaces, freeNameIn } from '../lib/queue/deliver.js';
 import { serializeEnvelope } from '../lib/queue/envelope.js';
 import { readItem } from '../lib/queue/item.js';
 import { ensureMailbox } from '../lib/queue/mailbox.js';
-import { byteOrder, itemNamesIn } from '../lib/queue/names.js';
+import { itemNamesIn } from '../lib/queue/names.js';
 import { makeProject } from '../test/support/project.js';
 import { countFsyncs } from './fsyncCount.js';
 import { handoffFile } from './handoffFiles.js';
@@ -54,7 +54,7 @@ export async function printDeliveryPhases(sender: string, recipient: string): Pr
       ['freeNameIn(sent/) ', await medianOf(() => freeNameIn(project.box(sender).sent, file.name))],
       ['log line (appendFileSync) ', await medianOf(() => log.write('delivered', { id: item.id, name: file.name, from: sender, to: recipient }))],
     ];
-    const sortMs = await medianOf(() => [...queue].sort((a, b) => byteOrder(a.name, b.name) || byteOrder(a.sender, b.sender)));
+    const sortMs = await medianOf(() => [...queue].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.sender < b.sender ? -1 : 1)));
     const tmp = join(project.root, '.swarmforge', 'daemon', 'tmp');
     fs.mkdirSync(tmp, { recursive: true, mode: 0o700 });
     const fsyncs = await countFsyncs(() => deliverHandoff({ root: project.root, roles, tmp }, sender, file.name, false));
@@ -63,7 +63,7 @@ export async function printDeliveryPhases(sender: string, recipient: string): Pr
     for (const [label, ms] of parts) row(label, ms);
     row('sum before the copy is written ', parts.reduce((sum, [, ms]) => sum + ms, 0));
     for (const [label, ms] of after) row(`after the link: ${label}`, ms);
-    row(`per pass: sort ${SORTED.toLocaleString('en')} queued names (byteOrder) `, sortMs);
+    row(`per pass: sort ${SORTED.toLocaleString('en')} queued names `, sortMs);
     console.log(`      fsyncs per delivery to one recipient: ${fsyncs} (copy, new/, sent/, outbox/), as the raw baselines do.`);
   } finally {
     project.cleanup();

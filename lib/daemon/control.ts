@@ -4,27 +4,12 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { lockHolder } from '../queue/lock.js';
+import { lockHolder, processRunning } from '../queue/lock.js';
 import { daemonPathsOf } from './paths.js';
 
 /** The daemon's pid when it runs, else undefined. */
 export function runningDaemon(root: string): number | undefined {
   return lockHolder(daemonPathsOf(root).lock);
-}
-
-/** True while the process runs (a zombie waiting for its parent to reap it counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    try {
-      process.kill(pid, 0);
-      return !fs.existsSync('/proc/self/stat');
-    } catch {
-      return false;
-    }
-  }
 }
 
 async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
@@ -74,9 +59,9 @@ export async function stopDaemon(root: string, timeoutMs = 10_000): Promise<{ pi
   const pid = runningDaemon(root);
   if (pid === undefined) return undefined;
   process.kill(pid, 'SIGTERM');
-  if (await until(() => !alive(pid), timeoutMs)) return { pid, escalated: false };
+  if (await until(() => !processRunning(pid), timeoutMs)) return { pid, escalated: false };
   if (runningDaemon(root) === pid) process.kill(pid, 'SIGKILL');
-  await until(() => !alive(pid), 5_000);
+  await until(() => !processRunning(pid), 5_000);
   return { pid, escalated: true };
 }
 

@@ -13,29 +13,24 @@ export class ListingCache {
 
   /** The `*.handoff` names in `dir` (queue order); empty when it does not exist. */
   itemNames(dir: string, now = Date.now()): string[] {
-    const stat = fs.statSync(dir, { throwIfNoEntry: false });
-    if (!stat) {
-      this.listings.delete(dir);
-      return [];
-    }
-    const previous = this.listings.get(dir);
-    if (previous && previous.mtimeMs === stat.mtimeMs && previous.listedAt - stat.mtimeMs > TRUST_AFTER_MS) return previous.names;
-    const names = itemNamesIn(dir);
-    this.listings.set(dir, { mtimeMs: stat.mtimeMs, listedAt: now, names });
-    return names;
+    return this.cached(dir, 'items', now, () => itemNamesIn(dir));
   }
 
-  /** Every entry name of `dir` (for batch directories too), with the same reuse rule. */
+  /** Every entry name of `dir` but dot-files (batch directories too), with the same reuse rule. */
   entryNames(dir: string, now = Date.now()): string[] {
+    return this.cached(dir, 'all', now, () => fs.readdirSync(dir).filter((n) => !n.startsWith('.')));
+  }
+
+  private cached(dir: string, kind: string, now: number, list: () => string[]): string[] {
+    const key = `${dir}\0${kind}`;
     const stat = fs.statSync(dir, { throwIfNoEntry: false });
     if (!stat) {
-      this.listings.delete(`${dir}\0all`);
+      this.listings.delete(key);
       return [];
     }
-    const key = `${dir}\0all`;
     const previous = this.listings.get(key);
     if (previous && previous.mtimeMs === stat.mtimeMs && previous.listedAt - stat.mtimeMs > TRUST_AFTER_MS) return previous.names;
-    const names = fs.readdirSync(dir).filter((n) => !n.startsWith('.'));
+    const names = list();
     this.listings.set(key, { mtimeMs: stat.mtimeMs, listedAt: now, names });
     return names;
   }

@@ -3,8 +3,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { inProcessOf } from '../queue/claim.js';
-import { type Mailbox } from '../queue/mailbox.js';
-import { entriesOf, itemNamesIn } from '../queue/names.js';
+import { completedItemPaths } from '../queue/finish.js';
+import { itemNamesIn } from '../queue/names.js';
 import { mailboxOf } from './context.js';
 import { readRoles } from './roles.js';
 
@@ -33,13 +33,6 @@ function mtimeOf(path: string): number | undefined {
   }
 }
 
-function countCompleted(box: Mailbox): number {
-  return entriesOf(box.completed).reduce(
-    (n, e) => n + (e.isDirectory() && e.name.startsWith('batch_') ? itemNamesIn(join(box.completed, e.name)).length : e.name.endsWith('.handoff') ? 1 : 0),
-    0,
-  );
-}
-
 /** The status of every role in roles.tsv at instant `now` (ms). */
 export function statusOf(root: string, now = Date.now()): RoleStatus[] {
   const ages = (ms: number | undefined) => (ms === undefined ? null : Math.max(0, Math.round((now - ms) / 1000)));
@@ -56,7 +49,7 @@ export function statusOf(root: string, now = Date.now()): RoleStatus[] {
       outbox: itemNamesIn(box.outbox).length,
       new: waiting.length,
       in_process: state.files.length + batchItems,
-      completed: countCompleted(box),
+      completed: completedItemPaths(box).length,
       failed: itemNamesIn(box.failed).length,
       oldest_waiting_s: waiting.length ? ages(Math.min(...waiting)) : null,
       in_process_s: currentPath ? ages(mtimeOf(currentPath)) : null,

@@ -11,7 +11,7 @@ import { crashPoint } from './crash.js';
 import { renameSynced } from './durable.js';
 import { type Mailbox } from './mailbox.js';
 import { mkdirSynced } from './durable.js';
-import { isoOf } from './names.js';
+import { entriesOf, isBatchName, isoOf, itemNamesIn } from './names.js';
 import { stampIfMissing } from './claim.js';
 import { type Item } from './item.js';
 
@@ -42,4 +42,15 @@ export async function finishBatch(box: Mailbox, batchDir: string, batchName: str
   renameSynced(batchDir, target);
   crashPoint('finish:moved');
   return target;
+}
+
+/** Paths of every completed item of a mailbox, in completed/ and its batch directories. */
+export function completedItemPaths(box: Mailbox): string[] {
+  const paths = itemNamesIn(box.completed).map((n) => join(box.completed, n));
+  for (const entry of entriesOf(box.completed)) {
+    if (entry.isDirectory() && isBatchName(entry.name)) {
+      paths.push(...itemNamesIn(join(box.completed, entry.name)).map((n) => join(box.completed, entry.name, n)));
+    }
+  }
+  return paths;
 }

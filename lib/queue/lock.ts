@@ -53,6 +53,17 @@ function startTimeOf(pid: number): string | undefined {
   return fields[0] === 'Z' ? undefined : fields[19];
 }
 
+/** True while process `pid` runs (a zombie not yet reaped by its parent counts as gone). */
+export function processRunning(pid: number): boolean {
+  if (fs.existsSync('/proc/self/stat')) return startTimeOf(pid) !== undefined;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return isCode(err, 'EPERM');
+  }
+}
+
 /** True when the process recorded in an owner line is still running. */
 function ownerAlive(owner: string): boolean {
   const [pidText, start, boot] = owner.trim().split(' ');

@@ -47,11 +47,6 @@ export function isBatchName(name: string): boolean {
   return name.startsWith('batch_');
 }
 
-/** Sorts names by byte order (the queue order). */
-export function byteOrder(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
-
 /** Directory entries of `dir` (empty when it does not exist), with their types, unsorted. */
 export function entriesOf(dir: string): Dirent[] {
   try {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { attachSession } from '../adapters/tmux.js';
 import { mailboxOf } from '../handoff/context.js';
 import { parseEnvelope } from '../queue/envelope.js';
-import { itemNamesIn, entriesOf } from '../queue/names.js';
+import { completedItemPaths } from '../queue/finish.js';
 import { swarmDown, swarmUp } from './up.js';
 
 /** Options of one demo run. */
@@ -38,13 +38,8 @@ interface Timeline {
 }
 
 async function completedTimelines(root: string, role: string): Promise<Timeline[]> {
-  const box = mailboxOf(root, role);
-  const files: string[] = itemNamesIn(box.completed).map((n) => join(box.completed, n));
-  for (const e of entriesOf(box.completed)) {
-    if (e.isDirectory()) files.push(...itemNamesIn(join(box.completed, e.name)).map((n) => join(box.completed, e.name, n)));
-  }
   const out: Timeline[] = [];
-  for (const file of files) {
+  for (const file of completedItemPaths(mailboxOf(root, role))) {
     const h = (await parseEnvelope(fs.readFileSync(file))).headers;
     out.push({
       role, name: h.task ?? h.message ?? file, created: Date.parse(h.created_at!), enqueued: Date.parse(h.enqueued_at!),
@@ -55,10 +50,7 @@ async function completedTimelines(root: string, role: string): Promise<Timeline[
 }
 
 function completedCount(root: string, role: string): number {
-  const box = mailboxOf(root, role);
-  let n = itemNamesIn(box.completed).length;
-  for (const e of entriesOf(box.completed)) if (e.isDirectory()) n += itemNamesIn(join(box.completed, e.name)).length;
-  return n;
+  return completedItemPaths(mailboxOf(root, role)).length;
 }
 
 /** Runs the demo; resolves with the exit code. */

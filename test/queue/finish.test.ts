@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { readItemsIn } from '../../lib/queue/claim.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
-import { finishBatch, finishItem } from '../../lib/queue/finish.js';
+import { completedItemPaths, finishBatch, finishItem } from '../../lib/queue/finish.js';
 import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
 import { placeItem, tempDir } from '../support/project.js';
 
@@ -38,5 +38,12 @@ describe('lib/queue/finish', () => {
     const stamps = await Promise.all(fs.readdirSync(target).map(async (n) => (await parseEnvelope(fs.readFileSync(join(target, n)))).headers.completed_at));
     assert.deepEqual(stamps, ['2026-06-15T14:59:00.000Z', '2026-06-15T14:59:00.000Z']);
     assert.equal(fs.existsSync(batchDir), false);
+  });
+
+  it('lists every completed item, batch directories included', async () => {
+    const single = await placeItem(box.completed, {});
+    const batched = await placeItem(join(box.completed, 'batch_x_000001'), {});
+    fs.mkdirSync(join(box.completed, 'not-a-batch'));
+    assert.deepEqual(completedItemPaths(box).sort(), [single, batched].sort());
   });
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { acquireLock, LockBusy, withLock } from '../../lib/queue/lock.js';
+import { acquireLock, LockBusy, processRunning, withLock } from '../../lib/queue/lock.js';
 import { tempDir } from '../support/project.js';
 
 const HOLDER = join('test', 'support', 'lockHolder.ts');
@@ -60,8 +60,10 @@ describe('lib/queue/lock', () => {
   it('is taken over when its holder was killed with SIGKILL', async () => {
     const holder = startHolder('hold', dir);
     await until(holder, 'HELD');
+    assert.equal(processRunning(holder.pid!), true);
     holder.kill('SIGKILL');
     await exited(holder);
+    assert.equal(processRunning(holder.pid!), false);
     const release = acquireLock(dir, 2000);
     release();
   });

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { byteOrder, entriesOf, sortByBytes, formatSeq, handoffFileName, handoffId, isBatchName, isItemName, isoOf, itemNamesIn, tsidOf } from '../../lib/queue/names.js';
+import { entriesOf, sortByBytes, formatSeq, handoffFileName, handoffId, isBatchName, isItemName, isoOf, itemNamesIn, tsidOf } from '../../lib/queue/names.js';
 import { tempDir } from '../support/project.js';
+
+/** The byte-order oracle: UTF-8 bytes compared directly. */
+const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 describe('lib/queue/names', () => {
   const when = new Date('2026-06-15T14:05:31.123Z');
