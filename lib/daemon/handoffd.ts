@@ -121,8 +121,9 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
     watch(paths.dir, 'stop');
-    fs.writeFileSync(paths.pid, `${process.pid}\n`, { mode: 0o600 });
     log.write('started', { pid: process.pid, root });
+    // The pid file comes last: once it exists, TERM and the stop sentinel are honoured.
+    fs.writeFileSync(paths.pid, `${process.pid}\n`, { mode: 0o600 });
 
     let firstPass = true;
     while (!stopping) {
