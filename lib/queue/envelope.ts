@@ -1,10 +1,12 @@
 // The handoff file format: YAML front matter in which every value is a string, then an
 // opaque body of bytes. The body is split off as bytes and never decoded, so no step can
 // change its line endings or trailing newlines. The header is parsed and dumped with
-// js-yaml's FAILSAFE schema (no implicit types: `00`, `0e12` and timestamps stay strings);
-// js-yaml is loaded on first use so commands that parse nothing do not pay for it.
+// js-yaml's FAILSAFE schema (no implicit types: `00`, `0e12` and timestamps stay strings).
+// Plain `key: value` lines take a fast path that gives js-yaml's exact result
+// (plainHeader.ts); js-yaml is loaded only for anything else.
 // Readers also accept the reference scripts' legacy format: `key: value` lines, one blank
 // line, body.
+import { parsePlainHeader, plainLine } from './plainHeader.js';
 
 /** Header values by name; insertion order is irrelevant (serializeEnvelope orders them). */
 export type Headers = Record<string, string>;
@@ -32,6 +34,11 @@ async function yaml(): Promise<Yaml> {
   return yamlModule;
 }
 
+async function yamlLine(key: string, value: string): Promise<string> {
+  const y = await yaml();
+  return y.dump({ [key]: value }, { schema: y.FAILSAFE_SCHEMA, lineWidth: -1, noRefs: true });
+}
+
 /** Splits a file into header and body and parses the header (front matter or legacy). */
 export async function parseEnvelope(bytes: Buffer): Promise<Envelope> {
   const open = lineEndAt(bytes, 0);
@@ -55,6 +62,8 @@ async function parseFrontMatter(bytes: Buffer, start: number): Promise<Envelope>
 }
 
 async function parseYamlHeader(text: string): Promise<Headers> {
+  const plain = parsePlainHeader(text);
+  if (plain) return plain;
   const y = await yaml();
   let data: unknown;
   try {
@@ -107,9 +116,10 @@ export function orderedHeaderNames(headers: Headers): string[] {
 
 /** Writes headers as front matter (protocol order, empty values left out) followed by the body bytes. */
 export async function serializeEnvelope(headers: Headers, body: Uint8Array): Promise<Buffer> {
-  const y = await yaml();
-  const lines = orderedHeaderNames(headers).map((key) =>
-    y.dump({ [key]: headers[key] }, { schema: y.FAILSAFE_SCHEMA, lineWidth: -1, noRefs: true }),
-  );
+  const lines: string[] = [];
+  for (const key of orderedHeaderNames(headers)) {
+    const value = headers[key]!;
+    lines.push(plainLine(key, value) ?? (await yamlLine(key, value)));
+  }
   return Buffer.concat([Buffer.from(`---\n${lines.join('')}---\n`, 'utf8'), body]);
 }
