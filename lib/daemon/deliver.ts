@@ -21,7 +21,7 @@ import { isCode, renameSynced, writeFileSynced } from '../queue/durable.js';
 import { serializeEnvelope } from '../queue/envelope.js';
 import { readItem, UnusableItem, type Item } from '../queue/item.js';
 import { acquireLock, type Release } from '../queue/lock.js';
-import { ensureMailbox } from '../queue/mailbox.js';
+import { ensureMailbox, type Mailbox } from '../queue/mailbox.js';
 import { isoOf } from '../queue/names.js';
 import { mailboxOf } from '../handoff/context.js';
 import { type Role } from '../handoff/roles.js';
@@ -37,8 +37,18 @@ export interface DeliveryScope {
   roles: Map<string, Role>;
   /** The daemon's temp folder for copies. */
   tmp: string;
-  /** Roles whose mailbox was already checked in this pass (optional cache). */
+  /** Roles whose mailbox was already checked (optional cache; the caller decides how long it holds). */
   ensured?: Set<string>;
+  /** Mailbox paths by role (optional cache). */
+  mailboxes?: Map<string, Mailbox>;
+}
+
+function boxIn(scope: DeliveryScope, role: string): Mailbox {
+  const cached = scope.mailboxes?.get(role);
+  if (cached) return cached;
+  const box = mailboxOf(scope.root, role);
+  scope.mailboxes?.set(role, box);
+  return box;
 }
 
 class Refused extends Error {}
@@ -68,7 +78,7 @@ function checkHeaders(item: Item, sender: string, roles: Map<string, Role>): str
 async function recipientsToCopy(scope: DeliveryScope, item: Item, recipients: string[], deep: boolean): Promise<string[]> {
   const pending: string[] = [];
   for (const role of recipients) {
-    const places = copyPlaces(mailboxOf(scope.root, role), item.name, deep);
+    const places = copyPlaces(boxIn(scope, role), item.name, deep);
     let received = false;
     for (const place of places) {
       const id = await idAt(place);
@@ -82,7 +92,7 @@ async function recipientsToCopy(scope: DeliveryScope, item: Item, recipients: st
 
 /** Delivers `outbox/<name>` of `sender`'s mailbox. */
 export async function deliverHandoff(scope: DeliveryScope, sender: string, name: string, deep: boolean, now = new Date()): Promise<Delivery> {
-  const box = mailboxOf(scope.root, sender);
+  const box = boxIn(scope, sender);
   const path = join(box.outbox, name);
   let item: Item;
   let recipients: string[];
@@ -101,7 +111,7 @@ export async function deliverHandoff(scope: DeliveryScope, sender: string, name:
     pending = await recipientsToCopy(scope, item, recipients, deep);
     const enqueuedAt = isoOf(now);
     for (const role of pending) {
-      const target = mailboxOf(scope.root, role);
+      const target = boxIn(scope, role);
       if (!scope.ensured?.has(role)) ensureMailbox(target);
       scope.ensured?.add(role);
       const bytes = await serializeEnvelope({ ...item.headers, recipient: role, enqueued_at: enqueuedAt }, item.body);
@@ -124,9 +134,19 @@ export async function deliverHandoff(scope: DeliveryScope, sender: string, name:
   const sentPath = freeNameIn(box.sent, name);
   moveOriginal(path, sentPath);
   crashPoint('deliver:sent-synced');
-  // A kill after writing a .error, followed by a fix of its cause, leaves the .error alone.
-  if (deep && !fs.existsSync(join(box.failed, name))) fs.rmSync(join(box.failed, `${name}.error`), { force: true });
+  if (deep) removeStaleError(box, name);
   return { kind: 'delivered', id: item.id, name, from: sender, copied: pending, already: recipients.filter((r) => !pending.includes(r)), sentPath };
+}
+
+/** A kill after writing failed/<name>.error, then a fix of its cause, leaves that .error behind: removed once the file is sent. */
+function removeStaleError(box: Mailbox, name: string): void {
+  const error = join(box.failed, `${name}.error`);
+  if (!fs.existsSync(error) || fs.existsSync(join(box.failed, name))) return;
+  try {
+    fs.unlinkSync(error);
+  } catch (err) {
+    if (!isCode(err, 'ENOENT')) throw err;
+  }
 }
 
 /**

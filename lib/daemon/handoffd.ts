@@ -88,6 +88,11 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
   const listings = new ListingCache();
   const boxes = new Map<string, Mailbox>();
   const boxOf = (role: string) => boxes.get(role) ?? boxes.set(role, mailboxOf(root, role)).get(role)!;
+  /**
+   * Recipients whose mailbox folders were checked (created if missing, symlinks refused).
+   * Checked again after any delivery error and with every all-roles view (at most 5 s).
+   */
+  const ensured = new Set<string>();
   const stats = { passes: 0, delivered: 0, failed: 0, errors: 0, started_at: new Date().toISOString(), last_pass_at: '' };
 
   const reportOnce = (key: string, details: Record<string, string>) => {
@@ -153,6 +158,7 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
     fs.rmSync(paths.pid, { force: true });
     fs.rmSync(paths.stop, { force: true });
     log.write('stopped', { pid: process.pid });
+    log.close();
     release();
   }
 
@@ -188,12 +194,14 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
     // Names Baton writes are ASCII, where string order is byte order.
     queue.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.sender < b.sender ? -1 : 1));
     const delivered = new Set<string>();
-    const scope = { root, roles, tmp: paths.tmp, ensured: new Set<string>() };
+    const scope = { root, roles, tmp: paths.tmp, ensured, mailboxes: boxes };
     const before = stats.delivered + stats.failed;
-    for (const { sender, name } of queue) {
-      // Yield so a TERM/INT handler can run, and honour the stop sentinel, between deliveries.
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      if (stopping || fs.existsSync(paths.stop)) break;
+    for (const [index, { sender, name }] of queue.entries()) {
+      // Between deliveries, yield so a TERM/INT handler can run, and honour the stop sentinel.
+      if (index > 0) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        if (stopping || fs.existsSync(paths.stop)) break;
+      }
       const key = `${sender}/${name}`;
       try {
         const result = await deliverHandoff(scope, sender, name, startup || retryDeep.has(key));
@@ -208,13 +216,18 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
         }
       } catch (err) {
         retryDeep.add(key);
+        ensured.clear();
         reportOnce(`deliver:${key}:${(err as Error).message}`, { what: 'deliver', name, from: sender, problem: (err as Error).message });
       }
     }
     const now = Date.now();
     const allViews = now >= viewsDueAt;
-    if (allViews) viewsDueAt = now + viewIntervalMs;
+    if (allViews) {
+      viewsDueAt = now + viewIntervalMs;
+      ensured.clear();
+    }
     scheduleWakes(roles, delivered, allViews, now);
+    log.refresh();
     stats.passes += 1;
     stats.last_pass_at = new Date(now).toISOString();
     // health.json is advisory: written after passes that delivered, and every 5th pass.

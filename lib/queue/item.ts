@@ -22,14 +22,27 @@ export class UnusableItem extends Error {
   }
 }
 
+/** The `size` bytes of an open file (items are never written in place once published); fewer if it shrank. */
+function readWhole(fd: number, size: number): Buffer {
+  const bytes = Buffer.allocUnsafe(size);
+  let done = 0;
+  while (done < size) {
+    const n = fs.readSync(fd, bytes, done, size - done, done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done === size ? bytes : bytes.subarray(0, done);
+}
+
 /** Reads an item; throws UnusableItem for a symlink, a non-regular file or a header without `id`. */
 export async function readItem(path: string): Promise<Item> {
   let bytes: Buffer;
   try {
     const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
     try {
-      if (!fs.fstatSync(fd).isFile()) throw new UnusableItem(path, 'not a regular file');
-      bytes = fs.readFileSync(fd);
+      const stat = fs.fstatSync(fd);
+      if (!stat.isFile()) throw new UnusableItem(path, 'not a regular file');
+      bytes = readWhole(fd, stat.size);
     } finally {
       fs.closeSync(fd);
     }

@@ -64,9 +64,27 @@ describe('lib/daemon/log', () => {
       assert.match(first.at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       assert.ok(Date.parse(first.at) >= before - 1 && Date.parse(first.at) <= Date.now());
       assert.deepEqual(parseLogLine(mirrored[1]!)!.event, 'stopped');
+      log.close();
       fs.rmSync(path);
-      new DaemonLog(path).write('started', { pid: 1 });
+      const fresh = new DaemonLog(path);
+      fresh.write('started', { pid: 1 });
+      fresh.close();
       assert.equal(fs.statSync(path).mode & 0o777, 0o600);
+    });
+
+    it('keeps writing to a log that is removed or rotated once refreshed', () => {
+      const path = join(dir, 'handoffd.log');
+      const log = new DaemonLog(path);
+      log.write('started', { pid: 1 });
+      fs.renameSync(path, `${path}.1`);
+      log.refresh();
+      log.write('delivered', { id: 'a' });
+      fs.rmSync(path);
+      log.refresh();
+      log.write('delivered', { id: 'b' });
+      log.close();
+      assert.deepEqual(fs.readFileSync(`${path}.1`, 'utf8').split('\n').filter(Boolean).map((l) => parseLogLine(l)!.event), ['started']);
+      assert.deepEqual(fs.readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => parseLogLine(l)!.details.id), ['b']);
     });
 
     it('never throws when the log cannot be written; the mirror still gets the line', () => {
