@@ -1,6 +1,10 @@
 // Figure 6: idle CPU with 100 roles. handoffd (default 1 s poll) on a project of 100 roles
 // with nothing to deliver, against a Node child that only keeps a 1 s timer, both running
-// over the same window and measured the same way: utime + stime from /proc/<pid>/stat.
+// over the same windows and measured the same way: utime + stime from /proc/<pid>/stat.
+// The first window after start-up is reported on its own: V8 is still compiling the pass
+// code and collecting start-up garbage there, a one-off cost of a process that then runs
+// for hours. The figure is the steady state: a longer window after that one (ticks are
+// 10 ms, so a longer window also resolves a small difference better).
 // Then one pass's work, timed in this process with the library's own functions, to show
 // where the daemon's idle time goes.
 import { spawn } from 'node:child_process';
@@ -21,7 +25,9 @@ import { budget, figureOf, printFigure, printHeading, PERCENT_OF_CORE, type Figu
 import { formatMs, msSince, single, summarize } from './stats.js';
 
 const ROLES = 100;
-const WINDOW_MS = 10_000;
+/** The first window after start-up (reported, not judged) and the steady-state window (the figure). */
+const SETTLING_MS = 10_000;
+const WINDOW_MS = 20_000;
 const CONF = Array.from({ length: ROLES }, (_, i) => `window r${i + 1} claude master\n`).join('');
 const BASELINE_PROGRAM = 'setInterval(() => {}, 1000)';
 /** Allowed excess over the baseline, in percent of a core. */
@@ -82,21 +88,27 @@ export async function benchDaemonIdle(): Promise<Figure[]> {
     });
     // both past start-up: the daemon has finished two passes (its first one creates nothing here)
     await afterPasses(project.root, 2);
+    const settlingStart = process.hrtime.bigint();
+    const settling0 = [cpuTicksOf(daemon.pid), cpuTicksOf(baseline.pid!)];
+    await sleep(SETTLING_MS);
+    const settlingSeconds = msSince(settlingStart) / 1000;
     const passes0 = healthOf(project.root)?.passes ?? 0;
     const start = process.hrtime.bigint();
     const d0 = cpuTicksOf(daemon.pid);
     const b0 = cpuTicksOf(baseline.pid!);
+    const settlingPercent = (ticks: number) => ((ticks / hz / settlingSeconds) * 100).toFixed(2);
     await sleep(WINDOW_MS);
     const d1 = cpuTicksOf(daemon.pid);
     const b1 = cpuTicksOf(baseline.pid!);
     const seconds = msSince(start) / 1000;
     const passes = (healthOf(project.root)?.passes ?? passes0) - passes0;
     const percent = (ticks: number) => (ticks / hz / seconds) * 100;
-    const figure = figureOf('6', `idle CPU, ${ROLES} roles (% of a core)`, single(percent(d1 - d0)), `node -e '${BASELINE_PROGRAM}'`, single(percent(b1 - b0)),
+    const figure = figureOf('6', `idle CPU, ${ROLES} roles, steady state (% of a core)`, single(percent(d1 - d0)), `node -e '${BASELINE_PROGRAM}'`, single(percent(b1 - b0)),
       budget(`≤ baseline + ${MARGIN} %`, (s, b) => s.median <= b.median + MARGIN), PERCENT_OF_CORE);
     printFigure(figure);
     const cpuMs = ((d1 - d0) / hz) * 1000;
-    console.log(`    window ${seconds.toFixed(1)} s; ticks: handoffd ${d1 - d0}, baseline ${b1 - b0}, at ${hz} per second (${source}); ` +
+    console.log(`    first ${settlingSeconds.toFixed(1)} s after start-up (not judged): handoffd ${settlingPercent(d0 - settling0[0]!)} %, baseline ${settlingPercent(b0 - settling0[1]!)} %.`);
+    console.log(`    steady-state window ${seconds.toFixed(1)} s; ticks: handoffd ${d1 - d0}, baseline ${b1 - b0}, at ${hz} per second (${source}); ` +
       `difference ${(figure.subject.median - figure.baseline.median).toFixed(2)} % of a core.`);
     console.log(`    handoffd ran ${passes} passes in the window: ${passes > 0 ? formatMs(cpuMs / passes) : '—'} CPU per pass (tick resolution ${formatMs(1000 / hz)}).`);
     const p = await passParts(project.root);
