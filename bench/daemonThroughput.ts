@@ -198,8 +198,8 @@ async function throughputFigure(label: string, project: Project, recipients: str
     console.log(`    ${c.label.padEnd(width)} : ${PER_SECOND.format(rate).padStart(7)}  ${(rate / figure.baseline.median).toFixed(2)}× raw;` +
       ` per handoff ${formatMs(1000 / rate)} wall, ${formatMs(cpu)} CPU (user+sys)`);
   }
-  console.log(`    fsyncs per handoff: deliverHandoff deep ${fsyncs.deep} (it also takes and releases each recipient's inbox lock), not deep ${fsyncs.shallow},` +
-    ` raw ${rawFsyncs}; wall minus CPU is time blocked on the disk.`);
+  console.log(`    fsyncs per handoff: deliverHandoff alone deep ${fsyncs.deep} (it also takes and releases each recipient's inbox lock), not deep ${fsyncs.shallow},` +
+    ` raw ${rawFsyncs}; handoffd finishes a backlog in groups, sharing the new/, sent/ and outbox/ fsyncs. Wall minus CPU is time blocked on the disk.`);
   return figure;
 }
 

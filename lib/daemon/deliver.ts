@@ -1,8 +1,10 @@
-// Delivery of one outbox file (protocol §8 steps 1–3): check everything before writing
+// Delivery of outbox files (protocol §8 steps 1–3): check everything before writing
 // anything, copy to each recipient that has not yet received this id, then move the
-// original to sent/ (or, on any check failure, to failed/ with a .error beside it).
+// original to sent/ (or, on any check failure, to failed/ with a .error beside it). The
+// last step runs once for a group of copied handoffs (finishHandoffs), so a backlog pays
+// the folder fsyncs once per group rather than once per handoff.
 //
-// Concurrency contract: only handoffd calls this, one delivery at a time (it holds the
+// Concurrency contract: only handoffd calls this, one handoff at a time (it holds the
 // daemon lock). Crash contract: a kill at any point leaves the original in outbox/ until
 // it reaches sent/ or failed/; the retry skips recipients that already hold the id (in
 // new/, in process, batches included, or completed/), so each recipient ends with exactly
@@ -16,8 +18,8 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { crashPoint } from '../queue/crash.js';
-import { copyPlaces, deliverCopy, freeNameIn, moveOriginal } from '../queue/deliver.js';
-import { isCode, renameSynced, writeFileSynced } from '../queue/durable.js';
+import { copyPlaces, deliverCopy, freeNameIn, moveOriginal, renameInto } from '../queue/deliver.js';
+import { fsyncDir, isCode, renameSynced, writeFileSynced } from '../queue/durable.js';
 import { serializeEnvelope } from '../queue/envelope.js';
 import { readItem, UnusableItem, type Item } from '../queue/item.js';
 import { acquireLock, type Release } from '../queue/lock.js';
@@ -90,34 +92,54 @@ async function recipientsToCopy(scope: DeliveryScope, item: Item, recipients: st
   return pending;
 }
 
-/** Delivers `outbox/<name>` of `sender`'s mailbox. */
-export async function deliverHandoff(scope: DeliveryScope, sender: string, name: string, deep: boolean, now = new Date()): Promise<Delivery> {
+/** A handoff whose copies are linked into new/ (not yet fsync'd there); its original is still in outbox/. */
+export interface Copied {
+  kind: 'copied';
+  id: string;
+  name: string;
+  from: string;
+  copied: string[];
+  already: string[];
+  /** The outbox file. */
+  path: string;
+  /** The new/ folders that received a copy. */
+  newDirs: string[];
+  deep: boolean;
+}
+
+/**
+ * Delivery steps 1–2 of `outbox/<name>` of `sender`'s mailbox: the checks, then a copy to
+ * each recipient that lacks one. A refused handoff is moved to failed/ (with its .error) at
+ * once; a copied one still needs finishHandoffs.
+ */
+export async function copyHandoff(scope: DeliveryScope, sender: string, name: string, deep: boolean, now = new Date()): Promise<Copied | Extract<Delivery, { kind: 'failed' }>> {
   const box = boxIn(scope, sender);
   const path = join(box.outbox, name);
-  let item: Item;
-  let recipients: string[];
-  let pending: string[];
   let releases: Release[] = [];
   try {
+    let item: Item;
     try {
       item = await readItem(path);
     } catch (err) {
       if (err instanceof UnusableItem) throw new Refused(err.reason);
       throw err;
     }
-    recipients = checkHeaders(item, sender, scope.roles);
+    const recipients = checkHeaders(item, sender, scope.roles);
     const batchRoles = deep ? recipients.filter((r) => scope.roles.get(r)?.mode !== 'task') : [];
     if (batchRoles.length > 0) releases = lockInboxes(scope.root, batchRoles);
-    pending = await recipientsToCopy(scope, item, recipients, deep);
+    const pending = await recipientsToCopy(scope, item, recipients, deep);
     const enqueuedAt = isoOf(now);
+    const newDirs: string[] = [];
     for (const role of pending) {
       const target = boxIn(scope, role);
       if (!scope.ensured?.has(role)) ensureMailbox(target);
       scope.ensured?.add(role);
       const bytes = await serializeEnvelope({ ...item.headers, recipient: role, enqueued_at: enqueuedAt }, item.body);
       deliverCopy(join(scope.tmp, `${role}.${name}`), bytes, target.inboxNew, name);
+      newDirs.push(target.inboxNew);
       crashPoint('deliver:recipient-done');
     }
+    return { kind: 'copied', id: item.id, name, from: sender, copied: pending, already: recipients.filter((r) => !pending.includes(r)), path, newDirs, deep };
   } catch (err) {
     if (!(err instanceof Refused)) throw err;
     const failedPath = freeNameIn(box.failed, name);
@@ -130,12 +152,36 @@ export async function deliverHandoff(scope: DeliveryScope, sender: string, name:
   } finally {
     for (const release of releases.reverse()) release();
   }
+}
+
+/**
+ * Delivery step 3 for a group of copied handoffs (group commit): fsyncs every new/ folder
+ * that received a copy, then moves each original to sent/, then fsyncs each sent/ and
+ * outbox/ folder once. Every copy is durable before any original leaves its outbox, and
+ * the group costs a few folder fsyncs instead of three per handoff.
+ */
+export function finishHandoffs(scope: DeliveryScope, group: Copied[]): Extract<Delivery, { kind: 'delivered' }>[] {
+  for (const dir of new Set(group.flatMap((c) => c.newDirs))) fsyncDir(dir);
   crashPoint('deliver:copies-done');
-  const sentPath = freeNameIn(box.sent, name);
-  moveOriginal(path, sentPath);
+  const moved = group.map((c) => {
+    const box = boxIn(scope, c.from);
+    const sentPath = freeNameIn(box.sent, c.name);
+    renameInto(c.path, sentPath);
+    return { c, box, sentPath };
+  });
+  for (const dir of new Set(moved.map((m) => m.box.sent))) fsyncDir(dir);
+  for (const dir of new Set(moved.map((m) => m.box.outbox))) fsyncDir(dir);
   crashPoint('deliver:sent-synced');
-  if (deep) removeStaleError(box, name);
-  return { kind: 'delivered', id: item.id, name, from: sender, copied: pending, already: recipients.filter((r) => !pending.includes(r)), sentPath };
+  return moved.map(({ c, box, sentPath }) => {
+    if (c.deep) removeStaleError(box, c.name);
+    return { kind: 'delivered', id: c.id, name: c.name, from: c.from, copied: c.copied, already: c.already, sentPath };
+  });
+}
+
+/** Delivers `outbox/<name>` of `sender`'s mailbox on its own (copy, then finish). */
+export async function deliverHandoff(scope: DeliveryScope, sender: string, name: string, deep: boolean, now = new Date()): Promise<Delivery> {
+  const result = await copyHandoff(scope, sender, name, deep, now);
+  return result.kind === 'failed' ? result : finishHandoffs(scope, [result])[0]!;
 }
 
 /** A kill after writing failed/<name>.error, then a fix of its cause, leaves that .error behind: removed once the file is sent. */

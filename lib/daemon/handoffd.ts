@@ -2,10 +2,10 @@
 // roles.tsv and delivers every complete outbox/*.handoff, lowest name first across all
 // senders; file-system notifications start a pass at once and a periodic pass catches
 // whatever notifications were dropped. TERM, INT and the `stop` sentinel end the loop
-// between deliveries, so the delivery in progress always finishes.
+// between handoffs; the handoffs already copied are then finished (moved to sent/) first.
 //
 // Concurrency contract: the daemon lock (lock.ts in daemon/lock) admits one daemon per
-// project; deliveries run one at a time; wake-ups run beside them and never block or
+// project; handoffs are copied one at a time and finished in groups (deliver.ts); wake-ups run beside them and never block or
 // fail a delivery.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -16,12 +16,18 @@ import { acquireLock, LockBusy, type Release } from '../queue/lock.js';
 import { isBatchName, isItemName } from '../queue/names.js';
 import { mailboxOf } from '../handoff/context.js';
 import { readRoles, rolesPathOf, type Role } from '../handoff/roles.js';
-import { deliverHandoff } from './deliver.js';
+import { copyHandoff, finishHandoffs, type Copied } from './deliver.js';
 import { ListingCache } from './listingCache.js';
 import { DaemonLog } from './log.js';
 import { daemonPathsOf, type DaemonPaths } from './paths.js';
 import { WakePolicy } from './wakePolicy.js';
 import { wake, wakeTargetOf } from './waker.js';
+
+/**
+ * Copied handoffs finished together (their new/, sent/ and outbox/ fsyncs shared). A lone
+ * handoff is a group of one; a backlog moves to sent/ in groups of this size.
+ */
+const GROUP_SIZE = 64;
 
 /** Options of one daemon run. */
 export interface DaemonOptions {
@@ -196,21 +202,36 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
     const delivered = new Set<string>();
     const scope = { root, roles, tmp: paths.tmp, ensured, mailboxes: boxes };
     const before = stats.delivered + stats.failed;
+    let group: Copied[] = [];
+    const finishGroup = () => {
+      try {
+        for (const result of finishHandoffs(scope, group)) {
+          retryDeep.delete(`${result.from}/${result.name}`);
+          stats.delivered += 1;
+          log.write('delivered', { id: result.id, name: result.name, from: result.from, to: [...result.copied, ...result.already].join(',') });
+          for (const role of result.copied) delivered.add(role);
+        }
+      } catch (err) {
+        // Any of the group may be partly done: each is retried with the deep search.
+        for (const c of group) retryDeep.add(`${c.from}/${c.name}`);
+        ensured.clear();
+        const first = group[0]!;
+        reportOnce(`deliver:${first.from}/${first.name}:${(err as Error).message}`, { what: 'deliver', name: first.name, from: first.from, problem: (err as Error).message });
+      }
+      group = [];
+    };
     for (const [index, { sender, name }] of queue.entries()) {
-      // Between deliveries, yield so a TERM/INT handler can run, and honour the stop sentinel.
+      // Between handoffs, yield so a TERM/INT handler can run, and honour the stop sentinel.
       if (index > 0) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (stopping || fs.existsSync(paths.stop)) break;
       }
       const key = `${sender}/${name}`;
       try {
-        const result = await deliverHandoff(scope, sender, name, startup || retryDeep.has(key));
-        retryDeep.delete(key);
-        if (result.kind === 'delivered') {
-          stats.delivered += 1;
-          log.write('delivered', { id: result.id, name, from: sender, to: [...result.copied, ...result.already].join(',') });
-          for (const role of result.copied) delivered.add(role);
-        } else {
+        const result = await copyHandoff(scope, sender, name, startup || retryDeep.has(key));
+        if (result.kind === 'copied') group.push(result);
+        else {
+          retryDeep.delete(key);
           stats.failed += 1;
           log.write('failed', { name, from: sender, reason: result.reason });
         }
@@ -219,7 +240,10 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
         ensured.clear();
         reportOnce(`deliver:${key}:${(err as Error).message}`, { what: 'deliver', name, from: sender, problem: (err as Error).message });
       }
+      if (group.length >= GROUP_SIZE) finishGroup();
     }
+    // Also after a stop: the copies made are finished before the daemon exits.
+    if (group.length > 0) finishGroup();
     const now = Date.now();
     const allViews = now >= viewsDueAt;
     if (allViews) {

@@ -1,7 +1,8 @@
 // Delivery primitives (qmail style): a copy is written to a temp file, fsync'd, then
-// linked into new/ (link refuses an existing name, so a copy is never overwritten) and
-// the directory fsync'd. Originals leave the outbox by one rename into sent/ or failed/,
-// keeping both files on a name clash.
+// linked into new/ (link refuses an existing name, so a copy is never overwritten); the
+// caller fsyncs new/ before the original leaves the outbox (once for a group of copies).
+// Originals leave the outbox by one rename into sent/ or failed/, keeping both files on a
+// name clash.
 //
 // Concurrency contract: one deliverer per project (handoffd holds its lock); receivers
 // only ever remove files from new/, so a name seen taken stays decided for this call.
@@ -12,7 +13,10 @@ import { fsyncDir, isCode, mkdirSynced, writeFileSynced } from './durable.js';
 import { type Mailbox } from './mailbox.js';
 import { entriesOf, isBatchName } from './names.js';
 
-/** Writes `bytes` through `tempPath` into `newDir/name`; false if that name already exists there. */
+/**
+ * Writes `bytes` through `tempPath` into `newDir/name`; false if that name already exists
+ * there. The link is not yet durable: the caller fsyncs `newDir` before it moves the original.
+ */
 export function deliverCopy(tempPath: string, bytes: Uint8Array, newDir: string, name: string): boolean {
   writeFileSynced(tempPath, bytes, false);
   crashPoint('deliver:copy-synced');
@@ -24,7 +28,6 @@ export function deliverCopy(tempPath: string, bytes: Uint8Array, newDir: string,
     return false;
   }
   crashPoint('deliver:linked');
-  fsyncDir(newDir);
   fs.unlinkSync(tempPath);
   return true;
 }
@@ -56,11 +59,16 @@ export function freeNameIn(dir: string, name: string): string {
   return target;
 }
 
-/** Moves a file to `target` (from freeNameIn), then fsyncs both directories. */
-export function moveOriginal(from: string, target: string): void {
+/** Renames a file to `target` (from freeNameIn), creating its folder if missing; the caller fsyncs both folders. */
+export function renameInto(from: string, target: string): void {
   mkdirSynced(dirname(target));
   fs.renameSync(from, target);
   crashPoint('deliver:original-moved');
+}
+
+/** Moves a file to `target` (from freeNameIn), then fsyncs both directories. */
+export function moveOriginal(from: string, target: string): void {
+  renameInto(from, target);
   fsyncDir(dirname(target));
   fsyncDir(dirname(from));
 }

@@ -8,67 +8,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type Mailbox } from '../../lib/queue/mailbox.js';
+import { parseStrace, Trace, TRACED, type Call } from '../support/strace.js';
 import { BIN_DIR, itemsIn, makeProject, noteDraft, placeItem, runBin, tempDir, writeDraft, type Project } from '../support/project.js';
-
-/** One system call from the strace log. */
-interface Call {
-  /** Position of the line that started the call and of the line that finished it. */
-  start: number;
-  end: number;
-  pid: number;
-  name: string;
-  /** First argument as an fd, with its path as annotated by -y (a file, a directory, `socket:[…]`). */
-  fd?: number;
-  fdPath?: string;
-  /** Quoted string arguments, unescaped (paths of rename/link/unlink/openat, data of write). */
-  strings: string[];
-  ret: number;
-}
-
-const TRACED = 'openat,write,fsync,fdatasync,rename,renameat,renameat2,link,linkat,unlink,unlinkat,close';
-
-function unescape(text: string): string {
-  return text.replace(/\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|.)/g, (_, e: string) => {
-    if (e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
-    if (/^[0-7]+$/.test(e)) return String.fromCharCode(parseInt(e, 8));
-    return ({ n: '\n', t: '\t', r: '\r', v: '\v', f: '\f' } as Record<string, string>)[e] ?? e;
-  });
-}
-
-/** Parses `strace -f -y` output; `<unfinished ...>`/`<... resumed>` pairs become one call. */
-function parseStrace(log: string): Call[] {
-  const calls: Call[] = [];
-  const pending = new Map<number, { text: string; start: number }>();
-  log.split('\n').forEach((line, index) => {
-    const m = /^(\d+)\s+(.*)$/.exec(line);
-    if (!m) return;
-    const pid = Number(m[1]);
-    let text = m[2]!;
-    let start = index;
-    const resumed = /^<\.\.\. \w+ resumed>(.*)$/.exec(text);
-    if (resumed) {
-      const head = pending.get(pid);
-      if (!head) return;
-      pending.delete(pid);
-      text = head.text + resumed[1]!;
-      start = head.start;
-    }
-    if (text.endsWith('<unfinished ...>')) {
-      pending.set(pid, { text: text.slice(0, -'<unfinished ...>'.length).trimEnd(), start: index });
-      return;
-    }
-    const call = /^(\w+)\((.*)\)\s+=\s+(-?\d+)/.exec(text);
-    if (!call) return;
-    const args = call[2]!;
-    const fdArg = /^(\d+)<([^>]*)>/.exec(args);
-    const strings = [...args.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((s) => unescape(s[1]!));
-    calls.push({
-      start, end: index, pid, name: call[1]!, strings, ret: Number(call[3]),
-      ...(fdArg ? { fd: Number(fdArg[1]), fdPath: unescape(fdArg[2]!) } : {}),
-    });
-  });
-  return calls;
-}
 
 /** Runs a built bin under strace; returns its result and the parsed calls. */
 function traced(bin: string, args: string[], role: string, cwd: string): { code: number | null; stdout: string; stderr: string; calls: Call[] } {
@@ -83,43 +24,6 @@ function traced(bin: string, args: string[], role: string, cwd: string): { code:
     return { code: result.status, stdout: result.stdout.toString('utf8'), stderr: result.stderr.toString('utf8'), calls: parseStrace(fs.readFileSync(log, 'utf8')) };
   } finally {
     fs.rmSync(logDir, { recursive: true, force: true });
-  }
-}
-
-/** Queries over one trace. */
-class Trace {
-  constructor(readonly calls: Call[]) {}
-
-  /** The one successful rename of `from` to `to`. */
-  rename(from: string, to: string): Call {
-    const found = this.calls.filter((c) => /^rename(at2?)?$/.test(c.name) && c.ret === 0 && c.strings[0] === from && c.strings[1] === to);
-    assert.equal(found.length, 1, `expected one rename ${from} -> ${to}, found ${found.length}`);
-    return found[0]!;
-  }
-
-  /** Successful renames whose source is in `fromDir` and target in `toDir`. */
-  renamesBetween(fromDir: string, toDir: string): Call[] {
-    return this.calls.filter((c) => /^rename(at2?)?$/.test(c.name) && c.ret === 0 && dirname(c.strings[0] ?? '') === fromDir && dirname(c.strings[1] ?? '') === toDir);
-  }
-
-  /** The last successful write to the file at `path`. */
-  lastWrite(path: string): Call {
-    const writes = this.calls.filter((c) => c.name === 'write' && c.fdPath === path && c.ret > 0);
-    assert.ok(writes.length > 0, `no write to ${path}`);
-    return writes[writes.length - 1]!;
-  }
-
-  /** The write of stdout that starts with `prefix`. */
-  stdout(prefix: string): Call {
-    const found = this.calls.find((c) => c.name === 'write' && c.fd === 1 && (c.strings[0] ?? '').startsWith(prefix));
-    assert.ok(found, `no write of '${prefix}' to stdout`);
-    return found;
-  }
-
-  /** Asserts that `path` (file or directory) is fsync'd after `after` finished and before `before` started. */
-  fsyncBetween(path: string, after: Call, before: Call, what: string): void {
-    const ok = this.calls.some((c) => (c.name === 'fsync' || c.name === 'fdatasync') && c.ret === 0 && c.fdPath === path && c.start > after.end && c.end < before.start);
-    assert.ok(ok, `${what}: no fsync of ${path} between line ${after.end} and line ${before.start}`);
   }
 }
 

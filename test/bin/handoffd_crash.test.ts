@@ -464,7 +464,13 @@ describe('handoffd crash safety', () => {
     const HANDOFFS = 2000;
     const TIMER_KILLS = 24;
     const CRASH_AT_KILLS = 8;
-    const STEPS = ['deliver:copy-synced', 'deliver:linked', 'deliver:recipient-done', 'deliver:copies-done', 'deliver:original-moved', 'deliver:sent-synced'];
+    /** Crash points and the largest n of `<step>#<n>` drawn for each: copies-done and sent-synced come once per group of handoffs, the others once per copy or handoff. */
+    const STEPS: [string, number][] = [
+      ['deliver:copy-synced', 90], ['deliver:linked', 90], ['deliver:recipient-done', 90],
+      ['deliver:copies-done', 3], ['deliver:original-moved', 90], ['deliver:sent-synced', 3],
+    ];
+    /** Handoffs one timer-killed run may move to sent/ at most, so that most kills land on a busy outbox. */
+    const RUN_BUDGET = 60;
     const seed = Number(process.env.BATON_SOAK_SEED ?? Math.floor(Math.random() * 2 ** 31));
     let stopConsumers = false;
     let consumers: Promise<string[]>[] = [];
@@ -529,7 +535,8 @@ describe('handoffd crash safety', () => {
       for (let i = 0; i < TIMER_KILLS; i++) schedule.push(rand() < 0.25 ? 'early' : 'running');
       for (let i = 0; i < CRASH_AT_KILLS; i++) {
         const at = 1 + Math.floor(rand() * (TIMER_KILLS + i));
-        schedule.splice(at, 0, `${STEPS[Math.floor(rand() * STEPS.length)]}#${1 + Math.floor(rand() * 90)}`);
+        const [step, most] = STEPS[Math.floor(rand() * STEPS.length)]!;
+        schedule.splice(at, 0, `${step}#${1 + Math.floor(rand() * most)}`);
       }
       let kills = 0;
       const queuedAtKill: number[] = [];
@@ -545,8 +552,12 @@ describe('handoffd crash safety', () => {
                 return false;
               }
             }, 30_000, d, 5);
-            await pause(Math.floor(rand() * 1500));
-          } else await pause(Math.floor(rand() * 700));
+          }
+          // Killed after a random time, or sooner once it has sent a random share of its budget.
+          const sentAtStart = deliveredBefore();
+          const budget = 1 + Math.floor(rand() * RUN_BUDGET);
+          const deadline = Date.now() + Math.floor(rand() * (fault === 'running' ? 1500 : 700));
+          await waitFor('a random point of the run', () => Date.now() >= deadline || deliveredBefore() >= sentAtStart + budget, 30_000, d, 5);
           assert.ok(isRunning(d), `handoffd exited by itself: ${d.stderr()}`);
           queuedAtKill.push(itemsIn(box.outbox).length);
           process.kill(d.pid, 'SIGKILL');

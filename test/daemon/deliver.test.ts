@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { deliverHandoff, type DeliveryScope } from '../../lib/daemon/deliver.js';
+import { copyHandoff, deliverHandoff, finishHandoffs, type Copied, type DeliveryScope } from '../../lib/daemon/deliver.js';
 import { daemonPathsOf } from '../../lib/daemon/paths.js';
 import { readRoles } from '../../lib/handoff/roles.js';
 import { parseEnvelope, type Headers } from '../../lib/queue/envelope.js';
@@ -141,6 +141,23 @@ describe('lib/daemon/deliver', () => {
         release();
       }
       assert.equal((await deliverHandoff(scope, 'coder', name, true, now)).kind, 'delivered');
+    });
+
+    it('copies a group first (originals stay in outbox/), then finishes it: every original to sent/, in one go', async () => {
+      const hs = [await queue({ to: 'reviewer' }), await queue({ to: 'reviewer,QA' }), await queue({ to: 'QA' })];
+      const copied: Copied[] = [];
+      for (const h of hs) {
+        const c = await copyHandoff(scope, 'coder', h.name, false, now);
+        assert.equal(c.kind, 'copied');
+        copied.push(c as Copied);
+      }
+      assert.deepEqual(newItems(), { coder: [], reviewer: [hs[0]!.name, hs[1]!.name], QA: [hs[1]!.name, hs[2]!.name] });
+      assert.deepEqual(itemsIn(p.box('coder').outbox), hs.map((h) => h.name), 'nothing leaves the outbox before the group is finished');
+      assert.deepEqual(copied[1]!.newDirs, [p.box('reviewer').inboxNew, p.box('QA').inboxNew]);
+      const results = finishHandoffs(scope, copied);
+      assert.deepEqual(results.map((r) => [r.name, r.copied, r.sentPath]), hs.map((h, i) => [h.name, copied[i]!.copied, join(p.box('coder').sent, h.name)]));
+      assert.deepEqual(itemsIn(p.box('coder').outbox), []);
+      assert.deepEqual(itemsIn(p.box('coder').sent), hs.map((h) => h.name));
     });
 
     it('keeps both originals on a name clash in sent/', async () => {

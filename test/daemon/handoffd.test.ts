@@ -74,37 +74,50 @@ describe('lib/daemon/handoffd', function () {
     assert.ok(health.passes >= 1);
   });
 
-  it('the stop sentinel ends the run after the delivery in progress, leaving the rest of the outbox for the next run', async () => {
+  /** Calls `fn` once, when the first copy appears in `role`'s new/ (this process's event loop, as the daemon yields between handoffs). */
+  const onFirstCopy = (role: string, fn: () => void): fs.FSWatcher => {
+    let fired = false;
+    const watcher = fs.watch(p.box(role).inboxNew, (_event, name) => {
+      if (fired || !name?.endsWith('.handoff')) return;
+      fired = true;
+      fn();
+    });
+    return watcher;
+  };
+
+  it('the stop sentinel ends the run after the handoff in progress, finishing it and leaving the rest of the outbox for the next run', async () => {
     const names = [(await queue('coder', 'reviewer', '10')).name, (await queue('coder', 'reviewer', '20')).name, (await queue('coder', 'reviewer', '30')).name];
-    // The sentinel appears while the first of three deliveries of one pass is being logged.
-    running = runHandoffd({ root: p.root, pollIntervalMs: 50, rewakeIntervalS: 60, mirror: (line) => line.includes(' delivered ') && fs.writeFileSync(paths().stop, '') });
+    // The sentinel appears as the first copy of one pass's three is linked.
+    const watcher = onFirstCopy('reviewer', () => fs.writeFileSync(paths().stop, ''));
+    running = runHandoffd({ root: p.root, pollIntervalMs: 50, rewakeIntervalS: 60 });
     assert.equal(await running, 0);
     running = undefined;
+    watcher.close();
     assert.deepEqual(itemsIn(p.box('coder').sent), names.slice(0, 1));
+    assert.deepEqual(itemsIn(p.box('reviewer').inboxNew), names.slice(0, 1));
     assert.deepEqual(itemsIn(p.box('coder').outbox), names.slice(1));
+    assert.deepEqual(events('delivered').map((e) => e.details.name), names.slice(0, 1));
     assert.equal(fs.existsSync(paths().stop), false);
     assert.equal(events('stopped').length, 1);
   });
 
-  it('TERM ends the run after the delivery in progress, leaving the rest of the outbox for the next run', async () => {
-    const names = [(await queue('coder', 'reviewer', '10')).name, (await queue('coder', 'reviewer', '20')).name, (await queue('coder', 'reviewer', '30')).name];
-    // A real SIGTERM to this process while the first of three deliveries of one pass is
-    // logged; the daemon's handler is installed (the started line comes after it), so the
-    // signal cannot end the test process.
-    let signalled = false;
-    running = runHandoffd({
-      root: p.root, pollIntervalMs: 50, rewakeIntervalS: 60,
-      mirror: (line) => {
-        if (!signalled && line.includes(' delivered ')) {
-          signalled = true;
-          process.kill(process.pid, 'SIGTERM');
-        }
-      },
-    });
+  it('TERM ends the run between handoffs, finishing those copied and leaving the rest of the outbox for the next run', async () => {
+    const names: string[] = [];
+    for (const priority of ['10', '20', '30', '40', '50', '60']) names.push((await queue('coder', 'reviewer', priority)).name);
+    // A real SIGTERM to this process as the first copy of one pass's six is linked; the
+    // daemon's handler is installed (the started line comes after it), so the signal cannot
+    // end the test process. Node reads the signal on a later turn of the event loop than
+    // the file event, so the daemon may copy one more handoff before it sees it.
+    const watcher = onFirstCopy('reviewer', () => process.kill(process.pid, 'SIGTERM'));
+    running = runHandoffd({ root: p.root, pollIntervalMs: 50, rewakeIntervalS: 60 });
     assert.equal(await running, 0);
     running = undefined;
-    assert.deepEqual(itemsIn(p.box('coder').sent), names.slice(0, 1));
-    assert.deepEqual(itemsIn(p.box('coder').outbox), names.slice(1));
+    watcher.close();
+    const sent = itemsIn(p.box('coder').sent);
+    assert.ok(sent.length >= 1 && sent.length <= 2, `stopped after ${sent.length} handoffs`);
+    assert.deepEqual(sent, names.slice(0, sent.length));
+    assert.deepEqual(itemsIn(p.box('reviewer').inboxNew), sent, 'every handoff copied was also finished');
+    assert.deepEqual(itemsIn(p.box('coder').outbox), names.slice(sent.length));
     assert.equal(fs.existsSync(paths().pid), false);
   });
 
