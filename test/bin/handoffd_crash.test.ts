@@ -412,6 +412,35 @@ describe('handoffd crash safety', () => {
     }
   });
 
+  describe('a kill while a group of handoffs is finished, then a restart', () => {
+    // Three handoffs queued before the daemon starts are copied, then finished together.
+    const cases: { step: string; sentAtCrash: number }[] = [
+      { step: 'deliver:copies-done', sentAtCrash: 0 },
+      { step: 'deliver:original-moved#1', sentAtCrash: 1 },
+      { step: 'deliver:original-moved#2', sentAtCrash: 2 },
+      { step: 'deliver:sent-synced', sentAtCrash: 3 },
+    ];
+    for (const c of cases) {
+      it(`delivers each of three handoffs exactly once after a kill at ${c.step}`, async () => {
+        const p = newProject();
+        const box = p.box('coder');
+        const originals: Original[] = [];
+        for (let i = 1; i <= 3; i++) originals.push(await queueWithSwarmHandoff(p, RECIPIENTS, `group member ${i} at ${c.step}`));
+        const names = originals.map((o) => o.name).sort();
+
+        await crashDaemon(p, c.step);
+        // Every copy was in place before any original moved; the kill landed mid-group.
+        for (const role of RECIPIENTS) assert.deepEqual(waitingOf(p, role), names, `${role}'s new/ at the crash`);
+        assert.deepEqual(itemsIn(box.sent), names.slice(0, c.sentAtCrash));
+        assert.deepEqual(itemsIn(box.outbox), names.slice(c.sentAtCrash));
+
+        await restartUntil(p, 'outbox empty and every original in sent/', () => itemsIn(box.outbox).length === 0 && itemsIn(box.sent).length === 3);
+        await checkRecipients(p, originals, true);
+        checkSender(p, originals, 'sent');
+      });
+    }
+  });
+
   describe('a copy consumed before the restart', () => {
     type Action = 'claim' | 'complete';
     const cases: { step: string; copiesAtCrash: number; actions: Record<string, Action> }[] = [
