@@ -25,16 +25,21 @@ export function rawClaim(newDir: string, inProcessDir: string): string {
   return first;
 }
 
-/** The minimal durable publish: write the bytes to tmp/, fsync, rename into dir, fsync dir. */
-export function rawPublish(tmpDir: string, dir: string, name: string, bytes: Buffer): string {
-  const temp = join(tmpDir, `${name}.tmp`);
-  const fd = fs.openSync(temp, O_CREAT | O_EXCL | O_WRONLY, 0o600);
+/** Creates `path` (refusing an existing one) with `bytes`, and fsyncs it. */
+function rawWriteSynced(path: string, bytes: Buffer): void {
+  const fd = fs.openSync(path, O_CREAT | O_EXCL | O_WRONLY, 0o600);
   try {
     fs.writeFileSync(fd, bytes);
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** The minimal durable publish: write the bytes to tmp/, fsync, rename into dir, fsync dir. */
+export function rawPublish(tmpDir: string, dir: string, name: string, bytes: Buffer): string {
+  const temp = join(tmpDir, `${name}.tmp`);
+  rawWriteSynced(temp, bytes);
   const target = join(dir, name);
   fs.renameSync(temp, target);
   rawFsyncDir(dir);
@@ -52,13 +57,7 @@ export function rawDeliver(outbox: string, name: string, sent: string, newDirs: 
   const bytes = fs.readFileSync(original);
   for (const [i, newDir] of newDirs.entries()) {
     const temp = join(tmpDir, `${i}.${name}`);
-    const fd = fs.openSync(temp, O_CREAT | O_EXCL | O_WRONLY, 0o600);
-    try {
-      fs.writeFileSync(fd, bytes);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
+    rawWriteSynced(temp, bytes);
     fs.linkSync(temp, join(newDir, name));
     rawFsyncDir(newDir);
     fs.unlinkSync(temp);

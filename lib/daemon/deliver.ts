@@ -29,9 +29,13 @@ import { mailboxOf } from '../handoff/context.js';
 import { type Role } from '../handoff/roles.js';
 
 /** What became of one outbox file. */
-export type Delivery =
-  | { kind: 'delivered'; id: string; name: string; from: string; copied: string[]; already: string[]; sentPath: string }
-  | { kind: 'failed'; name: string; from: string; reason: string; failedPath: string };
+export type Delivery = Delivered | Failed;
+
+/** A handoff in sent/, its copies durable in every recipient's new/ (or already received). */
+export interface Delivered { kind: 'delivered'; id: string; name: string; from: string; copied: string[]; already: string[]; sentPath: string }
+
+/** A refused handoff, in failed/ with its .error. */
+export interface Failed { kind: 'failed'; name: string; from: string; reason: string; failedPath: string }
 
 /** The project a delivery runs in. */
 export interface DeliveryScope {
@@ -41,16 +45,12 @@ export interface DeliveryScope {
   tmp: string;
   /** Roles whose mailbox was already checked (optional cache; the caller decides how long it holds). */
   ensured?: Set<string>;
-  /** Mailbox paths by role (optional cache). */
-  mailboxes?: Map<string, Mailbox>;
+  /** Mailbox paths by role (optional; e.g. the caller's memo of mailboxOf). */
+  boxOf?: (role: string) => Mailbox;
 }
 
 function boxIn(scope: DeliveryScope, role: string): Mailbox {
-  const cached = scope.mailboxes?.get(role);
-  if (cached) return cached;
-  const box = mailboxOf(scope.root, role);
-  scope.mailboxes?.set(role, box);
-  return box;
+  return scope.boxOf?.(role) ?? mailboxOf(scope.root, role);
 }
 
 class Refused extends Error {}
@@ -112,7 +112,7 @@ export interface Copied {
  * each recipient that lacks one. A refused handoff is moved to failed/ (with its .error) at
  * once; a copied one still needs finishHandoffs.
  */
-export async function copyHandoff(scope: DeliveryScope, sender: string, name: string, deep: boolean, now = new Date()): Promise<Copied | Extract<Delivery, { kind: 'failed' }>> {
+export async function copyHandoff(scope: DeliveryScope, sender: string, name: string, deep: boolean, now = new Date()): Promise<Copied | Failed> {
   const box = boxIn(scope, sender);
   const path = join(box.outbox, name);
   let releases: Release[] = [];
@@ -160,7 +160,7 @@ export async function copyHandoff(scope: DeliveryScope, sender: string, name: st
  * outbox/ folder once. Every copy is durable before any original leaves its outbox, and
  * the group costs a few folder fsyncs instead of three per handoff.
  */
-export function finishHandoffs(scope: DeliveryScope, group: Copied[]): Extract<Delivery, { kind: 'delivered' }>[] {
+export function finishHandoffs(scope: DeliveryScope, group: Copied[]): Delivered[] {
   for (const dir of new Set(group.flatMap((c) => c.newDirs))) fsyncDir(dir);
   crashPoint('deliver:copies-done');
   const moved = group.map((c) => {

@@ -5,8 +5,8 @@
 // between handoffs; the handoffs already copied are then finished (moved to sent/) first.
 //
 // Concurrency contract: the daemon lock (lock.ts in daemon/lock) admits one daemon per
-// project; handoffs are copied one at a time and finished in groups (deliver.ts); wake-ups run beside them and never block or
-// fail a delivery.
+// project; handoffs are copied one at a time and finished in groups (deliver.ts);
+// wake-ups run beside them and never block or fail a delivery.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { mkdirSynced } from '../queue/durable.js';
@@ -200,7 +200,7 @@ export async function runHandoffd(options: DaemonOptions): Promise<number> {
     // Names Baton writes are ASCII, where string order is byte order.
     queue.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.sender < b.sender ? -1 : 1));
     const delivered = new Set<string>();
-    const scope = { root, roles, tmp: paths.tmp, ensured, mailboxes: boxes };
+    const scope = { root, roles, tmp: paths.tmp, ensured, boxOf };
     const before = stats.delivered + stats.failed;
     let group: Copied[] = [];
     const finishGroup = () => {

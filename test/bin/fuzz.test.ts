@@ -8,12 +8,12 @@
 // its shape. Drafts run through 4 lanes, one temporary project per lane, one draft at a
 // time per lane, so a lane's before/after snapshots see only its own draft's effects.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import {
-  BIN_DIR, commitIn, git, makeProject, noteDraft, placeItem, runBinAsync, snapshot, tempDir, writeDraft,
+  commitIn, git, makeProject, noteDraft, placeItem, runBinAsync, snapshot, tempDir, writeDraft,
   type Project, type RunResult,
 } from '../support/project.js';
 
@@ -672,20 +672,7 @@ describe('swarm_handoff fuzz', function () {
 
 /** Runs a built bin, killed after 20 s so a bin blocked on a FIFO fails the test instead of hanging it. */
 function runGuarded(bin: string, args: string[], role: string, cwd: string): Promise<RunResult> {
-  return new Promise((done, failed) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, SWARMFORGE_ROLE: role };
-    delete env.SWARMFORGE_ROOT;
-    const child = spawn(process.execPath, [join(BIN_DIR, `${bin}.js`), ...args], { cwd, env, timeout: 20_000, killSignal: 'SIGKILL' });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', failed);
-    child.on('close', (code, signal) => {
-      const stdoutBytes = Buffer.concat(out);
-      done({ code, signal, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes });
-    });
-  });
+  return runBinAsync(bin, args, { role, cwd, timeoutMs: 20_000 });
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -70,6 +70,8 @@ export interface RunOptions {
   role?: string;
   cwd: string;
   env?: Record<string, string | undefined>;
+  /** runBinAsync only: SIGKILL the bin after this many ms (a bin blocked forever then fails its test instead of hanging it). */
+  timeoutMs?: number;
 }
 
 function envOf(options: RunOptions): NodeJS.ProcessEnv {
@@ -96,7 +98,8 @@ export function runBin(bin: string, args: string[], options: RunOptions): RunRes
 /** Runs a built bin without blocking the test process (for concurrent callers). */
 export function runBinAsync(bin: string, args: string[], options: RunOptions): Promise<RunResult> {
   return new Promise((done, failed) => {
-    const child = spawn(process.execPath, [join(BIN_DIR, `${bin}.js`), ...args], { cwd: options.cwd, env: envOf(options) });
+    const guard = options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs, killSignal: 'SIGKILL' as const };
+    const child = spawn(process.execPath, [join(BIN_DIR, `${bin}.js`), ...args], { cwd: options.cwd, env: envOf(options), ...guard });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
