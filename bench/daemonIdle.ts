@@ -9,9 +9,9 @@
 // where the daemon's idle time goes.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import { daemonPathsOf } from '../lib/daemon/paths.js';
+import { daemonPathsOf } from '../lib/handoff/layout.js';
 import { WakePolicy } from '../lib/daemon/wakePolicy.js';
-import { mailboxOf } from '../lib/handoff/context.js';
+import { mailboxOf } from '../lib/handoff/layout.js';
 import { readRoles } from '../lib/handoff/roles.js';
 import { inProcessOf } from '../lib/queue/claim.js';
 import { itemNamesIn } from '../lib/queue/names.js';

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { deliverHandoff } from '../lib/daemon/deliver.js';
 import { DaemonLog } from '../lib/daemon/log.js';
-import { mailboxOf } from '../lib/handoff/context.js';
+import { mailboxOf } from '../lib/handoff/layout.js';
 import { readRoles } from '../lib/handoff/roles.js';
 import { copyPlaces, freeNameIn } from '../lib/queue/deliver.js';
 import { serializeEnvelope } from '../lib/queue/envelope.js';

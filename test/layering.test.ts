@@ -33,16 +33,39 @@ function importsOf(file: string, text: string): Import[] {
     spec.startsWith('.') ? { spec, target: relative(REPO, resolve(REPO, dirname(file), spec)) } : { spec });
 }
 
+/**
+ * Which lib folders each lib folder may import (besides itself), following architecture.md:
+ * the queue knows nothing above it; handoff (agent semantics and the on-disk layout) sits
+ * on the queue; the daemon and the launcher are siblings above handoff that never import
+ * each other (lib/cli, which may import anything, wires them together); the tmux adapter
+ * imports nothing. A lib folder missing from this table is a violation until it is added.
+ */
+const MAY_IMPORT: Record<string, string[]> = {
+  queue: [],
+  adapters: [],
+  handoff: ['queue'],
+  daemon: ['handoff', 'queue', 'adapters'],
+  swarm: ['handoff', 'queue', 'adapters'],
+  cli: ['daemon', 'swarm', 'handoff', 'queue', 'adapters'],
+};
+
+/** The lib folder of a repo-relative path (`lib/<folder>/...`), or undefined outside lib/. */
+function layerOf(path: string): string | undefined {
+  return /^lib\/([^/]+)\//.exec(path)?.[1];
+}
+
 /** The layering violations of one lib file, one line each. */
 function violationsOf(file: string, text: string): string[] {
   const problems: string[] = [];
+  const layer = layerOf(file);
+  if (layer === undefined || !(layer in MAY_IMPORT)) return [`${file}: lib/${layer ?? '?'} is not in the layering table; add it with the folders it may import`];
   for (const { spec, target } of importsOf(file, text)) {
     const says = `${file} imports '${spec}'`;
     if (target !== undefined) {
+      const to = layerOf(target);
       if (target.startsWith('bin/') || target.startsWith('test/') || !target.startsWith('lib/')) problems.push(`${says}: lib must not import outside lib/`);
-      else if (file.startsWith('lib/queue/') && !target.startsWith('lib/queue/')) problems.push(`${says}: lib/queue imports nothing above it`);
-      else if (file.startsWith('lib/handoff/') && target.startsWith('lib/cli/')) problems.push(`${says}: lib/handoff must not import lib/cli`);
-    } else if (file.startsWith('lib/queue/') && !spec.startsWith('node:') && spec !== 'js-yaml') {
+      else if (to !== layer && !MAY_IMPORT[layer]!.includes(to!)) problems.push(`${says}: lib/${layer} may import only ${['itself', ...MAY_IMPORT[layer]!.map((l) => `lib/${l}`)].join(', ')}`);
+    } else if (layer === 'queue' && !spec.startsWith('node:') && spec !== 'js-yaml') {
       problems.push(`${says}: lib/queue uses only node: builtins and js-yaml`);
     }
   }
@@ -63,6 +86,54 @@ function shellUsesOf(file: string, text: string): string[] {
     report(new RegExp(`\\b${m[1]}\\.exec(?:Sync)?\\s*\\(`, 'g'), `${m[1]}.exec()/execSync() runs a shell`);
   }
   return problems;
+}
+
+/** Names of the on-disk layout; only lib/handoff/layout.ts may spell them as string literals. */
+const LAYOUT_NAMES = new Set(['.swarmforge', '.worktrees', 'swarmforge', 'swarmforge.conf', 'handoffs', 'tmux-socket', 'tmux.sock']);
+
+/** String literals of a source text that build a layout path: a layout name alone, or a path through `.swarmforge/` or `.worktrees/`. */
+function layoutLiteralsOf(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
+  const problems: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
+      const value = node.text;
+      if (LAYOUT_NAMES.has(value) || /(^|\/)\.(swarmforge|worktrees)\//.test(value)) {
+        problems.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}: '${value}'`);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return problems;
+}
+
+/** Functions of a source text longer than `max` lines, as `<file>:<line> <name> (<n> lines)`. */
+function longFunctionsOf(file: string, text: string, max: number): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
+  const problems: string[] = [];
+  const lineOf = (pos: number) => source.getLineAndCharacterOfPosition(pos).line + 1;
+  const nameOf = (node: ts.Node): string => {
+    const named = (node as ts.FunctionDeclaration).name;
+    if (named) return named.getText();
+    if (ts.isVariableDeclaration(node.parent) || ts.isPropertyAssignment(node.parent)) return node.parent.name.getText();
+    return '<anonymous>';
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isArrowFunction(node) || ts.isFunctionExpression(node) || ts.isConstructorDeclaration(node)) {
+      const lines = lineOf(node.getEnd()) - lineOf(node.getStart()) + 1;
+      if (lines > max) problems.push(`${file}:${lineOf(node.getStart())} ${nameOf(node)} (${lines} lines)`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return problems;
+}
+
+/** Lines of a source text that set an exit code or exit (only lib/cli/failure.ts may). */
+function exitCodeSettersOf(file: string, text: string): string[] {
+  const lines = text.split('\n');
+  return lines.flatMap((line, i) => (/process\.exitCode\s*=|process\.exit\s*\(/.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : []));
 }
 
 describe('layering', () => {
@@ -89,17 +160,24 @@ describe('layering', () => {
 
   it('the rules catch what they forbid', () => {
     assert.deepEqual(violationsOf('lib/queue/q.ts', "import { fail } from '../handoff/errors.js';\nimport yargs from 'yargs';\nimport * as fs from 'node:fs';\nimport y from 'js-yaml';\nimport { x } from './x.js';\n"), [
-      "lib/queue/q.ts imports '../handoff/errors.js': lib/queue imports nothing above it",
+      "lib/queue/q.ts imports '../handoff/errors.js': lib/queue may import only itself",
       "lib/queue/q.ts imports 'yargs': lib/queue uses only node: builtins and js-yaml",
     ]);
-    assert.deepEqual(violationsOf('lib/handoff/h.ts', "import { x } from '../cli/failure.js';\nimport { y } from '../queue/lock.js';\nimport { z } from '../../bin/baton.js';\nimport { w } from '../../test/support/project.js';\n"), [
-      "lib/handoff/h.ts imports '../cli/failure.js': lib/handoff must not import lib/cli",
+    assert.deepEqual(violationsOf('lib/handoff/h.ts', "import { x } from '../cli/failure.js';\nimport { y } from '../queue/lock.js';\nimport { z } from '../../bin/baton.js';\nimport { w } from '../../test/support/project.js';\nimport { v } from '../daemon/control.js';\n"), [
+      "lib/handoff/h.ts imports '../cli/failure.js': lib/handoff may import only itself, lib/queue",
       "lib/handoff/h.ts imports '../../bin/baton.js': lib must not import outside lib/",
       "lib/handoff/h.ts imports '../../test/support/project.js': lib must not import outside lib/",
+      "lib/handoff/h.ts imports '../daemon/control.js': lib/handoff may import only itself, lib/queue",
     ]);
+    const sideways = "import { a } from '../daemon/control.js';\nimport { b } from '../swarm/up.js';\nimport { c } from '../handoff/layout.js';\nimport { d } from '../adapters/tmux.js';\n";
+    assert.deepEqual(violationsOf('lib/swarm/s.ts', sideways), ["lib/swarm/s.ts imports '../daemon/control.js': lib/swarm may import only itself, lib/handoff, lib/queue, lib/adapters"]);
+    assert.deepEqual(violationsOf('lib/daemon/d.ts', sideways), ["lib/daemon/d.ts imports '../swarm/up.js': lib/daemon may import only itself, lib/handoff, lib/queue, lib/adapters"]);
+    assert.deepEqual(violationsOf('lib/cli/c.ts', sideways), []);
+    assert.deepEqual(violationsOf('lib/adapters/a.ts', sideways).length, 3);
+    assert.deepEqual(violationsOf('lib/newthing/n.ts', ''), ['lib/newthing/n.ts: lib/newthing is not in the layering table; add it with the folders it may import']);
   });
 
-  it('lib/queue imports nothing outside lib/queue but node: builtins and js-yaml; lib/handoff nothing from lib/cli; lib nothing from bin/ or test/', () => {
+  it('every lib folder imports only the folders the table allows; lib/queue only node: builtins and js-yaml; lib nothing from bin/ or test/', () => {
     const problems = libFiles.flatMap((file) => violationsOf(file, fs.readFileSync(join(REPO, file), 'utf8')));
     assert.deepEqual(problems, []);
   });
@@ -126,6 +204,31 @@ describe('layering', () => {
       const files = [...libFiles, ...tsFilesUnder('bin')];
       assert.ok(files.some((f) => f.startsWith('bin/')));
       assert.deepEqual(files.flatMap((file) => shellUsesOf(file, fs.readFileSync(join(REPO, file), 'utf8'))), []);
+    });
+  });
+  describe('one owner each', () => {
+    it('the checks catch layout literals, long functions and exit codes set outside their owner', () => {
+      const sample = "const a = join(root, '.swarmforge', 'daemon');\nconst b = `${root}/.worktrees/${name}`;\nconst c = 'handoffs';\nconst ok = 'run baton init to write .swarmforge/roles.tsv';\n";
+      assert.deepEqual(layoutLiteralsOf('lib/x.ts', sample), ["lib/x.ts:1: '.swarmforge'", "lib/x.ts:2: '/.worktrees/'", "lib/x.ts:3: 'handoffs'"]);
+      const body = (n: number) => Array.from({ length: n - 2 }, (_, i) => `  x += ${i};`).join('\n');
+      const fns = `function short() {\n${body(60)}\n}\nconst long = () => {\n${body(61)}\n};\n`;
+      assert.deepEqual(longFunctionsOf('lib/y.ts', fns, 60), ['lib/y.ts:61 long (61 lines)']);
+      assert.deepEqual(exitCodeSettersOf('lib/z.ts', "process.exitCode = 2;\nif (x) process.exit(1);\nconst code = process.exitCode;\n"), ['lib/z.ts:1: process.exitCode = 2;', 'lib/z.ts:2: if (x) process.exit(1);']);
+    });
+
+    it('every .swarmforge path comes from lib/handoff/layout.ts: no other lib file spells a layout name', () => {
+      const files = libFiles.filter((f) => f !== 'lib/handoff/layout.ts');
+      assert.deepEqual(files.flatMap((f) => layoutLiteralsOf(f, fs.readFileSync(join(REPO, f), 'utf8'))), []);
+    });
+
+    it('no function in lib/ is longer than 60 lines, except the draft validator (it follows the contract\'s error order)', () => {
+      const found = libFiles.flatMap((f) => longFunctionsOf(f, fs.readFileSync(join(REPO, f), 'utf8'), 60));
+      assert.deepEqual(found.filter((p) => !/^lib\/handoff\/draft\.ts:\d+ validateDraft /.test(p)), []);
+    });
+
+    it('exit codes are decided in lib/cli/failure.ts only (bins and other lib files never set process.exitCode or exit)', () => {
+      const files = [...libFiles, ...tsFilesUnder('bin')].filter((f) => f !== 'lib/cli/failure.ts');
+      assert.deepEqual(files.flatMap((f) => exitCodeSettersOf(f, fs.readFileSync(join(REPO, f), 'utf8'))), []);
     });
   });
 });

@@ -1,5 +1,6 @@
 // Entry point shared by the three agent bins. They parse argv by hand (no yargs) because
 // an agent pays their start-up on every call; see bench/startup.
+import { fail } from '../handoff/errors.js';
 import { type UnusableItem } from '../queue/item.js';
 import { reportFailure } from './failure.js';
 
@@ -18,13 +19,9 @@ export async function runAgentCommand(command: AgentCommand, argv = process.argv
     process.stdout.write(`${command.usage}\n`);
     return;
   }
-  if (argv.length < command.minArgs || argv.length > command.maxArgs || argv.some((a) => a.startsWith('--'))) {
-    process.stderr.write(`${command.usage}\n`);
-    process.exitCode = 1;
-    return;
-  }
   const onSkip = (problem: UnusableItem) => process.stderr.write(`skipping ${problem.path}: ${problem.reason}\n`);
   try {
+    if (argv.length < command.minArgs || argv.length > command.maxArgs || argv.some((a) => a.startsWith('--'))) fail('usage', command.usage);
     process.stdout.write(await command.run(argv, onSkip));
   } catch (err) {
     reportFailure(command.program, err);

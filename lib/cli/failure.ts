@@ -1,27 +1,40 @@
-// The one place that maps failures to stderr lines and exit codes:
-// 0 done, 1 usage or environment, 2 invalid input or refused state, 75 temporary.
-import { HandoffFailure, type FailureKind } from '../handoff/errors.js';
+// The one place that decides exit codes and turns failures into stderr lines. Every bin
+// ends through reportFailure (a thrown failure) or exitAs (an outcome that is not a
+// failure but must show in the exit code); nothing else in lib/ sets process.exitCode.
+//   0   done
+//   1   usage or environment (bad arguments, no project, a missing tool, a daemon already running)
+//   2   invalid input or refused state (an invalid draft, a refusal, problems found by doctor)
+//   3   `baton daemon status` only: the daemon is not running (as the `status` action of LSB init scripts)
+//   75  temporary: worth retrying (a lock stayed busy, the disk is full)
+import { DaemonAlreadyRunning } from '../daemon/alreadyRunning.js';
+import { HandoffFailure } from '../handoff/errors.js';
 import { LockBusy } from '../queue/lock.js';
 import { UnsafeMailbox } from '../queue/mailbox.js';
 
-const EXIT_BY_KIND: Record<FailureKind, number> = {
-  usage: 1, environment: 1, state: 1, invalid: 2, refused: 2, temporary: 75,
-};
+/** Every exit code Baton's commands use, by outcome. */
+export const EXIT_CODES = {
+  done: 0, usage: 1, environment: 1, state: 1, invalid: 2, refused: 2, problemsFound: 2, notRunning: 3, temporary: 75,
+} as const;
+
+/** An outcome that decides an exit code. */
+export type Outcome = keyof typeof EXIT_CODES;
+
 const TEMPORARY_CODES = new Set(['ENOSPC', 'EDQUOT', 'EAGAIN', 'EBUSY', 'EMFILE', 'ENFILE']);
 
 /** Stderr lines and exit code for any thrown value; never a stack trace. */
 export function describeFailure(program: string, err: unknown): { lines: string[]; exitCode: number } {
-  if (err instanceof HandoffFailure) return { lines: err.lines, exitCode: EXIT_BY_KIND[err.kind] };
-  if (err instanceof UnsafeMailbox) return { lines: [`${program}: ${err.message}`], exitCode: 2 };
-  if (err instanceof LockBusy) return { lines: [`${program}: ${err.message}`], exitCode: 75 };
+  if (err instanceof HandoffFailure) return { lines: err.lines, exitCode: EXIT_CODES[err.kind] };
+  if (err instanceof DaemonAlreadyRunning) return { lines: [err.message], exitCode: EXIT_CODES.environment };
+  if (err instanceof UnsafeMailbox) return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.refused };
+  if (err instanceof LockBusy) return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.temporary };
   const sys = err as NodeJS.ErrnoException;
   if (sys && typeof sys.code === 'string') {
     const where = sys.path ? ` '${sys.path}'` : '';
-    const exitCode = TEMPORARY_CODES.has(sys.code) ? 75 : 1;
+    const exitCode = TEMPORARY_CODES.has(sys.code) ? EXIT_CODES.temporary : EXIT_CODES.environment;
     return { lines: [`${program}: ${sys.syscall ?? 'operation'} failed${where}: ${sys.code}`], exitCode };
   }
   const message = err instanceof Error ? err.message : String(err);
-  return { lines: [`${program}: ${message.split('\n')[0]}`], exitCode: 1 };
+  return { lines: [`${program}: ${message.split('\n')[0]}`], exitCode: EXIT_CODES.environment };
 }
 
 /** Prints a failure on stderr and sets the exit code. */
@@ -29,4 +42,9 @@ export function reportFailure(program: string, err: unknown): void {
   const { lines, exitCode } = describeFailure(program, err);
   process.stderr.write(lines.map((l) => `${l}\n`).join(''));
   process.exitCode = exitCode;
+}
+
+/** Sets the exit code of an outcome that is not a thrown failure (problems found, a daemon not running). */
+export function exitAs(outcome: Outcome): void {
+  process.exitCode = EXIT_CODES[outcome];
 }

@@ -1,6 +1,6 @@
 // The handoffd command line: options, ROOT, exit codes.
 import yargs from 'yargs';
-import { AlreadyRunning, runHandoffd } from '../daemon/handoffd.js';
+import { runHandoffd } from '../daemon/handoffd.js';
 import { findRoot } from '../handoff/root.js';
 import { reportFailure } from './failure.js';
 
@@ -27,16 +27,13 @@ export async function runHandoffdCommand(argv: string[]): Promise<void> {
       .version()
       .parseAsync();
     const root = findRoot(process.cwd(), args.root ? { ...process.env, SWARMFORGE_ROOT: args.root } : process.env);
-    process.exitCode = await runHandoffd({
+    await runHandoffd({
       root,
       pollIntervalMs: args['poll-interval'],
       rewakeIntervalS: args['rewake-interval'],
       mirror: args.quiet ? undefined : (line) => process.stderr.write(`${line}\n`),
     });
   } catch (err) {
-    if (err instanceof AlreadyRunning) {
-      process.stderr.write(`${err.message}\n`);
-      process.exitCode = 1;
-    } else reportFailure('handoffd', err);
+    reportFailure('handoffd', err);
   }
 }

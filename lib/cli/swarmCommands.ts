@@ -1,11 +1,17 @@
-// The swarm-level `baton` commands: daemon start|stop|status, up, down, attach, monitor, demo.
+// The swarm-level `baton` commands: daemon start|stop|status, up, down, attach, monitor,
+// demo. This is where the launcher (lib/swarm) meets the daemon's control (lib/daemon):
+// the two never import each other, so the commands hand the launcher a DaemonControl.
+import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { attachSession } from '../adapters/tmux.js';
-import { daemonStatus, startDaemon, stopDaemon } from '../daemon/control.js';
+import { startDaemon, stopDaemon } from '../daemon/control.js';
+import { daemonStatus } from '../handoff/daemonRecord.js';
+import { fail } from '../handoff/errors.js';
 import { findRoot } from '../handoff/root.js';
 import { runDemo } from '../swarm/demo.js';
 import { monitorText, monitorView } from '../swarm/monitor.js';
-import { binDirOf, swarmAddress, swarmDown, swarmUp } from '../swarm/up.js';
+import { binDirOf, swarmAddress, swarmDown, swarmUp, type DaemonControl } from '../swarm/up.js';
+import { exitAs } from './failure.js';
 
 const write = (text: string): void => {
   process.stdout.write(text);
@@ -13,6 +19,13 @@ const write = (text: string): void => {
 const binDir = () => binDirOf(process.argv[1]!);
 const json = <T>(y: Argv<T>) => y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
 
+/** handoffd of the running installation, started and stopped for the launcher. */
+function daemonControl(): DaemonControl {
+  return {
+    start: (root, extraArgs) => startDaemon({ root, handoffdPath: join(binDir(), 'handoffd.js'), extraArgs }),
+    stop: async (root) => (await stopDaemon(root))?.pid,
+  };
+}
 const daemon: CommandModule = {
   command: 'daemon <action>',
   describe: 'Run handoffd in the background: start, stop (TERM, then KILL after a timeout) or status',
@@ -31,7 +44,7 @@ const daemon: CommandModule = {
     } else {
       const status = daemonStatus(root);
       write(args.json ? `${JSON.stringify(status)}\n` : status.running ? `DAEMON RUNNING: pid ${status.pid}, last pass ${status.last_pass_at}, delivered ${status.delivered}, failed ${status.failed}, errors ${status.errors}\n` : 'DAEMON NOT RUNNING\n');
-      if (!status.running) process.exitCode = 3;
+      if (!status.running) exitAs('notRunning');
     }
   },
 };
@@ -44,7 +57,7 @@ const up: CommandModule = {
       .option('rewake-interval', { type: 'number', default: 60, describe: 'handoffd: seconds before an idle recipient with mail is woken again' }),
   handler: async (args) => {
     const daemonArgs = ['--poll-interval', String(args['poll-interval']), '--rewake-interval', String(args['rewake-interval'])];
-    const swarm = await swarmUp(process.cwd(), { binDir: binDir(), daemonArgs });
+    const swarm = await swarmUp(process.cwd(), { binDir: binDir(), daemon: daemonControl(), daemonArgs });
     write(`SWARM UP: session ${swarm.session}\nDAEMON: pid ${swarm.daemonPid}\n${[...swarm.panes].map(([r, p]) => `PANE: ${r} ${p}\n`).join('')}ATTACH: baton attach   (or: tmux -S ${swarm.socket} attach -t ${swarm.session})\n`);
   },
 };
@@ -53,7 +66,7 @@ const down: CommandModule = {
   command: 'down',
   describe: 'Stop handoffd and the swarm\'s tmux server (worktrees and roles.tsv stay)',
   handler: async () => {
-    const stopped = await swarmDown(process.cwd());
+    const stopped = await swarmDown(process.cwd(), daemonControl());
     write(`SWARM DOWN${stopped.daemon ? `: daemon pid ${stopped.daemon} stopped` : ''}\n`);
   },
 };
@@ -63,7 +76,8 @@ const attach: CommandModule = {
   describe: 'Attach this terminal to the swarm\'s tmux session',
   handler: async () => {
     const { socket, session } = swarmAddress(process.cwd());
-    process.exitCode = (await attachSession(socket, session)) ?? 1;
+    const code = await attachSession(socket, session);
+    if (code !== 0) fail('environment', `baton: tmux attach-session ended with ${code === null ? 'a signal' : `exit ${code}`}`);
   },
 };
 
@@ -92,8 +106,8 @@ const demo: CommandModule = {
       .option('keep', { type: 'boolean', default: false, describe: 'Keep the demo project on disk' })
       .option('timeout', { type: 'number', default: 180, describe: 'Seconds before the demo gives up' }),
   handler: async (args) => {
-    process.exitCode = await runDemo({
-      binDir: binDir(), tasks: args.tasks as number, attach: args.attach as boolean, keep: args.keep as boolean,
+    await runDemo({
+      binDir: binDir(), daemon: daemonControl(), tasks: args.tasks as number, attach: args.attach as boolean, keep: args.keep as boolean,
       timeoutMs: (args.timeout as number) * 1000, out: write,
     });
   },

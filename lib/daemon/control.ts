@@ -1,16 +1,13 @@
-// `baton daemon start|stop|status`: handoffd as a background process. The daemon's
-// identity is the live holder of its lock (pid + start time + boot id), so stop never
-// signals a pid that is not our daemon, even if the pid file is stale and the number reused.
+// `baton daemon start|stop`: handoffd as a background process. The daemon's identity is
+// the live holder of its lock (pid + start time + boot id; see runningDaemon), so stop
+// never signals a pid that is not our daemon, even if the pid file is stale and the
+// number reused.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
-import { lockHolder, processRunning } from '../queue/lock.js';
-import { daemonPathsOf } from './paths.js';
-
-/** The daemon's pid when it runs, else undefined. */
-export function runningDaemon(root: string): number | undefined {
-  return lockHolder(daemonPathsOf(root).lock);
-}
+import { runningDaemon } from '../handoff/daemonRecord.js';
+import { daemonPathsOf } from '../handoff/layout.js';
+import { processRunning } from '../queue/lock.js';
+import { DaemonAlreadyRunning } from './alreadyRunning.js';
 
 async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
@@ -34,8 +31,8 @@ export async function startDaemon(options: StartOptions): Promise<number> {
   const paths = daemonPathsOf(options.root);
   fs.mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
   const running = runningDaemon(options.root);
-  if (running) throw new Error(`handoffd: already running as pid ${running}`);
-  const out = fs.openSync(join(paths.dir, 'handoffd.out'), 'a', 0o600);
+  if (running) throw new DaemonAlreadyRunning(running);
+  const out = fs.openSync(paths.out, 'a', 0o600);
   const child = spawn(process.execPath, [options.handoffdPath, '--root', options.root, '--quiet', ...(options.extraArgs ?? [])], {
     detached: true, stdio: ['ignore', out, out], cwd: options.root,
   });
@@ -48,7 +45,7 @@ export async function startDaemon(options: StartOptions): Promise<number> {
   const pid = child.pid!;
   const ready = await until(() => exited || (fs.existsSync(paths.pid) && fs.readFileSync(paths.pid, 'utf8').trim() === String(pid)), 15_000);
   if (!ready || exited) {
-    const tail = fs.readFileSync(join(paths.dir, 'handoffd.out'), 'utf8').trim().split('\n').slice(-1)[0] ?? '';
+    const tail = fs.readFileSync(paths.out, 'utf8').trim().split('\n').slice(-1)[0] ?? '';
     throw new Error(`handoffd did not start${tail ? `: ${tail}` : ''}`);
   }
   return pid;
@@ -63,30 +60,4 @@ export async function stopDaemon(root: string, timeoutMs = 10_000): Promise<{ pi
   if (runningDaemon(root) === pid) process.kill(pid, 'SIGKILL');
   await until(() => !processRunning(pid), 5_000);
   return { pid, escalated: true };
-}
-
-/** What `baton daemon status` and the monitor show of the daemon. */
-export interface DaemonStatus {
-  running: boolean;
-  pid: number | null;
-  last_pass_at: string | null;
-  passes: number;
-  delivered: number;
-  failed: number;
-  errors: number;
-}
-
-/** Reads the daemon's state (lock holder and health.json). */
-export function daemonStatus(root: string): DaemonStatus {
-  const pid = runningDaemon(root) ?? null;
-  let health: Partial<DaemonStatus> = {};
-  try {
-    health = JSON.parse(fs.readFileSync(daemonPathsOf(root).health, 'utf8')) as Partial<DaemonStatus>;
-  } catch {
-    // never ran
-  }
-  return {
-    running: pid !== null, pid, last_pass_at: health.last_pass_at ?? null, passes: health.passes ?? 0,
-    delivered: health.delivered ?? 0, failed: health.failed ?? 0, errors: health.errors ?? 0,
-  };
 }

@@ -25,7 +25,7 @@ import { readItem, UnusableItem, type Item } from '../queue/item.js';
 import { acquireLock, type Release } from '../queue/lock.js';
 import { ensureMailbox, type Mailbox } from '../queue/mailbox.js';
 import { isoOf } from '../queue/names.js';
-import { mailboxOf } from '../handoff/context.js';
+import { mailboxOf } from '../handoff/layout.js';
 import { type Role } from '../handoff/roles.js';
 
 /** What became of one outbox file. */
@@ -126,7 +126,7 @@ export async function copyHandoff(scope: DeliveryScope, sender: string, name: st
     }
     const recipients = checkHeaders(item, sender, scope.roles);
     const batchRoles = deep ? recipients.filter((r) => scope.roles.get(r)?.mode !== 'task') : [];
-    if (batchRoles.length > 0) releases = lockInboxes(scope.root, batchRoles);
+    if (batchRoles.length > 0) releases = lockInboxes(scope, batchRoles);
     const pending = await recipientsToCopy(scope, item, recipients, deep);
     const enqueuedAt = isoOf(now);
     const newDirs: string[] = [];
@@ -200,10 +200,10 @@ function removeStaleError(box: Mailbox, name: string): void {
  * each other) for a delivery that may repeat an earlier one: while held, no claim or
  * completion can move an earlier copy between the search for it and the new link.
  */
-function lockInboxes(root: string, recipients: string[]): Release[] {
+function lockInboxes(scope: DeliveryScope, recipients: string[]): Release[] {
   const releases: Release[] = [];
   try {
-    for (const role of [...recipients].sort()) releases.push(acquireLock(join(mailboxOf(root, role).locks, 'inbox')));
+    for (const role of [...recipients].sort()) releases.push(acquireLock(boxIn(scope, role).inboxLock));
   } catch (err) {
     for (const release of releases.reverse()) release();
     throw err;

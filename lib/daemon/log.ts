@@ -1,30 +1,7 @@
-// handoffd's event log: one appended line per event, `<ISO time> <event> <key=value ...>`.
-// Values with spaces, quotes or `=` are JSON-quoted so every line splits unambiguously.
+// handoffd's event log writer: one appended line per event, in the format of
+// lib/handoff/daemonRecord.ts (which also reads it back).
 import * as fs from 'node:fs';
-
-/** The events the daemon logs. */
-export type DaemonEvent = 'started' | 'delivered' | 'failed' | 'woke' | 'wake-failed' | 'error' | 'stopped';
-
-/** Formats one log line (without the newline). */
-export function formatLogLine(when: Date, event: DaemonEvent, details: Record<string, string | number>): string {
-  const pairs = Object.entries(details).map(([k, v]) => {
-    const text = String(v);
-    return `${k}=${/^[^\s"=]+$/.test(text) ? text : JSON.stringify(text)}`;
-  });
-  return [when.toISOString(), event, ...pairs].join(' ');
-}
-
-/** Parses a log line back into time, event and details; undefined for a line it cannot read. */
-export function parseLogLine(line: string): { at: string; event: string; details: Record<string, string> } | undefined {
-  const match = /^(\S+) (\S+)(.*)$/.exec(line);
-  if (!match) return undefined;
-  const details: Record<string, string> = {};
-  const re = /\s([^=\s]+)=("(?:[^"\\]|\\.)*"|\S+)/g;
-  for (let m = re.exec(match[3]!); m; m = re.exec(match[3]!)) {
-    details[m[1]!] = m[2]!.startsWith('"') ? (JSON.parse(m[2]!) as string) : m[2]!;
-  }
-  return { at: match[1]!, event: match[2]!, details };
-}
+import { formatLogLine, type DaemonEvent } from '../handoff/daemonRecord.js';
 
 /**
  * Appends events to the log file (and mirrors them to a sink, e.g. stderr in the

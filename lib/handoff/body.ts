@@ -2,8 +2,8 @@
 // override them with `ROOT/swarmforge/body-git_handoff.txt` or `body-note.txt`, where
 // {sender}, {commit}, {task} and {message} are replaced.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { type Draft } from './draft.js';
+import { bodyTemplatePathOf } from './layout.js';
 
 const PREAMBLE = 'Re-read your role and constitution.\n\n';
 const DEFAULTS = {
@@ -15,7 +15,7 @@ const DEFAULTS = {
 export function bodyOf(root: string, sender: string, draft: Draft): Buffer {
   let template = DEFAULTS[draft.type];
   try {
-    template = readFileSync(join(root, 'swarmforge', `body-${draft.type}.txt`), 'utf8');
+    template = readFileSync(bodyTemplatePathOf(root, draft.type), 'utf8');
   } catch {
     // no override: the default stands
   }

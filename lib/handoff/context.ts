@@ -1,7 +1,5 @@
 // Who is acting and where: the checks every agent command runs first, in protocol order
 // (role set, ROOT found, role known).
-import { join } from 'node:path';
-import { mailboxAt, type Mailbox } from '../queue/mailbox.js';
 import { fail } from './errors.js';
 import { findRoot } from './root.js';
 import { readRoles, type Role, type RoleTable } from './roles.js';
@@ -11,11 +9,6 @@ export interface Context {
   root: string;
   role: Role;
   table: RoleTable;
-}
-
-/** The mailbox of a role: `ROOT/.swarmforge/handoffs/<role>/`, whatever its worktree. */
-export function mailboxOf(root: string, role: string): Mailbox {
-  return mailboxAt(join(root, '.swarmforge', 'handoffs', role));
 }
 
 /** Resolves $SWARMFORGE_ROLE, ROOT and the role's row; `unknownLabel` is "role" or "sender role". */

@@ -3,8 +3,8 @@
 // of the protocol keeps a temp file that long), each deletion reported.
 import * as fs from 'node:fs';
 import { inspectMailbox, type Finding } from '../queue/inspect.js';
-import { mailboxOf } from './context.js';
-import { readRoles, rolesPathOf } from './roles.js';
+import { mailboxOf, rolesPathOf } from './layout.js';
+import { readRoles } from './roles.js';
 
 /** What doctor found (and, with fix, what it removed and what remains). */
 export interface DoctorReport {

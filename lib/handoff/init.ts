@@ -2,13 +2,13 @@
 // .swarmforge/ excluded from git. No tmux and no worktrees (the launcher adds those).
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fsyncDir, mkdirSynced, renameSynced, writeFileSynced } from '../queue/durable.js';
 import { ensureMailbox } from '../queue/mailbox.js';
 import { parseConfig, sharesRoot, type WindowConfig } from './config.js';
-import { mailboxOf } from './context.js';
 import { fail } from './errors.js';
-import { formatRoles, rolesPathOf, swarmDirOf, type Role } from './roles.js';
+import { configPathOf, mailboxOf, rolesPathOf, sessionNameOf, SWARM_DIR_NAME, swarmDirOf, worktreePathOf } from './layout.js';
+import { formatRoles, type Role } from './roles.js';
 
 /** The git top level of `dir`, or fails: Baton projects are git repositories. */
 export function gitTopLevel(dir: string): string {
@@ -19,17 +19,12 @@ export function gitTopLevel(dir: string): string {
   }
 }
 
-/** The tmux session name of a project (one per ROOT). */
-export function sessionNameOf(root: string): string {
-  return `baton-${basename(root).replace(/[^A-Za-z0-9-]/g, '-')}`;
-}
-
 /** The roles.tsv rows for the configured windows. */
 export function rolesOf(root: string, windows: WindowConfig[]): Role[] {
   return windows.map((w) => ({
     role: w.role,
     worktreeName: w.worktree,
-    worktreePath: sharesRoot(w.worktree) ? root : join(root, '.worktrees', w.worktree),
+    worktreePath: sharesRoot(w.worktree) ? root : worktreePathOf(root, w.worktree),
     session: sessionNameOf(root),
     displayName: w.role,
     agent: w.agent,
@@ -38,7 +33,7 @@ export function rolesOf(root: string, windows: WindowConfig[]): Role[] {
 }
 
 /** Appends `pattern` (default `.swarmforge/`) to the repository's info/exclude once. */
-export function excludeSwarmDir(root: string, pattern = '.swarmforge/'): void {
+export function excludeSwarmDir(root: string, pattern = `${SWARM_DIR_NAME}/`): void {
   const gitDir = execFileSync('git', ['rev-parse', '--git-common-dir'], { cwd: root, encoding: 'utf8' }).trim();
   const exclude = join(resolve(root, gitDir), 'info', 'exclude');
   const current = fs.existsSync(exclude) ? fs.readFileSync(exclude, 'utf8') : '';
@@ -47,14 +42,19 @@ export function excludeSwarmDir(root: string, pattern = '.swarmforge/'): void {
   fs.appendFileSync(exclude, `${current === '' || current.endsWith('\n') ? '' : '\n'}${pattern}\n`);
 }
 
-/** Reads swarmforge.conf under the git top level of `cwd`, writes roles.tsv and mailboxes; returns the roles. */
-export function initProject(cwd: string): { root: string; roles: Role[] } {
-  const root = gitTopLevel(cwd);
-  const confPath = join(root, 'swarmforge', 'swarmforge.conf');
+/** The windows of ROOT's swarmforge.conf; fails with every error (file, line, rule) when it is missing or invalid. */
+export function readWindows(root: string): WindowConfig[] {
+  const confPath = configPathOf(root);
   if (!fs.existsSync(confPath)) fail('environment', `baton: no swarmforge/swarmforge.conf in '${root}'`);
   const parsed = parseConfig(fs.readFileSync(confPath, 'utf8'), confPath);
   if (!parsed.ok) fail('environment', ...parsed.errors);
-  const roles = rolesOf(root, parsed.windows);
+  return parsed.windows;
+}
+
+/** Reads swarmforge.conf under the git top level of `cwd`, writes roles.tsv and mailboxes; returns the roles. */
+export function initProject(cwd: string): { root: string; roles: Role[] } {
+  const root = gitTopLevel(cwd);
+  const roles = rolesOf(root, readWindows(root));
   mkdirSynced(swarmDirOf(root));
   excludeSwarmDir(root);
   const rolesPath = rolesPathOf(root);

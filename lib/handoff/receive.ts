@@ -14,8 +14,9 @@ import { type Item } from '../queue/item.js';
 import { withLock } from '../queue/lock.js';
 import { ensureMailbox, type Mailbox } from '../queue/mailbox.js';
 import { isoOf, tsidOf } from '../queue/names.js';
-import { actingContext, mailboxOf } from './context.js';
+import { actingContext } from './context.js';
 import { fail } from './errors.js';
+import { mailboxOf } from './layout.js';
 import { type ReceiveMode } from './roleName.js';
 import { batchText, priorityOf, taskText } from './taskText.js';
 
@@ -122,7 +123,7 @@ function receiveCall(cwd: string, env: NodeJS.ProcessEnv, now: Date, onSkip: Ski
 
 async function locked<T>(call: Call, fn: () => Promise<T>): Promise<T> {
   ensureMailbox(call.box);
-  return withLock(join(call.box.locks, 'inbox'), fn);
+  return withLock(call.box.inboxLock, fn);
 }
 
 async function ready(call: Call): Promise<Buffer> {

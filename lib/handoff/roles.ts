@@ -3,7 +3,7 @@
 // reparses swarmforge.conf. Bad lines are ignored and returned as problems (the daemon
 // logs them, `baton doctor` lists them).
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { rolesPathOf } from './layout.js';
 import { isValidRoleName } from './roleName.js';
 
 /** One row of roles.tsv. `mode` is kept verbatim: commands validate it when they act. */
@@ -21,16 +21,6 @@ export interface Role {
 export interface RoleTable {
   roles: Map<string, Role>;
   problems: string[];
-}
-
-/** `ROOT/.swarmforge`. */
-export function swarmDirOf(root: string): string {
-  return join(root, '.swarmforge');
-}
-
-/** `ROOT/.swarmforge/roles.tsv`. */
-export function rolesPathOf(root: string): string {
-  return join(root, '.swarmforge', 'roles.tsv');
 }
 
 /** Parses roles.tsv text. */

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fail } from './errors.js';
-import { rolesPathOf } from './roles.js';
+import { rolesPathOf, SWARM_DIR_NAME } from './layout.js';
 
 const NOT_FOUND = 'Cannot find SwarmForge project root';
 
@@ -15,7 +15,7 @@ export function findRoot(cwd: string, env: NodeJS.ProcessEnv): string {
   if (fromEnv) {
     const root = resolve(cwd, fromEnv);
     if (existsSync(rolesPathOf(root))) return root;
-    fail('environment', `${NOT_FOUND}: SWARMFORGE_ROOT=${fromEnv} has no .swarmforge/roles.tsv`);
+    fail('environment', `${NOT_FOUND}: SWARMFORGE_ROOT=${fromEnv} has no ${SWARM_DIR_NAME}/roles.tsv`);
   }
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     if (existsSync(rolesPathOf(dir))) return dir;

@@ -21,9 +21,10 @@ import { ensureMailbox, type Mailbox } from '../queue/mailbox.js';
 import { handoffFileName, handoffId, isoOf, tsidOf } from '../queue/names.js';
 import { bodyOf } from './body.js';
 import { commitLookupIn } from './commit.js';
-import { actingContext, mailboxOf, type Context } from './context.js';
+import { actingContext, type Context } from './context.js';
 import { validateDraft, type Draft } from './draft.js';
 import { fail, HandoffFailure } from './errors.js';
+import { mailboxOf } from './layout.js';
 import { takeSequence } from './sequence.js';
 import { SWARM_HANDOFF_USAGE } from './usage.js';
 
@@ -66,7 +67,7 @@ export async function sendHandoff(draftArg: string, cwd: string, env: NodeJS.Pro
   }
   const box = mailboxOf(ctx.root, ctx.role.role);
   ensureMailbox(box);
-  const queued = await withLock(join(box.locks, 'outbox'), async () => {
+  const queued = await withLock(box.outboxLock, async () => {
     const earlier = journalFor(box, draftId);
     if (earlier) return completeSend(box, earlier);
     if (!sameDraftStill(draftId)) fail('usage', `Draft file not found: ${draftArg}`);
@@ -87,7 +88,7 @@ async function finishInterruptedSend(draftArg: string, draftPath: string, cwd: s
   }
   const box = mailboxOf(ctx.root, ctx.role.role);
   if (!fs.existsSync(box.outboxTmp)) throw missing;
-  const queued = await withLock(join(box.locks, 'outbox'), async () => {
+  const queued = await withLock(box.outboxLock, async () => {
     const record = readJournal(box).find((r) => r.path === draftPath);
     return record ? completeSend(box, record) : undefined;
   });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { inProcessOf } from '../queue/claim.js';
 import { completedItemPaths } from '../queue/finish.js';
 import { itemNamesIn } from '../queue/names.js';
-import { mailboxOf } from './context.js';
+import { mailboxOf } from './layout.js';
 import { readRoles } from './roles.js';
 
 /** One role's line of `baton status`. */

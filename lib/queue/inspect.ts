@@ -1,6 +1,7 @@
 // Invariant checks over one mailbox, for `baton doctor`. Reads only; never repairs.
 // Checks: at most one item in process; no symlinks or non-regular files among items;
-// every item readable with an id; no temp file older than 36 h; no id in two places of
+// every item readable with an id; no temp file older than 36 h (tempFiles.ts says which
+// files are temp files); no id in two places of
 // the inbox (new/, in_process/, completed/) or of the outbox side (outbox/, sent/, failed/);
 // no interrupted batch claim; folders 0700 and files 0600.
 import * as fs from 'node:fs';
@@ -8,19 +9,13 @@ import { join } from 'node:path';
 import { readItem, UnusableItem } from './item.js';
 import { type Mailbox } from './mailbox.js';
 import { entriesOf, isBatchName, isItemName } from './names.js';
+import { isStaleTemp, isTempEntry } from './tempFiles.js';
 
 /** A problem found at a path. `staleTemp` problems are the ones `--fix` may delete. */
 export interface Finding {
   path: string;
   problem: string;
   staleTemp?: boolean;
-}
-
-/** How old a temp file must be before it counts as left behind by a crash. */
-export const STALE_TEMP_MS = 36 * 3600 * 1000;
-
-function isTempName(name: string): boolean {
-  return name.endsWith('.tmp') || name.endsWith('.draft') || /^tmp\.\d+\./.test(name);
 }
 
 /** Checks one mailbox at instant `now` (ms). */
@@ -51,9 +46,8 @@ export async function inspectMailbox(box: Mailbox, now = Date.now()): Promise<Fi
         findings.push({ path, problem: 'interrupted batch claim (the next ready_for_next rolls it back)' });
         continue;
       }
-      if (isTempName(entry.name)) {
-        const age = now - fs.lstatSync(path).mtimeMs;
-        if (age > STALE_TEMP_MS) findings.push({ path, problem: `temp file older than 36 h`, staleTemp: true });
+      if (isTempEntry(box, dir, entry.name)) {
+        if (isStaleTemp(fs.lstatSync(path).mtimeMs, now)) findings.push({ path, problem: `temp file older than 36 h`, staleTemp: true });
         continue;
       }
       if (depth === 0 && isBatchName(entry.name) && entry.isDirectory() && ids) {

@@ -24,6 +24,10 @@ export interface Mailbox {
   completed: string;
   /** Lock files of the inbox and outbox (transient; see lock.ts). */
   locks: string;
+  /** The lock that serializes claims and completions (and a daemon's repeat delivery). */
+  inboxLock: string;
+  /** The lock that serializes the sender's sends (sequence number and publish). */
+  outboxLock: string;
   /** The sender's last used sequence number. */
   seqFile: string;
 }
@@ -42,6 +46,8 @@ export function mailboxAt(dir: string): Mailbox {
     inProcess: join(inbox, 'in_process'),
     completed: join(inbox, 'completed'),
     locks: join(dir, 'locks'),
+    inboxLock: join(dir, 'locks', 'inbox'),
+    outboxLock: join(dir, 'locks', 'outbox'),
     seqFile: join(dir, 'sequence'),
   };
 }

@@ -5,16 +5,18 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { attachSession } from '../adapters/tmux.js';
-import { mailboxOf } from '../handoff/context.js';
+import { fail } from '../handoff/errors.js';
+import { configPathOf, daemonPathsOf, mailboxOf } from '../handoff/layout.js';
 import { parseEnvelope } from '../queue/envelope.js';
 import { completedItemPaths } from '../queue/finish.js';
-import { swarmDown, swarmUp } from './up.js';
+import { swarmDown, swarmUp, type DaemonControl } from './up.js';
 
 /** Options of one demo run. */
 export interface DemoOptions {
   binDir: string;
+  daemon: DaemonControl;
   tasks: number;
   attach: boolean;
   keep: boolean;
@@ -53,8 +55,8 @@ function completedCount(root: string, role: string): number {
   return completedItemPaths(mailboxOf(root, role)).length;
 }
 
-/** Runs the demo; resolves with the exit code. */
-export async function runDemo(options: DemoOptions): Promise<number> {
+/** Runs the demo; fails (environment) when the tasks do not all arrive within the timeout. */
+export async function runDemo(options: DemoOptions): Promise<void> {
   const root = fs.realpathSync(fs.mkdtempSync(join(tmpdir(), 'baton-demo-')));
   const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 'Baton demo', GIT_AUTHOR_EMAIL: 'demo@baton.invalid', GIT_COMMITTER_NAME: 'Baton demo', GIT_COMMITTER_EMAIL: 'demo@baton.invalid' };
   const say = options.out;
@@ -63,11 +65,11 @@ export async function runDemo(options: DemoOptions): Promise<number> {
   try {
     execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: root });
     execFileSync('git', ['commit', '-q', '--allow-empty', '-m', 'demo start'], { cwd: root, env: gitEnv });
-    fs.mkdirSync(join(root, 'swarmforge'));
-    fs.writeFileSync(join(root, 'swarmforge', 'swarmforge.conf'), CONF);
+    fs.mkdirSync(dirname(configPathOf(root)));
+    fs.writeFileSync(configPathOf(root), CONF);
     say(`Demo project: ${root}\n`);
     for (const [k, v] of Object.entries(gitEnv)) if (k.startsWith('GIT_')) process.env[k] = v;
-    const swarm = await swarmUp(root, { binDir: options.binDir, daemonArgs: ['--poll-interval', '200', '--rewake-interval', '2'] });
+    const swarm = await swarmUp(root, { binDir: options.binDir, daemon: options.daemon, daemonArgs: ['--poll-interval', '200', '--rewake-interval', '2'] });
     up = true;
     say(`Swarm up: tmux -S ${swarm.socket} attach -t ${swarm.session}\n`);
     for (let i = 1; i <= options.tasks; i++) {
@@ -85,8 +87,7 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       last = counts;
       if (Object.entries(goal).every(([r, n]) => completedCount(root, r) >= n)) break;
       if (Date.now() - started > options.timeoutMs) {
-        say(`Demo timed out after ${options.timeoutMs} ms; see ${root}/.swarmforge/daemon/handoffd.log\n`);
-        return 1;
+        fail('environment', `baton: the demo timed out after ${options.timeoutMs} ms; see ${daemonPathsOf(root).log}`);
       }
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -98,9 +99,8 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       say(`${t.role.padEnd(9)}${t.name.slice(0, 22).padEnd(24)}${ms(t.enqueued - t.created)}  ${ms(t.dequeued - t.enqueued)}  ${ms(t.completed - t.dequeued)}  ${ms(t.completed - t.created)}\n`);
     }
     say(`\n${lines.length} handoffs completed; ${options.tasks} tasks went coder → reviewer → qa → coder in ${Date.now() - started} ms.\n`);
-    return 0;
   } finally {
-    if (up) await swarmDown(root);
+    if (up) await swarmDown(root, options.daemon);
     if (!options.keep) fs.rmSync(root, { recursive: true, force: true });
     else say(`Kept ${root}\n`);
   }

@@ -1,13 +1,10 @@
 // `baton monitor`: one view of the swarm per refresh: per role the pane's state, the queue
 // counts, what is in process and for how long, the last delivery and wake-up; and the
 // daemon's health. Reads files, the daemon log's tail and tmux; changes nothing.
-import * as fs from 'node:fs';
 import { Tmux, type PaneInfo } from '../adapters/tmux.js';
-import { daemonStatus, type DaemonStatus } from '../daemon/control.js';
-import { parseLogLine } from '../daemon/log.js';
-import { daemonPathsOf } from '../daemon/paths.js';
-import { readPanes, socketFileOf } from '../daemon/waker.js';
+import { daemonLogTail, daemonStatus, parseLogLine, type DaemonStatus } from '../handoff/daemonRecord.js';
 import { humanDuration, statusOf, type RoleStatus } from '../handoff/status.js';
+import { readPanes, recordedSocketOf } from '../handoff/tmuxRecord.js';
 
 /** One role's line of the monitor. */
 export interface MonitorRole extends RoleStatus {
@@ -24,27 +21,11 @@ export interface MonitorView {
   roles: MonitorRole[];
 }
 
-function logTail(path: string, bytes = 256 * 1024): string[] {
-  try {
-    const fd = fs.openSync(path, 'r');
-    try {
-      const size = fs.fstatSync(fd).size;
-      const start = Math.max(0, size - bytes);
-      const buffer = Buffer.alloc(size - start);
-      fs.readSync(fd, buffer, 0, buffer.length, start);
-      return buffer.toString('utf8').split('\n').slice(start > 0 ? 1 : 0).filter(Boolean);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return [];
-  }
-}
-
 async function panesOf(root: string): Promise<Map<string, PaneInfo>> {
   const byId = new Map<string, PaneInfo>();
+  const socket = recordedSocketOf(root);
+  if (!socket) return byId;
   try {
-    const socket = fs.readFileSync(socketFileOf(root), 'utf8').trim();
     for (const pane of await new Tmux(socket).listPanes()) byId.set(pane.id, pane);
   } catch {
     // no swarm running: pane states read "no pane"
@@ -57,7 +38,7 @@ export async function monitorView(root: string, now = Date.now()): Promise<Monit
   const lastDelivery = new Map<string, string>();
   const lastWake = new Map<string, string>();
   let lastError: string | null = null;
-  for (const line of logTail(daemonPathsOf(root).log)) {
+  for (const line of daemonLogTail(root)) {
     const entry = parseLogLine(line);
     if (!entry) continue;
     if (entry.event === 'delivered') for (const r of (entry.details.to ?? '').split(',')) lastDelivery.set(r, entry.at);

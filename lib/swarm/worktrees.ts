@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fail } from '../handoff/errors.js';
+import { worktreePathOf } from '../handoff/layout.js';
 
 function git(cwd: string, args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
@@ -10,7 +11,7 @@ function git(cwd: string, args: string[]): string {
 
 /** Creates ROOT/.worktrees/<name> on branch <name> (from HEAD if new); an existing worktree is kept. Returns its path. */
 export function ensureWorktree(root: string, name: string): string {
-  const path = join(root, '.worktrees', name);
+  const path = worktreePathOf(root, name);
   if (existsSync(join(path, '.git'))) return path;
   let branchExists = true;
   try {

@@ -2,8 +2,10 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { daemonStatus, runningDaemon, startDaemon, stopDaemon } from '../../lib/daemon/control.js';
-import { daemonPathsOf } from '../../lib/daemon/paths.js';
+import { DaemonAlreadyRunning } from '../../lib/daemon/alreadyRunning.js';
+import { startDaemon, stopDaemon } from '../../lib/daemon/control.js';
+import { daemonStatus, runningDaemon } from '../../lib/handoff/daemonRecord.js';
+import { daemonPathsOf } from '../../lib/handoff/layout.js';
 import { daemonLog, waitFor } from '../support/daemon.js';
 import { BIN_DIR, makeProject, type Project } from '../support/project.js';
 
@@ -33,25 +35,15 @@ describe('lib/daemon/control', function () {
     p.cleanup();
   });
 
-  it('without a daemon: not running, no pid, zero counts; stop has nothing to stop', async () => {
-    assert.equal(runningDaemon(p.root), undefined);
-    assert.deepEqual(daemonStatus(p.root), { running: false, pid: null, last_pass_at: null, passes: 0, delivered: 0, failed: 0, errors: 0 });
+  it('stop has nothing to stop without a daemon', async () => {
     assert.equal(await stopDaemon(p.root, 100), undefined);
-  });
-
-  it('status reads the counts of the last run from health.json even when the daemon is gone', () => {
-    const paths = daemonPathsOf(p.root);
-    fs.mkdirSync(paths.dir, { recursive: true });
-    fs.writeFileSync(paths.health, JSON.stringify({ pid: 123, passes: 9, delivered: 4, failed: 1, errors: 2, last_pass_at: '2026-06-15T14:05:31.123Z' }));
-    fs.writeFileSync(paths.pid, '123\n');
-    assert.deepEqual(daemonStatus(p.root), { running: false, pid: null, last_pass_at: '2026-06-15T14:05:31.123Z', passes: 9, delivered: 4, failed: 1, errors: 2 });
   });
 
   it('starts handoffd detached, refuses a second start, reports it running, and stops it with TERM', async () => {
     const pid = await startDaemon({ root: p.root, handoffdPath, extraArgs: ['--poll-interval', '100'] });
     assert.equal(fs.readFileSync(daemonPathsOf(p.root).pid, 'utf8'), `${pid}\n`);
     assert.equal(runningDaemon(p.root), pid);
-    await assert.rejects(startDaemon({ root: p.root, handoffdPath }), { message: `handoffd: already running as pid ${pid}` });
+    await assert.rejects(startDaemon({ root: p.root, handoffdPath }), (err: unknown) => err instanceof DaemonAlreadyRunning && err.pid === pid && err.message === `handoffd: already running as pid ${pid}`);
     await waitFor('a pass', () => daemonStatus(p.root).passes > 0);
     const status = daemonStatus(p.root);
     assert.deepEqual([status.running, status.pid], [true, pid]);

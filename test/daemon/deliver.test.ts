@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { copyHandoff, deliverHandoff, finishHandoffs, type Copied, type DeliveryScope } from '../../lib/daemon/deliver.js';
-import { daemonPathsOf } from '../../lib/daemon/paths.js';
+import { daemonPathsOf } from '../../lib/handoff/layout.js';
 import { readRoles } from '../../lib/handoff/roles.js';
 import { parseEnvelope, type Headers } from '../../lib/queue/envelope.js';
 import { acquireLock } from '../../lib/queue/lock.js';

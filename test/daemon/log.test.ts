@@ -1,46 +1,11 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { DaemonLog, formatLogLine, parseLogLine } from '../../lib/daemon/log.js';
+import { DaemonLog } from '../../lib/daemon/log.js';
+import { parseLogLine } from '../../lib/handoff/daemonRecord.js';
 import { tempDir } from '../support/project.js';
 
 describe('lib/daemon/log', () => {
-  const when = new Date('2026-06-15T14:05:31.123Z');
-
-  it('formats `<ISO time> <event> <key=value ...>`, plain values unquoted, numbers as text', () => {
-    assert.equal(formatLogLine(when, 'started', {}), '2026-06-15T14:05:31.123Z started');
-    assert.equal(
-      formatLogLine(when, 'delivered', { id: 'a_1', name: '50_x.handoff', to: 'reviewer,QA', pid: 42, path: '/r/é/ü' }),
-      '2026-06-15T14:05:31.123Z delivered id=a_1 name=50_x.handoff to=reviewer,QA pid=42 path=/r/é/ü',
-    );
-  });
-
-  it('JSON-quotes values with spaces, quotes, "=", control characters, or nothing at all; a line stays one line', () => {
-    assert.equal(formatLogLine(when, 'failed', { reason: 'unknown recipient ghost, ghost2' }), '2026-06-15T14:05:31.123Z failed reason="unknown recipient ghost, ghost2"');
-    assert.equal(formatLogLine(when, 'error', { a: 'x=y', b: 'say "hi"', c: '', d: 'two\nlines\tand\r' }),
-      '2026-06-15T14:05:31.123Z error a="x=y" b="say \\"hi\\"" c="" d="two\\nlines\\tand\\r"');
-  });
-
-  it('parses its own lines back, whatever the values', () => {
-    const details = {
-      plain: 'coder', spaced: "name clash in QA's mailbox", eq: 'a=b=c', quoted: '"quoted" and \\"escaped\\"',
-      unicode: 'héllo wörld ✓ 日本', emoji: '🚀', empty: '', newline: 'one\ntwo', trailing: 'x ', leading: ' =y',
-      looksLikePair: 'k=v other=w', backslash: 'C:\\path\\', number: 7,
-    };
-    const line = formatLogLine(when, 'wake-failed', details);
-    assert.equal(line.includes('\n'), false);
-    assert.deepEqual(parseLogLine(line), {
-      at: '2026-06-15T14:05:31.123Z', event: 'wake-failed',
-      details: Object.fromEntries(Object.entries(details).map(([k, v]) => [k, String(v)])),
-    });
-  });
-
-  it('parses a line without details, and returns undefined for a line it cannot read', () => {
-    assert.deepEqual(parseLogLine('2026-06-15T14:05:31.123Z stopped'), { at: '2026-06-15T14:05:31.123Z', event: 'stopped', details: {} });
-    assert.equal(parseLogLine(''), undefined);
-    assert.equal(parseLogLine('garbage'), undefined);
-  });
-
   describe('DaemonLog', () => {
     let dir: string;
     beforeEach(() => {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { Tmux, TmuxError } from '../../lib/adapters/tmux.js';
-import { panesFileOf, readPanes, socketFileOf, wake, WAKE_TEXT, wakeTargetOf } from '../../lib/daemon/waker.js';
+import { wake, WAKE_TEXT, wakeTargetOf } from '../../lib/daemon/waker.js';
+import { panesFileOf, socketFileOf } from '../../lib/handoff/layout.js';
 import { waitFor } from '../support/daemon.js';
 import { tempDir } from '../support/project.js';
 
@@ -16,17 +17,6 @@ describe('lib/daemon/waker', () => {
 
   it('the wake-up text is the protocol\'s and names no file', () => {
     assert.equal(WAKE_TEXT, 'You have new handoff mail. If idle, run ready_for_next.');
-  });
-
-  it('keeps the socket and panes files under ROOT/.swarmforge', () => {
-    assert.equal(socketFileOf('/r'), '/r/.swarmforge/tmux-socket');
-    assert.equal(panesFileOf('/r'), '/r/.swarmforge/panes.tsv');
-  });
-
-  it('readPanes: role → pane from panes.tsv; empty when the file is missing; odd lines ignored', () => {
-    assert.deepEqual(readPanes(root), new Map());
-    fs.writeFileSync(panesFileOf(root), 'coder\t%1\nreviewer\t%12\r\n\nno-tab-line\n\t%9\nQA\t\n');
-    assert.deepEqual(readPanes(root), new Map([['coder', '%1'], ['reviewer', '%12']]));
   });
 
   describe('wakeTargetOf', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { actingContext, mailboxOf } from '../../lib/handoff/context.js';
+import { actingContext } from '../../lib/handoff/context.js';
 import { HandoffFailure } from '../../lib/handoff/errors.js';
 import { tempDir } from '../support/project.js';
 
@@ -51,22 +51,5 @@ describe('lib/handoff/context', () => {
 
   it('finds ROOT through $SWARMFORGE_ROOT from anywhere', () => {
     assert.equal(actingContext(outside, { SWARMFORGE_ROLE: 'coder', SWARMFORGE_ROOT: root }).root, root);
-  });
-
-  it('mailboxOf: one mailbox per role under ROOT/.swarmforge/handoffs/<role>/, whatever its worktree', () => {
-    const box = mailboxOf(root, 'QA');
-    const dirOf = join(root, '.swarmforge', 'handoffs', 'QA');
-    assert.equal(box.dir, dirOf);
-    assert.equal(box.outbox, join(dirOf, 'outbox'));
-    assert.equal(box.outboxTmp, join(dirOf, 'outbox', 'tmp'));
-    assert.equal(box.sent, join(dirOf, 'sent'));
-    assert.equal(box.failed, join(dirOf, 'failed'));
-    assert.equal(box.inboxNew, join(dirOf, 'inbox', 'new'));
-    assert.equal(box.inProcess, join(dirOf, 'inbox', 'in_process'));
-    assert.equal(box.completed, join(dirOf, 'inbox', 'completed'));
-  });
-
-  it('mailboxOf: the sequence counter is handoffs/<role>/sequence (protocol §4)', () => {
-    assert.equal(mailboxOf(root, 'coder').seqFile, join(root, '.swarmforge', 'handoffs', 'coder', 'sequence'));
   });
 });

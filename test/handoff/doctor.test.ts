@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { doctor } from '../../lib/handoff/doctor.js';
-import { STALE_TEMP_MS } from '../../lib/queue/inspect.js';
+import { STALE_TEMP_MS } from '../../lib/queue/tempFiles.js';
 import { ensureMailbox } from '../../lib/queue/mailbox.js';
 import { makeProject, placeItem, type Project } from '../support/project.js';
 

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { type WindowConfig } from '../../lib/handoff/config.js';
 import { HandoffFailure } from '../../lib/handoff/errors.js';
-import { excludeSwarmDir, gitTopLevel, initProject, rolesOf, sessionNameOf } from '../../lib/handoff/init.js';
+import { excludeSwarmDir, gitTopLevel, initProject, rolesOf } from '../../lib/handoff/init.js';
 import { readRoles } from '../../lib/handoff/roles.js';
 import { mailboxAt, MAILBOX_FOLDERS } from '../../lib/queue/mailbox.js';
 import { commitIn, git, tempDir } from '../support/project.js';
@@ -32,12 +32,6 @@ describe('lib/handoff/init', () => {
   };
   const exclude = () => fs.readFileSync(join(root, '.git', 'info', 'exclude'), 'utf8');
   const excludeLines = () => exclude().split('\n').filter((l) => l.trim() === '.swarmforge/' || l.trim() === '/.swarmforge/');
-
-  it('sessionNameOf: baton-<basename of ROOT>, anything but letters, digits and - replaced by -', () => {
-    assert.equal(sessionNameOf('/x/my project.v2'), 'baton-my-project-v2');
-    assert.equal(sessionNameOf('/x/Swarm-1'), 'baton-Swarm-1');
-    assert.equal(sessionNameOf('/x/a_b/'), 'baton-a-b');
-  });
 
   it('rolesOf: master/none → ROOT, a name → ROOT/.worktrees/<name>; session, display name, agent and mode', () => {
     const windows: WindowConfig[] = [

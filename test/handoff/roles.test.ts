@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { formatRoles, parseRoles, readRoles, rolesPathOf, swarmDirOf, type Role } from '../../lib/handoff/roles.js';
+import { rolesPathOf, swarmDirOf } from '../../lib/handoff/layout.js';
+import { formatRoles, parseRoles, readRoles, type Role } from '../../lib/handoff/roles.js';
 import { tempDir } from '../support/project.js';
 
 const coder: Role = {
@@ -68,8 +69,6 @@ describe('lib/handoff/roles', () => {
   it('readRoles reads ROOT/.swarmforge/roles.tsv and names that path in problems', () => {
     const root = tempDir();
     try {
-      assert.equal(swarmDirOf(root), join(root, '.swarmforge'));
-      assert.equal(rolesPathOf(root), join(root, '.swarmforge', 'roles.tsv'));
       fs.mkdirSync(swarmDirOf(root));
       fs.writeFileSync(rolesPathOf(root), `${formatRoles([coder])}broken\n`);
       const table = readRoles(root);

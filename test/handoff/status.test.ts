@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { mailboxOf } from '../../lib/handoff/context.js';
+import { mailboxOf } from '../../lib/handoff/layout.js';
 import { formatRoles, type Role } from '../../lib/handoff/roles.js';
 import { humanDuration, statusOf, statusTable, type RoleStatus } from '../../lib/handoff/status.js';
 import { placeItem, tempDir } from '../support/project.js';

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { inspectMailbox, STALE_TEMP_MS } from '../../lib/queue/inspect.js';
+import { inspectMailbox } from '../../lib/queue/inspect.js';
+import { STALE_TEMP_MS } from '../../lib/queue/tempFiles.js';
 import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
 import { placeItem, tempDir } from '../support/project.js';
 

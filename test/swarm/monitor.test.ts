@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { formatLogLine } from '../../lib/daemon/log.js';
-import { daemonPathsOf } from '../../lib/daemon/paths.js';
+import { formatLogLine } from '../../lib/handoff/daemonRecord.js';
+import { daemonPathsOf } from '../../lib/handoff/layout.js';
 import { monitorText, monitorView } from '../../lib/swarm/monitor.js';
 import { startPanes, waitFor } from '../support/daemon.js';
 import { makeProject, placeItem, type Project } from '../support/project.js';

@@ -1,0 +1,76 @@
+// The project-level `baton` commands (init, status, doctor) and the synonyms of the three
+// agent commands (handoff, ready, done), as a command table like swarmCommands.ts. Each
+// calls one lib function and prints; failures are thrown to runBaton.
+import type { Argv, CommandModule } from 'yargs';
+import { doctor } from '../handoff/doctor.js';
+import { initProject } from '../handoff/init.js';
+import { doneWithCurrent, readyForNext } from '../handoff/receive.js';
+import { findRoot } from '../handoff/root.js';
+import { sendHandoff } from '../handoff/send.js';
+import { statusOf, statusTable } from '../handoff/status.js';
+import { type UnusableItem } from '../queue/item.js';
+import { exitAs } from './failure.js';
+
+const onSkip = (problem: UnusableItem) => process.stderr.write(`skipping ${problem.path}: ${problem.reason}\n`);
+const write = (out: string | Buffer): void => {
+  process.stdout.write(out);
+};
+const json = <T>(y: Argv<T>) => y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
+
+const init: CommandModule = {
+  command: 'init',
+  describe: 'Read swarmforge/swarmforge.conf; write .swarmforge/roles.tsv and every mailbox',
+  handler: () => {
+    const { root, roles } = initProject(process.cwd());
+    write(`INITIALIZED: ${root}\n${roles.map((r) => `ROLE: ${r.role} ${r.mode} ${r.worktreePath}\n`).join('')}`);
+  },
+};
+
+const status: CommandModule = {
+  command: 'status',
+  describe: 'Per role: items in outbox, new, in process, completed, failed; ages',
+  builder: (y) => json(y),
+  handler: (args) => {
+    const rows = statusOf(findRoot(process.cwd(), process.env));
+    write(args.json ? `${JSON.stringify({ roles: rows }, null, 2)}\n` : statusTable(rows));
+  },
+};
+
+const doctorCommand: CommandModule = {
+  command: 'doctor',
+  describe: 'Check every mailbox invariant; exit 2 if any problem is found',
+  builder: (y) => json(y).option('fix', { type: 'boolean', default: false, describe: 'Delete temp files older than 36 h (the only safe repair)' }),
+  handler: async (args) => {
+    const report = await doctor(findRoot(process.cwd(), process.env), args.fix as boolean);
+    if (args.json) write(`${JSON.stringify(report, null, 2)}\n`);
+    else {
+      write(report.fixed.map((p) => `REMOVED: ${p}\n`).join(''));
+      write(report.findings.map((f) => `PROBLEM: ${f.path}: ${f.problem}\n`).join(''));
+      if (report.findings.length === 0) write('OK: no problems found\n');
+    }
+    if (report.findings.length > 0) exitAs('problemsFound');
+  },
+};
+
+const handoff: CommandModule = {
+  command: 'handoff <draft>',
+  describe: 'Same as swarm_handoff <draft>',
+  builder: (y) => y.positional('draft', { type: 'string', demandOption: true }),
+  handler: async (args) => write(await sendHandoff(args.draft as string, process.cwd(), process.env, onSkip)),
+};
+
+const ready: CommandModule = {
+  command: 'ready',
+  describe: 'Same as ready_for_next',
+  handler: async () => write(await readyForNext(process.cwd(), process.env, onSkip)),
+};
+
+const done: CommandModule = {
+  command: 'done [id]',
+  describe: 'Same as done_with_current [ID]',
+  builder: (y) => y.positional('id', { type: 'string' }),
+  handler: async (args) => write(await doneWithCurrent(process.cwd(), process.env, args.id as string | undefined, onSkip)),
+};
+
+/** The queue commands, for the `baton` command line. */
+export const QUEUE_COMMANDS: CommandModule[] = [init, status, doctorCommand, handoff, ready, done];

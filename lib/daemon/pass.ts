@@ -1,0 +1,126 @@
+// One pass of handoffd over an explicit DaemonState (protocol §8): re-read roles.tsv, list
+// every role's complete outbox/*.handoff, deliver them lowest name first across all
+// senders, then schedule the wake-ups and record the pass. Handoffs are copied one at a
+// time and finished in groups of up to GROUP_SIZE (deliver.ts). Between handoffs the pass
+// yields, so a TERM/INT handler can run, and stops early when a stop was requested; the
+// handoffs already copied are finished first.
+//
+// Crash contract: see deliver.ts. A handoff whose copy or finish failed (or that was present
+// at start-up) may be partly delivered: its next try searches deep for earlier copies.
+import * as fs from 'node:fs';
+import { type Role } from '../handoff/roles.js';
+import { copyHandoff, finishHandoffs, type Copied, type DeliveryScope } from './deliver.js';
+import { boxOf, currentRoles, reportOnce, type DaemonState } from './state.js';
+import { scheduleWakes } from './wakeScheduler.js';
+
+/**
+ * Copied handoffs finished together (their new/, sent/ and outbox/ fsyncs shared). A lone
+ * handoff is a group of one; a backlog moves to sent/ in groups of this size.
+ */
+export const GROUP_SIZE = 64;
+
+/** One outbox file waiting for delivery. */
+export interface Queued {
+  sender: string;
+  name: string;
+}
+
+/** Runs one pass; `startup` makes every delivery search deep (the files may be partly delivered by a killed daemon). */
+export async function runPass(state: DaemonState, startup: boolean): Promise<void> {
+  const roles = currentRoles(state);
+  const changedBefore = state.stats.delivered + state.stats.failed;
+  const delivered = await deliverQueue(state, roles, outboxQueue(state, roles), startup);
+  const now = Date.now();
+  const allViews = now >= state.viewsDueAt;
+  if (allViews) {
+    state.viewsDueAt = now + state.viewIntervalMs;
+    state.ensured.clear();
+  }
+  scheduleWakes(state, roles, delivered, allViews, now);
+  state.log.refresh();
+  recordPass(state, state.stats.delivered + state.stats.failed !== changedBefore, now);
+}
+
+/** Every role's complete outbox files in delivery order (name, then sender); watches each outbox. */
+export function outboxQueue(state: DaemonState, roles: Map<string, Role>): Queued[] {
+  const queue: Queued[] = [];
+  for (const role of roles.keys()) {
+    const box = boxOf(state, role);
+    state.watch(box.outbox);
+    try {
+      for (const name of state.listings.itemNames(box.outbox)) queue.push({ sender: role, name });
+    } catch (err) {
+      const problem = (err as Error).message;
+      reportOnce(state, `outbox:${role}:${problem}`, { what: 'outbox', role, problem });
+    }
+  }
+  // Names Baton writes are ASCII, where string order is byte order.
+  return queue.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.sender < b.sender ? -1 : 1));
+}
+
+/** Delivers the queue (until a stop is requested); returns the roles that received a copy. */
+async function deliverQueue(state: DaemonState, roles: Map<string, Role>, queue: Queued[], startup: boolean): Promise<Set<string>> {
+  const scope: DeliveryScope = { root: state.root, roles, tmp: state.paths.tmp, ensured: state.ensured, boxOf: (role) => boxOf(state, role) };
+  const delivered = new Set<string>();
+  let group: Copied[] = [];
+  for (const [index, { sender, name }] of queue.entries()) {
+    if (index > 0) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (state.stopRequested()) break;
+    }
+    const copied = await copyOne(state, scope, sender, name, startup);
+    if (copied) group.push(copied);
+    if (group.length >= GROUP_SIZE) group = finishGroup(state, scope, group, delivered);
+  }
+  // Also after a stop: the copies made are finished before the daemon exits.
+  if (group.length > 0) finishGroup(state, scope, group, delivered);
+  return delivered;
+}
+
+/** Delivery steps 1–2 of one handoff; logs a refusal; returns the handoff when its copies are made. */
+async function copyOne(state: DaemonState, scope: DeliveryScope, sender: string, name: string, startup: boolean): Promise<Copied | undefined> {
+  const key = `${sender}/${name}`;
+  try {
+    const result = await copyHandoff(scope, sender, name, startup || state.retryDeep.has(key));
+    if (result.kind === 'copied') return result;
+    state.retryDeep.delete(key);
+    state.stats.failed += 1;
+    state.log.write('failed', { name, from: sender, reason: result.reason });
+  } catch (err) {
+    state.retryDeep.add(key);
+    state.ensured.clear();
+    reportOnce(state, `deliver:${key}:${(err as Error).message}`, { what: 'deliver', name, from: sender, problem: (err as Error).message });
+  }
+  return undefined;
+}
+
+/** Delivery step 3 for a group (finishHandoffs), logged per handoff; returns the next, empty group. */
+function finishGroup(state: DaemonState, scope: DeliveryScope, group: Copied[], delivered: Set<string>): Copied[] {
+  try {
+    for (const result of finishHandoffs(scope, group)) {
+      state.retryDeep.delete(`${result.from}/${result.name}`);
+      state.stats.delivered += 1;
+      state.log.write('delivered', { id: result.id, name: result.name, from: result.from, to: [...result.copied, ...result.already].join(',') });
+      for (const role of result.copied) delivered.add(role);
+    }
+  } catch (err) {
+    // Any of the group may be partly done: each is retried with the deep search.
+    for (const c of group) state.retryDeep.add(`${c.from}/${c.name}`);
+    state.ensured.clear();
+    const first = group[0]!;
+    reportOnce(state, `deliver:${first.from}/${first.name}:${(err as Error).message}`, { what: 'deliver', name: first.name, from: first.from, problem: (err as Error).message });
+  }
+  return [];
+}
+
+/** Counts the pass; writes health.json (advisory) after a pass that delivered or failed something, and every 5th pass. */
+function recordPass(state: DaemonState, changed: boolean, now: number): void {
+  state.stats.passes += 1;
+  state.stats.last_pass_at = new Date(now).toISOString();
+  if (!changed && state.stats.passes % 5 !== 1) return;
+  try {
+    fs.writeFileSync(state.paths.health, JSON.stringify({ pid: process.pid, ...state.stats }), { mode: 0o600 });
+  } catch {
+    // health is advisory
+  }
+}

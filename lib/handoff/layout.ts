@@ -1,0 +1,111 @@
+// The on-disk layout of a Baton project, in one place. Under ROOT:
+//   swarmforge/swarmforge.conf, swarmforge/body-<type>.txt   written by people
+//   .worktrees/<name>/                                       the launcher's git worktrees
+//   .swarmforge/roles.tsv                                    the runtime role table
+//   .swarmforge/handoffs/<role>/                             each role's mailbox (queue/mailbox.ts
+//                                                            knows the folders inside, locks included)
+//   .swarmforge/daemon/                                      handoffd's pid, log, lock, stop, tmp, health
+//   .swarmforge/tmux-socket, tmux.sock, panes.tsv, bin/      the swarm's tmux server, panes, commands
+// Every other module asks this one for a path; a test keeps these names out of the rest
+// of lib/. The tmux session name is derived from ROOT here too.
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { mailboxAt, type Mailbox } from '../queue/mailbox.js';
+
+/** The folder of runtime state under ROOT, as written in `.git/info/exclude`. */
+export const SWARM_DIR_NAME = '.swarmforge';
+
+/** The folder of the launcher's worktrees under ROOT, as written in `.git/info/exclude`. */
+export const WORKTREES_DIR_NAME = '.worktrees';
+
+/** `ROOT/.swarmforge`. */
+export function swarmDirOf(root: string): string {
+  return join(root, SWARM_DIR_NAME);
+}
+
+/** `ROOT/.swarmforge/roles.tsv`. */
+export function rolesPathOf(root: string): string {
+  return join(root, SWARM_DIR_NAME, 'roles.tsv');
+}
+
+/** The mailbox of a role: `ROOT/.swarmforge/handoffs/<role>/`, whatever its worktree. */
+export function mailboxOf(root: string, role: string): Mailbox {
+  return mailboxAt(join(root, SWARM_DIR_NAME, 'handoffs', role));
+}
+
+/** `ROOT/swarmforge/swarmforge.conf`. */
+export function configPathOf(root: string): string {
+  return join(root, 'swarmforge', 'swarmforge.conf');
+}
+
+/** `ROOT/swarmforge/body-<type>.txt`: a project's own body template for that handoff type. */
+export function bodyTemplatePathOf(root: string, type: string): string {
+  return join(root, 'swarmforge', `body-${type}.txt`);
+}
+
+/** `ROOT/.worktrees/<name>`: the git worktree of that name. */
+export function worktreePathOf(root: string, name: string): string {
+  return join(root, WORKTREES_DIR_NAME, name);
+}
+
+/** The daemon's files of one project. */
+export interface DaemonPaths {
+  dir: string;
+  pid: string;
+  log: string;
+  /** Output of a detached daemon that died before it could log (start-up errors). */
+  out: string;
+  stop: string;
+  /** Temp files of copies being delivered (removed at start-up). */
+  tmp: string;
+  /** The single-instance lock. */
+  lock: string;
+  /** Health written after passes (for the monitor; not durable state). */
+  health: string;
+}
+
+/** The daemon paths under ROOT: `ROOT/.swarmforge/daemon/`. */
+export function daemonPathsOf(root: string): DaemonPaths {
+  const dir = join(root, SWARM_DIR_NAME, 'daemon');
+  return {
+    dir,
+    pid: join(dir, 'handoffd.pid'),
+    log: join(dir, 'handoffd.log'),
+    out: join(dir, 'handoffd.out'),
+    stop: join(dir, 'stop'),
+    tmp: join(dir, 'tmp'),
+    lock: join(dir, 'lock'),
+    health: join(dir, 'health.json'),
+  };
+}
+
+/** `ROOT/.swarmforge/tmux-socket`: holds the path of the swarm's tmux socket while it is up. */
+export function socketFileOf(root: string): string {
+  return join(root, SWARM_DIR_NAME, 'tmux-socket');
+}
+
+/** `ROOT/.swarmforge/panes.tsv`: `<role>\t<pane-id>` lines, written by the launcher. */
+export function panesFileOf(root: string): string {
+  return join(root, SWARM_DIR_NAME, 'panes.tsv');
+}
+
+/** `ROOT/.swarmforge/bin`: the command links put first on each pane's PATH. */
+export function commandDirOf(root: string): string {
+  return join(root, SWARM_DIR_NAME, 'bin');
+}
+
+/** Unix socket paths must stay below about 104 bytes. */
+const SOCKET_PATH_LIMIT = 100;
+
+/** The swarm's tmux socket: `ROOT/.swarmforge/tmux.sock`, or a short per-ROOT path in the temp folder when that is too long for a Unix socket. */
+export function tmuxSocketPathFor(root: string): string {
+  const local = join(root, SWARM_DIR_NAME, 'tmux.sock');
+  if (Buffer.byteLength(local) < SOCKET_PATH_LIMIT) return local;
+  return join(tmpdir(), `baton-${createHash('sha256').update(root).digest('hex').slice(0, 16)}.sock`);
+}
+
+/** The tmux session name of a project (one per ROOT). */
+export function sessionNameOf(root: string): string {
+  return `baton-${basename(root).replace(/[^A-Za-z0-9-]/g, '-')}`;
+}

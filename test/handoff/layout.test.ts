@@ -1,0 +1,88 @@
+// The on-disk layout (protocol §1–2, §8): every path a Baton project uses, from one module.
+import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  bodyTemplatePathOf, commandDirOf, configPathOf, daemonPathsOf, mailboxOf, panesFileOf, rolesPathOf, sessionNameOf,
+  socketFileOf, SWARM_DIR_NAME, swarmDirOf, tmuxSocketPathFor, worktreePathOf, WORKTREES_DIR_NAME,
+} from '../../lib/handoff/layout.js';
+
+describe('lib/handoff/layout', () => {
+  const root = '/p';
+
+  it('keeps runtime state under ROOT/.swarmforge and people\'s files under ROOT/swarmforge', () => {
+    assert.deepEqual([SWARM_DIR_NAME, WORKTREES_DIR_NAME], ['.swarmforge', '.worktrees']);
+    assert.equal(swarmDirOf(root), '/p/.swarmforge');
+    assert.equal(rolesPathOf(root), '/p/.swarmforge/roles.tsv');
+    assert.equal(configPathOf(root), '/p/swarmforge/swarmforge.conf');
+    assert.equal(bodyTemplatePathOf(root, 'note'), '/p/swarmforge/body-note.txt');
+    assert.equal(worktreePathOf(root, 'qa'), '/p/.worktrees/qa');
+    assert.equal(socketFileOf(root), '/p/.swarmforge/tmux-socket');
+    assert.equal(panesFileOf(root), '/p/.swarmforge/panes.tsv');
+    assert.equal(commandDirOf(root), '/p/.swarmforge/bin');
+  });
+
+  it('mailboxOf: one mailbox per role under ROOT/.swarmforge/handoffs/<role>/, its locks and sequence inside', () => {
+    const dirOf = join(root, '.swarmforge', 'handoffs', 'QA');
+    assert.deepEqual(mailboxOf(root, 'QA'), {
+      dir: dirOf,
+      outbox: join(dirOf, 'outbox'),
+      outboxTmp: join(dirOf, 'outbox', 'tmp'),
+      sent: join(dirOf, 'sent'),
+      failed: join(dirOf, 'failed'),
+      inbox: join(dirOf, 'inbox'),
+      inboxNew: join(dirOf, 'inbox', 'new'),
+      inProcess: join(dirOf, 'inbox', 'in_process'),
+      completed: join(dirOf, 'inbox', 'completed'),
+      locks: join(dirOf, 'locks'),
+      inboxLock: join(dirOf, 'locks', 'inbox'),
+      outboxLock: join(dirOf, 'locks', 'outbox'),
+      seqFile: join(dirOf, 'sequence'),
+    });
+  });
+
+  it('puts every daemon file under ROOT/.swarmforge/daemon/', () => {
+    assert.deepEqual(daemonPathsOf(root), {
+      dir: '/p/.swarmforge/daemon',
+      pid: '/p/.swarmforge/daemon/handoffd.pid',
+      log: '/p/.swarmforge/daemon/handoffd.log',
+      out: '/p/.swarmforge/daemon/handoffd.out',
+      stop: '/p/.swarmforge/daemon/stop',
+      tmp: '/p/.swarmforge/daemon/tmp',
+      lock: '/p/.swarmforge/daemon/lock',
+      health: '/p/.swarmforge/daemon/health.json',
+    });
+  });
+
+  it('sessionNameOf: baton-<basename of ROOT>, anything but letters, digits and - replaced by -', () => {
+    assert.equal(sessionNameOf('/x/my project.v2'), 'baton-my-project-v2');
+    assert.equal(sessionNameOf('/x/Swarm-1'), 'baton-Swarm-1');
+    assert.equal(sessionNameOf('/x/a_b/'), 'baton-a-b');
+  });
+
+  describe('tmuxSocketPathFor', () => {
+    const suffix = '/.swarmforge/tmux.sock';
+
+    it('is ROOT/.swarmforge/tmux.sock when that is shorter than 100 bytes', () => {
+      assert.equal(tmuxSocketPathFor('/home/me/project'), '/home/me/project/.swarmforge/tmux.sock');
+      const short = `/${'r'.repeat(99 - suffix.length - 1)}`;
+      assert.equal(Buffer.byteLength(short + suffix), 99);
+      assert.equal(tmuxSocketPathFor(short), short + suffix);
+    });
+
+    it('falls back to a short, stable, per-root path in the temp folder for long roots (counted in bytes)', () => {
+      const long = `/${'r'.repeat(100 - suffix.length - 1)}`;
+      const fallback = tmuxSocketPathFor(long);
+      assert.ok(fallback.startsWith(`${tmpdir()}/`), fallback);
+      assert.match(fallback, /\/baton-[0-9a-f]{16}\.sock$/);
+      assert.ok(Buffer.byteLength(fallback) < 100);
+      assert.equal(tmuxSocketPathFor(long), fallback, 'the same root always gets the same socket');
+      assert.notEqual(tmuxSocketPathFor(`${long}x`), fallback, 'another root gets another socket');
+      const deep = join('/', ...Array.from({ length: 40 }, (_, i) => `folder-${i}`));
+      assert.ok(Buffer.byteLength(tmuxSocketPathFor(deep)) < 100);
+      const multibyte = `/${'é'.repeat(40)}`;
+      assert.ok((multibyte + suffix).length < 100 && Buffer.byteLength(multibyte + suffix) >= 100);
+      assert.match(tmuxSocketPathFor(multibyte), /\/baton-[0-9a-f]{16}\.sock$/);
+    });
+  });
+});
