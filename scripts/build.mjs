@@ -1,5 +1,5 @@
 // Bundles each bin into dist/bin with esbuild: an agent pays start-up on every call,
-// and one bundled file starts ~30% faster than tsc output (see architecture.md).
+// and one bundled file starts ~30% faster than tsc output (see docs/decisions.md).
 // Code splitting keeps heavy modules (js-yaml, yargs) in chunks loaded only on the
 // paths that need them, so `ready_for_next` on an empty inbox loads almost nothing.
 import { build } from 'esbuild';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { describeFailure, reportFailure } from '../../lib/cli/failure.js';
+import { describeFailure, EXIT_CODES, exitAs, reportFailure } from '../../lib/cli/failure.js';
+import { DaemonAlreadyRunning } from '../../lib/daemon/alreadyRunning.js';
 import { HandoffFailure, type FailureKind } from '../../lib/handoff/errors.js';
 import { LockBusy } from '../../lib/queue/lock.js';
 import { UnsafeMailbox } from '../../lib/queue/mailbox.js';
@@ -22,6 +23,28 @@ describe('lib/cli/failure', () => {
     for (const [kind, exitCode] of Object.entries(expected) as [FailureKind, number][]) {
       const lines = [`${kind} first line`, '- /a/path'];
       assert.deepEqual(describeFailure('prog', new HandoffFailure(kind, lines)), { lines, exitCode }, kind);
+    }
+  });
+
+  it('the table: 0 done, 1 usage/environment, 2 invalid/refused/problems found, 3 daemon not running, 75 temporary', () => {
+    assert.deepEqual(EXIT_CODES, { done: 0, usage: 1, environment: 1, state: 1, invalid: 2, refused: 2, problemsFound: 2, notRunning: 3, temporary: 75 });
+  });
+
+  it('exitAs sets the exit code of an outcome from the table', () => {
+    const saved = process.exitCode;
+    try {
+      exitAs('notRunning');
+      assert.equal(process.exitCode, 3);
+      exitAs('problemsFound');
+      assert.equal(process.exitCode, 2);
+    } finally {
+      process.exitCode = saved;
+    }
+  });
+
+  it('DaemonAlreadyRunning → 1 with its own line, the same for handoffd and baton daemon start', () => {
+    for (const program of ['handoffd', 'baton']) {
+      assert.deepEqual(describeFailure(program, new DaemonAlreadyRunning(4242)), { lines: ['handoffd: already running as pid 4242'], exitCode: 1 });
     }
   });
 

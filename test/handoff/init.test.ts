@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { type WindowConfig } from '../../lib/handoff/config.js';
 import { HandoffFailure } from '../../lib/handoff/errors.js';
-import { excludeSwarmDir, gitTopLevel, initProject, rolesOf } from '../../lib/handoff/init.js';
+import { excludeSwarmDir, gitTopLevel, initProject, readWindows, rolesOf } from '../../lib/handoff/init.js';
 import { readRoles } from '../../lib/handoff/roles.js';
 import { mailboxAt, MAILBOX_FOLDERS } from '../../lib/queue/mailbox.js';
 import { commitIn, git, tempDir } from '../support/project.js';
@@ -84,6 +84,18 @@ describe('lib/handoff/init', () => {
     assert.deepEqual([...readRoles(root).roles.keys()], ['coder', 'reviewer']);
     assert.ok(fs.existsSync(marker));
     assert.deepEqual(excludeLines(), ['.swarmforge/']);
+  });
+
+  it('readWindows: the windows of ROOT\'s swarmforge.conf; every error at once when it is invalid; a missing conf named', () => {
+    assert.throws(() => readWindows(root), failsWith([`baton: no swarmforge/swarmforge.conf in '${root}'`]));
+    writeConf('window coder claude master\nwindow QA codex qa batch --x\n');
+    assert.deepEqual(readWindows(root).map((w) => [w.role, w.agent, w.worktree, w.mode, w.agentArgs]), [['coder', 'claude', 'master', 'task', []], ['QA', 'codex', 'qa', 'batch', ['--x']]]);
+    writeConf('window 1bad claude master\nwindow x y\n');
+    const conf = join(root, 'swarmforge', 'swarmforge.conf');
+    assert.throws(() => readWindows(root), failsWith([
+      `${conf}:1: role '1bad' must match ^[A-Za-z][A-Za-z0-9-]*$ and be at most 32 characters`,
+      `${conf}:2: a window line needs <role> <agent> <worktree>`,
+    ]));
   });
 
   it('initProject without a conf, or with config errors, fails and writes nothing', () => {

@@ -1,0 +1,124 @@
+// One daemon pass in process on a real project: queue order, delivery in groups, refusals,
+// errors retried deep, a stop between handoffs, and what the pass records.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { DaemonLog } from '../../lib/daemon/log.js';
+import { GROUP_SIZE, outboxQueue, runPass } from '../../lib/daemon/pass.js';
+import { currentRoles, newDaemonState, type DaemonState } from '../../lib/daemon/state.js';
+import { parseLogLine } from '../../lib/handoff/daemonRecord.js';
+import { daemonPathsOf } from '../../lib/handoff/layout.js';
+import { mkdirSynced } from '../../lib/queue/durable.js';
+import { daemonLog } from '../support/daemon.js';
+import { itemsIn, makeProject, placeItem, type Project } from '../support/project.js';
+
+describe('lib/daemon/pass', function () {
+  this.timeout(60_000);
+  let p: Project;
+  let state: DaemonState;
+  let watched: string[];
+  let stop: () => boolean;
+  let seq = 0;
+  beforeEach(() => {
+    p = makeProject();
+    const paths = daemonPathsOf(p.root);
+    mkdirSynced(paths.tmp);
+    watched = [];
+    stop = () => false;
+    state = newDaemonState({ root: p.root, pollIntervalMs: 1000, rewakeIntervalS: 60 }, paths, new DaemonLog(paths.log), (dir) => watched.push(dir), () => stop());
+  });
+  afterEach(async () => {
+    await Promise.allSettled([...state.wakes]);
+    state.log.close();
+    p.cleanup();
+  });
+
+  const queue = async (from: string, to: string, priority = '50') => {
+    seq += 1;
+    const id = `20260615T140531Z_${String(seq).padStart(6, '0')}_from_${from}`;
+    const name = `${priority}_${id}_to_${to.replace(/,/g, '_')}.handoff`;
+    await placeItem(p.box(from).outbox, { id, from, to, recipient: '', priority }, 'body\n', name);
+    return name;
+  };
+  const events = (event: string) => daemonLog(p.root).map((l) => parseLogLine(l)!).filter((e) => e.event === event);
+
+  it('outboxQueue: every role\'s outbox items, lowest name first across senders (sender breaks a tie), each outbox watched', async () => {
+    const late = await queue('coder', 'QA', '60');
+    const early = await queue('QA', 'coder', '10');
+    const middle = await queue('reviewer', 'QA', '30');
+    fs.writeFileSync(`${p.box('coder').outbox}/notes.txt`, 'not a handoff');
+    fs.copyFileSync(`${p.box('coder').outbox}/${late}`, `${p.box('reviewer').outbox}/${late}`);
+    assert.deepEqual(outboxQueue(state, currentRoles(state)), [
+      { sender: 'QA', name: early }, { sender: 'reviewer', name: middle }, { sender: 'coder', name: late }, { sender: 'reviewer', name: late },
+    ]);
+    assert.deepEqual(watched, ['coder', 'reviewer', 'QA'].map((r) => p.box(r).outbox));
+  });
+
+  it('outboxQueue: an unreadable outbox is logged once and the other roles are still listed', async () => {
+    const name = await queue('coder', 'QA');
+    fs.rmSync(p.box('QA').outbox, { recursive: true });
+    fs.writeFileSync(p.box('QA').outbox, 'not a folder');
+    for (let i = 0; i < 2; i++) assert.deepEqual(outboxQueue(state, currentRoles(state)), [{ sender: 'coder', name }]);
+    assert.deepEqual(events('error').map((e) => [e.details.what, e.details.role]), [['outbox', 'QA']]);
+  });
+
+  it('runPass delivers a backlog larger than a group, each handoff logged once, and records the pass in health.json', async () => {
+    const names: string[] = [];
+    for (let i = 0; i < GROUP_SIZE + 6; i++) names.push(await queue('coder', 'reviewer'));
+    const refused = await queue('coder', 'ghost');
+    await runPass(state, false);
+    assert.deepEqual(itemsIn(p.box('reviewer').inboxNew), names);
+    assert.deepEqual(itemsIn(p.box('coder').sent), names);
+    assert.deepEqual(itemsIn(p.box('coder').failed), [refused]);
+    assert.deepEqual(events('delivered').map((e) => e.details.name), names);
+    assert.deepEqual(events('failed').map((e) => [e.details.name, e.details.reason]), [[refused, 'unknown recipient ghost']]);
+    assert.deepEqual([state.stats.delivered, state.stats.failed, state.stats.passes], [names.length, 1, 1]);
+    const health = JSON.parse(fs.readFileSync(state.paths.health, 'utf8')) as { pid: number; delivered: number; passes: number };
+    assert.deepEqual([health.pid, health.delivered, health.passes], [process.pid, names.length, 1]);
+  });
+
+  it('runPass writes health.json after a pass that changed something and every 5th pass, not after every idle pass', async () => {
+    const passesInHealth = () => (JSON.parse(fs.readFileSync(state.paths.health, 'utf8')) as { passes: number }).passes;
+    const seen: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      await runPass(state, false);
+      seen.push(passesInHealth());
+    }
+    assert.deepEqual(seen, [1, 1, 1, 1, 1, 6]);
+    await queue('coder', 'QA');
+    await runPass(state, false);
+    assert.equal(passesInHealth(), 7, 'a pass that delivered');
+  });
+
+  it('a stop requested between handoffs ends the pass after the handoff in progress, which is finished', async () => {
+    const names = [await queue('coder', 'reviewer', '10'), await queue('coder', 'reviewer', '20'), await queue('coder', 'reviewer', '30')];
+    stop = () => itemsIn(p.box('reviewer').inboxNew).length > 0;
+    await runPass(state, false);
+    assert.deepEqual(itemsIn(p.box('reviewer').inboxNew), names.slice(0, 1));
+    assert.deepEqual(itemsIn(p.box('coder').sent), names.slice(0, 1), 'the copied handoff is finished before the pass ends');
+    assert.deepEqual(itemsIn(p.box('coder').outbox), names.slice(1));
+  });
+
+  it('a delivery error is logged once and the handoff retried with the deep search until it goes through', async () => {
+    const name = await queue('coder', 'QA');
+    fs.rmSync(p.box('QA').inboxNew, { recursive: true });
+    fs.symlinkSync(p.box('coder').inboxNew, p.box('QA').inboxNew);
+    await runPass(state, false);
+    await runPass(state, false);
+    assert.deepEqual([...state.retryDeep], [`coder/${name}`]);
+    assert.equal(events('error').length, 1);
+    assert.match(events('error')[0]!.details.problem!, /symlink/);
+    assert.deepEqual(itemsIn(p.box('coder').outbox), [name]);
+    fs.rmSync(p.box('QA').inboxNew);
+    await runPass(state, false);
+    assert.deepEqual(itemsIn(p.box('QA').inboxNew), [name]);
+    assert.deepEqual([...state.retryDeep], []);
+  });
+
+  it('wakes each recipient that just received a copy (a wake-up failure is logged, never fails the delivery)', async () => {
+    await queue('coder', 'reviewer,QA');
+    await runPass(state, false);
+    await Promise.allSettled([...state.wakes]);
+    assert.deepEqual(events('wake-failed').map((e) => [e.details.role, e.details.reason]).sort(), [['QA', 'no tmux socket file'], ['reviewer', 'no tmux socket file']]);
+    assert.equal(state.stats.delivered, 1);
+  });
+});
