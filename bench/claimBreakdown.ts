@@ -8,12 +8,12 @@ import { readItem, rewriteItem } from '../lib/queue/item.js';
 import { acquireLock } from '../lib/queue/lock.js';
 import { itemNamesIn } from '../lib/queue/names.js';
 import { tempDir } from '../test/support/project.js';
-import { rawClaim } from './baselines.js';
-import { dropClaimed, placeFirst, type ClaimInbox } from './claimInbox.js';
-import { countFsyncs } from './fsyncCount.js';
-import { interleave, sampleAlone } from './interleave.js';
-import { libClaim } from './libClaim.js';
-import { summarize } from './stats.js';
+import { rawClaim } from './support/baselines.js';
+import { dropClaimed, placeFirst, type ClaimInbox } from './support/claimInbox.js';
+import { countFsyncs } from './support/fsyncCount.js';
+import { interleave, sampleAlone } from './support/interleave.js';
+import { libClaim } from './support/libClaim.js';
+import { summarize } from './support/stats.js';
 
 const WARMUP = 3;
 const RUNS = 21;

@@ -14,10 +14,10 @@ import { readItem } from '../lib/queue/item.js';
 import { ensureMailbox } from '../lib/queue/mailbox.js';
 import { itemNamesIn } from '../lib/queue/names.js';
 import { makeProject } from '../test/support/project.js';
-import { countFsyncs } from './fsyncCount.js';
-import { handoffFile } from './handoffFiles.js';
-import { sampleAlone } from './interleave.js';
-import { formatMs, summarize } from './stats.js';
+import { countFsyncs } from './support/fsyncCount.js';
+import { handoffFile } from './support/handoffFiles.js';
+import { sampleAlone } from './support/interleave.js';
+import { formatMs, summarize } from './support/stats.js';
 
 const WARMUP = 20;
 const RUNS = 200;

@@ -9,8 +9,8 @@ import { actingContext } from '../lib/handoff/context.js';
 import { validateDraft } from '../lib/handoff/draft.js';
 import { takeSequence } from '../lib/handoff/sequence.js';
 import { tempDir } from '../test/support/project.js';
-import { sampleAlone } from './interleave.js';
-import { summarize } from './stats.js';
+import { sampleAlone } from './support/interleave.js';
+import { summarize } from './support/stats.js';
 
 const WARMUP = 3;
 const RUNS = 15;

@@ -9,20 +9,20 @@
 // where the daemon's idle time goes.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import { daemonPathsOf } from '../lib/handoff/layout.js';
-import { WakePolicy } from '../lib/daemon/wakePolicy.js';
-import { mailboxOf } from '../lib/handoff/layout.js';
-import { readRoles } from '../lib/handoff/roles.js';
-import { inProcessOf } from '../lib/queue/claim.js';
-import { itemNamesIn } from '../lib/queue/names.js';
-import { afterPasses } from '../test/support/daemon.js';
-import { makeProject } from '../test/support/project.js';
-import { Cleanups } from './cleanups.js';
-import { healthOf, startDaemon } from './daemonChild.js';
-import { sampleAlone } from './interleave.js';
-import { clockTicks, cpuTicksOf } from './procCpu.js';
-import { budget, figureOf, printFigure, printHeading, PERCENT_OF_CORE, type Figure } from './report.js';
-import { formatMs, msSince, single, summarize } from './stats.js';
+import { daemonPathsOf } from '../../lib/handoff/layout.js';
+import { WakePolicy } from '../../lib/daemon/wakePolicy.js';
+import { mailboxOf } from '../../lib/handoff/layout.js';
+import { readRoles } from '../../lib/handoff/roles.js';
+import { inProcessOf } from '../../lib/queue/claim.js';
+import { itemNamesIn } from '../../lib/queue/names.js';
+import { afterPasses } from '../../test/support/daemon.js';
+import { makeProject } from '../../test/support/project.js';
+import { Cleanups } from '../support/cleanups.js';
+import { healthOf, startDaemon } from '../support/daemonChild.js';
+import { sampleAlone } from '../support/interleave.js';
+import { clockTicks, cpuTicksOf } from '../support/procCpu.js';
+import { budget, figureOf, printFigure, printHeading, PERCENT_OF_CORE, type Figure } from '../support/report.js';
+import { formatMs, msSince, single, summarize } from '../support/stats.js';
 
 const ROLES = 100;
 /** The first window after start-up (reported, not judged) and the steady-state window (the figure). */
@@ -71,7 +71,7 @@ async function passParts(root: string): Promise<{ roles: number; outboxes: numbe
 }
 
 /** Measures handoffd's idle CPU with 100 roles against an idle Node timer. */
-export async function benchDaemonIdle(): Promise<Figure[]> {
+export async function benchIdle(): Promise<Figure[]> {
   printHeading(`6. handoffd idle CPU, ${ROLES} roles, 1 s poll: vs node with a 1 s timer`);
   const cleanups = new Cleanups();
   try {

@@ -1,10 +1,10 @@
 // The library's claim path exactly as `ready_for_next` runs it in task mode once it has
 // found nothing in process: under the inbox lock, read the first waiting item, claim it.
 import { join } from 'node:path';
-import { claimItem, readItemsIn } from '../lib/queue/claim.js';
-import { type UnusableItem } from '../lib/queue/item.js';
-import { withLock } from '../lib/queue/lock.js';
-import { type Mailbox } from '../lib/queue/mailbox.js';
+import { claimItem, readItemsIn } from '../../lib/queue/claim.js';
+import { type UnusableItem } from '../../lib/queue/item.js';
+import { withLock } from '../../lib/queue/lock.js';
+import { type Mailbox } from '../../lib/queue/mailbox.js';
 
 function refuseSkip(problem: UnusableItem): void {
   throw new Error(`benchmark fixture has an unusable item: ${problem.message}`);

@@ -1,25 +1,25 @@
 // Figure 4: delivery latency, from the rename of a complete handoff into outbox/ to the
 // copy appearing in the recipient's inbox/new/. The built handoffd (default 1 s poll, a
 // private tmux server with `cat` panes so wake-ups are real) against the raw watcher (a
-// child doing fs.watch + the minimal durable copy, bench/rawWatcher.ts) on a second
+// child doing fs.watch + the minimal durable copy, bench/support/rawWatcher.ts) on a second
 // project, handoffs interleaved between the two. Each handoff is sent once the previous
 // one is fully done (the daemon's pass has ended, the raw watcher's fsyncs are done), as
 // a lone handoff would be. A short second run sends bursts: a handoff renamed while the
 // deliverer is in the middle of a pass (several agents sending at once).
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { ensureMailbox, type Mailbox } from '../lib/queue/mailbox.js';
-import { startPanes } from '../test/support/daemon.js';
-import { makeProject, type Project } from '../test/support/project.js';
-import { Arrivals } from './arrivals.js';
-import { Cleanups } from './cleanups.js';
-import { logEvents, startDaemon, waitDelivered, type Daemon } from './daemonChild.js';
-import { printDeliveryPhases } from './deliveryPhases.js';
-import { handoffFile, stageHandoff } from './handoffFiles.js';
-import { interleave, type Contender } from './interleave.js';
-import { startRawWatcher, type RawWatcher } from './rawWatcherProcess.js';
-import { budget, figureOf, printFigure, printHeading, type Figure } from './report.js';
-import { formatMs, msSince, quantile, summarize } from './stats.js';
+import { ensureMailbox, type Mailbox } from '../../lib/queue/mailbox.js';
+import { startPanes } from '../../test/support/daemon.js';
+import { makeProject, type Project } from '../../test/support/project.js';
+import { Arrivals } from '../support/arrivals.js';
+import { Cleanups } from '../support/cleanups.js';
+import { logEvents, startDaemon, waitDelivered, type Daemon } from '../support/daemonChild.js';
+import { printDeliveryPhases } from '../deliveryPhases.js';
+import { handoffFile, stageHandoff } from '../support/handoffFiles.js';
+import { interleave, type Contender } from '../support/interleave.js';
+import { startRawWatcher, type RawWatcher } from '../support/rawWatcherProcess.js';
+import { budget, figureOf, printFigure, printHeading, type Figure } from '../support/report.js';
+import { formatMs, msSince, quantile, summarize } from '../support/stats.js';
 
 const WARMUP = 10;
 const RUNS = 200;
@@ -109,7 +109,7 @@ function describe(samples: number[]): string {
 }
 
 /** Measures delivery latency through handoffd against the raw watcher. */
-export async function benchDaemonLatency(): Promise<Figure[]> {
+export async function benchLatency(): Promise<Figure[]> {
   printHeading('4. handoffd delivery latency: rename into outbox/ → copy in inbox/new/');
   const cleanups = new Cleanups();
   try {

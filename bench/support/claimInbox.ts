@@ -7,9 +7,9 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { serializeEnvelope, type Headers } from '../lib/queue/envelope.js';
-import { ensureMailbox, mailboxAt, type Mailbox } from '../lib/queue/mailbox.js';
-import { tempDir } from '../test/support/project.js';
+import { serializeEnvelope, type Headers } from '../../lib/queue/envelope.js';
+import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
+import { tempDir } from '../../test/support/project.js';
 import { rawFsyncDir } from './baselines.js';
 
 /** A mailbox prepared for claim timings. */

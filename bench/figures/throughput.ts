@@ -2,7 +2,7 @@
 // is queued in the sender's outbox before the deliverer starts; handoffd (the built bin,
 // started after queueing) is timed from its `started` log line to its last `delivered`
 // line (both in its own log, so neither Node's start-up nor our polling is counted), the
-// raw loop (bench/baselines.ts rawDeliverAll, in this process) from its first readdir to
+// raw loop (bench/support/baselines.ts rawDeliverAll, in this process) from its first readdir to
 // its last fsync. Same project, same files, runs alternating (ABBA over the contenders).
 // For attribution, two more contenders run beside them: handoffd already running when the
 // backlog is renamed in (its steady state: a backlog present at start-up takes the "deep"
@@ -11,21 +11,21 @@
 // process (no daemon: no log, health file, yields or wake-ups).
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { deliverHandoff } from '../lib/daemon/deliver.js';
-import { readRoles } from '../lib/handoff/roles.js';
-import { ensureMailbox, type Mailbox } from '../lib/queue/mailbox.js';
-import { itemNamesIn } from '../lib/queue/names.js';
-import { waitFor } from '../test/support/daemon.js';
-import { itemsIn, makeProject, type Project } from '../test/support/project.js';
-import { rawDeliverAll, rawFsyncDir } from './baselines.js';
-import { settle } from './claimInbox.js';
-import { Cleanups } from './cleanups.js';
-import { clearLog, healthOf, logEvents, startDaemon, type Daemon } from './daemonChild.js';
-import { handoffFile, queueBacklog, stageBacklog, type HandoffFile } from './handoffFiles.js';
-import { countFsyncs } from './fsyncCount.js';
-import { clockTicks, cpuTicksOf } from './procCpu.js';
-import { atLeast, figureOf, printFigure, printHeading, PER_SECOND, type Figure } from './report.js';
-import { formatMs, msSince, summarize } from './stats.js';
+import { deliverHandoff } from '../../lib/daemon/deliver.js';
+import { readRoles } from '../../lib/handoff/roles.js';
+import { ensureMailbox, type Mailbox } from '../../lib/queue/mailbox.js';
+import { itemNamesIn } from '../../lib/queue/names.js';
+import { waitFor } from '../../test/support/daemon.js';
+import { itemsIn, makeProject, type Project } from '../../test/support/project.js';
+import { rawDeliverAll, rawFsyncDir } from '../support/baselines.js';
+import { settle } from '../support/claimInbox.js';
+import { Cleanups } from '../support/cleanups.js';
+import { clearLog, healthOf, logEvents, startDaemon, type Daemon } from '../support/daemonChild.js';
+import { handoffFile, queueBacklog, stageBacklog, type HandoffFile } from '../support/handoffFiles.js';
+import { countFsyncs } from '../support/fsyncCount.js';
+import { clockTicks, cpuTicksOf } from '../support/procCpu.js';
+import { atLeast, figureOf, printFigure, printHeading, PER_SECOND, type Figure } from '../support/report.js';
+import { formatMs, msSince, summarize } from '../support/stats.js';
 
 /** Handoffs per run: at 0.5-3 ms per fsync (this VM, quiet to busy), seconds per run, and the suite stays within minutes. */
 const BACKLOG = 250;
@@ -204,7 +204,7 @@ async function throughputFigure(label: string, project: Project, recipients: str
 }
 
 /** Measures backlog throughput of handoffd against the raw loop, to 1 and to 3 recipients. */
-export async function benchDaemonThroughput(): Promise<Figure[]> {
+export async function benchThroughput(): Promise<Figure[]> {
   printHeading(`5. handoffd throughput: a queued backlog, fsync'd, vs the raw durable loop`);
   const cleanups = new Cleanups();
   try {

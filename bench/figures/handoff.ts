@@ -3,16 +3,16 @@
 // vs `node -e 0`, for context on what an agent waits for.
 import * as fs from 'node:fs';
 import { basename, join } from 'node:path';
-import { parseEnvelope } from '../lib/queue/envelope.js';
-import { sendHandoff } from '../lib/handoff/send.js';
-import { BIN_DIR, makeProject, noteDraft, tempDir, type Project } from '../test/support/project.js';
-import { rawFsyncDir, rawPublish } from './baselines.js';
-import { countFsyncs } from './fsyncCount.js';
-import { sendPhases } from './handoffPhases.js';
-import { interleave } from './interleave.js';
-import { atMost, figureOf, printFigure, printHeading, type Figure } from './report.js';
-import { agentEnv, expectRun, timedNode } from './spawnNode.js';
-import { formatMs, summarize } from './stats.js';
+import { parseEnvelope } from '../../lib/queue/envelope.js';
+import { sendHandoff } from '../../lib/handoff/send.js';
+import { BIN_DIR, makeProject, noteDraft, tempDir, type Project } from '../../test/support/project.js';
+import { rawFsyncDir, rawPublish } from '../support/baselines.js';
+import { countFsyncs } from '../support/fsyncCount.js';
+import { sendPhases } from '../handoffPhases.js';
+import { interleave } from '../support/interleave.js';
+import { atMost, figureOf, printFigure, printHeading, type Figure } from '../support/report.js';
+import { agentEnv, expectRun, timedNode } from '../support/spawnNode.js';
+import { formatMs, summarize } from '../support/stats.js';
 
 const WARMUP = 5;
 const IN_PROCESS_RUNS = 60;

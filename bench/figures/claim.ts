@@ -1,14 +1,14 @@
 // Figure 2: the cost of one claim with 10 / 1,000 / 10,000 items waiting, library vs the
 // minimal durable claim on an identical separate inbox; and flatness in completed/.
 import * as fs from 'node:fs';
-import { parseEnvelope } from '../lib/queue/envelope.js';
-import { rawClaim } from './baselines.js';
-import { claimPhases, type ClaimPhases } from './claimBreakdown.js';
-import { dropClaimed, makeClaimInbox, placeFirst, settle, type ClaimInbox } from './claimInbox.js';
-import { interleave, type Contender } from './interleave.js';
-import { libClaim } from './libClaim.js';
-import { about, atMost, figureOf, printFigure, printHeading, type Figure } from './report.js';
-import { formatMs, msSince, summarize } from './stats.js';
+import { parseEnvelope } from '../../lib/queue/envelope.js';
+import { rawClaim } from '../support/baselines.js';
+import { claimPhases, type ClaimPhases } from '../claimBreakdown.js';
+import { dropClaimed, makeClaimInbox, placeFirst, settle, type ClaimInbox } from '../support/claimInbox.js';
+import { interleave, type Contender } from '../support/interleave.js';
+import { libClaim } from '../support/libClaim.js';
+import { about, atMost, figureOf, printFigure, printHeading, type Figure } from '../support/report.js';
+import { formatMs, msSince, summarize } from '../support/stats.js';
 
 const WARMUP = 5;
 const SIZES = [
