@@ -5,17 +5,19 @@
 // project, handoffs interleaved between the two. Each handoff is sent once the previous
 // one is fully done (the daemon's pass has ended, the raw watcher's fsyncs are done), as
 // a lone handoff would be. A short second run sends bursts: a handoff renamed while the
-// deliverer is in the middle of a pass (several agents sending at once).
+// deliverer is in the middle of a pass (several agents sending at once). Last, the fsyncs
+// of one real delivery (deliverHandoff on a fresh project), beside the raw watcher's.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { daemonPathsOf } from '../../lib/handoff/layout.js';
 import { ensureMailbox, type Mailbox } from '../../lib/queue/mailbox.js';
 import { startPanes } from '../../test/support/daemon.js';
 import { makeProject, type Project } from '../../test/support/project.js';
 import { Arrivals } from '../support/arrivals.js';
 import { Cleanups } from '../support/cleanups.js';
 import { logEvents, startDaemon, waitDelivered, type Daemon } from '../support/daemonChild.js';
-import { printDeliveryPhases } from '../deliveryPhases.js';
-import { handoffFile, stageHandoff } from '../support/handoffFiles.js';
+import { deliveryFsyncs } from '../support/deliveryFsyncs.js';
+import { handoffFile, queueBacklog, stageHandoff } from '../support/handoffFiles.js';
 import { interleave, type Contender } from '../support/interleave.js';
 import { startRawWatcher, type RawWatcher } from '../support/rawWatcherProcess.js';
 import { budget, figureOf, printFigure, printHeading, type Figure } from '../support/report.js';
@@ -108,6 +110,21 @@ function describe(samples: number[]): string {
   return `median ${formatMs(quantile(samples, 0.5))}, max ${formatMs(Math.max(...samples))}, ${slow} of ${samples.length} over ${MISSED_MS} ms`;
 }
 
+/** fsyncs of the library's delivery of one handoff from SENDER to RECIPIENT, on a fresh project (no daemon). */
+async function loneDeliveryFsyncs(): Promise<number> {
+  const project = makeProject();
+  try {
+    for (const role of [SENDER, RECIPIENT]) ensureMailbox(project.box(role));
+    const file = await handoffFile(1, SENDER, [RECIPIENT]);
+    queueBacklog(project.box(SENDER), [file]);
+    const tmp = daemonPathsOf(project.root).tmp;
+    fs.mkdirSync(tmp, { recursive: true, mode: 0o700 });
+    return await deliveryFsyncs(project.root, tmp, SENDER, file.name, false);
+  } finally {
+    project.cleanup();
+  }
+}
+
 /** Measures delivery latency through handoffd against the raw watcher. */
 export async function benchLatency(): Promise<Figure[]> {
   printHeading('4. handoffd delivery latency: rename into outbox/ → copy in inbox/new/');
@@ -148,7 +165,7 @@ export async function benchLatency(): Promise<Figure[]> {
     console.log(`    bursts (two handoffs at once, a third renamed the moment the first copy appears; the third's latency, ${BURSTS} each):`);
     console.log(`      handoffd: ${describe(daemonBurst)}`);
     console.log(`      raw     : ${describe(rawBurst)}`);
-    await printDeliveryPhases(SENDER, RECIPIENT);
+    console.log(`    fsyncs per delivery to one recipient: ${await loneDeliveryFsyncs()} (copy, new/, sent/, outbox/), as the raw baselines do.`);
     return [figure];
   } finally {
     await cleanups.run();
