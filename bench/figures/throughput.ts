@@ -2,27 +2,23 @@
 // is queued in the sender's outbox before the deliverer starts; handoffd (the built bin,
 // started after queueing) is timed from its `started` log line to its last `delivered`
 // line (both in its own log, so neither Node's start-up nor our polling is counted), the
-// raw loop (bench/support/baselines.ts rawDeliverAll, in this process) from its first readdir to
-// its last fsync. Same project, same files, runs alternating (ABBA over the contenders).
-// For attribution, two more contenders run beside them: handoffd already running when the
-// backlog is renamed in (its steady state: a backlog present at start-up takes the "deep"
-// path, since any of it may have been partly delivered before a crash), and the
-// library's deliverHandoff, deep like handoffd's first pass, in a plain loop in this
-// process (no daemon: no log, health file, yields or wake-ups).
+// raw loop (bench/support/baselines.ts rawDeliverAll, in this process) from its first
+// readdir to its last fsync. Same project, same files, runs alternating (ABBA over the
+// contenders). For attribution, handoffd also runs already started when the backlog is
+// renamed in (its steady state: a backlog present at start-up takes the "deep" path, since
+// any of it may have been partly delivered before a crash). The fsyncs per handoff are
+// counted on the library's own deliverHandoff.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { deliverHandoff } from '../../lib/daemon/deliver.js';
-import { readRoles } from '../../lib/handoff/roles.js';
 import { ensureMailbox, type Mailbox } from '../../lib/queue/mailbox.js';
-import { itemNamesIn } from '../../lib/queue/names.js';
 import { waitFor } from '../../test/support/daemon.js';
 import { itemsIn, makeProject, type Project } from '../../test/support/project.js';
 import { rawDeliverAll, rawFsyncDir } from '../support/baselines.js';
 import { settle } from '../support/claimInbox.js';
 import { Cleanups } from '../support/cleanups.js';
 import { clearLog, healthOf, logEvents, startDaemon, type Daemon } from '../support/daemonChild.js';
+import { deliveryFsyncs } from '../support/deliveryFsyncs.js';
 import { handoffFile, queueBacklog, stageBacklog, type HandoffFile } from '../support/handoffFiles.js';
-import { countFsyncs } from '../support/fsyncCount.js';
 import { clockTicks, cpuTicksOf } from '../support/procCpu.js';
 import { atLeast, figureOf, printFigure, printHeading, PER_SECOND, type Figure } from '../support/report.js';
 import { formatMs, msSince, summarize } from '../support/stats.js';
@@ -47,7 +43,7 @@ interface Bench {
   sender: Mailbox;
   recipients: string[];
   files: HandoffFile[];
-  /** Temp folder of the raw and in-process loops. */
+  /** Temp folder of the raw loop and of the counted deliveries. */
   tmp: string;
   hz: number;
 }
@@ -120,22 +116,6 @@ async function daemonRunning(b: Bench): Promise<Drain> {
   });
 }
 
-/** The library's deliverHandoff in a loop in this process, deep as handoffd's first pass. */
-async function libLoop(b: Bench): Promise<Drain> {
-  queueBacklog(b.sender, b.files);
-  settle();
-  const cpu0 = process.cpuUsage();
-  const start = process.hrtime.bigint();
-  const roles = readRoles(b.project.root).roles;
-  for (const name of itemNamesIn(b.sender.outbox)) {
-    const result = await deliverHandoff({ root: b.project.root, roles, tmp: b.tmp }, SENDER, name, true);
-    if (result.kind !== 'delivered') throw new Error(`deliverHandoff refused ${name}: ${result.reason}`);
-  }
-  const ms = msSince(start);
-  const cpu = process.cpuUsage(cpu0);
-  return drainOf(b, ms, (cpu.user + cpu.system) / 1000);
-}
-
 /** The raw durable loop in this process. */
 async function rawLoop(b: Bench): Promise<Drain> {
   queueBacklog(b.sender, b.files);
@@ -154,8 +134,7 @@ async function fsyncsPerDelivery(b: Bench): Promise<{ deep: number; shallow: num
   const extra: HandoffFile[] = [];
   for (let i = 1; i <= 3; i++) extra.push(await handoffFile(BACKLOG + i, SENDER, b.recipients));
   queueBacklog(b.sender, extra);
-  const roles = readRoles(b.project.root).roles;
-  const deliver = (file: HandoffFile, deep: boolean) => countFsyncs(() => deliverHandoff({ root: b.project.root, roles, tmp: b.tmp }, SENDER, file.name, deep));
+  const deliver = (file: HandoffFile, deep: boolean) => deliveryFsyncs(b.project.root, b.tmp, SENDER, file.name, deep);
   await deliver(extra[0]!, true);
   const counts = { deep: await deliver(extra[1]!, true), shallow: await deliver(extra[2]!, false) };
   clearDeliveries(b);
@@ -165,7 +144,6 @@ async function fsyncsPerDelivery(b: Bench): Promise<{ deep: number; shallow: num
 const CONTENDERS = [
   { label: 'handoffd started on the backlog', run: daemonOnBacklog },
   { label: 'handoffd running as it arrives', run: daemonRunning },
-  { label: 'deliverHandoff loop (deep), in process', run: libLoop },
   { label: 'raw loop', run: rawLoop },
 ];
 
