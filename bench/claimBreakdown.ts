@@ -11,7 +11,7 @@ import { tempDir } from '../test/support/project.js';
 import { rawClaim } from './support/baselines.js';
 import { dropClaimed, placeFirst, type ClaimInbox } from './support/claimInbox.js';
 import { countFsyncs } from './support/fsyncCount.js';
-import { interleave, sampleAlone } from './support/interleave.js';
+import { interleave, medianAlone } from './support/interleave.js';
 import { libClaim } from './support/libClaim.js';
 import { summarize } from './support/stats.js';
 
@@ -31,7 +31,7 @@ export interface ClaimPhases {
 }
 
 async function medianOf(run: () => Promise<void> | void): Promise<number> {
-  return summarize(await sampleAlone(run, WARMUP, RUNS)).median;
+  return medianAlone(run, WARMUP, RUNS);
 }
 
 async function stampMedian(inbox: ClaimInbox): Promise<number> {
