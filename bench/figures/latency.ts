@@ -9,7 +9,7 @@
 // of one real delivery (deliverHandoff on a fresh project), beside the raw watcher's.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { daemonPathsOf } from '../../lib/handoff/layout.js';
+import { daemonPathsOf, mailboxOf, swarmDirOf } from '../../lib/handoff/layout.js';
 import { ensureMailbox, type Mailbox } from '../../lib/queue/mailbox.js';
 import { startPanes } from '../../test/support/daemon.js';
 import { makeProject, type Project } from '../../test/support/project.js';
@@ -45,8 +45,8 @@ interface Lane {
 }
 
 function laneOf(name: string, project: Project, finished: Lane['finished']): Lane {
-  const sender = project.box(SENDER);
-  const recipient = project.box(RECIPIENT);
+  const sender = mailboxOf(project.root, SENDER);
+  const recipient = mailboxOf(project.root, RECIPIENT);
   ensureMailbox(sender);
   ensureMailbox(recipient);
   return { name, sender, arrivals: new Arrivals(recipient.inboxNew), finished, sent: 0, seq: 0, current: '' };
@@ -114,9 +114,9 @@ function describe(samples: number[]): string {
 async function loneDeliveryFsyncs(): Promise<number> {
   const project = makeProject();
   try {
-    for (const role of [SENDER, RECIPIENT]) ensureMailbox(project.box(role));
+    for (const role of [SENDER, RECIPIENT]) ensureMailbox(mailboxOf(project.root, role));
     const file = await handoffFile(1, SENDER, [RECIPIENT]);
-    queueBacklog(project.box(SENDER), [file]);
+    queueBacklog(mailboxOf(project.root, SENDER), [file]);
     const tmp = daemonPathsOf(project.root).tmp;
     fs.mkdirSync(tmp, { recursive: true, mode: 0o700 });
     return await deliveryFsyncs(project.root, tmp, SENDER, file.name, false);
@@ -138,12 +138,12 @@ export async function benchLatency(): Promise<Figure[]> {
     cleanups.add(() => panes.kill());
     const daemon: Daemon = await startDaemon(daemonProject.root);
     cleanups.add(() => daemon.stop());
-    const rawTmp = join(rawProject.root, '.swarmforge', 'raw-tmp');
+    const rawTmp = join(swarmDirOf(rawProject.root), 'raw-tmp');
     fs.mkdirSync(rawTmp, { mode: 0o700 });
-    const rawBox = rawProject.box(SENDER);
+    const rawBox = mailboxOf(rawProject.root, SENDER);
     ensureMailbox(rawBox);
-    ensureMailbox(rawProject.box(RECIPIENT));
-    const raw: RawWatcher = await startRawWatcher(rawBox.outbox, rawBox.sent, rawTmp, [rawProject.box(RECIPIENT).inboxNew]);
+    ensureMailbox(mailboxOf(rawProject.root, RECIPIENT));
+    const raw: RawWatcher = await startRawWatcher(rawBox.outbox, rawBox.sent, rawTmp, [mailboxOf(rawProject.root, RECIPIENT).inboxNew]);
     cleanups.add(() => raw.stop());
 
     const daemonLane = laneOf('handoffd', daemonProject, (_name, count) => waitDelivered(daemonProject.root, count));

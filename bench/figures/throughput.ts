@@ -10,6 +10,7 @@
 // counted on the library's own deliverHandoff.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { mailboxOf, swarmDirOf } from '../../lib/handoff/layout.js';
 import { ensureMailbox, type Mailbox } from '../../lib/queue/mailbox.js';
 import { waitFor } from '../../test/support/daemon.js';
 import { itemsIn, makeProject, type Project } from '../../test/support/project.js';
@@ -50,7 +51,7 @@ interface Bench {
 
 /** Empties every recipient's new/ and the sender's sent/, synced, and drops the daemon's log (untimed, between runs). */
 function clearDeliveries(b: Bench): void {
-  for (const box of [b.sender, ...b.recipients.map((r) => b.project.box(r))]) {
+  for (const box of [b.sender, ...b.recipients.map((r) => mailboxOf(b.project.root, r))]) {
     for (const dir of [box.inboxNew, box.sent]) {
       fs.rmSync(dir, { recursive: true, force: true });
       fs.mkdirSync(dir, { mode: 0o700 });
@@ -63,7 +64,7 @@ function clearDeliveries(b: Bench): void {
 /** Throws unless every recipient holds every copy and the outbox is empty. */
 function checkDelivered(b: Bench): void {
   const outbox = itemsIn(b.sender.outbox);
-  const short = b.recipients.filter((r) => itemsIn(b.project.box(r).inboxNew).length !== b.files.length);
+  const short = b.recipients.filter((r) => itemsIn(mailboxOf(b.project.root, r).inboxNew).length !== b.files.length);
   if (outbox.length > 0 || short.length > 0) throw new Error(`backlog not delivered: ${outbox.length} left in outbox, copies missing for ${short.join(',')}`);
 }
 
@@ -122,7 +123,7 @@ async function rawLoop(b: Bench): Promise<Drain> {
   settle();
   const cpu0 = process.cpuUsage();
   const start = process.hrtime.bigint();
-  const names = rawDeliverAll(b.sender.outbox, b.sender.sent, b.recipients.map((r) => b.project.box(r).inboxNew), b.tmp);
+  const names = rawDeliverAll(b.sender.outbox, b.sender.sent, b.recipients.map((r) => mailboxOf(b.project.root, r).inboxNew), b.tmp);
   const ms = msSince(start);
   const cpu = process.cpuUsage(cpu0);
   if (names.length !== b.files.length) throw new Error(`raw loop delivered ${names.length} of ${b.files.length}`);
@@ -150,9 +151,9 @@ const CONTENDERS = [
 async function throughputFigure(label: string, project: Project, recipients: string[], hz: number): Promise<Figure> {
   const files: HandoffFile[] = [];
   for (let seq = 1; seq <= BACKLOG; seq++) files.push(await handoffFile(seq, SENDER, recipients));
-  const tmp = join(project.root, '.swarmforge', 'bench-tmp');
+  const tmp = join(swarmDirOf(project.root), 'bench-tmp');
   fs.mkdirSync(tmp, { recursive: true, mode: 0o700 });
-  const b: Bench = { project, sender: project.box(SENDER), recipients, files, tmp, hz };
+  const b: Bench = { project, sender: mailboxOf(project.root, SENDER), recipients, files, tmp, hz };
   const fsyncs = await fsyncsPerDelivery(b);
   const drains = CONTENDERS.map(() => [] as Drain[]);
   for (let round = 0; round < ROUNDS; round++) {
@@ -188,7 +189,7 @@ export async function benchThroughput(): Promise<Figure[]> {
   try {
     const project = makeProject(CONF);
     cleanups.add(() => project.cleanup());
-    for (const role of [SENDER, ...RECIPIENTS]) ensureMailbox(project.box(role));
+    for (const role of [SENDER, ...RECIPIENTS]) ensureMailbox(mailboxOf(project.root, role));
     const { hz } = clockTicks();
     return [
       await throughputFigure('5a', project, RECIPIENTS.slice(0, 1), hz),

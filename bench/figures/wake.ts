@@ -4,8 +4,8 @@
 // cost about two client runs, since that is what it is.
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
 import { wake, WAKE_TEXT } from '../../lib/daemon/waker.js';
+import { swarmDirOf } from '../../lib/handoff/layout.js';
 import { startPanes } from '../../test/support/daemon.js';
 import { tempDir } from '../../test/support/project.js';
 import { Cleanups } from '../support/cleanups.js';
@@ -34,7 +34,7 @@ export async function benchWake(): Promise<Figure[]> {
   try {
     const root = tempDir('baton-bench-wake-');
     cleanups.add(() => fs.rmSync(root, { recursive: true, force: true }));
-    fs.mkdirSync(join(root, '.swarmforge'), { mode: 0o700 });
+    fs.mkdirSync(swarmDirOf(root), { mode: 0o700 });
     const panes = await startPanes(root, ['reviewer']);
     cleanups.add(() => panes.kill());
     const target = { socket: panes.tmux.socket, target: panes.panes.get('reviewer')! };
