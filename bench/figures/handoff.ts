@@ -12,6 +12,7 @@ import { parseEnvelope, serializeEnvelope, type Envelope } from '../../lib/queue
 import { withLock } from '../../lib/queue/lock.js';
 import { BIN_DIR, makeProject, noteDraft, tempDir, type Project } from '../../test/support/project.js';
 import { rawFsyncDir, rawPublish } from '../support/baselines.js';
+import { placeSynced } from '../support/fixtureWrites.js';
 import { countFsyncs } from '../support/fsyncCount.js';
 import { interleave, medianAlone } from '../support/interleave.js';
 import { atMost, figureOf, printFigure, printHeading, printPart, type Figure } from '../support/report.js';
@@ -28,14 +29,7 @@ const DRAFT = noteDraft('reviewer', 'benchmark note');
 
 /** Writes the draft and syncs it (untimed), so a timed send does not pay to flush the agent's write. */
 function placeDraft(path: string): void {
-  const fd = fs.openSync(path, 'w', 0o600);
-  try {
-    fs.writeFileSync(fd, DRAFT);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  rawFsyncDir(join(path, '..'));
+  placeSynced(path, DRAFT);
 }
 
 /** Removes a published handoff (untimed) so the outbox stays the same size. */
