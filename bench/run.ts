@@ -1,29 +1,30 @@
 // Entry point of `npm run bench`: start-up, claim, swarm_handoff and handoffd figures, each
 // a ratio to a baseline measured in the same run, then one summary table. Expects the bins
 // built. Arguments name sections to run (startup claim handoff latency throughput idle
-// wake); none runs them all.
+// wake); none runs them all. bench/figures/ holds one file per figure of the README's
+// Performance section (named after its section), bench/support/ the code they share.
 import * as fs from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN_DIR } from '../test/support/project.js';
-import { benchClaim } from './claim.js';
-import { benchDaemonIdle } from './daemonIdle.js';
-import { benchDaemonLatency } from './daemonLatency.js';
-import { benchDaemonThroughput } from './daemonThroughput.js';
-import { benchHandoff } from './handoff.js';
-import { printHeading, printTable, type Figure } from './report.js';
-import { benchStartup } from './startup.js';
-import { msSince } from './stats.js';
-import { benchWakeCost } from './wakeCost.js';
+import { benchClaim } from './figures/claim.js';
+import { benchHandoff } from './figures/handoff.js';
+import { benchIdle } from './figures/idle.js';
+import { benchLatency } from './figures/latency.js';
+import { benchStartup } from './figures/startup.js';
+import { benchThroughput } from './figures/throughput.js';
+import { benchWake } from './figures/wake.js';
+import { printHeading, printTable, type Figure } from './support/report.js';
+import { msSince } from './support/stats.js';
 
 const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   startup: benchStartup,
   claim: benchClaim,
   handoff: benchHandoff,
-  latency: benchDaemonLatency,
-  throughput: benchDaemonThroughput,
-  idle: benchDaemonIdle,
-  wake: benchWakeCost,
+  latency: benchLatency,
+  throughput: benchThroughput,
+  idle: benchIdle,
+  wake: benchWake,
 };
 
 function load(): string {

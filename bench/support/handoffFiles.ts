@@ -3,9 +3,9 @@
 // usual body; written to outbox/tmp/ and renamed into outbox/ for the daemon figures.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { serializeEnvelope } from '../lib/queue/envelope.js';
-import { type Mailbox } from '../lib/queue/mailbox.js';
-import { handoffFileName, handoffId, isoOf, tsidOf } from '../lib/queue/names.js';
+import { serializeEnvelope } from '../../lib/queue/envelope.js';
+import { type Mailbox } from '../../lib/queue/mailbox.js';
+import { handoffFileName, handoffId, isoOf, tsidOf } from '../../lib/queue/names.js';
 import { rawFsyncDir } from './baselines.js';
 
 /** One handoff file: its name and bytes. */

@@ -1,7 +1,7 @@
 // Interleaved sampling: contenders take turns, so drift in the machine (page cache,
 // another process, CPU frequency) hits every contender alike instead of whichever ran
 // last. The order within a round alternates (ABBA...) to cancel first-runs-first effects.
-import { msSince } from './stats.js';
+import { msSince, summarize } from './stats.js';
 
 /** One contender: untimed preparation, the timed action, untimed clean-up after it. */
 export interface Contender {
@@ -34,8 +34,8 @@ export async function interleave(contenders: Contender[], warmup: number, runs: 
   return samples;
 }
 
-/** Samples one action alone (for phase breakdowns): `runs` timings after `warmup`. */
-export async function sampleAlone(run: () => Promise<void> | void, warmup: number, runs: number): Promise<number[]> {
+/** The median ms of one action sampled alone (for breakdowns of a figure): `runs` timings after `warmup`. */
+export async function medianAlone(run: () => Promise<void> | void, warmup: number, runs: number): Promise<number> {
   const [samples] = await interleave([{ name: 'alone', run }], warmup, runs);
-  return samples!;
+  return summarize(samples!).median;
 }

@@ -1,9 +1,9 @@
 // handoffd as the daemon figures run it: the built bin as a child process (argv only), its
 // health counters and log, its CPU time, and a stop that waits for its exit.
 import * as fs from 'node:fs';
-import { parseLogLine } from '../lib/handoff/daemonRecord.js';
-import { daemonPathsOf } from '../lib/handoff/layout.js';
-import { startHandoffd, waitFor } from '../test/support/daemon.js';
+import { parseLogLine } from '../../lib/handoff/daemonRecord.js';
+import { daemonPathsOf } from '../../lib/handoff/layout.js';
+import { startHandoffd, waitFor } from '../../test/support/daemon.js';
 
 /** A running handoffd. */
 export interface Daemon {

@@ -1,14 +1,24 @@
 // Figure 2: the cost of one claim with 10 / 1,000 / 10,000 items waiting, library vs the
-// minimal durable claim on an identical separate inbox; and flatness in completed/.
+// minimal durable claim on an identical separate inbox; and flatness in completed/. Under
+// each size, where a library claim's time goes: each part one library call made as the
+// claim makes it (withLock on the inbox lock, itemNamesIn, readItem, stampIfMissing of
+// dequeued_at), timed apart from the claim, and the fsyncs of a real claim counted.
 import * as fs from 'node:fs';
-import { parseEnvelope } from '../lib/queue/envelope.js';
-import { rawClaim } from './baselines.js';
-import { claimPhases, type ClaimPhases } from './claimBreakdown.js';
-import { dropClaimed, makeClaimInbox, placeFirst, settle, type ClaimInbox } from './claimInbox.js';
-import { interleave, type Contender } from './interleave.js';
-import { libClaim } from './libClaim.js';
-import { about, atMost, figureOf, printFigure, printHeading, type Figure } from './report.js';
-import { formatMs, msSince, summarize } from './stats.js';
+import { join } from 'node:path';
+import { stampIfMissing } from '../../lib/queue/claim.js';
+import { parseEnvelope } from '../../lib/queue/envelope.js';
+import { readItem } from '../../lib/queue/item.js';
+import { withLock } from '../../lib/queue/lock.js';
+import { isoOf, itemNamesIn } from '../../lib/queue/names.js';
+import { tempDir } from '../../test/support/project.js';
+import { rawClaim, rawListing } from '../support/baselines.js';
+import { dropClaimed, makeClaimInbox, placeFirst, type ClaimInbox } from '../support/claimInbox.js';
+import { settle } from '../support/fixtureWrites.js';
+import { countFsyncs } from '../support/fsyncCount.js';
+import { interleave, medianAlone, type Contender } from '../support/interleave.js';
+import { libClaim } from '../support/libClaim.js';
+import { about, atMost, figureOf, printFigure, printHeading, printPart, type Figure } from '../support/report.js';
+import { formatMs, msSince, summarize } from '../support/stats.js';
 
 const WARMUP = 5;
 const SIZES = [
@@ -19,6 +29,8 @@ const SIZES = [
 const FLAT_WAITING = 1_000;
 const FLAT_COMPLETED = 10_000;
 const FLAT_RUNS = 60;
+const PART_WARMUP = 3;
+const PART_RUNS = 21;
 
 /** A contender that claims the first item of `inbox` placed with `bytes`. */
 function claimer(name: string, inbox: ClaimInbox, bytes: Buffer, claim: () => Promise<unknown> | unknown): Contender {
@@ -39,15 +51,39 @@ interface Medians {
   unstamped: number;
 }
 
-function printPhases(waiting: number, p: ClaimPhases, m: Medians): void {
-  const share = (ms: number) => `${((ms / m.lib) * 100).toFixed(0)}%`.padStart(4);
-  const row = (label: string, ms: number, note = '') => console.log(`      ${label.padEnd(36, '.')} ${formatMs(ms).padStart(9)} ${share(ms)}${note}`);
+/** The dequeued_at stamp as claimItem makes it (stampIfMissing), on a scratch copy of the first item; its median ms. */
+async function stampMedian(inbox: ClaimInbox): Promise<number> {
+  const scratch = tempDir('baton-bench-stamp-');
+  try {
+    const path = join(scratch, inbox.firstName);
+    fs.writeFileSync(path, inbox.firstBytes, { mode: 0o600 });
+    const item = await readItem(path);
+    return await medianAlone(async () => void (await stampIfMissing(item, 'dequeued_at', isoOf(new Date()))), PART_WARMUP, PART_RUNS);
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Times the parts of a library claim on `lib` (the listings of both inboxes interleaved), counts both claims' fsyncs, and prints them. */
+async function printParts(waiting: number, lib: ClaimInbox, raw: ClaimInbox, m: Medians): Promise<void> {
+  const { box } = lib;
+  const median = (run: () => Promise<void> | void) => medianAlone(run, PART_WARMUP, PART_RUNS);
+  placeFirst(lib, lib.firstBytes);
+  placeFirst(raw, raw.firstBytes);
+  const [libList, rawList] = (await interleave([
+    { name: 'itemNamesIn', run: () => void itemNamesIn(box.inboxNew) },
+    { name: 'raw listing', run: () => void rawListing(box.inboxNew) },
+  ], PART_WARMUP, PART_RUNS)).map((samples) => summarize(samples).median);
   console.log(`    where the time goes (${waiting.toLocaleString('en')} waiting; phases timed apart from the claim, listings interleaved with each other; median, share of a library claim):`);
-  row('inbox lock take + release ', p.lock);
-  row('itemNamesIn: readdir + sort ', p.libListing, `   raw readdir + filter + sort: ${formatMs(p.rawListing)}`);
-  row('readItem of the first (YAML) ', p.readFirst);
-  row('dequeued_at stamp (rewriteItem) ', p.stamp, '   (temp write + fsync, rename, fsync dir)');
-  console.log(`      fsyncs per claim: library ${p.libFsyncs}, raw ${p.rawFsyncs}`);
+  printPart('inbox lock take + release ', await median(() => withLock(box.inboxLock, () => undefined)), m.lib);
+  printPart('itemNamesIn: readdir + sort ', libList!, m.lib, `   raw readdir + filter + sort: ${formatMs(rawList!)}`);
+  printPart('readItem of the first ', await median(async () => void (await readItem(join(box.inboxNew, lib.firstName)))), m.lib);
+  printPart('dequeued_at stamp (rewriteItem) ', await stampMedian(lib), m.lib, '   (temp write + fsync, rename, fsync dir)');
+  const libFsyncs = await countFsyncs(() => libClaim(box));
+  const rawFsyncs = await countFsyncs(() => rawClaim(raw.box.inboxNew, raw.box.inProcess));
+  dropClaimed(lib);
+  dropClaimed(raw);
+  console.log(`      fsyncs per claim: library ${libFsyncs}, raw ${rawFsyncs}`);
   const stampShare = m.lib - m.unstamped;
   const dominates = stampShare >= (m.lib - m.raw) / 2;
   console.log(`    note: the library also stamps dequeued_at (protocol §7.1), an extra fsync'd rewrite the raw claim does not do.` +
@@ -90,7 +126,7 @@ async function sizeFigureOn(label: string, waiting: number, runs: number, lib: C
   ], WARMUP, runs)).map(summarize);
   const figure = figureOf(label, `claim, ${waiting.toLocaleString('en')} waiting`, libS!, 'readdir+sort+rename+2 fsync', rawS!, atMost(1.5));
   printFigure(figure);
-  printPhases(waiting, await claimPhases(lib, raw), { lib: libS!.median, raw: rawS!.median, unstamped: unstampedS!.median });
+  await printParts(waiting, lib, raw, { lib: libS!.median, raw: rawS!.median, unstamped: unstampedS!.median });
   return figure;
 }
 

@@ -95,6 +95,12 @@ export function printFigure(f: Figure): void {
   console.log(`    ratio   : ${formatRatio(f.ratio)}   goal ${f.goal.label}   ${f.verdict}`);
 }
 
+/** Prints one breakdown line under a figure: a part's median ms and its share of `whole` (the subject's median), then `note`. */
+export function printPart(label: string, ms: number, whole: number, note = ''): void {
+  const share = `${((ms / whole) * 100).toFixed(0)}%`.padStart(4);
+  console.log(`      ${label.padEnd(36, '.')} ${formatMs(ms).padStart(9)} ${share}${note}`);
+}
+
 /** Prints a section heading. */
 export function printHeading(title: string): void {
   console.log(`\n== ${title} ${'='.repeat(Math.max(0, 76 - title.length))}`);

@@ -1,34 +1,35 @@
 // Figure 3: swarm_handoff. In process, sendHandoff (validate, sequence, journal, publish,
 // delete the draft) vs the raw durable publish of the same bytes; and the bin end to end
-// vs `node -e 0`, for context on what an agent waits for.
+// vs `node -e 0`, for context on what an agent waits for. Under 3a, parts of a send, each
+// one library call made as sendHandoff makes it (the sender's own mailbox, the envelope a
+// send wrote) and timed alone, and the fsyncs of a real send counted.
 import * as fs from 'node:fs';
 import { basename, join } from 'node:path';
-import { parseEnvelope } from '../lib/queue/envelope.js';
-import { sendHandoff } from '../lib/handoff/send.js';
-import { BIN_DIR, makeProject, noteDraft, tempDir, type Project } from '../test/support/project.js';
-import { rawFsyncDir, rawPublish } from './baselines.js';
-import { countFsyncs } from './fsyncCount.js';
-import { sendPhases } from './handoffPhases.js';
-import { interleave } from './interleave.js';
-import { atMost, figureOf, printFigure, printHeading, type Figure } from './report.js';
-import { agentEnv, expectRun, timedNode } from './spawnNode.js';
-import { formatMs, summarize } from './stats.js';
+import { mailboxOf } from '../../lib/handoff/layout.js';
+import { sendHandoff } from '../../lib/handoff/send.js';
+import { takeSequence } from '../../lib/handoff/sequence.js';
+import { parseEnvelope, serializeEnvelope, type Envelope } from '../../lib/queue/envelope.js';
+import { withLock } from '../../lib/queue/lock.js';
+import { BIN_DIR, makeProject, noteDraft, tempDir, type Project } from '../../test/support/project.js';
+import { rawFsyncDir, rawPublish } from '../support/baselines.js';
+import { placeSynced } from '../support/fixtureWrites.js';
+import { countFsyncs } from '../support/fsyncCount.js';
+import { interleave, medianAlone } from '../support/interleave.js';
+import { atMost, figureOf, printFigure, printHeading, printPart, type Figure } from '../support/report.js';
+import { agentEnv, expectRun, timedNode } from '../support/spawnNode.js';
+import { formatMs, summarize } from '../support/stats.js';
 
 const WARMUP = 5;
 const IN_PROCESS_RUNS = 60;
 const BIN_RUNS = 20;
+const PART_WARMUP = 3;
+const PART_RUNS = 15;
+const SENDER = 'coder';
 const DRAFT = noteDraft('reviewer', 'benchmark note');
 
 /** Writes the draft and syncs it (untimed), so a timed send does not pay to flush the agent's write. */
 function placeDraft(path: string): void {
-  const fd = fs.openSync(path, 'w', 0o600);
-  try {
-    fs.writeFileSync(fd, DRAFT);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  rawFsyncDir(join(path, '..'));
+  placeSynced(path, DRAFT);
 }
 
 /** Removes a published handoff (untimed) so the outbox stays the same size. */
@@ -43,14 +44,24 @@ function queuedPathOf(stdout: string): string {
   return match[1]!;
 }
 
+/** Times parts of a send by SENDER in `root`, each alone, and prints them with their share of `whole`. */
+async function printSendParts(root: string, sample: Envelope, whole: number): Promise<void> {
+  const box = mailboxOf(root, SENDER);
+  const median = (run: () => Promise<void> | void) => medianAlone(run, PART_WARMUP, PART_RUNS);
+  console.log('    where the time goes (each part timed alone, median, share of a send):');
+  printPart('outbox lock take + release ', await median(() => withLock(box.outboxLock, () => undefined)), whole);
+  printPart('takeSequence (2 fsyncs) ', await median(async () => void (await takeSequence(box))), whole);
+  printPart('serializeEnvelope ', await median(async () => void (await serializeEnvelope(sample.headers, sample.body))), whole);
+}
+
 async function inProcessFigure(project: Project): Promise<Figure> {
-  const env = agentEnv('coder');
+  const env = agentEnv(SENDER);
   const draft = join(project.root, 'draft-bench.txt');
   const send = async () => queuedPathOf(await sendHandoff(draft, project.root, env));
   placeDraft(draft);
   const sample = await send();
   const bytes = fs.readFileSync(sample);
-  const headers = (await parseEnvelope(bytes)).headers;
+  const envelope = await parseEnvelope(bytes);
   removeQueued(sample);
   const rawDir = tempDir('baton-bench-raw-');
   const rawTmp = join(rawDir, 'outbox', 'tmp');
@@ -69,14 +80,7 @@ async function inProcessFigure(project: Project): Promise<Figure> {
     removeQueued(libQueued);
     const rawFsyncs = await countFsyncs(() => void (rawQueued = rawPublish(rawTmp, join(rawDir, 'outbox'), basename(sample), bytes)));
     removeQueued(rawQueued);
-    const p = await sendPhases(project.root, env, DRAFT, headers, project.box('coder').locks);
-    const share = (ms: number) => `${((ms / figure.subject.median) * 100).toFixed(0)}%`.padStart(4);
-    const row = (label: string, ms: number) => console.log(`      ${label.padEnd(36, '.')} ${formatMs(ms).padStart(9)} ${share(ms)}`);
-    console.log('    where the time goes (each part timed alone, median, share of a send):');
-    row('role context + draft validation ', p.contextAndValidate);
-    row('outbox lock take + release ', p.lock);
-    row('takeSequence (2 fsyncs) ', p.sequence);
-    row('serializeEnvelope (YAML) ', p.serialize);
+    await printSendParts(project.root, envelope, figure.subject.median);
     console.log(`      fsyncs per send: library ${libFsyncs}, raw ${rawFsyncs}` +
       ' (library: sequence counter, temp file, journal record, their directories, the draft\'s removal)');
     console.log(`    note: the raw publish is the protocol's minimum; the library adds the sequence counter and the crash journal (§6), each fsync'd.`);
@@ -87,7 +91,7 @@ async function inProcessFigure(project: Project): Promise<Figure> {
 }
 
 async function binFigure(project: Project): Promise<Figure> {
-  const env = agentEnv('coder');
+  const env = agentEnv(SENDER);
   const draft = join(project.root, 'draft-bench-bin.txt');
   const bin = join(BIN_DIR, 'swarm_handoff.js');
   let queued = '';

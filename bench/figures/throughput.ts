@@ -2,30 +2,27 @@
 // is queued in the sender's outbox before the deliverer starts; handoffd (the built bin,
 // started after queueing) is timed from its `started` log line to its last `delivered`
 // line (both in its own log, so neither Node's start-up nor our polling is counted), the
-// raw loop (bench/baselines.ts rawDeliverAll, in this process) from its first readdir to
-// its last fsync. Same project, same files, runs alternating (ABBA over the contenders).
-// For attribution, two more contenders run beside them: handoffd already running when the
-// backlog is renamed in (its steady state: a backlog present at start-up takes the "deep"
-// path, since any of it may have been partly delivered before a crash), and the
-// library's deliverHandoff, deep like handoffd's first pass, in a plain loop in this
-// process (no daemon: no log, health file, yields or wake-ups).
+// raw loop (bench/support/baselines.ts rawDeliverAll, in this process) from its first
+// readdir to its last fsync. Same project, same files, runs alternating (ABBA over the
+// contenders). For attribution, handoffd also runs already started when the backlog is
+// renamed in (its steady state: a backlog present at start-up takes the "deep" path, since
+// any of it may have been partly delivered before a crash). The fsyncs per handoff are
+// counted on the library's own deliverHandoff.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { deliverHandoff } from '../lib/daemon/deliver.js';
-import { readRoles } from '../lib/handoff/roles.js';
-import { ensureMailbox, type Mailbox } from '../lib/queue/mailbox.js';
-import { itemNamesIn } from '../lib/queue/names.js';
-import { waitFor } from '../test/support/daemon.js';
-import { itemsIn, makeProject, type Project } from '../test/support/project.js';
-import { rawDeliverAll, rawFsyncDir } from './baselines.js';
-import { settle } from './claimInbox.js';
-import { Cleanups } from './cleanups.js';
-import { clearLog, healthOf, logEvents, startDaemon, type Daemon } from './daemonChild.js';
-import { handoffFile, queueBacklog, stageBacklog, type HandoffFile } from './handoffFiles.js';
-import { countFsyncs } from './fsyncCount.js';
-import { clockTicks, cpuTicksOf } from './procCpu.js';
-import { atLeast, figureOf, printFigure, printHeading, PER_SECOND, type Figure } from './report.js';
-import { formatMs, msSince, summarize } from './stats.js';
+import { mailboxOf, swarmDirOf } from '../../lib/handoff/layout.js';
+import { ensureMailbox, type Mailbox } from '../../lib/queue/mailbox.js';
+import { waitFor } from '../../test/support/daemon.js';
+import { itemsIn, makeProject, type Project } from '../../test/support/project.js';
+import { rawDeliverAll, rawFsyncDir } from '../support/baselines.js';
+import { Cleanups } from '../support/cleanups.js';
+import { clearLog, healthOf, logEvents, startDaemon, type Daemon } from '../support/daemonChild.js';
+import { deliveryFsyncs } from '../support/deliveryFsyncs.js';
+import { settle } from '../support/fixtureWrites.js';
+import { handoffFile, queueBacklog, stageBacklog, type HandoffFile } from '../support/handoffFiles.js';
+import { clockTicks, cpuTicksOf } from '../support/procCpu.js';
+import { atLeast, figureOf, printFigure, printHeading, PER_SECOND, type Figure } from '../support/report.js';
+import { formatMs, msSince, summarize } from '../support/stats.js';
 
 /** Handoffs per run: at 0.5-3 ms per fsync (this VM, quiet to busy), seconds per run, and the suite stays within minutes. */
 const BACKLOG = 250;
@@ -47,14 +44,14 @@ interface Bench {
   sender: Mailbox;
   recipients: string[];
   files: HandoffFile[];
-  /** Temp folder of the raw and in-process loops. */
+  /** Temp folder of the raw loop and of the counted deliveries. */
   tmp: string;
   hz: number;
 }
 
 /** Empties every recipient's new/ and the sender's sent/, synced, and drops the daemon's log (untimed, between runs). */
 function clearDeliveries(b: Bench): void {
-  for (const box of [b.sender, ...b.recipients.map((r) => b.project.box(r))]) {
+  for (const box of [b.sender, ...b.recipients.map((r) => mailboxOf(b.project.root, r))]) {
     for (const dir of [box.inboxNew, box.sent]) {
       fs.rmSync(dir, { recursive: true, force: true });
       fs.mkdirSync(dir, { mode: 0o700 });
@@ -67,7 +64,7 @@ function clearDeliveries(b: Bench): void {
 /** Throws unless every recipient holds every copy and the outbox is empty. */
 function checkDelivered(b: Bench): void {
   const outbox = itemsIn(b.sender.outbox);
-  const short = b.recipients.filter((r) => itemsIn(b.project.box(r).inboxNew).length !== b.files.length);
+  const short = b.recipients.filter((r) => itemsIn(mailboxOf(b.project.root, r).inboxNew).length !== b.files.length);
   if (outbox.length > 0 || short.length > 0) throw new Error(`backlog not delivered: ${outbox.length} left in outbox, copies missing for ${short.join(',')}`);
 }
 
@@ -120,29 +117,13 @@ async function daemonRunning(b: Bench): Promise<Drain> {
   });
 }
 
-/** The library's deliverHandoff in a loop in this process, deep as handoffd's first pass. */
-async function libLoop(b: Bench): Promise<Drain> {
-  queueBacklog(b.sender, b.files);
-  settle();
-  const cpu0 = process.cpuUsage();
-  const start = process.hrtime.bigint();
-  const roles = readRoles(b.project.root).roles;
-  for (const name of itemNamesIn(b.sender.outbox)) {
-    const result = await deliverHandoff({ root: b.project.root, roles, tmp: b.tmp }, SENDER, name, true);
-    if (result.kind !== 'delivered') throw new Error(`deliverHandoff refused ${name}: ${result.reason}`);
-  }
-  const ms = msSince(start);
-  const cpu = process.cpuUsage(cpu0);
-  return drainOf(b, ms, (cpu.user + cpu.system) / 1000);
-}
-
 /** The raw durable loop in this process. */
 async function rawLoop(b: Bench): Promise<Drain> {
   queueBacklog(b.sender, b.files);
   settle();
   const cpu0 = process.cpuUsage();
   const start = process.hrtime.bigint();
-  const names = rawDeliverAll(b.sender.outbox, b.sender.sent, b.recipients.map((r) => b.project.box(r).inboxNew), b.tmp);
+  const names = rawDeliverAll(b.sender.outbox, b.sender.sent, b.recipients.map((r) => mailboxOf(b.project.root, r).inboxNew), b.tmp);
   const ms = msSince(start);
   const cpu = process.cpuUsage(cpu0);
   if (names.length !== b.files.length) throw new Error(`raw loop delivered ${names.length} of ${b.files.length}`);
@@ -154,8 +135,7 @@ async function fsyncsPerDelivery(b: Bench): Promise<{ deep: number; shallow: num
   const extra: HandoffFile[] = [];
   for (let i = 1; i <= 3; i++) extra.push(await handoffFile(BACKLOG + i, SENDER, b.recipients));
   queueBacklog(b.sender, extra);
-  const roles = readRoles(b.project.root).roles;
-  const deliver = (file: HandoffFile, deep: boolean) => countFsyncs(() => deliverHandoff({ root: b.project.root, roles, tmp: b.tmp }, SENDER, file.name, deep));
+  const deliver = (file: HandoffFile, deep: boolean) => deliveryFsyncs(b.project.root, b.tmp, SENDER, file.name, deep);
   await deliver(extra[0]!, true);
   const counts = { deep: await deliver(extra[1]!, true), shallow: await deliver(extra[2]!, false) };
   clearDeliveries(b);
@@ -165,16 +145,15 @@ async function fsyncsPerDelivery(b: Bench): Promise<{ deep: number; shallow: num
 const CONTENDERS = [
   { label: 'handoffd started on the backlog', run: daemonOnBacklog },
   { label: 'handoffd running as it arrives', run: daemonRunning },
-  { label: 'deliverHandoff loop (deep), in process', run: libLoop },
   { label: 'raw loop', run: rawLoop },
 ];
 
 async function throughputFigure(label: string, project: Project, recipients: string[], hz: number): Promise<Figure> {
   const files: HandoffFile[] = [];
   for (let seq = 1; seq <= BACKLOG; seq++) files.push(await handoffFile(seq, SENDER, recipients));
-  const tmp = join(project.root, '.swarmforge', 'bench-tmp');
+  const tmp = join(swarmDirOf(project.root), 'bench-tmp');
   fs.mkdirSync(tmp, { recursive: true, mode: 0o700 });
-  const b: Bench = { project, sender: project.box(SENDER), recipients, files, tmp, hz };
+  const b: Bench = { project, sender: mailboxOf(project.root, SENDER), recipients, files, tmp, hz };
   const fsyncs = await fsyncsPerDelivery(b);
   const drains = CONTENDERS.map(() => [] as Drain[]);
   for (let round = 0; round < ROUNDS; round++) {
@@ -204,13 +183,13 @@ async function throughputFigure(label: string, project: Project, recipients: str
 }
 
 /** Measures backlog throughput of handoffd against the raw loop, to 1 and to 3 recipients. */
-export async function benchDaemonThroughput(): Promise<Figure[]> {
+export async function benchThroughput(): Promise<Figure[]> {
   printHeading(`5. handoffd throughput: a queued backlog, fsync'd, vs the raw durable loop`);
   const cleanups = new Cleanups();
   try {
     const project = makeProject(CONF);
     cleanups.add(() => project.cleanup());
-    for (const role of [SENDER, ...RECIPIENTS]) ensureMailbox(project.box(role));
+    for (const role of [SENDER, ...RECIPIENTS]) ensureMailbox(mailboxOf(project.root, role));
     const { hz } = clockTicks();
     return [
       await throughputFigure('5a', project, RECIPIENTS.slice(0, 1), hz),

@@ -1,25 +1,27 @@
 // Figure 4: delivery latency, from the rename of a complete handoff into outbox/ to the
 // copy appearing in the recipient's inbox/new/. The built handoffd (default 1 s poll, a
 // private tmux server with `cat` panes so wake-ups are real) against the raw watcher (a
-// child doing fs.watch + the minimal durable copy, bench/rawWatcher.ts) on a second
+// child doing fs.watch + the minimal durable copy, bench/support/rawWatcher.ts) on a second
 // project, handoffs interleaved between the two. Each handoff is sent once the previous
 // one is fully done (the daemon's pass has ended, the raw watcher's fsyncs are done), as
 // a lone handoff would be. A short second run sends bursts: a handoff renamed while the
-// deliverer is in the middle of a pass (several agents sending at once).
+// deliverer is in the middle of a pass (several agents sending at once). Last, the fsyncs
+// of one real delivery (deliverHandoff on a fresh project), beside the raw watcher's.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { ensureMailbox, type Mailbox } from '../lib/queue/mailbox.js';
-import { startPanes } from '../test/support/daemon.js';
-import { makeProject, type Project } from '../test/support/project.js';
-import { Arrivals } from './arrivals.js';
-import { Cleanups } from './cleanups.js';
-import { logEvents, startDaemon, waitDelivered, type Daemon } from './daemonChild.js';
-import { printDeliveryPhases } from './deliveryPhases.js';
-import { handoffFile, stageHandoff } from './handoffFiles.js';
-import { interleave, type Contender } from './interleave.js';
-import { startRawWatcher, type RawWatcher } from './rawWatcherProcess.js';
-import { budget, figureOf, printFigure, printHeading, type Figure } from './report.js';
-import { formatMs, msSince, quantile, summarize } from './stats.js';
+import { daemonPathsOf, mailboxOf, swarmDirOf } from '../../lib/handoff/layout.js';
+import { ensureMailbox, type Mailbox } from '../../lib/queue/mailbox.js';
+import { startPanes } from '../../test/support/daemon.js';
+import { makeProject, type Project } from '../../test/support/project.js';
+import { Arrivals } from '../support/arrivals.js';
+import { Cleanups } from '../support/cleanups.js';
+import { logEvents, startDaemon, waitDelivered, type Daemon } from '../support/daemonChild.js';
+import { deliveryFsyncs } from '../support/deliveryFsyncs.js';
+import { handoffFile, queueBacklog, stageHandoff } from '../support/handoffFiles.js';
+import { interleave, type Contender } from '../support/interleave.js';
+import { startRawWatcher, type RawWatcher } from '../support/rawWatcherProcess.js';
+import { budget, figureOf, printFigure, printHeading, type Figure } from '../support/report.js';
+import { formatMs, msSince, quantile, summarize } from '../support/stats.js';
 
 const WARMUP = 10;
 const RUNS = 200;
@@ -43,8 +45,8 @@ interface Lane {
 }
 
 function laneOf(name: string, project: Project, finished: Lane['finished']): Lane {
-  const sender = project.box(SENDER);
-  const recipient = project.box(RECIPIENT);
+  const sender = mailboxOf(project.root, SENDER);
+  const recipient = mailboxOf(project.root, RECIPIENT);
   ensureMailbox(sender);
   ensureMailbox(recipient);
   return { name, sender, arrivals: new Arrivals(recipient.inboxNew), finished, sent: 0, seq: 0, current: '' };
@@ -108,8 +110,23 @@ function describe(samples: number[]): string {
   return `median ${formatMs(quantile(samples, 0.5))}, max ${formatMs(Math.max(...samples))}, ${slow} of ${samples.length} over ${MISSED_MS} ms`;
 }
 
+/** fsyncs of the library's delivery of one handoff from SENDER to RECIPIENT, on a fresh project (no daemon). */
+async function loneDeliveryFsyncs(): Promise<number> {
+  const project = makeProject();
+  try {
+    for (const role of [SENDER, RECIPIENT]) ensureMailbox(mailboxOf(project.root, role));
+    const file = await handoffFile(1, SENDER, [RECIPIENT]);
+    queueBacklog(mailboxOf(project.root, SENDER), [file]);
+    const tmp = daemonPathsOf(project.root).tmp;
+    fs.mkdirSync(tmp, { recursive: true, mode: 0o700 });
+    return await deliveryFsyncs(project.root, tmp, SENDER, file.name, false);
+  } finally {
+    project.cleanup();
+  }
+}
+
 /** Measures delivery latency through handoffd against the raw watcher. */
-export async function benchDaemonLatency(): Promise<Figure[]> {
+export async function benchLatency(): Promise<Figure[]> {
   printHeading('4. handoffd delivery latency: rename into outbox/ → copy in inbox/new/');
   const cleanups = new Cleanups();
   try {
@@ -121,12 +138,12 @@ export async function benchDaemonLatency(): Promise<Figure[]> {
     cleanups.add(() => panes.kill());
     const daemon: Daemon = await startDaemon(daemonProject.root);
     cleanups.add(() => daemon.stop());
-    const rawTmp = join(rawProject.root, '.swarmforge', 'raw-tmp');
+    const rawTmp = join(swarmDirOf(rawProject.root), 'raw-tmp');
     fs.mkdirSync(rawTmp, { mode: 0o700 });
-    const rawBox = rawProject.box(SENDER);
+    const rawBox = mailboxOf(rawProject.root, SENDER);
     ensureMailbox(rawBox);
-    ensureMailbox(rawProject.box(RECIPIENT));
-    const raw: RawWatcher = await startRawWatcher(rawBox.outbox, rawBox.sent, rawTmp, [rawProject.box(RECIPIENT).inboxNew]);
+    ensureMailbox(mailboxOf(rawProject.root, RECIPIENT));
+    const raw: RawWatcher = await startRawWatcher(rawBox.outbox, rawBox.sent, rawTmp, [mailboxOf(rawProject.root, RECIPIENT).inboxNew]);
     cleanups.add(() => raw.stop());
 
     const daemonLane = laneOf('handoffd', daemonProject, (_name, count) => waitDelivered(daemonProject.root, count));
@@ -148,7 +165,7 @@ export async function benchDaemonLatency(): Promise<Figure[]> {
     console.log(`    bursts (two handoffs at once, a third renamed the moment the first copy appears; the third's latency, ${BURSTS} each):`);
     console.log(`      handoffd: ${describe(daemonBurst)}`);
     console.log(`      raw     : ${describe(rawBurst)}`);
-    await printDeliveryPhases(SENDER, RECIPIENT);
+    console.log(`    fsyncs per delivery to one recipient: ${await loneDeliveryFsyncs()} (copy, new/, sent/, outbox/), as the raw baselines do.`);
     return [figure];
   } finally {
     await cleanups.run();

@@ -1,11 +1,11 @@
 // Figure 1: start-up of `ready_for_next` on an empty inbox against a bare `node -e 0`.
 // An agent pays this on every call, so the bin must stay close to Node's own start-up.
 import { join } from 'node:path';
-import { BIN_DIR, makeProject } from '../test/support/project.js';
-import { interleave } from './interleave.js';
-import { atMost, figureOf, printFigure, printHeading, type Figure } from './report.js';
-import { agentEnv, expectRun, timedNode } from './spawnNode.js';
-import { summarize } from './stats.js';
+import { BIN_DIR, makeProject } from '../../test/support/project.js';
+import { interleave } from '../support/interleave.js';
+import { atMost, figureOf, printFigure, printHeading, type Figure } from '../support/report.js';
+import { agentEnv, expectRun, timedNode } from '../support/spawnNode.js';
+import { summarize } from '../support/stats.js';
 
 const WARMUP = 5;
 const RUNS = 30;

@@ -4,13 +4,13 @@
 // puts that item in new/ (with the bytes the contender needs) and after it `dropClaimed`
 // removes the claimed copy, both synced, so every timed claim sees the same inbox and
 // pays for no one else's writes.
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { serializeEnvelope, type Headers } from '../lib/queue/envelope.js';
-import { ensureMailbox, mailboxAt, type Mailbox } from '../lib/queue/mailbox.js';
-import { tempDir } from '../test/support/project.js';
+import { serializeEnvelope, type Headers } from '../../lib/queue/envelope.js';
+import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
+import { tempDir } from '../../test/support/project.js';
 import { rawFsyncDir } from './baselines.js';
+import { placeSynced } from './fixtureWrites.js';
 
 /** A mailbox prepared for claim timings. */
 export interface ClaimInbox {
@@ -66,23 +66,11 @@ export async function makeClaimInbox(waiting: number, completed = 0): Promise<Cl
 
 /** Puts the first item in new/ with `bytes` (replacing it if there), synced; untimed. */
 export function placeFirst(inbox: ClaimInbox, bytes: Buffer): void {
-  const fd = fs.openSync(join(inbox.box.inboxNew, inbox.firstName), 'w', 0o600);
-  try {
-    fs.writeFileSync(fd, bytes);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  rawFsyncDir(inbox.box.inboxNew);
+  placeSynced(join(inbox.box.inboxNew, inbox.firstName), bytes);
 }
 
 /** Removes the claimed copy from in_process/, synced; untimed. */
 export function dropClaimed(inbox: ClaimInbox): void {
   fs.unlinkSync(join(inbox.box.inProcess, inbox.firstName));
   rawFsyncDir(inbox.box.inProcess);
-}
-
-/** Flushes everything written while building fixtures (untimed), so timings start clean. */
-export function settle(): void {
-  execFileSync('sync');
 }

@@ -1,5 +1,5 @@
 // The raw watcher baseline of the delivery-latency figure, run as a child process like
-// handoffd: `node --import tsx bench/rawWatcher.ts <outbox> <sent> <tmp> <new-dir>...`.
+// handoffd: `node --import tsx bench/support/rawWatcher.ts <outbox> <sent> <tmp> <new-dir>...`.
 // fs.watch on the outbox, and on every event a synchronous rawDeliverAll, so no event is
 // lost while a delivery runs (events queue until the loop is free). Prints `ready` once
 // watching and `delivered <name>` after each delivery's last fsync. Ends on SIGTERM.

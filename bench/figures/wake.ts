@@ -4,14 +4,14 @@
 // cost about two client runs, since that is what it is.
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
-import { wake, WAKE_TEXT } from '../lib/daemon/waker.js';
-import { startPanes } from '../test/support/daemon.js';
-import { tempDir } from '../test/support/project.js';
-import { Cleanups } from './cleanups.js';
-import { interleave } from './interleave.js';
-import { figureOf, info, printFigure, printHeading, type Figure } from './report.js';
-import { summarize } from './stats.js';
+import { wake, WAKE_TEXT } from '../../lib/daemon/waker.js';
+import { swarmDirOf } from '../../lib/handoff/layout.js';
+import { startPanes } from '../../test/support/daemon.js';
+import { tempDir } from '../../test/support/project.js';
+import { Cleanups } from '../support/cleanups.js';
+import { interleave } from '../support/interleave.js';
+import { figureOf, info, printFigure, printHeading, type Figure } from '../support/report.js';
+import { summarize } from '../support/stats.js';
 
 const WARMUP = 5;
 const RUNS = 50;
@@ -28,13 +28,13 @@ function displayMessage(socket: string): Promise<void> {
 }
 
 /** Measures wake() against a single tmux client run, interleaved. */
-export async function benchWakeCost(): Promise<Figure[]> {
+export async function benchWake(): Promise<Figure[]> {
   printHeading('7. Wake-up: wake() (send-keys -l, then Enter) vs one tmux client run');
   const cleanups = new Cleanups();
   try {
     const root = tempDir('baton-bench-wake-');
     cleanups.add(() => fs.rmSync(root, { recursive: true, force: true }));
-    fs.mkdirSync(join(root, '.swarmforge'), { mode: 0o700 });
+    fs.mkdirSync(swarmDirOf(root), { mode: 0o700 });
     const panes = await startPanes(root, ['reviewer']);
     cleanups.add(() => panes.kill());
     const target = { socket: panes.tmux.socket, target: panes.panes.get('reviewer')! };

@@ -15,9 +15,14 @@ export function rawFsyncDir(dir: string): void {
   }
 }
 
+/** The handoff names in `dir`, sorted: readdir, filter, sort. */
+export function rawListing(dir: string): string[] {
+  return fs.readdirSync(dir).filter((n) => n.endsWith('.handoff')).sort();
+}
+
 /** The minimal durable claim: readdir, sort, rename the first item, fsync both directories; its name. */
 export function rawClaim(newDir: string, inProcessDir: string): string {
-  const first = fs.readdirSync(newDir).filter((n) => n.endsWith('.handoff')).sort()[0];
+  const first = rawListing(newDir)[0];
   if (first === undefined) throw new Error(`raw claim: nothing waiting in ${newDir}`);
   fs.renameSync(join(newDir, first), join(inProcessDir, first));
   rawFsyncDir(inProcessDir);
@@ -69,7 +74,7 @@ export function rawDeliver(outbox: string, name: string, sent: string, newDirs: 
 
 /** Delivers every `*.handoff` in `outbox`, lowest name first, with rawDeliver; the names delivered. */
 export function rawDeliverAll(outbox: string, sent: string, newDirs: string[], tmpDir: string): string[] {
-  const names = fs.readdirSync(outbox).filter((n) => n.endsWith('.handoff')).sort();
+  const names = rawListing(outbox);
   for (const name of names) rawDeliver(outbox, name, sent, newDirs, tmpDir);
   return names;
 }

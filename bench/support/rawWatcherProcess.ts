@@ -1,4 +1,4 @@
-// Starting and stopping the raw watcher child (bench/rawWatcher.ts) and following what it
+// Starting and stopping the raw watcher child (bench/support/rawWatcher.ts) and following what it
 // reports, so a timing can wait until it has finished a delivery.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
