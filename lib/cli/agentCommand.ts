@@ -1,5 +1,5 @@
 // Entry point shared by the three agent bins. They parse argv by hand (no yargs) because
-// an agent pays their start-up on every call; see bench/startup.
+// an agent pays their start-up on every call; see bench/figures/startup.ts.
 import { fail } from '../handoff/errors.js';
 import { type UnusableItem } from '../queue/item.js';
 import { reportFailure } from './failure.js';
