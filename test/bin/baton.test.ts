@@ -2,13 +2,15 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { commitIn, git, itemsIn, makeProject, noteDraft, placeItem, runBin, tempDir, writeDraft, type Project } from '../support/project.js';
+import { commitIn, git, itemsIn, makeProject, makeRepo, noteDraft, placeItem, projectAt, runBin, tempDir, writeDraft, type Project } from '../support/project.js';
 
 describe('baton (built bin)', () => {
   describe('init', () => {
     it('writes roles.tsv, every mailbox (0700) and the git exclude line, idempotently', () => {
-      const p = makeProject('# a comment\n\nwindow coder claude master\nwindow reviewer codex review --model x\nwindow QA claude none batch\n');
+      const p = projectAt(makeRepo('# a comment\n\nwindow coder claude master\nwindow reviewer codex review --model x\nwindow QA claude none batch\n'));
       try {
+        const init = runBin('baton', ['init'], { cwd: p.root });
+        assert.equal(init.code, 0, init.stderr);
         const roles = fs.readFileSync(join(p.root, '.swarmforge', 'roles.tsv'), 'utf8');
         const session = `baton-${p.root.split('/').pop()}`;
         assert.equal(roles,

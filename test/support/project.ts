@@ -1,12 +1,14 @@
-// Test fixtures: real temporary git repositories initialised with the built `baton`,
-// and a runner for the built bins (argv only, never a shell).
+// Test projects: real temporary git repositories initialised in process by initProject
+// (what `baton init` runs), and a runner for the built bins (argv only, never a shell).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { initProject } from '../../lib/handoff/init.js';
+import { mailboxOf } from '../../lib/handoff/layout.js';
 import { serializeEnvelope, type Headers } from '../../lib/queue/envelope.js';
-import { mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
+import { type Mailbox } from '../../lib/queue/mailbox.js';
 
 /** Where `npm run build` puts the bins. */
 export const BIN_DIR = resolve('dist/bin');
@@ -40,20 +42,30 @@ export function commitIn(cwd: string, message = 'work'): string {
   return git(cwd, 'rev-parse', 'HEAD');
 }
 
-/** A git repository with swarmforge.conf, initialised by the built `baton init`. */
-export function makeProject(conf = DEFAULT_CONF): Project {
+/** A temporary git repository (branch main, one commit) with `conf` as swarmforge/swarmforge.conf, not initialised. */
+export function makeRepo(conf = DEFAULT_CONF): string {
   const root = tempDir();
   git(root, 'init', '-q', '-b', 'main');
   commitIn(root, 'init');
   fs.mkdirSync(join(root, 'swarmforge'));
   fs.writeFileSync(join(root, 'swarmforge', 'swarmforge.conf'), conf);
-  const init = runBin('baton', ['init'], { cwd: root });
-  if (init.code !== 0) throw new Error(`baton init failed: ${init.stderr}`);
+  return root;
+}
+
+/** The Project view of an initialised ROOT. */
+export function projectAt(root: string): Project {
   return {
     root,
-    box: (role) => mailboxAt(join(root, '.swarmforge', 'handoffs', role)),
+    box: (role) => mailboxOf(root, role),
     cleanup: () => fs.rmSync(root, { recursive: true, force: true }),
   };
+}
+
+/** A git repository with swarmforge.conf, initialised in process (roles.tsv, mailboxes, git exclude). */
+export function makeProject(conf = DEFAULT_CONF): Project {
+  const root = makeRepo(conf);
+  initProject(root);
+  return projectAt(root);
 }
 
 /** The outcome of one bin run. */
