@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
-import { git, itemsIn, makeProject, placeItem, runBin, sendAndDeliver, snapshot, tempDir, noteDraft, type Project } from '../support/project.js';
+import { startHandoffd, stopHandoffd, waitFor } from '../support/daemon.js';
+import { git, itemsIn, makeProject, placeItem, runBin, snapshot, tempDir, noteDraft, writeDraft, type Project } from '../support/project.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -123,8 +124,18 @@ describe('ready_for_next (built bin)', () => {
     });
 
     it('acts on the role\'s own mailbox from a subdirectory and from the role\'s worktree outside ROOT', async () => {
-      await sendAndDeliver(p, 'coder', noteDraft('reviewer', 'one'));
-      await sendAndDeliver(p, 'coder', noteDraft('reviewer', 'two'));
+      const daemon = await startHandoffd(p.root, ['--poll-interval', '200']);
+      try {
+        for (const message of ['one', 'two']) {
+          const sent = runBin('swarm_handoff', [writeDraft(p.root, noteDraft('reviewer', message), `draft-${message}.txt`)], { role: 'coder', cwd: p.root });
+          assert.equal(sent.code, 0, sent.stderr);
+        }
+        await waitFor('both deliveries', () => itemsIn(p.box('reviewer').inboxNew).length === 2 && itemsIn(p.box('coder').outbox).length === 0);
+        assert.equal(await stopHandoffd(p.root, daemon), 0, daemon.stderr());
+      } finally {
+        if (daemon.child.exitCode === null) daemon.child.kill('SIGKILL');
+        await daemon.exited;
+      }
       fs.mkdirSync(join(p.root, 'a', 'b'), { recursive: true });
       const fromSub = ready('reviewer', join(p.root, 'a', 'b'));
       assert.match(fromSub.stdout, /PAYLOAD:\nRe-read your role and constitution.\n\none\n$/);

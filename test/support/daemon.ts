@@ -35,6 +35,12 @@ export async function startHandoffd(root: string, args: string[] = [], env: Reco
   return { child, stderr: () => err, exited };
 }
 
+/** Stops a daemon with the `stop` sentinel (protocol §8.2); resolves with its exit code. */
+export async function stopHandoffd(root: string, daemon: DaemonChild): Promise<number | null> {
+  fs.writeFileSync(join(root, '.swarmforge', 'daemon', 'stop'), '');
+  return daemon.exited;
+}
+
 /** The daemon's log lines. */
 export function daemonLog(root: string): string[] {
   const path = join(root, '.swarmforge', 'daemon', 'handoffd.log');

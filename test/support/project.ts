@@ -136,37 +136,6 @@ export function noteDraft(to: string, message = 'hello', priority = '50'): strin
   return `type: note\nto: ${to}\npriority: ${priority}\nmessage: ${message}\n`;
 }
 
-/**
- * Test stand-in for handoffd (which arrives with its own issue): copies an outbox file
- * to each recipient's inbox/new/ with `recipient` and `enqueued_at`, through a temp file
- * and link, and moves the original to sent/.
- */
-export async function deliver(project: Project, outboxPath: string): Promise<string[]> {
-  const { parseEnvelope } = await import('../../lib/queue/envelope.js');
-  const envelope = await parseEnvelope(fs.readFileSync(outboxPath));
-  const name = outboxPath.split('/').pop()!;
-  const copies: string[] = [];
-  for (const recipient of envelope.headers.to!.split(',')) {
-    const box = project.box(recipient);
-    const copy = join(box.inboxNew, name);
-    const temp = join(box.inbox, `.deliver-${name}`);
-    fs.writeFileSync(temp, await serializeEnvelope({ ...envelope.headers, recipient, enqueued_at: new Date().toISOString() }, envelope.body), { mode: 0o600 });
-    fs.linkSync(temp, copy);
-    fs.unlinkSync(temp);
-    copies.push(copy);
-  }
-  const from = envelope.headers.from!;
-  fs.renameSync(outboxPath, join(project.box(from).sent, name));
-  return copies;
-}
-
-/** Sends a draft as `role` and delivers it; returns the recipients' copies. */
-export async function sendAndDeliver(project: Project, role: string, draft: string): Promise<string[]> {
-  const sent = runBin('swarm_handoff', [writeDraft(project.root, draft, `draft-${Math.random().toString(36).slice(2)}.txt`)], { role, cwd: project.root });
-  if (sent.code !== 0) throw new Error(`swarm_handoff failed: ${sent.stderr}`);
-  return deliver(project, sent.stdout.replace('HANDOFF QUEUED: ', '').trim());
-}
-
 let placed = 0;
 /** Writes an item straight into a folder (as a delivered copy would be), returning its path. */
 export async function placeItem(dir: string, headers: Headers, body: Buffer | string = 'body\n', name?: string): Promise<string> {
