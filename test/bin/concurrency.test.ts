@@ -8,11 +8,15 @@
 // interval only (it arrives once by rename and leaves once by rename), so an entry seen in
 // both rounds was there throughout, and all of them were there together at the end of the
 // first round.
+//
+// Size: the task-mode race drains 100 items under `npm test` and 500 under `npm run soak`
+// (BATON_RACE_ITEMS sets it).
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { itemsIn, makeProject, placeItem, runBinAsync, tempDir, type Project, type RunResult } from '../support/project.js';
+import { sizeFrom } from '../support/tier.js';
 
 /** One finished bin call. */
 interface Call extends RunResult {
@@ -113,8 +117,10 @@ describe('concurrent ready_for_next / done_with_current', function () {
   let p: Project;
   afterEach(() => p?.cleanup());
 
-  it('task mode: 8 processes drain 500 items, each completed exactly once, never two in process', async () => {
-    const ITEMS = 500;
+  const RACE_ITEMS = sizeFrom('BATON_RACE_ITEMS', { short: 100, full: 500 });
+
+  it(`task mode: 8 processes drain ${RACE_ITEMS} items, each completed exactly once, never two in process`, async () => {
+    const ITEMS = RACE_ITEMS;
     p = makeProject();
     const box = p.box('reviewer');
     const ids = new Map<string, string>();
@@ -156,7 +162,7 @@ describe('concurrent ready_for_next / done_with_current', function () {
       assert.ok(claim === 'NO_TASK\n' || /^TASK: .+\nFROM: coder\nTYPE: note\nPRIORITY: \d\d\nPAYLOAD:\nitem \d+\r\nno trailing newline\n$/.test(claim), `${c.bin}: ${JSON.stringify(c.stdout)}`);
     }
 
-    // Files: 500 in completed/ with 500 distinct ids, bodies intact, nothing left behind.
+    // Files: ITEMS in completed/ with ITEMS distinct ids, bodies intact, nothing left behind.
     const done = itemsIn(box.completed);
     assert.equal(done.length, ITEMS);
     assert.deepEqual(fs.readdirSync(box.inboxNew), []);

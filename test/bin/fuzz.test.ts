@@ -7,6 +7,12 @@
 // written in this file (`predict`), so the test checks the exact error list, not only
 // its shape. Drafts run through 4 lanes, one temporary project per lane, one draft at a
 // time per lane, so a lane's before/after snapshots see only its own draft's effects.
+//
+// Size: every run generates a pool of 1000 drafts and predicts them (cheap, in process).
+// `npm run soak` sends all of them through the bin; `npm test` sends 160 (BATON_FUZZ_DRAFTS
+// sets the number): for each error kind of §5 that the pool produces, one draft that
+// produces it, then enough valid notes, valid git_handoffs and invalid drafts for the
+// required mix, then the lowest other indices. So both sizes check every error kind.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -16,6 +22,7 @@ import {
   commitIn, git, makeProject, noteDraft, placeItem, runBinAsync, snapshot, tempDir, writeDraft,
   type Project, type RunResult,
 } from '../support/project.js';
+import { sizeFrom } from '../support/tier.js';
 
 // ---------------------------------------------------------------------------------------
 // The contract, written out from protocol.md (independent of lib/handoff/draft.ts).
@@ -615,23 +622,86 @@ function modeProblems(dir: string): string[] {
 }
 
 const SEED = process.env.BATON_FUZZ_SEED ? Number(process.env.BATON_FUZZ_SEED) >>> 0 : (Date.now() ^ (process.pid << 16)) >>> 0;
-const DRAFTS = Number(process.env.BATON_FUZZ_DRAFTS ?? 1000);
+/** Drafts generated per run, among which the run picks the ones it sends. */
+const POOL = 1000;
+const DRAFTS = sizeFrom('BATON_FUZZ_DRAFTS', { short: 160, full: POOL });
 const LANES = 4;
+
+/** The PRNG of draft `index`: a draft is replayed from the seed and its index alone. */
+const rngOf = (index: number) => new Rng((SEED ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
+
+type Outcome = 'note' | 'git' | 'invalid';
+/** The least share of each outcome among the drafts sent (and in the pool), or the test proves less than it claims. */
+const MIX: Record<Outcome, number> = { note: 0.08, git: 0.05, invalid: 0.4 };
+
+/**
+ * The indices of the drafts to send: all of the first max(POOL, DRAFTS) when DRAFTS reaches
+ * POOL. Otherwise, per `predict`: for each error kind that the pool produces, one draft that
+ * produces it (greedy: the draft adding most kinds first); then the lowest indices of each
+ * outcome the MIX still lacks; then the lowest other indices up to DRAFTS. Draft `index` is
+ * generated with the objects of lane index % LANES, the lane it runs in. Also returns what
+ * the pool holds: its error kinds and how many drafts of each outcome.
+ */
+function planDrafts(lanes: Lane[]): { indices: number[]; poolKinds: Set<string>; poolMix: Record<Outcome, number> } {
+  const pool = Math.max(POOL, DRAFTS);
+  const predicted = Array.from({ length: pool }, (_, index) => {
+    const objects = lanes[index % LANES]!.objects;
+    const { errors, queued } = predict(generate(rngOf(index), objects).bytes, objects.all);
+    const outcome: Outcome = !queued ? 'invalid' : queued.type === 'note' ? 'note' : 'git';
+    return { kinds: new Set(errors.flatMap((e) => kindOf(e) ?? [])), outcome };
+  });
+  const poolKinds = new Set(predicted.flatMap((d) => [...d.kinds]));
+  const poolMix = { note: 0, git: 0, invalid: 0 };
+  for (const d of predicted) poolMix[d.outcome] += 1;
+  if (DRAFTS >= pool) return { indices: Array.from({ length: pool }, (_, i) => i), poolKinds, poolMix };
+  const chosen = new Set<number>();
+  const uncovered = new Set(poolKinds);
+  while (uncovered.size > 0) {
+    let best = 0;
+    let gain = 0;
+    predicted.forEach((d, index) => {
+      const adds = [...d.kinds].filter((k) => uncovered.has(k)).length;
+      if (adds > gain) [best, gain] = [index, adds];
+    });
+    chosen.add(best);
+    for (const k of predicted[best]!.kinds) uncovered.delete(k);
+  }
+  for (const outcome of ['note', 'git', 'invalid'] as const) {
+    const have = () => [...chosen].filter((i) => predicted[i]!.outcome === outcome).length;
+    for (let index = 0; have() < DRAFTS * MIX[outcome] && index < pool; index++) {
+      if (predicted[index]!.outcome === outcome) chosen.add(index);
+    }
+  }
+  for (let index = 0; chosen.size < DRAFTS; index++) chosen.add(index);
+  return { indices: [...chosen].sort((a, b) => a - b), poolKinds, poolMix };
+}
 
 describe('swarm_handoff fuzz', function () {
   this.timeout(600_000);
 
-  it(`handles ${DRAFTS} generated drafts exactly as protocol §5/§6 say`, async () => {
+  it(`handles ${DRAFTS} generated drafts (every error kind among them) exactly as protocol §5/§6 say`, async () => {
+    assert.ok(DRAFTS >= ERROR_PATTERNS.length, `BATON_FUZZ_DRAFTS must be at least ${ERROR_PATTERNS.length}, one draft per error kind`);
     const lanes = Array.from({ length: LANES }, setUpLane);
     try {
+      const replay = `replay with BATON_FUZZ_SEED=${SEED} BATON_FUZZ_DRAFTS=${DRAFTS} npx mocha test/bin/fuzz.test.ts`;
+      // The generator mix must reach both outcomes and every error kind, or this test proves
+      // less than it claims.
+      const { indices, poolKinds, poolMix } = planDrafts(lanes);
+      const pool = Math.max(POOL, DRAFTS);
+      const unreached = ERROR_PATTERNS.map(([k]) => k).filter((k) => !poolKinds.has(k));
+      assert.deepEqual(unreached, [], `error kinds no draft of the pool of ${pool} produces (${replay})`);
+      for (const outcome of ['note', 'git', 'invalid'] as const) {
+        assert.ok(poolMix[outcome] >= pool * MIX[outcome], `too few ${outcome} drafts in the pool: ${JSON.stringify(poolMix)} (${replay})`);
+      }
+      assert.equal(indices.length, DRAFTS);
       const failures: string[] = [];
       const firstOfKind = new Map<string, string>();
       const tally = { queued: 0, invalid: 0, git: 0, note: 0 };
       const kindsSeen = new Set<string>();
       const generators = new Map<string, number>();
       await Promise.all(lanes.map(async (lane, l) => {
-        for (let index = l; index < DRAFTS; index += LANES) {
-          const rng = new Rng((SEED ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
+        for (const index of indices.filter((i) => i % LANES === l)) {
+          const rng = rngOf(index);
           const draft = generate(rng, lane.objects);
           generators.set(draft.kind, (generators.get(draft.kind) ?? 0) + 1);
           const result = await checkDraft(lane, rng, draft);
@@ -649,17 +719,13 @@ describe('swarm_handoff fuzz', function () {
         }
       }));
       for (const lane of lanes) failures.push(...modeProblems(lane.swarm).map((p) => `mode: ${p}`));
-      const replay = `replay with BATON_FUZZ_SEED=${SEED} npx mocha test/bin/fuzz.test.ts`;
       const examples = [...new Set(firstOfKind.values())].slice(0, 12);
       assert.equal(failures.length, 0, `${failures.length} failures (${replay}); one per kind of problem:\n${[...examples, ...failures.filter((f) => f.startsWith('mode: ')).slice(0, 5)].join('\n')}`);
-      // The generator mix must actually reach both outcomes and every error kind that a
-      // generated draft can produce, or this test proves less than it claims.
-      assert.ok(tally.note >= DRAFTS * 0.08 && tally.git >= DRAFTS * 0.05, `too few valid drafts: ${JSON.stringify(tally)} (${replay})`);
-      assert.ok(tally.invalid >= DRAFTS * 0.4, `too few invalid drafts: ${JSON.stringify(tally)} (${replay})`);
-      if (DRAFTS >= 1000) {
-        const missing = ERROR_PATTERNS.map(([k]) => k).filter((k) => !kindsSeen.has(k));
-        assert.deepEqual(missing, [], `error kinds never produced (seed ${SEED})`);
-      }
+      // The drafts sent must actually reach both outcomes and every error kind.
+      assert.ok(tally.note >= DRAFTS * MIX.note && tally.git >= DRAFTS * MIX.git, `too few valid drafts: ${JSON.stringify(tally)} (${replay})`);
+      assert.ok(tally.invalid >= DRAFTS * MIX.invalid, `too few invalid drafts: ${JSON.stringify(tally)} (${replay})`);
+      const missing = ERROR_PATTERNS.map(([k]) => k).filter((k) => !kindsSeen.has(k));
+      assert.deepEqual(missing, [], `error kinds never produced (${replay})`);
     } finally {
       for (const lane of lanes) lane.project.cleanup();
     }

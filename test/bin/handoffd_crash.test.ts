@@ -9,7 +9,9 @@
 // unchanged, and no temp file left behind.
 //
 // The soak draws its fault schedule from a seeded PRNG: a failure prints the seed and
-// `BATON_SOAK_SEED=<seed> npx mocha test/bin/handoffd_crash.test.ts` replays the schedule.
+// `BATON_SOAK_SEED=<seed> npx mocha test/bin/handoffd_crash.test.ts` replays the schedule
+// (add BATON_TEST_TIER=full for a failure of `npm run soak`). The soak and the notification
+// overflow run short under `npm test` and at full size under `npm run soak`.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -19,6 +21,7 @@ import { type Mailbox } from '../../lib/queue/mailbox.js';
 import {
   BIN_DIR, itemsIn, makeProject, noteDraft, runBin, runBinAsync, writeDraft, type Project, type RunResult,
 } from '../support/project.js';
+import { byTier, sizeFrom } from '../support/tier.js';
 
 /** coder sends to a, b (task mode) and c (batch mode). */
 const CONF = 'window coder claude master\nwindow a claude master\nwindow b claude master\nwindow c claude master batch\n';
@@ -490,16 +493,31 @@ describe('handoffd crash safety', () => {
   });
 
   describe('soak', () => {
-    const HANDOFFS = 2000;
-    const TIMER_KILLS = 24;
-    const CRASH_AT_KILLS = 8;
+    /**
+     * The two sizes. A timer-killed run dies once it has moved a random share of runBudget
+     * handoffs to sent/, but it moves a group of up to 64 at once: at most runBudget + 63.
+     * A crash-point run moves at most perCopy / 3 handoffs, or perGroup groups. So the runs
+     * leave handoffs in the outbox and most kills land on a busy one: the short size even at
+     * worst (8 × 83 + 4 × 10 + 64 = 768 of 1000), the full size on average (about 1,100 of
+     * 2,000 move before the last kill).
+     */
+    const SIZE = byTier({
+      short: { handoffs: 1000, timerKills: 8, crashAtKills: 6, runBudget: 20, perCopy: 30, perGroup: 1 },
+      full: { handoffs: 2000, timerKills: 24, crashAtKills: 8, runBudget: 60, perCopy: 90, perGroup: 3 },
+    });
+    const HANDOFFS = SIZE.handoffs;
+    const TIMER_KILLS = SIZE.timerKills;
+    /** At least one kill at each crash point (STEPS), the rest at crash points drawn at random. */
+    const CRASH_AT_KILLS = SIZE.crashAtKills;
     /** Crash points and the largest n of `<step>#<n>` drawn for each: copies-done and sent-synced come once per group of handoffs, the others once per copy or handoff. */
     const STEPS: [string, number][] = [
-      ['deliver:copy-synced', 90], ['deliver:linked', 90], ['deliver:recipient-done', 90],
-      ['deliver:copies-done', 3], ['deliver:original-moved', 90], ['deliver:sent-synced', 3],
+      ['deliver:copy-synced', SIZE.perCopy], ['deliver:linked', SIZE.perCopy], ['deliver:recipient-done', SIZE.perCopy],
+      ['deliver:copies-done', SIZE.perGroup], ['deliver:original-moved', SIZE.perCopy], ['deliver:sent-synced', SIZE.perGroup],
     ];
     /** Handoffs one timer-killed run may move to sent/ at most, so that most kills land on a busy outbox. */
-    const RUN_BUDGET = 60;
+    const RUN_BUDGET = SIZE.runBudget;
+    /** Kills that must find handoffs still in the outbox (20 of 32 at full size). */
+    const BUSY_KILLS = Math.ceil(((TIMER_KILLS + CRASH_AT_KILLS) * 20) / 32);
     const seed = Number(process.env.BATON_SOAK_SEED ?? Math.floor(Math.random() * 2 ** 31));
     let stopConsumers = false;
     let consumers: Promise<string[]>[] = [];
@@ -537,7 +555,7 @@ describe('handoffd crash safety', () => {
       return anomalies;
     }
 
-    it(`delivers 2,000 handoffs to three recipients exactly once across ${TIMER_KILLS + CRASH_AT_KILLS} SIGKILLs (seed ${seed})`, async function () {
+    it(`delivers ${HANDOFFS.toLocaleString('en')} handoffs to three recipients exactly once across ${TIMER_KILLS + CRASH_AT_KILLS} SIGKILLs, at every crash point (seed ${seed})`, async function () {
       this.timeout(240_000);
       const rand = prng(seed);
       const p = newProject();
@@ -562,13 +580,16 @@ describe('handoffd crash safety', () => {
       // The fault schedule: timer kills (some during start-up, most while delivering) and crash points.
       const schedule: string[] = [];
       for (let i = 0; i < TIMER_KILLS; i++) schedule.push(rand() < 0.25 ? 'early' : 'running');
+      assert.ok(CRASH_AT_KILLS >= STEPS.length, 'fewer crash-point kills than crash points');
       for (let i = 0; i < CRASH_AT_KILLS; i++) {
         const at = 1 + Math.floor(rand() * (TIMER_KILLS + i));
-        const [step, most] = STEPS[Math.floor(rand() * STEPS.length)]!;
+        const [step, most] = i < STEPS.length ? STEPS[i]! : STEPS[Math.floor(rand() * STEPS.length)]!;
         schedule.splice(at, 0, `${step}#${1 + Math.floor(rand() * most)}`);
       }
       let kills = 0;
       const queuedAtKill: number[] = [];
+      /** Crash-point runs: the step, whether the daemon died there (not killed because the outbox ran dry first), the outbox left. */
+      const crashes: { fault: string; landed: boolean; queued: number }[] = [];
       const deliveredBefore = () => itemsIn(box.sent).length;
       for (const fault of schedule) {
         if (fault === 'early' || fault === 'running') {
@@ -595,10 +616,12 @@ describe('handoffd crash safety', () => {
         } else {
           const d = startDaemon(p.root, { crashAt: fault, pollMs: 200 });
           await waitFor(`a crash at ${fault}`, () => !isRunning(d) || (written && itemsIn(box.outbox).length === 0), 60_000);
-          if (isRunning(d)) process.kill(d.pid, 'SIGKILL'); // the outbox ran dry before the n-th step
+          const landed = !isRunning(d);
+          if (!landed) process.kill(d.pid, 'SIGKILL'); // the outbox ran dry before the n-th step
           const exit = await d.exited;
           assert.equal(exit.signal, 'SIGKILL', `handoffd did not die at ${fault}: exit ${exit.code}, stderr ${d.stderr()}`);
           queuedAtKill.push(itemsIn(box.outbox).length);
+          crashes.push({ fault, landed, queued: queuedAtKill[queuedAtKill.length - 1]! });
         }
         kills += 1;
       }
@@ -608,8 +631,12 @@ describe('handoffd crash safety', () => {
       const anomalies = (await Promise.all(consumers)).flat();
       consumers = [];
       assert.deepEqual(anomalies, [], 'the receiving agents saw errors');
-      assert.ok(kills >= 20);
-      assert.ok(queuedAtKill.filter((n) => n > 0).length >= 20, `fewer than 20 kills hit a non-empty outbox: ${queuedAtKill.join(' ')}`);
+      assert.equal(kills, TIMER_KILLS + CRASH_AT_KILLS);
+      assert.ok(queuedAtKill.filter((n) => n > 0).length >= BUSY_KILLS, `fewer than ${BUSY_KILLS} kills hit a non-empty outbox: ${queuedAtKill.join(' ')}`);
+      for (const [step] of STEPS) {
+        const busy = crashes.filter((c) => c.fault.startsWith(`${step}#`) && c.landed && c.queued > 0);
+        assert.ok(busy.length > 0, `no kill at ${step} with handoffs still in the outbox: ${JSON.stringify(crashes)}`);
+      }
 
       // The last restart runs clean until the outbox is empty.
       await restartUntil(p, 'the outbox to drain', () => itemsIn(box.outbox).length === 0, 180_000);
@@ -621,7 +648,16 @@ describe('handoffd crash safety', () => {
   });
 
   describe('notification overflow', () => {
-    const HANDOFFS = 20_000;
+    /** How many events the kernel queues per inotify instance before it drops the rest (16,384 by default). */
+    const queueLimit = (() => {
+      try {
+        return Number(fs.readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8').trim());
+      } catch {
+        return 16_384;
+      }
+    })();
+    /** Past the notification queue at either size: short just past it, full 20,000 (BATON_OVERFLOW_HANDOFFS sets it). */
+    const HANDOFFS = sizeFrom('BATON_OVERFLOW_HANDOFFS', { short: queueLimit + 1024, full: Math.max(20_000, queueLimit + 1024) });
     const POLL_MS = 1000;
 
     it(`delivers ${HANDOFFS.toLocaleString('en')} handoffs queued while the daemon was stopped, without a notification`, async function () {

@@ -1,0 +1,20 @@
+// Sizes of the stochastic tests (fuzz, concurrency, soak, notification overflow). `npm test`
+// runs each at its short size; `npm run soak` (scripts/soak.mjs) sets BATON_TEST_TIER=full
+// and runs them at their full size. A test's own size variable (e.g. BATON_FUZZ_DRAFTS)
+// wins over both, to replay or stretch one test.
+
+/** The tier of this run: `full` under `npm run soak`, else `short`. */
+export const TIER: 'short' | 'full' = process.env.BATON_TEST_TIER === 'full' ? 'full' : 'short';
+
+/** The value for this run's tier. */
+export function byTier<T>(values: { short: T; full: T }): T {
+  return values[TIER];
+}
+
+/** The size in `variable` when set (a positive integer, or this throws), else the tier's size. */
+export function sizeFrom(variable: string, sizes: { short: number; full: number }): number {
+  const raw = process.env[variable];
+  if (raw === undefined || raw === '') return byTier(sizes);
+  if (!/^[1-9]\d*$/.test(raw)) throw new Error(`${variable} must be a positive integer, not ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
