@@ -21,10 +21,11 @@ import { type Mailbox } from '../../lib/queue/mailbox.js';
 import {
   BIN_DIR, itemsIn, makeProject, noteDraft, runBin, runBinAsync, writeDraft, type Project, type RunResult,
 } from '../support/project.js';
+import { fixtureText } from '../support/fixtures.js';
 import { byTier, sizeFrom } from '../support/tier.js';
 
 /** coder sends to a, b (task mode) and c (batch mode). */
-const CONF = 'window coder claude master\nwindow a claude master\nwindow b claude master\nwindow c claude master batch\n';
+const CONF = fixtureText('conf', 'fan-out.conf');
 const RECIPIENTS = ['a', 'b', 'c'];
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 /** Headers a copy may carry besides the original's. */

@@ -5,9 +5,11 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from '../support/daemon.js';
+import { fixtureText } from '../support/fixtures.js';
 import { git, itemsIn, makeProject, noteDraft, runBin, runBinAsync, writeDraft } from '../support/project.js';
 
-const CONF = 'window coder baton-scripted-agent master task --next reviewer --work-ms 10\nwindow reviewer baton-scripted-agent review task --next qa --work-ms 10\nwindow qa baton-scripted-agent qa batch --final coder --work-ms 10\n';
+/** coder → reviewer → qa (batch) → coder, each a scripted agent. */
+const CONF = fixtureText('conf', 'scripted-pipeline.conf');
 
 /** True while the process runs (a zombie not yet reaped counts as gone). */
 function running(pid: number): boolean {

@@ -6,6 +6,7 @@ import { HandoffFailure } from '../../lib/handoff/errors.js';
 import { excludeSwarmDir, gitTopLevel, initProject, readWindows, rolesOf } from '../../lib/handoff/init.js';
 import { readRoles } from '../../lib/handoff/roles.js';
 import { mailboxAt, MAILBOX_FOLDERS } from '../../lib/queue/mailbox.js';
+import { fixturePath } from '../support/fixtures.js';
 import { commitIn, git, tempDir } from '../support/project.js';
 
 function failsWith(lines: string[]) {
@@ -71,6 +72,22 @@ describe('lib/handoff/init', () => {
     }
     assert.deepEqual(excludeLines(), ['.swarmforge/']);
     assert.equal(fs.existsSync(join(root, '.swarmforge', 'roles.tsv.tmp')), false);
+  });
+
+  it('initProject on the four-role SwarmForge pack fixture: its roles, worktrees and modes, a prompt for each role', () => {
+    fs.cpSync(fixturePath('packs', 'four-roles', 'swarmforge'), join(root, 'swarmforge'), { recursive: true });
+    const { roles } = initProject(root);
+    assert.deepEqual(roles.map((r) => [r.role, r.worktreePath, r.agent, r.mode]), [
+      ['architect', root, 'claude', 'task'],
+      ['coder', join(root, '.worktrees', 'coder'), 'claude', 'task'],
+      ['reviewer', join(root, '.worktrees', 'review'), 'codex', 'task'],
+      ['QA', join(root, '.worktrees', 'qa'), 'claude', 'batch'],
+    ]);
+    for (const { role } of roles) {
+      assert.ok(fs.statSync(join(root, '.swarmforge', 'handoffs', role, 'inbox', 'new')).isDirectory(), `${role}'s mailbox`);
+      assert.ok(fs.readFileSync(join(root, 'swarmforge', 'roles', `${role}.prompt`), 'utf8').startsWith(`Role: ${role}.\n`), `${role}'s prompt`);
+    }
+    assert.ok(fs.statSync(join(root, 'swarmforge', 'constitution.prompt')).size > 0);
   });
 
   it('initProject is idempotent and picks up a changed conf (roles.tsv replaced, mailboxes kept)', () => {

@@ -9,12 +9,13 @@ import { initProject } from '../../lib/handoff/init.js';
 import { mailboxOf } from '../../lib/handoff/layout.js';
 import { serializeEnvelope, type Headers } from '../../lib/queue/envelope.js';
 import { type Mailbox } from '../../lib/queue/mailbox.js';
+import { fixtureText } from './fixtures.js';
 
 /** Where `npm run build` puts the bins. */
 export const BIN_DIR = resolve('dist/bin');
 
 /** The default three-role project: coder → reviewer → QA (batch). */
-export const DEFAULT_CONF = 'window coder claude master\nwindow reviewer codex review\nwindow QA claude qa batch\n';
+export const DEFAULT_CONF = fixtureText('conf', 'three-roles.conf');
 
 /** A temporary project. */
 export interface Project {
