@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import { DRAFT_FIELDS, validateDraft, type CommitLookup, type DraftResult } from '../../lib/handoff/draft.js';
+import { fixtureLines, fixturePath, fixtureText } from '../support/fixtures.js';
 
 const KNOWN = new Set(['coder', 'reviewer', 'QA']);
 const COMMIT = 'abcdef0123';
@@ -86,6 +88,11 @@ describe('lib/handoff/draft', () => {
       const g = await validate(gitHandoff('', eighty));
       assert.ok(g.ok);
       assert.equal(g.draft.task, eighty);
+    });
+
+    it('the CRLF, fenced and padded draft fixture: values and recipients trimmed', async () => {
+      const result = await validate(fixtureText('drafts', 'valid', 'crlf-fences-padded.txt'));
+      assert.deepEqual(result, { ok: true, draft: { type: 'note', to: ['reviewer', 'QA'], priority: '07', message: 'spaced out' } });
     });
 
     it('a value may contain ": " after the first one', async () => {
@@ -281,6 +288,15 @@ describe('lib/handoff/draft', () => {
       assert.ok(result.ok);
       assert.equal(result.draft.commit, COMMIT);
       assert.deepEqual(stub.asked, [COMMIT]);
+    });
+
+    it('every invalid draft fixture gives exactly the error lines of its .errors file', async () => {
+      const names = fs.readdirSync(fixturePath('drafts', 'invalid')).filter((n) => n.endsWith('.txt'));
+      assert.ok(names.length >= 14, `only ${names.length} invalid drafts`);
+      for (const name of names) {
+        const expected = fixtureLines('drafts', 'invalid', name.replace(/\.txt$/, '.errors'));
+        assert.deepEqual(await errorsOf(fixtureText('drafts', 'invalid', name)), expected, name);
+      }
     });
 
     it('reports everything at once: Line errors, then the rest in protocol order', async () => {
