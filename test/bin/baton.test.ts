@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { copyFixture } from '../support/fixtures.js';
 import { commitIn, git, itemsIn, makeProject, makeRepo, noteDraft, placeItem, projectAt, runBin, tempDir, writeDraft, type Project } from '../support/project.js';
 
 describe('baton (built bin)', () => {
@@ -115,7 +116,7 @@ describe('baton (built bin)', () => {
       const one = await placeItem(box.inProcess, { id: 'dup' });
       await placeItem(box.inProcess, { id: 'two' });
       await placeItem(box.completed, { id: 'dup' }, 'x', '10_dup.handoff');
-      fs.writeFileSync(join(box.inboxNew, '50_bad.handoff'), 'garbage', { mode: 0o600 });
+      copyFixture(join(box.inboxNew, '50_bad.handoff'), 'handoffs', 'unusable', 'no-header.handoff');
       fs.symlinkSync(one, join(box.inboxNew, '50_link.handoff'));
       const stale = join(box.outboxTmp, '50_old.handoff.tmp');
       fs.writeFileSync(stale, 'x');

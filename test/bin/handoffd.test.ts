@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { WAKE_TEXT } from '../../lib/daemon/waker.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { afterPasses, daemonLog, startHandoffd, startPanes, waitFor, type DaemonChild } from '../support/daemon.js';
+import { copyFixture } from '../support/fixtures.js';
 import { itemsIn, makeProject, noteDraft, placeItem, runBin, writeDraft, type Project } from '../support/project.js';
 
 describe('handoffd (built bin)', function () {
@@ -96,7 +97,7 @@ describe('handoffd (built bin)', function () {
       it(title, async () => {
         const name = '50_20260101T000000Z_000001_from_coder_to_x.handoff';
         await placeItem(p.box('coder').outbox, { from: 'coder', to: 'reviewer', ...headers, id: headers.id ?? 'id-1' }, 'b\n', name);
-        if (headers.id === '') fs.writeFileSync(join(p.box('coder').outbox, name), '---\nfrom: coder\nto: reviewer\n---\nb\n');
+        if (headers.id === '') copyFixture(join(p.box('coder').outbox, name), 'handoffs', 'unusable', 'no-id.handoff');
         daemon = await startHandoffd(p.root, ['--poll-interval', '200']);
         await waitFor('failed', () => fs.existsSync(join(p.box('coder').failed, `${name}.error`)) && fs.existsSync(join(p.box('coder').failed, name)));
         assert.equal(fs.readFileSync(join(p.box('coder').failed, `${name}.error`), 'utf8'), `${reason}\n`);

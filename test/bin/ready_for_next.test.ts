@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { startHandoffd, stopHandoffd, waitFor } from '../support/daemon.js';
+import { copyFixture } from '../support/fixtures.js';
 import { git, itemsIn, makeProject, placeItem, runBin, snapshot, tempDir, noteDraft, writeDraft, type Project } from '../support/project.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -73,8 +74,7 @@ describe('ready_for_next (built bin)', () => {
 
     it('drains a legacy-format file and rewrites it as front matter with the body bytes kept', async () => {
       const name = '50_20250101T000000Z_000007_from_coder_to_reviewer.handoff';
-      const legacy = 'id: 20250101T000000Z_000007_from_coder\nfrom: coder\ntype: note\npriority: 50\n\nRe-read your role.\r\n\r\nlegacy body\n\n';
-      fs.writeFileSync(join(p.box('reviewer').inboxNew, name), legacy, { mode: 0o600 });
+      copyFixture(join(p.box('reviewer').inboxNew, name), 'handoffs', 'legacy', 'note.handoff');
       const r = ready();
       assert.equal(r.stdout, `TASK: ${join(p.box('reviewer').inProcess, name)}\nFROM: coder\nTYPE: note\nPRIORITY: 50\nPAYLOAD:\nRe-read your role.\r\n\r\nlegacy body\n\n`);
       const text = fs.readFileSync(join(p.box('reviewer').inProcess, name), 'utf8');
@@ -93,8 +93,8 @@ describe('ready_for_next (built bin)', () => {
 
     it('skips unusable items with a report on stderr and hands out the next', async () => {
       const inbox = p.box('reviewer').inboxNew;
-      fs.writeFileSync(join(inbox, '00_a.handoff'), 'no header at all');
-      fs.writeFileSync(join(inbox, '00_b.handoff'), '---\nfrom: coder\n---\nno id\n');
+      copyFixture(join(inbox, '00_a.handoff'), 'handoffs', 'unusable', 'no-header.handoff');
+      copyFixture(join(inbox, '00_b.handoff'), 'handoffs', 'unusable', 'no-id.handoff');
       const good = await placeItem(inbox, { priority: '01' });
       const r = ready();
       assert.equal(r.code, 0);

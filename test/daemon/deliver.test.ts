@@ -8,6 +8,7 @@ import { readRoles } from '../../lib/handoff/roles.js';
 import { parseEnvelope, type Headers } from '../../lib/queue/envelope.js';
 import { acquireLock } from '../../lib/queue/lock.js';
 import { ensureMailbox } from '../../lib/queue/mailbox.js';
+import { copyFixture, fixtureBytes } from '../support/fixtures.js';
 import { itemsIn, makeProject, placeItem, type Project } from '../support/project.js';
 
 const ROLES = ['coder', 'reviewer', 'QA'];
@@ -160,6 +161,22 @@ describe('lib/daemon/deliver', () => {
       assert.deepEqual(itemsIn(p.box('coder').sent), hs.map((h) => h.name));
     });
 
+    it('delivers a legacy-format outbox file (a queue of the reference scripts): copies in front matter, body bytes kept, original moved as it was', async () => {
+      const name = '40_20250614T093000Z_000012_from_coder_to_reviewer_QA.handoff';
+      const path = copyFixture(join(p.box('coder').outbox, name), 'handoffs', 'legacy', 'git_handoff.handoff');
+      const original = await parseEnvelope(fs.readFileSync(path));
+      assert.equal(original.legacy, true);
+      const result = await deliverHandoff(scope, 'coder', name, false, now);
+      assert.deepEqual(result.kind === 'delivered' && result.copied, ['reviewer', 'QA']);
+      assert.ok(fs.readFileSync(join(p.box('coder').sent, name)).equals(fixtureBytes('handoffs', 'legacy', 'git_handoff.handoff')));
+      for (const role of ['reviewer', 'QA']) {
+        const copy = await parseEnvelope(fs.readFileSync(join(p.box(role).inboxNew, name)));
+        assert.equal(copy.legacy, false);
+        assert.deepEqual(copy.headers, { ...original.headers, recipient: role, enqueued_at: '2026-06-15T14:05:31.402Z' });
+        assert.equal(copy.body.toString('utf8'), 'Re-read your role and constitution.\n\nmerge_and_process coder 3f2a9c1e0b');
+      }
+    });
+
     it('keeps both originals on a name clash in sent/', async () => {
       const h = await queue({ to: 'reviewer' });
       fs.writeFileSync(join(p.box('coder').sent, h.name), 'earlier');
@@ -201,13 +218,13 @@ describe('lib/daemon/deliver', () => {
 
     it('no id header', async () => {
       const name = '50_noid.handoff';
-      fs.writeFileSync(join(p.box('coder').outbox, name), '---\nfrom: coder\nto: reviewer\n---\nb\n');
+      copyFixture(join(p.box('coder').outbox, name), 'handoffs', 'unusable', 'no-id.handoff');
       await expectFailed(name, 'no id header');
     });
 
     it('an unreadable header', async () => {
       const name = '50_open.handoff';
-      fs.writeFileSync(join(p.box('coder').outbox, name), '---\nid: x\nfrom: coder\nto: reviewer\n');
+      copyFixture(join(p.box('coder').outbox, name), 'handoffs', 'unusable', 'unclosed.handoff');
       await expectFailed(name, 'front matter is not closed by a --- line');
     });
 
@@ -237,10 +254,10 @@ describe('lib/daemon/deliver', () => {
 
     it('an unreadable file at the name also counts as a clash', async () => {
       const h = await queue({ to: 'reviewer' });
-      fs.writeFileSync(join(p.box('reviewer').inboxNew, h.name), 'junk without header');
+      const junk = copyFixture(join(p.box('reviewer').inboxNew, h.name), 'handoffs', 'unusable', 'no-header.handoff');
       const result = await deliverHandoff(scope, 'coder', h.name, false, now);
       assert.deepEqual(result.kind === 'failed' && result.reason, "name clash in reviewer's mailbox");
-      assert.equal(fs.readFileSync(join(p.box('reviewer').inboxNew, h.name), 'utf8'), 'junk without header');
+      assert.ok(fs.readFileSync(junk).equals(fixtureBytes('handoffs', 'unusable', 'no-header.handoff')));
     });
 
     it('keeps both failed files (and their .error files) on a name clash in failed/', async () => {

@@ -6,6 +6,7 @@ import { doneWithCurrent, readyForNext } from '../../lib/handoff/receive.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { type UnusableItem } from '../../lib/queue/item.js';
 import { ensureMailbox } from '../../lib/queue/mailbox.js';
+import { copyFixture } from '../support/fixtures.js';
 import { itemsIn, makeProject, placeItem, snapshot, type Project } from '../support/project.js';
 
 const T1 = new Date('2026-06-15T14:05:31.123Z');
@@ -76,7 +77,7 @@ describe('lib/handoff/receive', () => {
       const box = p.box('reviewer');
       fs.mkdirSync(box.inboxNew, { recursive: true });
       const noId = join(box.inboxNew, '00_a.handoff');
-      fs.writeFileSync(noId, '---\nfrom: coder\n---\nbody\n', { mode: 0o600 });
+      copyFixture(noId, 'handoffs', 'unusable', 'no-id.handoff');
       const good = await placeItem(box.inboxNew, { priority: '20' }, 'good\n');
       const link = join(box.inboxNew, '01_link.handoff');
       fs.symlinkSync(good, link);

@@ -5,6 +5,7 @@ import { claimBatch, claimItem, inProcessOf, pathTaken, readItemsIn, rollBackSta
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { readItem } from '../../lib/queue/item.js';
 import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
+import { copyFixture } from '../support/fixtures.js';
 import { placeItem, tempDir } from '../support/project.js';
 
 describe('lib/queue/claim', () => {
@@ -23,7 +24,7 @@ describe('lib/queue/claim', () => {
 
   it('reads usable items in queue order, reporting the others, up to a limit', async () => {
     await placeItem(box.inboxNew, { priority: '20' });
-    fs.writeFileSync(join(box.inboxNew, '00_bad.handoff'), 'junk');
+    copyFixture(join(box.inboxNew, '00_bad.handoff'), 'handoffs', 'unusable', 'no-header.handoff');
     await placeItem(box.inboxNew, { priority: '10' });
     const all = await readItemsIn(box.inboxNew, onSkip);
     assert.deepEqual(all.map((i) => i.headers.priority), ['10', '20']);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { EnvelopeError, orderedHeaderNames, parseEnvelope, serializeEnvelope } from '../../lib/queue/envelope.js';
+import { fixtureBytes } from '../support/fixtures.js';
 
 function seeded(seed: number): () => number {
   let s = seed >>> 0;
@@ -53,6 +54,16 @@ describe('lib/queue/envelope', () => {
     assert.equal(env.legacy, true);
     const noBody = await parseEnvelope(Buffer.from('id: 1\n'));
     assert.equal(noBody.body.length, 0);
+  });
+
+  it('reads a git_handoff as the reference scripts wrote it, every value a string, the body without its final newline', async () => {
+    const env = await parseEnvelope(fixtureBytes('handoffs', 'legacy', 'git_handoff.handoff'));
+    assert.equal(env.legacy, true);
+    assert.deepEqual(env.headers, {
+      id: '20250614T093000Z_000012_from_coder', from: 'coder', to: 'reviewer,QA', priority: '40', type: 'git_handoff',
+      role: 'coder', task: 'task-3-parser', commit: '3f2a9c1e0b', created_at: '2025-06-14T09:30:00.123Z',
+    });
+    assert.equal(env.body.toString('utf8'), 'Re-read your role and constitution.\n\nmerge_and_process coder 3f2a9c1e0b');
   });
 
   it('rejects unreadable headers with an EnvelopeError', async () => {

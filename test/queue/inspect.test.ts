@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { inspectMailbox } from '../../lib/queue/inspect.js';
 import { STALE_TEMP_MS } from '../../lib/queue/tempFiles.js';
 import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
+import { copyFixture } from '../support/fixtures.js';
 import { placeItem, tempDir } from '../support/project.js';
 
 describe('lib/queue/inspect', () => {
@@ -35,7 +36,7 @@ describe('lib/queue/inspect', () => {
     await placeItem(box.sent, { id: 'out' }, 'x', '99_out.handoff');
     fs.symlinkSync(a, join(box.inboxNew, '50_link.handoff'));
     execFileSync('mkfifo', [join(box.inboxNew, '50_fifo.handoff')]);
-    fs.writeFileSync(join(box.failed, '50_junk.handoff'), 'junk', { mode: 0o600 });
+    copyFixture(join(box.failed, '50_junk.handoff'), 'handoffs', 'unusable', 'no-header.handoff');
     fs.writeFileSync(join(box.failed, '50_open.handoff'), '---\nid: open\n---\n', { mode: 0o644 });
     fs.chmodSync(box.sent, 0o755);
     const found = await problems();

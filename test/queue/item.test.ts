@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { readItem, rewriteItem, rewriteTempOf, UnusableItem } from '../../lib/queue/item.js';
+import { copyFixture, fixtureBytes } from '../support/fixtures.js';
 import { placeItem, tempDir } from '../support/project.js';
 
 describe('lib/queue/item', () => {
@@ -30,16 +31,17 @@ describe('lib/queue/item', () => {
     await assert.rejects(readItem(join(dir, 'link.handoff')), unusable(/symlink/));
     execFileSync('mkfifo', [join(dir, 'pipe.handoff')]);
     await assert.rejects(readItem(join(dir, 'pipe.handoff')), unusable(/not a regular file/));
-    fs.writeFileSync(join(dir, 'noid.handoff'), '---\nfrom: x\n---\n');
+    copyFixture(join(dir, 'noid.handoff'), 'handoffs', 'unusable', 'no-id.handoff');
     await assert.rejects(readItem(join(dir, 'noid.handoff')), unusable(/no id header/));
-    fs.writeFileSync(join(dir, 'junk.handoff'), 'junk');
+    copyFixture(join(dir, 'junk.handoff'), 'handoffs', 'unusable', 'no-header.handoff');
     await assert.rejects(readItem(join(dir, 'junk.handoff')), unusable(/unreadable header line/));
   });
 
   it('rewrites the header atomically through a dot temp file, keeping the body bytes', async () => {
-    const body = Buffer.from([0x61, 0x0d, 0x0a, 0x0d, 0x0a, 0xff]);
-    const path = join(dir, '50_legacy.handoff');
-    fs.writeFileSync(path, Buffer.concat([Buffer.from('id: L\nfrom: coder\n\n'), body]));
+    const legacy = fixtureBytes('handoffs', 'legacy', 'binary-body.handoff');
+    const body = legacy.subarray(legacy.indexOf('\n\n') + 2);
+    assert.ok(body.equals(Buffer.from([0x61, 0x0d, 0x0a, 0x0d, 0x0a, 0xff])), 'the fixture ends in CR LF pairs and a byte that is not UTF-8');
+    const path = copyFixture(join(dir, '50_legacy.handoff'), 'handoffs', 'legacy', 'binary-body.handoff');
     const item = await readItem(path);
     assert.equal(item.legacy, true);
     const updated = await rewriteItem(item, { ...item.headers, dequeued_at: 'now' });
