@@ -10,9 +10,10 @@
 //
 // Size: every run generates a pool of 1000 drafts and predicts them (cheap, in process).
 // `npm run soak` sends all of them through the bin; `npm test` sends 160 (BATON_FUZZ_DRAFTS
-// sets the number): for each error kind of §5 that the pool produces, one draft that
-// produces it, then enough valid notes, valid git_handoffs and invalid drafts for the
-// required mix, then the lowest other indices. So both sizes check every error kind.
+// sets the number): for each error kind of §5, generator and kind of git object that the
+// pool holds, one draft that has it, then enough valid notes, valid git_handoffs and
+// invalid drafts for the required mix, then the lowest other indices. So both sizes check
+// every error kind.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -635,36 +636,46 @@ type Outcome = 'note' | 'git' | 'invalid';
 const MIX: Record<Outcome, number> = { note: 0.08, git: 0.05, invalid: 0.4 };
 
 /**
+ * What a draft stands for when a short run picks drafts: its error kinds (per `predict`), its
+ * generator, and the object type a commit resolved to (tree, blob or tag).
+ */
+function coverKeys(draft: Generated, errors: string[]): string[] {
+  const types = errors.flatMap((e) => /resolves to '(\w+)'\.$/.exec(e)?.[1] ?? []);
+  return [...errors.flatMap((e) => kindOf(e) ?? []), `generator ${draft.kind}`, ...types.map((t) => `object ${t}`)];
+}
+
+/**
  * The indices of the drafts to send: all of the first max(POOL, DRAFTS) when DRAFTS reaches
- * POOL. Otherwise, per `predict`: for each error kind that the pool produces, one draft that
- * produces it (greedy: the draft adding most kinds first); then the lowest indices of each
- * outcome the MIX still lacks; then the lowest other indices up to DRAFTS. Draft `index` is
- * generated with the objects of lane index % LANES, the lane it runs in. Also returns what
- * the pool holds: its error kinds and how many drafts of each outcome.
+ * POOL. Otherwise: for each cover key (error kind, generator, object type) that the pool
+ * holds, one draft that has it (greedy: the draft adding most keys first); then the lowest
+ * indices of each outcome the MIX still lacks; then the lowest other indices up to DRAFTS.
+ * Draft `index` is generated with the objects of lane index % LANES, the lane it runs in.
+ * Also returns what the pool holds: its error kinds and how many drafts of each outcome.
  */
 function planDrafts(lanes: Lane[]): { indices: number[]; poolKinds: Set<string>; poolMix: Record<Outcome, number> } {
   const pool = Math.max(POOL, DRAFTS);
   const predicted = Array.from({ length: pool }, (_, index) => {
     const objects = lanes[index % LANES]!.objects;
-    const { errors, queued } = predict(generate(rngOf(index), objects).bytes, objects.all);
+    const draft = generate(rngOf(index), objects);
+    const { errors, queued } = predict(draft.bytes, objects.all);
     const outcome: Outcome = !queued ? 'invalid' : queued.type === 'note' ? 'note' : 'git';
-    return { kinds: new Set(errors.flatMap((e) => kindOf(e) ?? [])), outcome };
+    return { kinds: new Set(errors.flatMap((e) => kindOf(e) ?? [])), keys: new Set(coverKeys(draft, errors)), outcome };
   });
   const poolKinds = new Set(predicted.flatMap((d) => [...d.kinds]));
   const poolMix = { note: 0, git: 0, invalid: 0 };
   for (const d of predicted) poolMix[d.outcome] += 1;
   if (DRAFTS >= pool) return { indices: Array.from({ length: pool }, (_, i) => i), poolKinds, poolMix };
   const chosen = new Set<number>();
-  const uncovered = new Set(poolKinds);
+  const uncovered = new Set(predicted.flatMap((d) => [...d.keys]));
   while (uncovered.size > 0) {
     let best = 0;
     let gain = 0;
     predicted.forEach((d, index) => {
-      const adds = [...d.kinds].filter((k) => uncovered.has(k)).length;
+      const adds = [...d.keys].filter((k) => uncovered.has(k)).length;
       if (adds > gain) [best, gain] = [index, adds];
     });
     chosen.add(best);
-    for (const k of predicted[best]!.kinds) uncovered.delete(k);
+    for (const k of predicted[best]!.keys) uncovered.delete(k);
   }
   for (const outcome of ['note', 'git', 'invalid'] as const) {
     const have = () => [...chosen].filter((i) => predicted[i]!.outcome === outcome).length;
@@ -680,7 +691,6 @@ describe('swarm_handoff fuzz', function () {
   this.timeout(600_000);
 
   it(`handles ${DRAFTS} generated drafts (every error kind among them) exactly as protocol §5/§6 say`, async () => {
-    assert.ok(DRAFTS >= ERROR_PATTERNS.length, `BATON_FUZZ_DRAFTS must be at least ${ERROR_PATTERNS.length}, one draft per error kind`);
     const lanes = Array.from({ length: LANES }, setUpLane);
     try {
       const replay = `replay with BATON_FUZZ_SEED=${SEED} BATON_FUZZ_DRAFTS=${DRAFTS} npx mocha test/bin/fuzz.test.ts`;
@@ -693,7 +703,7 @@ describe('swarm_handoff fuzz', function () {
       for (const outcome of ['note', 'git', 'invalid'] as const) {
         assert.ok(poolMix[outcome] >= pool * MIX[outcome], `too few ${outcome} drafts in the pool: ${JSON.stringify(poolMix)} (${replay})`);
       }
-      assert.equal(indices.length, DRAFTS);
+      assert.equal(indices.length, DRAFTS, `BATON_FUZZ_DRAFTS=${DRAFTS} is fewer than the ${indices.length} drafts that cover every kind and the mix`);
       const failures: string[] = [];
       const firstOfKind = new Map<string, string>();
       const tally = { queued: 0, invalid: 0, git: 0, note: 0 };
