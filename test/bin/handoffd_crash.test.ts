@@ -719,7 +719,7 @@ describe('handoffd crash safety', () => {
 
       await checkRecipients(p, originals, true);
       checkSender(p, originals, 'sent');
-      console.log(`      ${HANDOFFS} handoffs delivered ${doneAt - continuedAt} ms after SIGCONT (processing ${processing} ms) on ${shm ?? 'the default temp dir'}`);
+      console.log(`      ${HANDOFFS} handoffs (kernel notification queue ${queueLimit}) delivered ${doneAt - continuedAt} ms after SIGCONT (processing ${processing} ms) on ${shm ?? 'the default temp dir'}`);
     });
   });
 });

@@ -4,7 +4,13 @@
 // wins over both, to replay or stretch one test.
 
 /** The tier of this run: `full` under `npm run soak`, else `short`. */
-export const TIER: 'short' | 'full' = process.env.BATON_TEST_TIER === 'full' ? 'full' : 'short';
+export const TIER = tierOf(process.env.BATON_TEST_TIER);
+
+function tierOf(value: string | undefined): 'short' | 'full' {
+  if (value === undefined || value === '' || value === 'short') return 'short';
+  if (value === 'full') return 'full';
+  throw new Error(`BATON_TEST_TIER must be short or full, not ${JSON.stringify(value)}`);
+}
 
 /** The value for this run's tier. */
 export function byTier<T>(values: { short: T; full: T }): T {
