@@ -112,12 +112,14 @@ export class Tmux {
     }
   }
 
-  /** Stops the server (and every pane's process); a server already gone is not an error. */
-  async killServer(): Promise<void> {
+  /** Stops the server (and every pane's process); true when one was running (a server already gone is not an error). */
+  async killServer(): Promise<boolean> {
     try {
       await this.run(['kill-server']);
+      return true;
     } catch (err) {
       if (!(err instanceof TmuxError)) throw err;
+      return false;
     }
   }
 }

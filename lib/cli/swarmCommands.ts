@@ -12,6 +12,7 @@ import { runDemo } from '../swarm/demo.js';
 import { monitorText, monitorView } from '../swarm/monitor.js';
 import { binDirOf, swarmAddress, swarmDown, swarmUp, type DaemonControl } from '../swarm/up.js';
 import { exitAs } from './failure.js';
+import { liveMonitor } from './liveMonitor.js';
 
 const write = (text: string): void => {
   process.stdout.write(text);
@@ -67,7 +68,7 @@ const down: CommandModule = {
   describe: 'Stop handoffd and the swarm\'s tmux server (worktrees and roles.tsv stay)',
   handler: async () => {
     const stopped = await swarmDown(process.cwd(), daemonControl());
-    write(`SWARM DOWN${stopped.daemon ? `: daemon pid ${stopped.daemon} stopped` : ''}\n`);
+    write(`SWARM DOWN: ${stopped.daemon ? `daemon pid ${stopped.daemon} stopped` : stopped.server ? 'tmux server stopped' : 'nothing was running'}\n`);
   },
 };
 
@@ -83,17 +84,13 @@ const attach: CommandModule = {
 
 const monitor: CommandModule = {
   command: 'monitor',
-  describe: 'Live view of every role and the daemon (refreshes every second)',
+  describe: 'Live view of every role and the daemon (refreshes every second; q quits)',
   builder: (y) => json(y).option('once', { type: 'boolean', default: false, describe: 'Print one view and exit' }),
   handler: async (args) => {
     const root = findRoot(process.cwd(), process.env);
-    for (;;) {
-      const view = await monitorView(root);
-      if (args.json) write(`${JSON.stringify(view)}\n`);
-      else write(`${args.once ? '' : '\x1b[H\x1b[2J'}${monitorText(view)}`);
-      if (args.once) return;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
+    if (!args.once) return liveMonitor(root, args.json as boolean, write);
+    const view = await monitorView(root);
+    write(args.json ? `${JSON.stringify(view)}\n` : monitorText(view));
   },
 };
 

@@ -1,6 +1,9 @@
 // `swarmforge/swarmforge.conf` (protocol §1.1), written by people:
 //   window <role> <agent> <worktree> [task|batch] [extra-agent-args...]
 // Every error names the file, the line number and the rule; all are reported at once.
+// The extra agent arguments are kept as written (the rest of the line): like the
+// reference launcher, `baton up` hands them to the pane's shell, which splits and
+// expands them (quotes, $VARIABLES).
 import { isValidRoleName, type ReceiveMode } from './roleName.js';
 
 /** One `window` line. */
@@ -11,7 +14,8 @@ export interface WindowConfig {
   /** A worktree name, or `master`/`none` for ROOT itself. */
   worktree: string;
   mode: ReceiveMode;
-  agentArgs: string[];
+  /** The rest of the line after the worktree (and mode), as written; '' when none. */
+  extraArgs: string;
 }
 
 /** The parsed file: windows, or the error lines (`<file>:<line>: <rule>`). */
@@ -33,7 +37,8 @@ export function parseConfig(text: string, file: string): ConfigResult {
     const trimmed = raw.trim();
     if (trimmed === '' || trimmed.startsWith('#')) return;
     const err = (rule: string) => errors.push(`${file}:${line}: ${rule}`);
-    const [keyword, role, agent, worktree, fifth, ...rest] = trimmed.split(/\s+/) as string[];
+    const fields = [...trimmed.matchAll(/\S+/g)];
+    const [keyword, role, agent, worktree, fifth] = fields.map((f) => f[0]) as (string | undefined)[];
     if (keyword !== 'window') return err(`unknown directive '${keyword}'; expected 'window <role> <agent> <worktree> [task|batch] [args...]'`);
     if (role === undefined || agent === undefined || worktree === undefined) {
       return err(`a window line needs <role> <agent> <worktree>`);
@@ -59,10 +64,11 @@ export function parseConfig(text: string, file: string): ConfigResult {
     roles.set(role, line);
     if (!sharesRoot(worktree)) worktrees.set(worktree, line);
     const isMode = fifth === 'task' || fifth === 'batch';
+    const argsStart = fields[isMode ? 5 : 4]?.index;
     windows.push({
       line, role, agent, worktree,
       mode: isMode ? (fifth as ReceiveMode) : 'task',
-      agentArgs: isMode ? rest : [fifth, ...rest].filter((a): a is string => a !== undefined),
+      extraArgs: argsStart === undefined ? '' : trimmed.slice(argsStart),
     });
   });
   if (windows.length === 0 && errors.length === 0) errors.push(`${file}: no window lines; add 'window <role> <agent> <worktree> [task|batch]'`);

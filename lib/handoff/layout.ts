@@ -1,11 +1,13 @@
 // The on-disk layout of a Baton project, in one place. Under ROOT:
 //   swarmforge/swarmforge.conf, swarmforge/body-<type>.txt   written by people
+//   swarmforge/constitution.prompt, swarmforge/roles/<role>.prompt   a SwarmForge pack's prompts
 //   .worktrees/<name>/                                       the launcher's git worktrees
 //   .swarmforge/roles.tsv                                    the runtime role table
 //   .swarmforge/handoffs/<role>/                             each role's mailbox (queue/mailbox.ts
 //                                                            knows the folders inside, locks included)
 //   .swarmforge/daemon/                                      handoffd's pid, log, lock, stop, tmp, health
 //   .swarmforge/tmux-socket, tmux.sock, panes.tsv, bin/      the swarm's tmux server, panes, commands
+//   .swarmforge/prompts/<role>.md                            each agent's instructions (written by baton up)
 // Every other module asks this one for a path; a test keeps these names out of the rest
 // of lib/. The tmux session name is derived from ROOT here too.
 import { createHash } from 'node:crypto';
@@ -42,6 +44,26 @@ export function configPathOf(root: string): string {
 /** `ROOT/swarmforge/body-<type>.txt`: a project's own body template for that handoff type. */
 export function bodyTemplatePathOf(root: string, type: string): string {
   return join(root, 'swarmforge', `body-${type}.txt`);
+}
+
+/** `ROOT/swarmforge/constitution.prompt`: the pack's instructions for every role. */
+export function constitutionPathOf(root: string): string {
+  return join(root, 'swarmforge', 'constitution.prompt');
+}
+
+/** `ROOT/swarmforge/roles`: the folder of the pack's role prompts (optional as a whole). */
+export function rolePromptsDirOf(root: string): string {
+  return join(root, 'swarmforge', 'roles');
+}
+
+/** `ROOT/swarmforge/roles/<role>.prompt`: the pack's instructions for one role. */
+export function rolePromptPathOf(root: string, role: string): string {
+  return join(rolePromptsDirOf(root), `${role}.prompt`);
+}
+
+/** `ROOT/.swarmforge/prompts/<role>.md`: the instructions `baton up` gives the role's agent. */
+export function agentPromptPathOf(root: string, role: string): string {
+  return join(root, SWARM_DIR_NAME, 'prompts', `${role}.md`);
 }
 
 /** `ROOT/.worktrees/<name>`: the git worktree of that name. */

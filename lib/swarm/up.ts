@@ -1,21 +1,31 @@
-// `baton up` and `baton down`: swarmforge.conf → worktrees, roles.tsv, a tmux server on a
-// private socket with one window per role (and a monitor window), handoffd, then the
-// agents, started only once every pane's shell is ready. `down` stops the daemon and that
-// tmux server and leaves worktrees and roles.tsv in place. The daemon is started and
-// stopped through the DaemonControl the caller gives (lib/cli wires lib/daemon/control):
-// the launcher and the daemon are sibling layers and never import each other.
+// `baton up` and `baton down`: swarmforge.conf → worktrees, roles.tsv, agent prompts, a
+// tmux server on a private socket with one window per role (and a monitor window),
+// handoffd, then the agents, started only once every pane's shell is ready. Everything is
+// checked before anything starts (agents on PATH, the pack's prompt files, a first commit
+// when worktrees are needed); if a later step fails, up takes back what it started (the
+// tmux server, the daemon it started, the files recording them, the worktrees it created)
+// and fails with the original cause. `down` stops the daemon and every tmux server the
+// project's socket files name, and leaves worktrees, roles.tsv and mailboxes in place.
+// The daemon is started and stopped through the DaemonControl the caller gives (lib/cli
+// wires lib/daemon/control): the launcher and the daemon are sibling layers.
 import * as fs from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { Tmux } from '../adapters/tmux.js';
 import { sharesRoot, type WindowConfig } from '../handoff/config.js';
+import { runningDaemon } from '../handoff/daemonRecord.js';
 import { fail } from '../handoff/errors.js';
 import { excludeSwarmDir, initProject, readWindows } from '../handoff/init.js';
 import { panesFileOf, sessionNameOf, socketFileOf, tmuxSocketPathFor, WORKTREES_DIR_NAME } from '../handoff/layout.js';
+import { type Role } from '../handoff/roles.js';
 import { formatPanes, recordedSocketOf } from '../handoff/tmuxRecord.js';
+import { failPoint } from '../queue/crash.js';
 import { renameSynced, writeFileSynced } from '../queue/durable.js';
+import { agentCommandLine } from './agentLaunch.js';
 import { findProgram } from './agentPath.js';
+import { checkPackPrompts, writeAgentPrompts } from './agentPrompts.js';
 import { COMMANDS, installCommandLinks } from './commandLinks.js';
-import { ensureWorktree, mainCheckoutOf } from './worktrees.js';
+import { UndoStack } from './undoStack.js';
+import { ensureWorktree, mainCheckoutOf, removeWorktree, requireFirstCommit } from './worktrees.js';
 
 /** Starting and stopping handoffd for a project. */
 export interface DaemonControl {
@@ -45,9 +55,14 @@ export interface SwarmUp {
   daemonPid: number;
 }
 
-/** Quotes one word for the interactive shell of a pane. */
-export function shellWord(word: string): string {
-  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+/** What up has checked and decided before it starts anything. */
+interface Plan {
+  root: string;
+  windows: WindowConfig[];
+  isPack: boolean;
+  socket: string;
+  session: string;
+  tmux: Tmux;
 }
 
 function writeAtomically(path: string, text: string): void {
@@ -65,58 +80,112 @@ async function waitForShells(tmux: Tmux, panes: string[], timeoutMs: number): Pr
   }
 }
 
-/** Starts the swarm of the project containing `cwd`. */
-export async function swarmUp(cwd: string, options: UpOptions): Promise<SwarmUp> {
+/** Every check that can refuse `baton up`, before anything is created. */
+async function planSwarm(cwd: string): Promise<Plan> {
   const root = mainCheckoutOf(cwd);
   const windows = readWindows(root);
-  const bad = windows.filter((w) => !COMMANDS[w.agent] && !findProgram(w.agent)).map((w) => `baton: agent '${w.agent}' of role ${w.role} is not on PATH`);
-  if (bad.length > 0) fail('environment', ...bad);
+  const missing = windows.filter((w) => !COMMANDS[w.agent] && !findProgram(w.agent)).map((w) => `baton: agent '${w.agent}' of role ${w.role} is not on PATH`);
+  if (missing.length > 0) fail('environment', ...missing);
+  const isPack = checkPackPrompts(root, windows.map((w) => w.role));
+  if (windows.some((w) => !sharesRoot(w.worktree))) requireFirstCommit(root);
   const socket = tmuxSocketPathFor(root);
   const tmux = new Tmux(socket);
   const session = sessionNameOf(root);
   if (fs.existsSync(socket) && (await tmux.hasSession(session))) {
     fail('refused', `baton: the swarm is already up (tmux session ${session} on ${socket}); run baton down first`);
   }
-  initProject(root);
-  excludeWorktrees(root);
-  const worktreeOf = (w: WindowConfig) => (sharesRoot(w.worktree) ? root : ensureWorktree(root, w.worktree));
-  const commandDir = installCommandLinks(root, options.binDir);
-  const baseEnv = { SWARMFORGE_ROOT: root, PATH: `${commandDir}:${process.env.PATH ?? ''}` };
+  return { root, windows, isPack, socket, session, tmux };
+}
+
+/** Creates the worktrees the roles need; each one created is registered for undo. */
+function prepareWorktrees(plan: Plan, undo: UndoStack): void {
+  excludeSwarmDir(plan.root, `${WORKTREES_DIR_NAME}/`);
+  for (const w of plan.windows) {
+    if (sharesRoot(w.worktree)) continue;
+    const made = ensureWorktree(plan.root, w.worktree);
+    if (made.created) undo.push(`worktree ${made.path}`, () => removeWorktree(plan.root, made));
+  }
+}
+
+/** Starts the tmux server with one window per role and the monitor, and records socket and panes; all registered for undo. */
+async function startPanes(plan: Plan, roles: Role[], baseEnv: Record<string, string>, binDir: string, undo: UndoStack): Promise<Map<string, string>> {
+  const { root, tmux, session } = plan;
+  undo.push(`tmux server ${plan.socket}`, async () => {
+    await tmux.killServer();
+    fs.rmSync(plan.socket, { force: true });
+    fs.rmSync(socketFileOf(root), { force: true });
+    fs.rmSync(panesFileOf(root), { force: true });
+  });
   const panes = new Map<string, string>();
-  for (const [i, w] of windows.entries()) {
-    const start = { name: w.role, cwd: worktreeOf(w), env: { ...baseEnv, SWARMFORGE_ROLE: w.role } };
-    panes.set(w.role, i === 0 ? await tmux.newSession({ ...start, name: session, window: w.role }) : await tmux.newWindow(session, start));
+  for (const [i, role] of roles.entries()) {
+    const start = { name: role.role, cwd: role.worktreePath, env: { ...baseEnv, SWARMFORGE_ROLE: role.role } };
+    panes.set(role.role, i === 0 ? await tmux.newSession({ ...start, name: session, window: role.role }) : await tmux.newWindow(session, start));
   }
-  fs.writeFileSync(socketFileOf(root), `${socket}\n`, { mode: 0o600 });
+  writeAtomically(socketFileOf(root), `${plan.socket}\n`);
   writeAtomically(panesFileOf(root), formatPanes(panes));
-  await tmux.newWindow(session, { name: 'monitor', cwd: root, env: baseEnv, command: [process.execPath, join(options.binDir, 'baton.js'), 'monitor'] });
-  const daemonPid = await options.daemon.start(root, options.daemonArgs ?? []);
-  await waitForShells(tmux, [...panes.values()], options.shellTimeoutMs ?? 15_000);
-  for (const w of windows) {
-    // Login shells may reset PATH, so the command line itself puts Baton's commands first.
-    const pane = panes.get(w.role)!;
-    await tmux.sendLiteral(pane, `PATH=${shellWord(commandDir)}:"$PATH" ${[w.agent, ...w.agentArgs].map(shellWord).join(' ')}`);
-    await tmux.sendEnter(pane);
+  await tmux.newWindow(session, { name: 'monitor', cwd: root, env: baseEnv, command: [process.execPath, join(binDir, 'baton.js'), 'monitor'] });
+  failPoint('up:panes-started');
+  return panes;
+}
+
+/** The running daemon of the project, or one started now (registered for undo). */
+async function ensureDaemon(root: string, options: UpOptions, undo: UndoStack): Promise<number> {
+  const running = runningDaemon(root);
+  if (running !== undefined) return running;
+  const pid = await options.daemon.start(root, options.daemonArgs ?? []);
+  undo.push(`handoffd pid ${pid}`, async () => void (await options.daemon.stop(root)));
+  failPoint('up:daemon-started');
+  return pid;
+}
+
+/** Starts the swarm of the project containing `cwd`; on failure takes back what it started. */
+export async function swarmUp(cwd: string, options: UpOptions): Promise<SwarmUp> {
+  const plan = await planSwarm(cwd);
+  const undo = new UndoStack();
+  try {
+    const { roles } = initProject(plan.root);
+    prepareWorktrees(plan, undo);
+    const commandDir = installCommandLinks(plan.root, options.binDir);
+    const prompts = plan.isPack ? writeAgentPrompts(plan.root, roles) : new Map<string, string>();
+    const baseEnv = { SWARMFORGE_ROOT: plan.root, PATH: `${commandDir}:${process.env.PATH ?? ''}` };
+    const panes = await startPanes(plan, roles, baseEnv, options.binDir, undo);
+    const daemonPid = await ensureDaemon(plan.root, options, undo);
+    await waitForShells(plan.tmux, [...panes.values()], options.shellTimeoutMs ?? 15_000);
+    for (const [role, w] of roles.map((r, i) => [r, plan.windows[i]!] as const)) {
+      const pane = panes.get(role.role)!;
+      const agentDir = COMMANDS[w.agent] || w.agent.includes('/') ? undefined : dirname(findProgram(w.agent)!);
+      await plan.tmux.sendLiteral(pane, agentCommandLine({ role: role.role, agent: w.agent, extraArgs: w.extraArgs, worktreePath: role.worktreePath, promptFile: prompts.get(role.role), commandDir, agentDir }));
+      await plan.tmux.sendEnter(pane);
+    }
+    return { root: plan.root, session: plan.session, socket: plan.socket, panes, daemonPid };
+  } catch (err) {
+    const failures = await undo.run();
+    for (const line of failures) process.stderr.write(`baton: ${line}\n`);
+    throw err;
   }
-  return { root, session, socket, panes, daemonPid };
 }
 
-function excludeWorktrees(root: string): void {
-  excludeSwarmDir(root, `${WORKTREES_DIR_NAME}/`);
+/** What `baton down` stopped. */
+export interface SwarmDown {
+  /** The daemon's pid, when one was stopped. */
+  daemon?: number;
+  /** True when a tmux server was running and was stopped. */
+  server: boolean;
 }
 
-/** Stops the daemon and the swarm's tmux server; returns what was stopped. */
-export async function swarmDown(cwd: string, daemon: DaemonControl): Promise<{ daemon?: number; socket?: string }> {
+/** Stops the daemon and every tmux server the project's socket files name (the recorded one and the default path). */
+export async function swarmDown(cwd: string, daemon: DaemonControl): Promise<SwarmDown> {
   const root = mainCheckoutOf(cwd);
   const stopped = await daemon.stop(root);
-  const socket = recordedSocketOf(root) || undefined;
-  if (socket) {
-    await new Tmux(socket).killServer();
+  let server = false;
+  for (const socket of new Set([recordedSocketOf(root), tmuxSocketPathFor(root)])) {
+    if (!socket || !fs.existsSync(socket)) continue;
+    if (await new Tmux(socket).killServer()) server = true;
     fs.rmSync(socket, { force: true });
-    fs.rmSync(socketFileOf(root), { force: true });
   }
+  fs.rmSync(socketFileOf(root), { force: true });
   fs.rmSync(panesFileOf(root), { force: true });
-  return { daemon: stopped, socket };
+  return { daemon: stopped, server };
 }
 
 /** The socket and session of a running swarm (for attach), or fails. */

@@ -64,7 +64,7 @@ describe('lib/cli/swarmCommands', function () {
       const attach = runBin('baton', ['attach'], { cwd: p.root });
       assert.deepEqual([attach.code, attach.stderr], [1, `baton: the swarm is not up in '${p.root}' (no .swarmforge/tmux-socket); run baton up\n`]);
       const down = runBin('baton', ['down'], { cwd: p.root });
-      assert.deepEqual([down.code, down.stdout, down.stderr], [0, 'SWARM DOWN\n', '']);
+      assert.deepEqual([down.code, down.stdout, down.stderr], [0, 'SWARM DOWN: nothing was running\n', '']);
     });
   });
 });

@@ -18,14 +18,14 @@ function errorsOf(text: string): string[] {
 describe('lib/handoff/config', () => {
   it('parses window lines: role, agent, worktree, mode and extra agent args, with their line numbers', () => {
     assert.deepEqual(windowsOf('window coder claude master\nwindow QA codex qa batch --model x\n'), [
-      { line: 1, role: 'coder', agent: 'claude', worktree: 'master', mode: 'task', agentArgs: [] },
-      { line: 2, role: 'QA', agent: 'codex', worktree: 'qa', mode: 'batch', agentArgs: ['--model', 'x'] },
+      { line: 1, role: 'coder', agent: 'claude', worktree: 'master', mode: 'task', extraArgs: '' },
+      { line: 2, role: 'QA', agent: 'codex', worktree: 'qa', mode: 'batch', extraArgs: '--model x' },
     ]);
   });
 
   it('skips blank and # lines, trims lines, splits on any whitespace, tolerates CRLF', () => {
     assert.deepEqual(windowsOf('# the swarm\n\n   \n  window\tcoder   claude\t master  \r\n\t# indented comment\r\n'), [
-      { line: 4, role: 'coder', agent: 'claude', worktree: 'master', mode: 'task', agentArgs: [] },
+      { line: 4, role: 'coder', agent: 'claude', worktree: 'master', mode: 'task', extraArgs: '' },
     ]);
   });
 
@@ -38,13 +38,21 @@ describe('lib/handoff/config', () => {
       'window e claude we task batch',
       'window f claude wf batch task',
     ].join('\n'));
-    assert.deepEqual(w.map((x) => [x.role, x.mode, x.agentArgs]), [
-      ['a', 'task', []],
-      ['b', 'batch', []],
-      ['c', 'task', ['--dangerously-skip-permissions', '--verbose']],
-      ['d', 'task', ['Batch']],
-      ['e', 'task', ['batch']],
-      ['f', 'batch', ['task']],
+    assert.deepEqual(w.map((x) => [x.role, x.mode, x.extraArgs]), [
+      ['a', 'task', ''],
+      ['b', 'batch', ''],
+      ['c', 'task', '--dangerously-skip-permissions --verbose'],
+      ['d', 'task', 'Batch'],
+      ['e', 'task', 'batch'],
+      ['f', 'batch', 'task'],
+    ]);
+  });
+
+  it('keeps the extra agent arguments as written (quotes, $VARIABLES, inner spacing), for the pane\'s shell', () => {
+    const w = windowsOf('window tester echo master batch --flag "quoted  arg" $HOME  \'it\'\'s\'  # not a comment to us\r\nwindow t2 echo master "a b"\n');
+    assert.deepEqual(w.map((x) => [x.mode, x.extraArgs]), [
+      ['batch', '--flag "quoted  arg" $HOME  \'it\'\'s\'  # not a comment to us'],
+      ['task', '"a b"'],
     ]);
   });
 

@@ -36,9 +36,9 @@ describe('lib/handoff/init', () => {
 
   it('rolesOf: master/none → ROOT, a name → ROOT/.worktrees/<name>; session, display name, agent and mode', () => {
     const windows: WindowConfig[] = [
-      { line: 1, role: 'coder', agent: 'claude', worktree: 'master', mode: 'task', agentArgs: [] },
-      { line: 2, role: 'QA', agent: 'codex', worktree: 'qa', mode: 'batch', agentArgs: ['--x'] },
-      { line: 3, role: 'ops', agent: 'grok', worktree: 'none', mode: 'task', agentArgs: [] },
+      { line: 1, role: 'coder', agent: 'claude', worktree: 'master', mode: 'task', extraArgs: '' },
+      { line: 2, role: 'QA', agent: 'codex', worktree: 'qa', mode: 'batch', extraArgs: '--x' },
+      { line: 3, role: 'ops', agent: 'grok', worktree: 'none', mode: 'task', extraArgs: '' },
     ];
     assert.deepEqual(rolesOf('/p/proj', windows), [
       { role: 'coder', worktreeName: 'master', worktreePath: '/p/proj', session: 'baton-proj', displayName: 'coder', agent: 'claude', mode: 'task' },
@@ -106,7 +106,7 @@ describe('lib/handoff/init', () => {
   it('readWindows: the windows of ROOT\'s swarmforge.conf; every error at once when it is invalid; a missing conf named', () => {
     assert.throws(() => readWindows(root), failsWith([`baton: no swarmforge/swarmforge.conf in '${root}'`]));
     writeConf('window coder claude master\nwindow QA codex qa batch --x\n');
-    assert.deepEqual(readWindows(root).map((w) => [w.role, w.agent, w.worktree, w.mode, w.agentArgs]), [['coder', 'claude', 'master', 'task', []], ['QA', 'codex', 'qa', 'batch', ['--x']]]);
+    assert.deepEqual(readWindows(root).map((w) => [w.role, w.agent, w.worktree, w.mode, w.extraArgs]), [['coder', 'claude', 'master', 'task', ''], ['QA', 'codex', 'qa', 'batch', '--x']]);
     writeConf('window 1bad claude master\nwindow x y\n');
     const conf = join(root, 'swarmforge', 'swarmforge.conf');
     assert.throws(() => readWindows(root), failsWith([

@@ -1,8 +1,8 @@
 // Fixtures for daemon and tmux tests: a handoffd child process, a private tmux server,
-// and polling for conditions (never fixed sleeps).
+// stand-in agent programs, and polling for conditions (never fixed sleeps).
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Tmux } from '../../lib/adapters/tmux.js';
 import { BIN_DIR } from './project.js';
 
@@ -73,5 +73,32 @@ export async function startPanes(root: string, roles: string[]): Promise<{ tmux:
   }
   fs.writeFileSync(join(root, '.swarmforge', 'tmux-socket'), `${socket}\n`);
   fs.writeFileSync(join(root, '.swarmforge', 'panes.tsv'), [...panes].map(([r, p]) => `${r}\t${p}\n`).join(''));
-  return { tmux, panes, kill: () => tmux.killServer() };
+  return { tmux, panes, kill: async () => void (await tmux.killServer()) };
+}
+
+/** What a stand-in agent recorded when it started (test/support/standInAgent.mjs). */
+export interface StandInRecord {
+  name: string;
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/** A folder of stand-in agent programs named `names` (links to standInAgent.mjs) and the folder they record into. */
+export function standInAgents(dir: string, names: string[]): { bin: string; records: string; recordOf: (name: string, role: string) => StandInRecord | undefined } {
+  const script = resolve('test/support/standInAgent.mjs');
+  fs.chmodSync(script, 0o755);
+  const bin = join(dir, 'stand-in-bin');
+  const records = join(dir, 'stand-in-records');
+  fs.mkdirSync(bin, { recursive: true });
+  fs.mkdirSync(records, { recursive: true });
+  for (const name of names) fs.symlinkSync(script, join(bin, name));
+  const recordOf = (name: string, role: string) => {
+    try {
+      return JSON.parse(fs.readFileSync(join(records, `${name}.${role}.json`), 'utf8')) as StandInRecord;
+    } catch {
+      return undefined;
+    }
+  };
+  return { bin, records, recordOf };
 }

@@ -1,28 +1,93 @@
+// swarmUp and swarmDown in process, with a real tmux server, the real daemon and real git
+// worktrees: what up refuses before it starts anything, what it takes back when a later
+// step fails (BATON_FAIL_AT), and what down stops. The launcher end to end, with agents, is
+// tested on the built bins in test/bin/swarm.test.ts and test/bin/baton_up.test.ts.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { shellWord } from '../../lib/swarm/up.js';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { Tmux } from '../../lib/adapters/tmux.js';
+import { startDaemon, stopDaemon } from '../../lib/daemon/control.js';
+import { runningDaemon } from '../../lib/handoff/daemonRecord.js';
+import { HandoffFailure } from '../../lib/handoff/errors.js';
+import { initProject } from '../../lib/handoff/init.js';
+import { panesFileOf, rolesPathOf, sessionNameOf, socketFileOf, swarmDirOf, tmuxSocketPathFor } from '../../lib/handoff/layout.js';
+import { swarmDown, swarmUp, type DaemonControl } from '../../lib/swarm/up.js';
+import { BIN_DIR, git, makeRepo, tempDir } from '../support/project.js';
 
-describe('lib/swarm/up', () => {
-  describe('shellWord', () => {
-    it('leaves plain words alone', () => {
-      for (const word of ['claude', '--next', 'reviewer', '/usr/bin/x', 'a=b', 'user@host:8080', '50%', '1+1', 'file.v2_x']) assert.equal(shellWord(word), word);
-    });
+const CONF = 'window coder baton-scripted-agent master\nwindow QA baton-scripted-agent qa batch\n';
 
-    it('quotes anything else so that a shell reads back exactly the word', () => {
-      const tricky = [
-        '', ' ', 'two words', "it's", "''", '\'"\'', '$HOME', '${PATH}', '$(id)', '`id`', '"dq"', 'a\\b', '\\', '*', '?', '[a]', '~', '~/x',
-        'a;b', 'a|b', 'a&b', 'a>b', '<in', '(x)', '{a,b}', '#comment', '!bang', 'new\nline', 'tab\tx', 'é ✓ 日本', '-n', '-e \\n',
-      ];
-      for (const word of tricky) {
-        const read = execFileSync('bash', ['-c', `printf %s ${shellWord(word)}`], { encoding: 'utf8' });
-        assert.equal(read, word, `${JSON.stringify(word)} quoted as ${shellWord(word)}`);
-      }
-    });
+describe('lib/swarm/up', function () {
+  this.timeout(60_000);
+  let root: string;
+  const daemon: DaemonControl = {
+    start: (r, extraArgs) => startDaemon({ root: r, handoffdPath: join(BIN_DIR, 'handoffd.js'), extraArgs }),
+    stop: async (r) => (await stopDaemon(r))?.pid,
+  };
+  const options = { binDir: BIN_DIR, daemon, daemonArgs: ['--poll-interval', '200'] };
+  beforeEach(() => {
+    root = makeRepo(CONF);
+  });
+  afterEach(async () => {
+    delete process.env.BATON_FAIL_AT;
+    await stopDaemon(root, 2000);
+    await new Tmux(tmuxSocketPathFor(root)).killServer();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
 
-    it('quotes each word as one argument', () => {
-      const words = ['a b', "c'd", '', 'e'];
-      const read = execFileSync('bash', ['-c', `printf '<%s>' ${words.map(shellWord).join(' ')}`], { encoding: 'utf8' });
-      assert.equal(read, '<a b><c\'d><><e>');
+  const serverRuns = async () => (await new Tmux(tmuxSocketPathFor(root)).listPanes().then(() => true, () => false));
+  const branches = () => git(root, 'branch', '--format=%(refname:short)').split('\n').sort();
+
+  for (const step of ['up:panes-started', 'up:daemon-started']) {
+    it(`a failure at ${step} takes back the tmux server, the daemon, their files and the worktree it created`, async () => {
+      process.env.BATON_FAIL_AT = step;
+      await assert.rejects(swarmUp(root, options), { message: `failing at ${step} (BATON_FAIL_AT)` });
+      assert.equal(await serverRuns(), false, 'no tmux server left');
+      assert.equal(fs.existsSync(tmuxSocketPathFor(root)), false);
+      assert.equal(runningDaemon(root), undefined, 'no daemon left');
+      for (const file of [socketFileOf(root), panesFileOf(root)]) assert.equal(fs.existsSync(file), false, file);
+      assert.equal(fs.existsSync(join(root, '.worktrees', 'qa')), false, 'the worktree it created is gone');
+      assert.deepEqual(branches(), ['main'], 'and so is its branch');
+      assert.ok(fs.existsSync(rolesPathOf(root)), 'roles.tsv and mailboxes (what baton init writes) stay');
+      delete process.env.BATON_FAIL_AT;
+      const swarm = await swarmUp(root, options);
+      assert.equal(swarm.session, sessionNameOf(root), 'a second up succeeds');
     });
+  }
+
+  it('reuses a daemon that already runs, and a failure later leaves it running', async () => {
+    initProject(root);
+    const pid = await daemon.start(root, []);
+    process.env.BATON_FAIL_AT = 'up:panes-started';
+    await assert.rejects(swarmUp(root, options));
+    assert.equal(runningDaemon(root), pid);
+    delete process.env.BATON_FAIL_AT;
+    assert.equal((await swarmUp(root, options)).daemonPid, pid);
+  });
+
+  it('refuses a repository without a commit before it creates anything, naming the command that makes one', async () => {
+    const bare = tempDir();
+    try {
+      git(bare, 'init', '-q', '-b', 'main');
+      fs.mkdirSync(join(bare, 'swarmforge'));
+      fs.writeFileSync(join(bare, 'swarmforge', 'swarmforge.conf'), CONF);
+      await assert.rejects(swarmUp(bare, options), (err: unknown) => err instanceof HandoffFailure && /has no commit yet.*git commit --allow-empty/.test(err.lines[0]!));
+      assert.equal(fs.existsSync(swarmDirOf(bare)), false);
+      assert.equal(await new Tmux(tmuxSocketPathFor(bare)).listPanes().then(() => true, () => false), false);
+    } finally {
+      fs.rmSync(bare, { recursive: true, force: true });
+    }
+  });
+
+  it('down: nothing running; a server left without its socket file; then a whole swarm', async () => {
+    assert.deepEqual(await swarmDown(root, daemon), { daemon: undefined, server: false });
+    const tmux = new Tmux(tmuxSocketPathFor(root));
+    fs.mkdirSync(swarmDirOf(root), { recursive: true });
+    await tmux.newSession({ name: 'leftover', window: 'w', cwd: root });
+    assert.deepEqual(await swarmDown(root, daemon), { daemon: undefined, server: true });
+    assert.equal(await serverRuns(), false);
+    const swarm = await swarmUp(root, options);
+    assert.deepEqual(await swarmDown(root, daemon), { daemon: swarm.daemonPid, server: true });
+    assert.equal(runningDaemon(root), undefined);
+    assert.equal(await serverRuns(), false);
   });
 });

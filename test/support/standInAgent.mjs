@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+// A stand-in for a real agent program (claude, codex, ... or any name it is linked as):
+// records what it was started with, `<name>.<role>.json` in $BATON_STANDIN_DIR (name,
+// argv, cwd and the SWARMFORGE_* environment, written atomically), then stays alive like
+// an agent until its terminal closes. Plain JavaScript: it runs in panes without tsx.
+import * as fs from 'node:fs';
+import { basename, join } from 'node:path';
+
+const dir = process.env.BATON_STANDIN_DIR;
+const name = basename(process.argv[1] ?? 'agent');
+const role = process.env.SWARMFORGE_ROLE ?? 'none';
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SWARMFORGE_')));
+if (dir) {
+  const path = join(dir, `${name}.${role}.json`);
+  fs.writeFileSync(`${path}.tmp`, JSON.stringify({ name, argv: process.argv.slice(2), cwd: process.cwd(), env }));
+  fs.renameSync(`${path}.tmp`, path);
+}
+process.stdin.resume();
+process.stdin.on('end', () => process.exit(0));
