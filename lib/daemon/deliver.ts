@@ -23,7 +23,7 @@ import { fsyncDir, isCode, renameSynced, writeFileSynced } from '../queue/durabl
 import { serializeEnvelope } from '../queue/envelope.js';
 import { readItem, UnusableItem, type Item } from '../queue/item.js';
 import { acquireLock, type Release } from '../queue/lock.js';
-import { ensureMailbox, type Mailbox } from '../queue/mailbox.js';
+import { ensureFolder, ensureMailbox, type Mailbox } from '../queue/mailbox.js';
 import { isoOf } from '../queue/names.js';
 import { mailboxOf } from '../handoff/layout.js';
 import { type Role } from '../handoff/roles.js';
@@ -142,6 +142,9 @@ export async function copyHandoff(scope: DeliveryScope, sender: string, name: st
     return { kind: 'copied', id: item.id, name, from: sender, copied: pending, already: recipients.filter((r) => !pending.includes(r)), path, newDirs, deep };
   } catch (err) {
     if (!(err instanceof Refused)) throw err;
+    // A mailbox made by hand or in the reference layout may lack failed/: create it, as
+    // renameInto creates sent/ for a delivery.
+    ensureFolder(box.failed);
     const failedPath = freeNameIn(box.failed, name);
     writeFileSynced(`${failedPath}.error.tmp`, `${err.message}\n`, false);
     renameSynced(`${failedPath}.error.tmp`, `${failedPath}.error`);

@@ -108,6 +108,20 @@ describe('handoffd (built bin)', function () {
       });
     }
 
+    it('a sender mailbox without failed/ (hand-made or reference layout): failed/ is created and the handoff moved there', async () => {
+      const box = p.box('coder');
+      fs.rmSync(box.failed, { recursive: true });
+      const name = '50_20260101T000000Z_000001_from_coder_to_ghost.handoff';
+      await placeItem(box.outbox, { id: 'id-1', from: 'coder', to: 'ghost' }, 'b\n', name);
+      daemon = await startHandoffd(p.root, ['--poll-interval', '100']);
+      await waitFor('failed', () => fs.existsSync(join(box.failed, name)));
+      assert.equal(fs.readFileSync(join(box.failed, `${name}.error`), 'utf8'), 'unknown recipient ghost\n');
+      assert.equal(fs.statSync(box.failed).mode & 0o777, 0o700);
+      assert.deepEqual(itemsIn(box.outbox), []);
+      await waitFor('failed line', () => logged('failed').length === 1);
+      assert.deepEqual(logged('error'), [], 'no pass failed on the way');
+    });
+
     it('a name already taken by another id in a recipient mailbox fails the whole handoff', async () => {
       const name = send('coder', noteDraft('reviewer,QA')).split('/').pop()!;
       await placeItem(p.box('QA').completed, { id: 'someone-else' }, 'x', name);

@@ -216,6 +216,24 @@ describe('lib/daemon/deliver', () => {
       });
     }
 
+    it('a sender mailbox without failed/: created (0700), then the move as usual', async () => {
+      fs.rmSync(p.box('coder').failed, { recursive: true });
+      const h = await queue({ to: 'ghost' });
+      await expectFailed(h.name, 'unknown recipient ghost');
+      assert.equal(fs.statSync(p.box('coder').failed).mode & 0o777, 0o700);
+    });
+
+    it('a failed/ that is a symlink is refused: nothing is written through it, the handoff stays in outbox/', async () => {
+      const elsewhere = join(p.root, 'elsewhere');
+      fs.mkdirSync(elsewhere);
+      fs.rmSync(p.box('coder').failed, { recursive: true });
+      fs.symlinkSync(elsewhere, p.box('coder').failed);
+      const h = await queue({ to: 'ghost' });
+      await assert.rejects(copyHandoff(scope, 'coder', h.name, false, now), /is a symlink/);
+      assert.deepEqual(fs.readdirSync(elsewhere), []);
+      assert.ok(fs.existsSync(h.path));
+    });
+
     it('no id header', async () => {
       const name = '50_noid.handoff';
       copyFixture(join(p.box('coder').outbox, name), 'handoffs', 'unusable', 'no-id.handoff');
