@@ -1,7 +1,7 @@
 // Entry point shared by the three agent bins. They parse argv by hand (no yargs) because
 // an agent pays their start-up on every call; see bench/figures/startup.ts.
 import { fail } from '../handoff/errors.js';
-import { type UnusableItem } from '../queue/item.js';
+import { unusableLine, type UnusableItem } from '../queue/item.js';
 import { reportFailure } from './failure.js';
 
 /** One agent command: its name, usage, accepted positional count and action. */
@@ -13,16 +13,20 @@ export interface AgentCommand {
   run: (args: string[], onSkip: (problem: UnusableItem) => void) => Promise<Buffer | string>;
 }
 
+/** Reports an unusable entry on stderr (`skipping ...` or `quarantined ...`, made printable). */
+export function reportUnusable(problem: UnusableItem): void {
+  process.stderr.write(`${unusableLine(problem)}\n`);
+}
+
 /** Parses argv, runs the command, prints stdout bytes or the failure; sets process.exitCode. */
 export async function runAgentCommand(command: AgentCommand, argv = process.argv.slice(2)): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${command.usage}\n`);
     return;
   }
-  const onSkip = (problem: UnusableItem) => process.stderr.write(`skipping ${problem.path}: ${problem.reason}\n`);
   try {
     if (argv.length < command.minArgs || argv.length > command.maxArgs || argv.some((a) => a.startsWith('--'))) fail('usage', command.usage);
-    process.stdout.write(await command.run(argv, onSkip));
+    process.stdout.write(await command.run(argv, reportUnusable));
   } catch (err) {
     reportFailure(command.program, err);
   }

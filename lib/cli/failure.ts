@@ -10,6 +10,7 @@ import { DaemonAlreadyRunning } from '../daemon/alreadyRunning.js';
 import { HandoffFailure } from '../handoff/errors.js';
 import { LockBusy } from '../queue/lock.js';
 import { UnsafeMailbox } from '../queue/mailbox.js';
+import { printable } from '../queue/printable.js';
 
 /** Every exit code Baton's commands use, by outcome. */
 export const EXIT_CODES = {
@@ -21,8 +22,18 @@ export type Outcome = keyof typeof EXIT_CODES;
 
 const TEMPORARY_CODES = new Set(['ENOSPC', 'EDQUOT', 'EAGAIN', 'EBUSY', 'EMFILE', 'ENFILE']);
 
-/** Stderr lines and exit code for any thrown value; never a stack trace. */
+/**
+ * Stderr lines and exit code for any thrown value; never a stack trace. Every line is made
+ * printable (a file name or a draft value in it cannot drive the terminal); the line breaks
+ * of a multi-line text such as a usage are kept. Values that may hold a line break of
+ * their own are made printable where the message is built.
+ */
 export function describeFailure(program: string, err: unknown): { lines: string[]; exitCode: number } {
+  const { lines, exitCode } = rawFailure(program, err);
+  return { lines: lines.map((line) => line.split('\n').map(printable).join('\n')), exitCode };
+}
+
+function rawFailure(program: string, err: unknown): { lines: string[]; exitCode: number } {
   if (err instanceof HandoffFailure) return { lines: err.lines, exitCode: EXIT_CODES[err.kind] };
   if (err instanceof DaemonAlreadyRunning) return { lines: [err.message], exitCode: EXIT_CODES.environment };
   if (err instanceof UnsafeMailbox) return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.refused };

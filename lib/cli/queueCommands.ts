@@ -8,10 +8,10 @@ import { doneWithCurrent, readyForNext } from '../handoff/receive.js';
 import { findRoot } from '../handoff/root.js';
 import { sendHandoff } from '../handoff/send.js';
 import { statusOf, statusTable } from '../handoff/status.js';
-import { type UnusableItem } from '../queue/item.js';
+import { printable } from '../queue/printable.js';
+import { reportUnusable as onSkip } from './agentCommand.js';
 import { exitAs } from './failure.js';
 
-const onSkip = (problem: UnusableItem) => process.stderr.write(`skipping ${problem.path}: ${problem.reason}\n`);
 const write = (out: string | Buffer): void => {
   process.stdout.write(out);
 };
@@ -44,8 +44,8 @@ const doctorCommand: CommandModule = {
     const report = await doctor(findRoot(process.cwd(), process.env), args.fix as boolean);
     if (args.json) write(`${JSON.stringify(report, null, 2)}\n`);
     else {
-      write(report.fixed.map((p) => `REMOVED: ${p}\n`).join(''));
-      write(report.findings.map((f) => `PROBLEM: ${f.path}: ${f.problem}\n`).join(''));
+      write(report.fixed.map((p) => `REMOVED: ${printable(p)}\n`).join(''));
+      write(report.findings.map((f) => `PROBLEM: ${printable(f.path)}: ${printable(f.problem)}\n`).join(''));
       if (report.findings.length === 0) write('OK: no problems found\n');
     }
     if (report.findings.length > 0) exitAs('problemsFound');

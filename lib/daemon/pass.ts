@@ -36,7 +36,7 @@ export async function runPass(state: DaemonState, startup: boolean): Promise<voi
     state.viewsDueAt = now + state.viewIntervalMs;
     state.ensured.clear();
   }
-  scheduleWakes(state, roles, delivered, allViews, now);
+  await scheduleWakes(state, roles, delivered, allViews, now);
   state.log.refresh();
   recordPass(state, state.stats.delivered + state.stats.failed !== changedBefore, now);
 }

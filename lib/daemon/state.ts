@@ -1,8 +1,9 @@
 // handoffd's state between passes, made explicit so that one pass (pass.ts) and the wake
 // scheduling (wakeScheduler.ts) are plain functions of it: the caches that keep a pass
-// cheap (role table, mailbox paths, folder listings, checked mailboxes), what must be
-// retried with the deep search, which errors were already logged, the wake policy and the
-// wake-ups in flight, and the counts written to health.json.
+// cheap (role table, mailbox paths, folder listings, checked mailboxes, which waiting
+// entries are usable items), what must be retried with the deep search, which errors were
+// already logged, the wake policy and the wake-ups in flight, and the counts written to
+// health.json.
 //
 // Concurrency contract: one daemon per project (the loop holds the daemon lock) and one
 // pass at a time; wake-up jobs only add and remove themselves from `wakes` and write log lines.
@@ -45,6 +46,8 @@ export interface DaemonState {
   readonly ensured: Set<string>;
   /** Outbox files (`<sender>/<name>`) that may be partly delivered: their next try searches deep. */
   readonly retryDeep: Set<string>;
+  /** Per inbox/new/ folder, each name seen there and whether it is a usable item (read once; wakeScheduler.ts). */
+  readonly newVerdicts: Map<string, Map<string, boolean>>;
   /** Keys of the errors already logged (each is logged once). */
   readonly reported: Set<string>;
   /** Wake-ups in flight (awaited before the daemon exits). */
@@ -67,7 +70,7 @@ export function newDaemonState(options: DaemonOptions, paths: DaemonPaths, log: 
     root: options.root, paths, log, watch, stopRequested,
     policy: new WakePolicy({ rewakeIntervalMs: rewakeMs }),
     listings: new ListingCache(),
-    boxes: new Map(), ensured: new Set(), retryDeep: new Set(), reported: new Set(), wakes: new Set(),
+    boxes: new Map(), newVerdicts: new Map(), ensured: new Set(), retryDeep: new Set(), reported: new Set(), wakes: new Set(),
     stats: { passes: 0, delivered: 0, failed: 0, errors: 0, started_at: new Date().toISOString(), last_pass_at: '' },
     viewsDueAt: 0,
     viewIntervalMs: Math.min(5000, Math.max(options.pollIntervalMs, rewakeMs / 10)),

@@ -2,26 +2,107 @@
 // received a copy or have a deferred wake-up due, and every few seconds at all of them
 // (re-wakes need minutes, not every pass); WakePolicy decides for each. A wake-up runs
 // beside the passes, is logged (`woke` or `wake-failed`), and never fails or delays a delivery.
+//
+// Only usable items count as mail waiting. The first time a name shows up in new/, its
+// item is read once (the verdict is kept while the name stays there); an unusable entry is
+// never counted, so it never causes a wake-up or a re-wake. The daemon quarantines it at
+// that first sight (lib/queue/quarantine.ts) under the role's inbox lock, which it tries
+// once and never waits for: while an agent holds the lock the entry is tried again on a
+// later view, unless the agent's own call has quarantined it by then. A view that fails
+// (an unreadable folder) is logged once and that role is left alone for this pass.
+import { join } from 'node:path';
 import { type Role } from '../handoff/roles.js';
+import { isCode } from '../queue/durable.js';
+import { readItem, UnusableItem, type Item } from '../queue/item.js';
+import { acquireLock, LockBusy, type Release } from '../queue/lock.js';
+import { type Mailbox } from '../queue/mailbox.js';
 import { isBatchName, isItemName } from '../queue/names.js';
-import { boxOf, type DaemonState } from './state.js';
+import { quarantineItem } from '../queue/quarantine.js';
+import { boxOf, reportOnce, type DaemonState } from './state.js';
 import { type InboxView } from './wakePolicy.js';
 import { wake, wakeTargetOf } from './waker.js';
 
-/** What the daemon sees of a role's inbox: items waiting in new/, and whether anything is in process. */
-export function inboxViewOf(state: DaemonState, role: string, now: number): InboxView {
+/** What the daemon sees of a role's inbox: usable items waiting in new/ (unusable ones are quarantined), and whether anything is in process. */
+export async function inboxViewOf(state: DaemonState, role: string, now: number): Promise<InboxView> {
   const box = boxOf(state, role);
   const inProcess = state.listings.entryNames(box.inProcess, now).filter((n) => isItemName(n) || isBatchName(n));
-  return { waiting: state.listings.itemNames(box.inboxNew, now).length, busy: inProcess.length > 0 };
+  return { waiting: await usableWaiting(state, role, box, now), busy: inProcess.length > 0 };
 }
 
 /** Decides and starts the wake-ups after a pass that delivered to `delivered`; `allViews` looks at every role. */
-export function scheduleWakes(state: DaemonState, roles: Map<string, Role>, delivered: Set<string>, allViews: boolean, now: number): void {
+export async function scheduleWakes(state: DaemonState, roles: Map<string, Role>, delivered: Set<string>, allViews: boolean, now: number): Promise<void> {
   const due = state.policy.deferredDue(now);
   for (const role of roles.values()) {
     if (!allViews && !delivered.has(role.role) && !due.has(role.role)) continue;
-    const reason = state.policy.decide(role.role, inboxViewOf(state, role.role, now), delivered.has(role.role), now);
+    let view: InboxView;
+    try {
+      view = await inboxViewOf(state, role.role, now);
+    } catch (err) {
+      const problem = (err as Error).message;
+      reportOnce(state, `inbox:${role.role}:${problem}`, { what: 'inbox', role: role.role, problem });
+      continue;
+    }
+    const reason = state.policy.decide(role.role, view, delivered.has(role.role), now);
     if (reason) startWake(state, role, reason);
+  }
+}
+
+/** How many entries of new/ are usable items; reads each name once, quarantines the unusable ones. */
+async function usableWaiting(state: DaemonState, role: string, box: Mailbox, now: number): Promise<number> {
+  const names = state.listings.itemNames(box.inboxNew, now);
+  const seen = state.newVerdicts.get(box.inboxNew);
+  const verdicts = new Map<string, boolean>();
+  for (const name of names) {
+    const verdict = seen?.get(name) ?? (await verdictAt(join(box.inboxNew, name)));
+    if (verdict !== undefined) verdicts.set(name, verdict);
+  }
+  state.newVerdicts.set(box.inboxNew, verdicts);
+  const unusable = names.filter((name) => verdicts.get(name) === false);
+  if (unusable.length > 0) await quarantineUnusable(state, role, box, unusable, verdicts);
+  return names.filter((name) => verdicts.get(name) === true).length;
+}
+
+/** The item at `path`, the UnusableItem that reading it raises, or undefined when it has gone meanwhile (claimed). */
+async function readOrProblem(path: string): Promise<Item | UnusableItem | undefined> {
+  try {
+    return await readItem(path);
+  } catch (err) {
+    if (err instanceof UnusableItem) return err;
+    if (isCode(err, 'ENOENT')) return undefined;
+    throw err;
+  }
+}
+
+/** True for a usable item at `path`, false for an unusable entry, undefined when it has gone. */
+async function verdictAt(path: string): Promise<boolean | undefined> {
+  const found = await readOrProblem(path);
+  return found === undefined ? undefined : !(found instanceof UnusableItem);
+}
+
+/** Quarantines unusable entries of new/ under the role's inbox lock (tried once: a busy lock means a later view); logs each. */
+async function quarantineUnusable(state: DaemonState, role: string, box: Mailbox, names: string[], verdicts: Map<string, boolean>): Promise<void> {
+  let release: Release;
+  try {
+    release = acquireLock(box.inboxLock, 0);
+  } catch (err) {
+    if (err instanceof LockBusy) return;
+    throw err;
+  }
+  try {
+    for (const name of names) {
+      // Read again under the lock: an agent may have moved it meanwhile, or a person mended it.
+      const found = await readOrProblem(join(box.inboxNew, name));
+      verdicts.delete(name);
+      if (found === undefined) continue;
+      if (!(found instanceof UnusableItem)) {
+        verdicts.set(name, true);
+        continue;
+      }
+      const moved = quarantineItem(box, found);
+      state.log.write('quarantined', { role, name, reason: moved.reason, to: moved.badPath });
+    }
+  } finally {
+    release();
   }
 }
 

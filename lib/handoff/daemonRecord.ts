@@ -1,21 +1,24 @@
 // What handoffd leaves on disk, as everyone else reads it: whether it runs (the live holder
 // of its lock, so a stale pid file or a reused pid never counts), the counts of its last
 // passes (health.json, advisory), and its event log, one line per event:
-// `<ISO time> <event> <key=value ...>`, values with spaces, quotes or `=` JSON-quoted so
-// every line splits unambiguously. The daemon writes these files (lib/daemon/log.ts);
-// the status, the monitor and the daemon's control read them through this module.
+// `<ISO time> <event> <key=value ...>`, values with spaces, quotes, `=` or non-printable
+// characters JSON-quoted (those characters escaped) so every line splits unambiguously and
+// a file name in it cannot drive the terminal of someone who tails the log. The daemon
+// writes these files (lib/daemon/log.ts); the status, the monitor and the daemon's control
+// read them through this module.
 import * as fs from 'node:fs';
 import { lockHolder } from '../queue/lock.js';
+import { printable } from '../queue/printable.js';
 import { daemonPathsOf } from './layout.js';
 
 /** The events the daemon logs. */
-export type DaemonEvent = 'started' | 'delivered' | 'failed' | 'woke' | 'wake-failed' | 'error' | 'stopped';
+export type DaemonEvent = 'started' | 'delivered' | 'failed' | 'quarantined' | 'woke' | 'wake-failed' | 'error' | 'stopped';
 
-/** Formats one log line (without the newline). */
+/** Formats one log line (without the newline); a value with a non-printable character is JSON-quoted with it escaped. */
 export function formatLogLine(when: Date, event: DaemonEvent, details: Record<string, string | number>): string {
   const pairs = Object.entries(details).map(([k, v]) => {
     const text = String(v);
-    return `${k}=${/^[^\s"=]+$/.test(text) ? text : JSON.stringify(text)}`;
+    return `${k}=${/^[^\s"=]+$/.test(text) && printable(text) === text ? text : printable(JSON.stringify(text))}`;
   });
   return [when.toISOString(), event, ...pairs].join(' ');
 }

@@ -8,7 +8,7 @@
 // is rolled back and a missing `dequeued_at` on resumed work is stamped. Refusals are
 // decided before anything is written, so a refusal leaves every file as it was.
 import { join } from 'node:path';
-import { claimBatch, claimItem, inProcessOf, pathTaken, readItemsIn, rollBackStagedBatches, stampIfMissing, uniqueBatchName, type SkipReporter } from '../queue/claim.js';
+import { claimBatch, claimItem, inProcessOf, pathTaken, readItemsIn, readWaitingItems, rollBackStagedBatches, stampIfMissing, uniqueBatchName, type SkipReporter } from '../queue/claim.js';
 import { finishBatch, finishItem } from '../queue/finish.js';
 import { type Item } from '../queue/item.js';
 import { withLock } from '../queue/lock.js';
@@ -55,7 +55,7 @@ async function readyTask(call: Call, current: Current): Promise<Buffer> {
   if (current.files.length >= 2) refuse('AMBIGUOUS_TASK_STATE: multiple tasks are already in process.', current);
   const resumed = current.files[0];
   if (resumed) return taskText(await stampIfMissing(resumed, 'dequeued_at', isoOf(call.now)));
-  const [next] = await readItemsIn(call.box.inboxNew, call.onSkip, 1);
+  const [next] = await readWaitingItems(call.box, call.onSkip, 1);
   if (!next) return Buffer.from('NO_TASK\n');
   return taskText(await claimItem(call.box, next, call.now));
 }
@@ -78,7 +78,7 @@ async function readyBatch(call: Call, current: Current): Promise<Buffer> {
     for (const item of items) stamped.push(await stampIfMissing(item, 'dequeued_at', dequeuedAt));
     return batchText(join(call.box.inProcess, resumed), priorityOf(stamped[0]!), stamped);
   }
-  const waiting = await readItemsIn(call.box.inboxNew, call.onSkip);
+  const waiting = await readWaitingItems(call.box, call.onSkip);
   if (waiting.length === 0) return Buffer.from('NO_TASK\n');
   const priority = priorityOf(waiting[0]!);
   const chosen = waiting.filter((item) => priorityOf(item) === priority);

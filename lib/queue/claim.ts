@@ -9,7 +9,8 @@
 // stamps. A batch claim moves its items into a hidden staging directory inside
 // in_process/ and publishes it with one rename; a crash before that rename leaves a
 // staging directory that rollBackStagedBatches returns to new/ before anything else runs,
-// so no reader ever sees half a batch.
+// so no reader ever sees half a batch. An unusable entry met in new/ is quarantined into
+// inbox/bad/ (quarantine.ts) at that first sight, under the same lock.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { crashPoint } from './crash.js';
@@ -17,6 +18,7 @@ import { fsyncDir, isCode, mkdirSynced, renameSynced } from './durable.js';
 import { type Mailbox } from './mailbox.js';
 import { isoOf, isBatchName, isItemName, itemNamesIn, entriesOf, formatSeq, sortByBytes } from './names.js';
 import { readItem, rewriteItem, UnusableItem, type Item } from './item.js';
+import { quarantineItem } from './quarantine.js';
 
 /** Reports an entry that cannot be handed out (`skipping <path>: <reason>`). */
 export type SkipReporter = (problem: UnusableItem) => void;
@@ -36,6 +38,11 @@ export async function readItemsIn(dir: string, onSkip: SkipReporter, limit = Inf
     }
   }
   return items;
+}
+
+/** The usable items waiting in new/ in queue order (at most `limit`); each unusable entry met on the way is quarantined into bad/ and reported. */
+export async function readWaitingItems(box: Mailbox, onSkip: SkipReporter, limit = Infinity): Promise<Item[]> {
+  return readItemsIn(box.inboxNew, (problem) => onSkip(quarantineItem(box, problem)), limit);
 }
 
 /** Sets a header if it is missing (a claim or completion cut short by a crash); returns the item. */

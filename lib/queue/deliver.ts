@@ -50,12 +50,16 @@ export function copyPlaces(box: Mailbox, name: string, deep: boolean): string[] 
   return places.filter((p) => fs.lstatSync(p, { throwIfNoEntry: false }) !== undefined);
 }
 
-/** `dir/name`, or `dir/<stem>.<N>.handoff` with the smallest N that is free. */
+/**
+ * `dir/name`, or `dir/<stem>.<N>.handoff` with the smallest N that is free. Any entry takes
+ * a name, a dangling symlink too (a rename onto it would replace it).
+ */
 export function freeNameIn(dir: string, name: string): string {
   const stem = name.endsWith('.handoff') ? name.slice(0, -'.handoff'.length) : name;
   const suffix = name.endsWith('.handoff') ? '.handoff' : '';
+  const taken = (path: string) => fs.lstatSync(path, { throwIfNoEntry: false }) !== undefined;
   let target = join(dir, name);
-  for (let n = 1; fs.existsSync(target); n++) target = join(dir, `${stem}.${n}${suffix}`);
+  for (let n = 1; taken(target); n++) target = join(dir, `${stem}.${n}${suffix}`);
   return target;
 }
 

@@ -7,6 +7,7 @@ import { basename, dirname, join } from 'node:path';
 import { crashPoint } from './crash.js';
 import { fsyncDir, writeFileSynced } from './durable.js';
 import { EnvelopeError, parseEnvelope, serializeEnvelope, type Envelope, type Headers } from './envelope.js';
+import { printable } from './printable.js';
 
 /** A readable item: its path, name, headers (with an `id`) and body bytes. */
 export interface Item extends Envelope {
@@ -20,6 +21,24 @@ export class UnusableItem extends Error {
   constructor(readonly path: string, readonly reason: string) {
     super(`${path}: ${reason}`);
   }
+}
+
+/** An unusable entry of inbox/new/ that was moved into inbox/bad/ as `badPath` (quarantine.ts). */
+export class QuarantinedItem extends UnusableItem {
+  constructor(path: string, reason: string, readonly badPath: string) {
+    super(path, reason);
+  }
+}
+
+/**
+ * The stderr line that reports an unusable entry, names and reason made printable:
+ * `skipping <path>: <reason>` (left where it is), or `quarantined <path> -> <bad path>:
+ * <reason>` (moved aside at its first sight).
+ */
+export function unusableLine(problem: UnusableItem): string {
+  const reason = printable(problem.reason);
+  if (problem instanceof QuarantinedItem) return `quarantined ${printable(problem.path)} -> ${printable(problem.badPath)}: ${reason}`;
+  return `skipping ${printable(problem.path)}: ${reason}`;
 }
 
 /** The `size` bytes of an open file (items are never written in place once published); fewer if it shrank. */

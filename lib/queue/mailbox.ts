@@ -22,6 +22,11 @@ export interface Mailbox {
   inboxNew: string;
   inProcess: string;
   completed: string;
+  /**
+   * Unusable entries taken out of new/, each with `<name>.error` beside it (quarantine.ts).
+   * Created on first use, so it is not in MAILBOX_FOLDERS.
+   */
+  bad: string;
   /** Lock files of the inbox and outbox (transient; see lock.ts). */
   locks: string;
   /** The lock that serializes claims and completions (and a daemon's repeat delivery). */
@@ -45,6 +50,7 @@ export function mailboxAt(dir: string): Mailbox {
     inboxNew: join(inbox, 'new'),
     inProcess: join(inbox, 'in_process'),
     completed: join(inbox, 'completed'),
+    bad: join(inbox, 'bad'),
     locks: join(dir, 'locks'),
     inboxLock: join(dir, 'locks', 'inbox'),
     outboxLock: join(dir, 'locks', 'outbox'),
@@ -55,6 +61,18 @@ export function mailboxAt(dir: string): Mailbox {
 /** The folders a mailbox holds, parents before children. */
 export const MAILBOX_FOLDERS = ['outbox', 'outboxTmp', 'sent', 'failed', 'inbox', 'inboxNew', 'inProcess', 'completed', 'locks'] as const;
 
+/** Creates the folder `path` if missing (mode 0700, parent fsync'd); refuses one that is a symlink or not a directory. */
+export function ensureFolder(path: string): void {
+  try {
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) throw new UnsafeMailbox(path, 'is a symlink');
+    if (!stat.isDirectory()) throw new UnsafeMailbox(path, 'is not a directory');
+  } catch (err) {
+    if (!isCode(err, 'ENOENT')) throw err;
+    mkdirSynced(path);
+  }
+}
+
 /**
  * Creates every missing folder of the mailbox (mode 0700, parents fsync'd) and refuses a
  * folder that is a symlink or not a directory. Idempotent.
@@ -62,14 +80,5 @@ export const MAILBOX_FOLDERS = ['outbox', 'outboxTmp', 'sent', 'failed', 'inbox'
 export function ensureMailbox(box: Mailbox): void {
   // Parents are checked before children, so a folder is only ever created inside a
   // verified real directory, never through a symlink.
-  for (const path of [box.dir, ...MAILBOX_FOLDERS.map((key) => box[key])]) {
-    try {
-      const stat = lstatSync(path);
-      if (stat.isSymbolicLink()) throw new UnsafeMailbox(path, 'is a symlink');
-      if (!stat.isDirectory()) throw new UnsafeMailbox(path, 'is not a directory');
-    } catch (err) {
-      if (!isCode(err, 'ENOENT')) throw err;
-      mkdirSynced(path);
-    }
-  }
+  for (const path of [box.dir, ...MAILBOX_FOLDERS.map((key) => box[key])]) ensureFolder(path);
 }

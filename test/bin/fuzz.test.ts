@@ -753,17 +753,23 @@ function runGuarded(bin: string, args: string[], role: string, cwd: string): Pro
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** The distinct stderr lines, with the `skipping <path>: <reason>` ones checked and reduced to their path. */
-function skippedPaths(stderr: string): { skipped: string[]; other: string[] } {
+/**
+ * The distinct stderr lines, with the `skipping <path>: <reason>` ones checked and reduced
+ * to their path, and the `quarantined <path> -> <bad path>: <reason>` ones to theirs.
+ */
+function skippedPaths(stderr: string): { skipped: string[]; other: string[]; quarantined?: string[] } {
   const lines = [...new Set(stderr.split('\n').filter(Boolean))];
   const skipped: string[] = [];
+  const quarantined: string[] = [];
   const other: string[] = [];
   for (const line of lines) {
     const m = /^skipping (\/.+?\.handoff): (\S.*)$/.exec(line);
+    const q = /^quarantined (\/.+?\.handoff) -> (\/.+?\.handoff): (\S.*)$/.exec(line);
     if (m) skipped.push(m[1]!);
+    else if (q) quarantined.push(q[1]!);
     else other.push(line);
   }
-  return { skipped: skipped.sort(), other };
+  return { skipped: skipped.sort(), other, ...(quarantined.length > 0 ? { quarantined: quarantined.sort() } : {}) };
 }
 
 /** A valid handoff outside any mailbox, and a way to prove it was never touched. */
@@ -780,8 +786,11 @@ async function bait(dir: string, headers: Record<string, string> = {}): Promise<
   };
 }
 
-/** Places a symlink to `target`, a FIFO and a folder, all named like items, in `dir`; returns their paths. */
-function hostileEntries(dir: string, target: string): { link: string; fifo: string; folder: string; intact: () => void } {
+/**
+ * Places a symlink to `target`, a FIFO and a folder, all named like items, in `dir`; returns
+ * their paths, and a check that they are intact in `dir` (or, once quarantined, in `movedTo`).
+ */
+function hostileEntries(dir: string, target: string): { link: string; fifo: string; folder: string; intact: (movedTo?: string) => void } {
   const link = join(dir, '00_a_link.handoff');
   const fifo = join(dir, '01_b_fifo.handoff');
   const folder = join(dir, '02_c_folder.handoff');
@@ -790,12 +799,13 @@ function hostileEntries(dir: string, target: string): { link: string; fifo: stri
   fs.mkdirSync(folder, { mode: 0o700 });
   return {
     link, fifo, folder,
-    intact: () => {
-      assert.ok(fs.lstatSync(link).isSymbolicLink(), `${link} is no longer a symlink`);
-      assert.equal(fs.readlinkSync(link), target);
-      assert.ok(fs.lstatSync(fifo).isFIFO(), `${fifo} is no longer a FIFO`);
-      assert.ok(fs.lstatSync(folder).isDirectory(), `${folder} is no longer a folder`);
-      assert.deepEqual(fs.readdirSync(folder), []);
+    intact: (movedTo = dir) => {
+      const [l, f, d] = [link, fifo, folder].map((path) => join(movedTo, path.split('/').pop()!));
+      assert.ok(fs.lstatSync(l!).isSymbolicLink(), `${l} is no longer a symlink`);
+      assert.equal(fs.readlinkSync(l!), target);
+      assert.ok(fs.lstatSync(f!).isFIFO(), `${f} is no longer a FIFO`);
+      assert.ok(fs.lstatSync(d!).isDirectory(), `${d} is no longer a folder`);
+      assert.deepEqual(fs.readdirSync(d!), []);
     },
   };
 }
@@ -813,7 +823,7 @@ describe('hostile mailbox entries', function () {
     fs.rmSync(elsewhere, { recursive: true, force: true });
   });
 
-  it('task mode: symlinks, FIFOs and folders in inbox/new are reported, skipped and never followed', async () => {
+  it('task mode: symlinks, FIFOs and folders in inbox/new are reported, quarantined as they are and never followed', async () => {
     const box = p.box('reviewer');
     const target = await bait(elsewhere);
     const hostile = hostileEntries(box.inboxNew, target.path);
@@ -824,18 +834,18 @@ describe('hostile mailbox entries', function () {
     assert.equal(ready.signal, null, 'ready_for_next hung on a FIFO');
     assert.equal(ready.code, 0, ready.stderr);
     assert.match(ready.stdout, new RegExp(`^TASK: ${escape(join(box.inProcess, name))}\nFROM: coder\n`));
-    assert.deepEqual(skippedPaths(ready.stderr), { skipped: [hostile.link, hostile.fifo, hostile.folder], other: [] });
+    assert.deepEqual(skippedPaths(ready.stderr), { skipped: [], quarantined: [hostile.link, hostile.fifo, hostile.folder], other: [] });
 
     const done = await runGuarded('done_with_current', [], 'reviewer', p.root);
     assert.equal(done.code, 0, done.stderr);
     assert.equal(done.stdout, `COMPLETED: ${join(box.completed, name)}\nNO_TASK\n`);
-    assert.deepEqual(skippedPaths(done.stderr), { skipped: [hostile.link, hostile.fifo, hostile.folder], other: [] });
+    assert.deepEqual(skippedPaths(done.stderr), { skipped: [], other: [] }, 'reported once, at the first sight');
 
-    hostile.intact();
+    hostile.intact(box.bad);
     target.unchanged();
     assert.deepEqual(fs.readdirSync(box.inProcess), []);
     assert.deepEqual(fs.readdirSync(box.completed), [name]);
-    assert.deepEqual(fs.readdirSync(box.inboxNew).sort(), ['00_a_link.handoff', '01_b_fifo.handoff', '02_c_folder.handoff']);
+    assert.deepEqual(fs.readdirSync(box.inboxNew), []);
   });
 
   it('batch mode: a symlink in inbox/new is never claimed into a batch, even with the batch priority', async () => {
@@ -852,8 +862,8 @@ describe('hostile mailbox entries', function () {
     const batch = /^BATCH: (.+)\nCOUNT: 2\nPRIORITY: 10\n/.exec(ready.stdout);
     assert.ok(batch, ready.stdout);
     assert.deepEqual(fs.readdirSync(batch[1]!).sort(), [a, b].map((f) => f.split('/').pop()).sort());
-    assert.deepEqual(skippedPaths(ready.stderr), { skipped: [hostile.link, hostile.fifo, hostile.folder], other: [] });
-    hostile.intact();
+    assert.deepEqual(skippedPaths(ready.stderr), { skipped: [], quarantined: [hostile.link, hostile.fifo, hostile.folder], other: [] });
+    hostile.intact(box.bad);
     target.unchanged();
   });
 

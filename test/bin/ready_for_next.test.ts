@@ -91,16 +91,19 @@ describe('ready_for_next (built bin)', () => {
       assert.equal(ready().stdout, `TASK: ${join(p.box('reviewer').inProcess, name)}\nFROM: unknown\nTYPE: unknown\nPRIORITY: 50\nPAYLOAD:\nbody\n`);
     });
 
-    it('skips unusable items with a report on stderr and hands out the next', async () => {
+    it('quarantines unusable items into inbox/bad/ with a report on stderr and hands out the next', async () => {
       const inbox = p.box('reviewer').inboxNew;
+      const bad = p.box('reviewer').bad;
       copyFixture(join(inbox, '00_a.handoff'), 'handoffs', 'unusable', 'no-header.handoff');
       copyFixture(join(inbox, '00_b.handoff'), 'handoffs', 'unusable', 'no-id.handoff');
       const good = await placeItem(inbox, { priority: '01' });
       const r = ready();
       assert.equal(r.code, 0);
-      assert.match(r.stderr, new RegExp(`^skipping ${join(inbox, '00_a.handoff')}: .+\nskipping ${join(inbox, '00_b.handoff')}: no id header\n$`));
+      assert.equal(r.stderr, `quarantined ${join(inbox, '00_a.handoff')} -> ${join(bad, '00_a.handoff')}: unreadable header line 'no header at all'\n` +
+        `quarantined ${join(inbox, '00_b.handoff')} -> ${join(bad, '00_b.handoff')}: no id header\n`);
       assert.ok(r.stdout.startsWith(`TASK: ${join(p.box('reviewer').inProcess, good.split('/').pop()!)}\n`));
-      assert.deepEqual(itemsIn(inbox), ['00_a.handoff', '00_b.handoff']);
+      assert.deepEqual(itemsIn(inbox), []);
+      assert.deepEqual(fs.readdirSync(bad).sort(), ['00_a.handoff', '00_a.handoff.error', '00_b.handoff', '00_b.handoff.error']);
     });
 
     it('refuses when a batch is in process or several tasks are, listing them, exit 2, nothing changed', async () => {

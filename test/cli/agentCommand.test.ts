@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { runAgentCommand, type AgentCommand } from '../../lib/cli/agentCommand.js';
 import { HandoffFailure } from '../../lib/handoff/errors.js';
-import { UnusableItem } from '../../lib/queue/item.js';
+import { QuarantinedItem, UnusableItem } from '../../lib/queue/item.js';
 
 interface Captured {
   stdout: Buffer;
@@ -78,6 +78,18 @@ describe('lib/cli/agentCommand', () => {
     assert.ok(r.stdout.equals(bytes));
     assert.equal(r.stderr, 'skipping /m/inbox/new/00_bad.handoff: no id header\n');
     assert.equal(r.exitCode, undefined);
+  });
+
+  it('reportUnusable: a quarantined entry is reported with where it went; names and reasons are made printable', async () => {
+    result = async () => 'OUT\n';
+    const r = await capture(() => runAgentCommand({
+      ...command(0, 0),
+      run: async (_args, onSkip) => {
+        onSkip(new QuarantinedItem('/m/inbox/new/00_\x1b[2J.handoff', "unreadable header line '\x1b]0;x\x07'", '/m/inbox/bad/00_\x1b[2J.handoff'));
+        return 'OUT\n';
+      },
+    }, []));
+    assert.equal(r.stderr, "quarantined /m/inbox/new/00_\\u001b[2J.handoff -> /m/inbox/bad/00_\\u001b[2J.handoff: unreadable header line '\\u001b]0;x\\u0007'\n");
   });
 
   it('a failure goes through describeFailure: its lines on stderr, its exit code, nothing on stdout', async () => {

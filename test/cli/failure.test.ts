@@ -89,6 +89,14 @@ describe('lib/cli/failure', () => {
     assert.deepEqual(describeFailure('p', new TypeError('x is not a function')), { lines: ['p: x is not a function'], exitCode: 1 });
   });
 
+  it('makes every line printable (a file name or draft value cannot drive the terminal), keeping the line breaks of a usage text', () => {
+    const refused = new HandoffFailure('refused', ['NOT_CURRENT_TASK: \x1b[2Jx\u202e is not in process.', '- /m/in_process/\x1b]0;t\x07.handoff', 'Usage: x\n\nmore']);
+    assert.deepEqual(describeFailure('p', refused).lines,
+      ['NOT_CURRENT_TASK: \\u001b[2Jx\\u202e is not in process.', '- /m/in_process/\\u001b]0;t\\u0007.handoff', 'Usage: x\n\nmore']);
+    assert.deepEqual(describeFailure('p', systemError('EACCES', 'open', '/m/new/\x1b[31m.handoff')).lines, ["p: open failed '/m/new/\\u001b[31m.handoff': EACCES"]);
+    assert.deepEqual(describeFailure('p', new UnsafeMailbox('/m/\x07box', 'is a symlink')).lines, ["p: refusing mailbox folder '/m/\\u0007box': is a symlink"]);
+  });
+
   it('reportFailure writes the lines to stderr and sets process.exitCode', () => {
     const written: string[] = [];
     const write = process.stderr.write;

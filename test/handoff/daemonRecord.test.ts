@@ -24,6 +24,13 @@ describe('lib/handoff/daemonRecord', () => {
       '2026-06-15T14:05:31.123Z error a="x=y" b="say \\"hi\\"" c="" d="two\\nlines\\tand\\r"');
   });
 
+  it('escapes non-printable characters (escape sequences, bidi overrides, DEL, C1) inside the quotes, and parses them back', () => {
+    const name = '50_\x1b]0;x\x07\x1b[2Jevil\u202etxt\x7f\x9b.handoff';
+    const line = formatLogLine(when, 'quarantined', { role: 'QA', name, reason: 'is a symlink' });
+    assert.equal(line, '2026-06-15T14:05:31.123Z quarantined role=QA name="50_\\u001b]0;x\\u0007\\u001b[2Jevil\\u202etxt\\u007f\\u009b.handoff" reason="is a symlink"');
+    assert.deepEqual(parseLogLine(line)!.details, { role: 'QA', name, reason: 'is a symlink' });
+  });
+
   it('parses its own lines back, whatever the values', () => {
     const details = {
       plain: 'coder', spaced: "name clash in QA's mailbox", eq: 'a=b=c', quoted: '"quoted" and \\"escaped\\"',

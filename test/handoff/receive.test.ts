@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { HandoffFailure } from '../../lib/handoff/errors.js';
 import { doneWithCurrent, readyForNext } from '../../lib/handoff/receive.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
-import { type UnusableItem } from '../../lib/queue/item.js';
+import { type QuarantinedItem, type UnusableItem } from '../../lib/queue/item.js';
 import { ensureMailbox } from '../../lib/queue/mailbox.js';
 import { copyFixture } from '../support/fixtures.js';
 import { itemsIn, makeProject, placeItem, snapshot, type Project } from '../support/project.js';
@@ -73,7 +73,7 @@ describe('lib/handoff/receive', () => {
       assert.equal((await headersOf(join(p.box('reviewer').inProcess, name!))).dequeued_at, T1.toISOString());
     });
 
-    it('calls the skip reporter for each unusable item and hands out the next usable one', async () => {
+    it('quarantines each unusable entry of new/ into inbox/bad/ (with its .error), reports it once and hands out the next usable one', async () => {
       const box = p.box('reviewer');
       fs.mkdirSync(box.inboxNew, { recursive: true });
       const noId = join(box.inboxNew, '00_a.handoff');
@@ -83,8 +83,23 @@ describe('lib/handoff/receive', () => {
       fs.symlinkSync(good, link);
       const out = (await ready()).toString();
       assert.ok(out.startsWith(`TASK: ${join(box.inProcess, nameOf(good))}\n`), out);
-      assert.deepEqual(skipped.map((s) => [s.path, s.reason]), [[noId, 'no id header'], [link, 'is a symlink']]);
-      assert.ok(fs.existsSync(noId), 'an unusable item is left where it is');
+      assert.deepEqual(skipped.map((s) => [s.path, s.reason, (s as QuarantinedItem).badPath]),
+        [[noId, 'no id header', join(box.bad, '00_a.handoff')], [link, 'is a symlink', join(box.bad, '01_link.handoff')]]);
+      assert.deepEqual(itemsIn(box.inboxNew), []);
+      assert.equal(fs.readFileSync(join(box.bad, '00_a.handoff.error'), 'utf8'), 'no id header\n');
+      assert.equal(fs.readlinkSync(join(box.bad, '01_link.handoff')), good, 'the symlink itself moved, not followed');
+      skipped = [];
+      await ready();
+      assert.deepEqual(skipped, [], 'reported once, at the first sight');
+    });
+
+    it('done_with_current quarantines too: it claims the next item after completing', async () => {
+      const box = p.box('reviewer');
+      const a = await placeItem(box.inboxNew, { priority: '10' });
+      await ready();
+      const junk = copyFixture(join(box.inboxNew, '20_junk.handoff'), 'handoffs', 'unusable', 'no-header.handoff');
+      assert.equal((await done()).toString(), `COMPLETED: ${join(box.completed, nameOf(a))}\nNO_TASK\n`);
+      assert.deepEqual(skipped.map((s) => [s.path, (s as QuarantinedItem).badPath]), [[junk, join(box.bad, '20_junk.handoff')]]);
     });
 
     it('done: stamps completed_at, moves the item to completed/, prints COMPLETED and then the next task', async () => {
@@ -153,6 +168,17 @@ describe('lib/handoff/receive', () => {
       for (const x of [a, b]) assert.equal((await headersOf(join(dir, nameOf(x)))).dequeued_at, T1.toISOString());
       assert.deepEqual(itemsIn(box.inboxNew), [nameOf(c)]);
       assert.ok((await ready('QA', T2)).equals(Buffer.from(out)), 'a second call resumes the same batch');
+    });
+
+    it('quarantines unusable entries of new/ before claiming the batch; they never join it', async () => {
+      const box = p.box('QA');
+      const junk = copyFixture(join(box.inboxNew, '30_junk.handoff'), 'handoffs', 'unusable', 'unclosed.handoff');
+      const a = await placeItem(box.inboxNew, { priority: '30' });
+      const out = (await ready('QA')).toString();
+      assert.match(out, /^BATCH: .*\nCOUNT: 1\n/);
+      assert.deepEqual(itemsIn(join(box.inProcess, 'batch_20260615T140531Z_000001')), [nameOf(a)]);
+      assert.deepEqual(skipped.map((s) => [s.path, (s as QuarantinedItem).badPath]), [[junk, join(box.bad, '30_junk.handoff')]]);
+      assert.equal(fs.readFileSync(join(box.bad, '30_junk.handoff.error'), 'utf8'), 'front matter is not closed by a --- line\n');
     });
 
     it('rolls back an interrupted batch claim (a staging directory) before claiming', async () => {

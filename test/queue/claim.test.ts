@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { claimBatch, claimItem, inProcessOf, pathTaken, readItemsIn, rollBackStagedBatches, stampIfMissing, uniqueBatchName } from '../../lib/queue/claim.js';
+import { claimBatch, claimItem, inProcessOf, pathTaken, readItemsIn, readWaitingItems, rollBackStagedBatches, stampIfMissing, uniqueBatchName } from '../../lib/queue/claim.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
-import { readItem } from '../../lib/queue/item.js';
+import { QuarantinedItem, readItem, type UnusableItem } from '../../lib/queue/item.js';
 import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
 import { copyFixture } from '../support/fixtures.js';
 import { placeItem, tempDir } from '../support/project.js';
@@ -30,6 +30,21 @@ describe('lib/queue/claim', () => {
     assert.deepEqual(all.map((i) => i.headers.priority), ['10', '20']);
     assert.deepEqual(skipped, [join(box.inboxNew, '00_bad.handoff')]);
     assert.equal((await readItemsIn(box.inboxNew, onSkip, 1)).length, 1);
+  });
+
+  it('readWaitingItems quarantines each unusable entry of new/ it meets into bad/ and reports it; usable items stay', async () => {
+    const reports: UnusableItem[] = [];
+    copyFixture(join(box.inboxNew, '00_bad.handoff'), 'handoffs', 'unusable', 'no-header.handoff');
+    const first = await placeItem(box.inboxNew, { priority: '10' });
+    copyFixture(join(box.inboxNew, '20_later.handoff'), 'handoffs', 'unusable', 'no-id.handoff');
+    const [item] = await readWaitingItems(box, (p) => reports.push(p), 1);
+    assert.equal(item!.path, first);
+    assert.deepEqual(reports.map((r) => [r instanceof QuarantinedItem, r.path, (r as QuarantinedItem).badPath]),
+      [[true, join(box.inboxNew, '00_bad.handoff'), join(box.bad, '00_bad.handoff')]], 'only what it met before the limit');
+    assert.deepEqual(fs.readdirSync(box.inboxNew).sort(), [first.split('/').pop(), '20_later.handoff'].sort());
+    assert.equal((await readWaitingItems(box, (p) => reports.push(p))).length, 1);
+    assert.deepEqual(fs.readdirSync(box.bad).sort(), ['00_bad.handoff', '00_bad.handoff.error', '20_later.handoff', '20_later.handoff.error']);
+    assert.equal(fs.readFileSync(join(box.bad, '20_later.handoff.error'), 'utf8'), 'no id header\n');
   });
 
   it('claims an item: moved to in_process/ with dequeued_at, gone from new/', async () => {

@@ -110,6 +110,11 @@ describe('lib/queue/deliver', () => {
       fs.writeFileSync(join(box.failed, 'odd'), '');
       assert.equal(freeNameIn(box.failed, 'odd'), join(box.failed, 'odd.1'));
     });
+
+    it('counts a dangling symlink as taken (a rename onto it would replace it)', () => {
+      fs.symlinkSync(join(box.dir, 'nowhere'), join(box.failed, name));
+      assert.equal(freeNameIn(box.failed, name), join(box.failed, `${name.slice(0, -'.handoff'.length)}.1.handoff`));
+    });
   });
 
   describe('moveOriginal', () => {

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
-import { readItem, rewriteItem, rewriteTempOf, UnusableItem } from '../../lib/queue/item.js';
+import { QuarantinedItem, readItem, rewriteItem, rewriteTempOf, UnusableItem, unusableLine } from '../../lib/queue/item.js';
 import { copyFixture, fixtureBytes } from '../support/fixtures.js';
 import { placeItem, tempDir } from '../support/project.js';
 
@@ -52,5 +52,13 @@ describe('lib/queue/item', () => {
     assert.equal(fs.existsSync(rewriteTempOf(path)), false);
     assert.equal(rewriteTempOf(path), join(dir, '.50_legacy.handoff.tmp'));
     assert.equal(fs.statSync(path).mode & 0o777, 0o600);
+  });
+
+  it('unusableLine: `skipping <path>: <reason>`, or `quarantined <path> -> <bad path>: <reason>`, names and reason made printable', () => {
+    assert.equal(unusableLine(new UnusableItem('/m/inbox/new/00_a.handoff', 'no id header')), 'skipping /m/inbox/new/00_a.handoff: no id header');
+    assert.equal(unusableLine(new QuarantinedItem('/m/inbox/new/00_a.handoff', 'is a symlink', '/m/inbox/bad/00_a.1.handoff')),
+      'quarantined /m/inbox/new/00_a.handoff -> /m/inbox/bad/00_a.1.handoff: is a symlink');
+    assert.equal(unusableLine(new QuarantinedItem('/n/\x1b[2J.handoff', "line '\u202e\n'", '/b/\x1b[2J.handoff')),
+      "quarantined /n/\\u001b[2J.handoff -> /b/\\u001b[2J.handoff: line '\\u202e\\n'");
   });
 });
