@@ -1,7 +1,10 @@
 // Who is acting and where: the checks every agent command runs first, in protocol order
-// (role set, ROOT found, role known).
+// (role set, ROOT found, role known). An unknown role's line is followed by a hint line:
+// the known roles and the one probably meant (roleHint.ts).
+import { printable } from '../queue/printable.js';
 import { fail } from './errors.js';
 import { findRoot } from './root.js';
+import { knownRolesHint } from './roleHint.js';
 import { readRoles, type Role, type RoleTable } from './roles.js';
 
 /** The acting role, its project and the role table. */
@@ -18,6 +21,6 @@ export function actingContext(cwd: string, env: NodeJS.ProcessEnv, unknownLabel 
   const root = findRoot(cwd, env);
   const table = readRoles(root);
   const role = table.roles.get(name);
-  if (!role) fail('environment', `Unknown ${unknownLabel}: ${name}`);
+  if (!role) fail('environment', `Unknown ${unknownLabel}: ${printable(name)}`, knownRolesHint([name], [...table.roles.keys()]));
   return { root, role, table };
 }

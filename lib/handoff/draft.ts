@@ -1,7 +1,15 @@
 // Draft parsing and validation (protocol §5). Every problem is reported at once: first
 // the `Line N:` errors in line order, then the others in the protocol's fixed order.
 // Commit resolution is injected so this module stays free of git and of I/O.
+//
+// A refused draft's report keeps the protocol's lines byte for byte and adds hint lines
+// after the `- ` error lines, before the blank line and the usage: the known roles and the
+// one probably meant when a recipient is unknown (roleHint.ts), and the git command that
+// gives the 10-character form of a commit written otherwise.
+import { printable } from '../queue/printable.js';
+import { knownRolesHint } from './roleHint.js';
 import { isValidRoleName } from './roleName.js';
+import { SWARM_HANDOFF_USAGE } from './usage.js';
 
 /** The fields an agent may write. */
 export const DRAFT_FIELDS = ['type', 'to', 'priority', 'task', 'commit', 'message'] as const;
@@ -21,8 +29,8 @@ export interface Draft {
 /** How a 10-hex prefix resolves in the sender's worktree. */
 export type CommitLookup = (prefix: string) => Promise<{ matches: number; type?: string }>;
 
-/** The result of validation: a draft, or the error lines. */
-export type DraftResult = { ok: true; draft: Draft } | { ok: false; errors: string[] };
+/** The result of validation: a draft, or the error lines and the hint lines that follow them. */
+export type DraftResult = { ok: true; draft: Draft } | { ok: false; errors: string[]; hints: string[] };
 
 interface Field {
   name: string;
@@ -77,8 +85,8 @@ function readFields(text: string): { fields: Field[]; lineErrors: string[] } {
   return { fields, lineErrors };
 }
 
-/** Checks the `to` list: empty entries, invalid names, duplicates, unknown roles. */
-function recipientErrors(list: string, knownRoles: Set<string>): { to: string[]; errors: string[] } {
+/** Checks the `to` list: empty entries, invalid names, duplicates, unknown roles (also returned, for the hint). */
+function recipientErrors(list: string, knownRoles: Set<string>): { to: string[]; errors: string[]; unknown: string[] } {
   const to = list.split(',').map((r) => r.trim());
   const errors: string[] = [];
   if (to.some((r) => r === '')) errors.push(`Header 'to' contains an empty recipient.`);
@@ -89,11 +97,24 @@ function recipientErrors(list: string, knownRoles: Set<string>): { to: string[];
   for (const r of duplicates) errors.push(`Duplicate recipient '${r}'.`);
   const unknown = unique(named.filter((r) => !r.includes('_') && !(isValidRoleName(r) && knownRoles.has(r))));
   for (const r of unknown) errors.push(`Unknown recipient role '${r}'.`);
-  return { to: named, errors };
+  return { to: named, errors, unknown };
 }
 
 function unique(list: string[]): string[] {
   return [...new Set(list)];
+}
+
+/** The hint lines of a refused draft: known roles for unknown recipients, the git command for a commit not written as 10 hex characters. */
+function draftHints(unknownRecipients: string[], knownRoles: Set<string>, misformedCommit: string | undefined): string[] {
+  const hints: string[] = [];
+  if (unknownRecipients.length > 0) hints.push(knownRolesHint(unknownRecipients, [...knownRoles]));
+  if (misformedCommit !== undefined) hints.push(`Get the 10-character form in your worktree with: git rev-parse --short=10 ${misformedCommit}`);
+  return hints;
+}
+
+/** The stderr lines of a refused draft (protocol §5): `HANDOFF INVALID: <draft>`, `Errors:`, the `- ` lines, the hint lines, a blank line, the usage. */
+export function invalidDraftLines(draftArg: string, errors: string[], hints: string[]): string[] {
+  return [`HANDOFF INVALID: ${printable(draftArg)}`, '', 'Errors:', ...errors.map((e) => `- ${e}`), ...hints, '', SWARM_HANDOFF_USAGE];
 }
 
 /** Validates a draft's text against the role table; commit lookups run in the sender's worktree. */
@@ -109,7 +130,7 @@ export async function validateDraft(text: string, knownRoles: Set<string>, looku
   if (priority !== undefined && !/^[0-9]{2}$/.test(priority)) {
     errors.push(`Header 'priority' must be two digits from 00 to 99; got '${priority}'.`);
   }
-  const recipients = get('to') === undefined ? { to: [], errors: [] } : recipientErrors(get('to')!, knownRoles);
+  const recipients = get('to') === undefined ? { to: [], errors: [], unknown: [] } : recipientErrors(get('to')!, knownRoles);
   errors.push(...recipients.errors);
   const allowedFor = { git_handoff: ['task', 'commit'], note: ['message'] };
   if (validType) {
@@ -148,7 +169,8 @@ export async function validateDraft(text: string, knownRoles: Set<string>, looku
     else if (length(message) > MAX_TEXT) errors.push(`Header 'message' must be no longer than ${MAX_TEXT} characters; got ${length(message)}.`);
   }
   if (!validType && message !== undefined) errors.push(`Header 'message' is only allowed for note.`);
-  if (errors.length > 0) return { ok: false, errors };
+  const misformedCommit = validType === 'git_handoff' && commit !== undefined && !/^[0-9A-Fa-f]{10}$/.test(commit) ? commit : undefined;
+  if (errors.length > 0) return { ok: false, errors, hints: draftHints(recipients.unknown, knownRoles, misformedCommit) };
   return {
     ok: true,
     draft: {

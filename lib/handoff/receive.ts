@@ -4,16 +4,20 @@
 // on one inbox are serialized and two callers can never claim two items. done_with_current
 // completes and claims the next item within one lock hold.
 //
-// Crash contract: see lib/queue/claim.ts and finish.ts; on entry, a batch claim cut short
-// is rolled back and a missing `dequeued_at` on resumed work is stamped. Refusals are
-// decided before anything is written, so a refusal leaves every file as it was.
+// Crash contract: see lib/queue/claim.ts, finish.ts and quarantine.ts; on entry, a batch
+// claim cut short is rolled back and a missing `dequeued_at` on resumed work is stamped.
+// Refusals are decided before anything is written, so a refusal leaves every file as it
+// was. `done_with_current <ID>` repeated after its work was completed (a retry after a
+// crash, or a doubled call) says ALREADY_COMPLETED and then hands out the work as ready
+// does: the same end as the first call, and never a completion of unseen work.
 import { join } from 'node:path';
 import { claimBatch, claimItem, inProcessOf, pathTaken, readItemsIn, readWaitingItems, rollBackStagedBatches, stampIfMissing, uniqueBatchName, type SkipReporter } from '../queue/claim.js';
-import { finishBatch, finishItem } from '../queue/finish.js';
+import { findCompleted, finishBatch, finishItem } from '../queue/finish.js';
 import { type Item } from '../queue/item.js';
 import { withLock } from '../queue/lock.js';
 import { ensureMailbox, type Mailbox } from '../queue/mailbox.js';
 import { isoOf, tsidOf } from '../queue/names.js';
+import { printable } from '../queue/printable.js';
 import { actingContext } from './context.js';
 import { fail } from './errors.js';
 import { mailboxOf } from './layout.js';
@@ -47,7 +51,20 @@ async function currentOf(call: Call): Promise<Current> {
 }
 
 function refuse(first: string, current: Current): never {
-  fail('refused', first, ...current.listing.map((p) => `- ${p}`));
+  fail('refused', first, ...current.listing.map((p) => `- ${printable(p)}`));
+}
+
+/**
+ * done_with_current ID when ID is not the work in process: a repeated call for work already
+ * completed says `ALREADY_COMPLETED: <path>` and changes nothing (then, as after any
+ * completion, ready's output follows); otherwise `nothingInProcess` when there is no work
+ * in process, else the NOT_CURRENT_TASK refusal listing what is.
+ */
+async function notInProcess(call: Call, current: Current, id: string, nothingInProcess?: string): Promise<Buffer> {
+  const completed = await findCompleted(call.box, id);
+  if (completed !== undefined) return Buffer.from(`ALREADY_COMPLETED: ${completed}\n`);
+  if (nothingInProcess !== undefined) fail('state', nothingInProcess);
+  refuse(`NOT_CURRENT_TASK: ${printable(id)} is not in process.`, current);
 }
 
 async function readyTask(call: Call, current: Current): Promise<Buffer> {
@@ -63,7 +80,7 @@ async function readyTask(call: Call, current: Current): Promise<Buffer> {
 async function batchItems(call: Call, batchName: string, current: Current): Promise<Item[]> {
   const dir = join(call.box.inProcess, batchName);
   const items = await readItemsIn(dir, call.onSkip);
-  if (items.length === 0) refuse(`AMBIGUOUS_TASK_STATE: batch contains no tasks: ${dir}`, current);
+  if (items.length === 0) refuse(`AMBIGUOUS_TASK_STATE: batch contains no tasks: ${printable(dir)}`, current);
   return items;
 }
 
@@ -90,10 +107,10 @@ async function doneTask(call: Call, current: Current, id: string | undefined): P
   if (current.batches.length > 0) refuse('CURRENT_WORK_IS_BATCH: a batch is in process but this role receives single tasks.', current);
   if (current.files.length >= 2) refuse('AMBIGUOUS_TASK_STATE: multiple tasks are in process.', current);
   const item = current.files[0];
+  if (id !== undefined && id !== item?.id && id !== item?.name) return notInProcess(call, current, id, item ? undefined : 'NO_CURRENT_TASK');
   if (!item) fail('state', 'NO_CURRENT_TASK');
-  if (id !== undefined && id !== item.id && id !== item.name) fail('refused', `NOT_CURRENT_TASK: ${id} is not in process.`);
   const target = join(call.box.completed, item.name);
-  if (pathTaken(target)) refuse(`AMBIGUOUS_TASK_STATE: completed file already exists: ${target}`, current);
+  if (pathTaken(target)) refuse(`AMBIGUOUS_TASK_STATE: completed file already exists: ${printable(target)}`, current);
   const completed = await finishItem(call.box, item, call.now);
   return Buffer.from(`COMPLETED: ${completed}\n`);
 }
@@ -102,13 +119,14 @@ async function doneBatch(call: Call, current: Current, id: string | undefined): 
   if (current.files.length > 0) refuse('CURRENT_WORK_IS_SINGLE_TASK: a single task is in process but this role receives batches.', current);
   if (current.batches.length >= 2) refuse('AMBIGUOUS_TASK_STATE: multiple batches are in process.', current);
   const batchName = current.batches[0];
-  if (!batchName) fail('state', 'NO_CURRENT_BATCH');
-  const items = await batchItems(call, batchName, current);
-  if (id !== undefined && id !== batchName && !items.some((i) => i.id === id || i.name === id)) {
-    fail('refused', `NOT_CURRENT_TASK: ${id} is not in process.`);
+  if (!batchName) {
+    if (id === undefined) fail('state', 'NO_CURRENT_BATCH');
+    return notInProcess(call, current, id, 'NO_CURRENT_BATCH');
   }
+  const items = await batchItems(call, batchName, current);
+  if (id !== undefined && id !== batchName && !items.some((i) => i.id === id || i.name === id)) return notInProcess(call, current, id);
   const target = join(call.box.completed, batchName);
-  if (pathTaken(target)) refuse(`AMBIGUOUS_TASK_STATE: completed batch already exists: ${target}`, current);
+  if (pathTaken(target)) refuse(`AMBIGUOUS_TASK_STATE: completed batch already exists: ${printable(target)}`, current);
   const completed = await finishBatch(call.box, join(call.box.inProcess, batchName), batchName, items, call.now);
   const lines = items.map((i) => `COMPLETED: ${join(completed, i.name)}\n`).join('');
   return Buffer.from(`${lines}COMPLETED_BATCH: ${completed}\n`);

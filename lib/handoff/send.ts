@@ -19,14 +19,14 @@ import { serializeEnvelope, type Headers } from '../queue/envelope.js';
 import { withLock } from '../queue/lock.js';
 import { ensureMailbox, type Mailbox } from '../queue/mailbox.js';
 import { handoffFileName, handoffId, isoOf, tsidOf } from '../queue/names.js';
+import { printable } from '../queue/printable.js';
 import { bodyOf } from './body.js';
 import { commitLookupIn } from './commit.js';
 import { actingContext, type Context } from './context.js';
-import { validateDraft, type Draft } from './draft.js';
+import { invalidDraftLines, validateDraft, type Draft } from './draft.js';
 import { fail, HandoffFailure } from './errors.js';
 import { mailboxOf } from './layout.js';
 import { takeSequence } from './sequence.js';
-import { SWARM_HANDOFF_USAGE } from './usage.js';
 
 interface DraftIdentity {
   path: string;
@@ -62,15 +62,13 @@ export async function sendHandoff(draftArg: string, cwd: string, env: NodeJS.Pro
   const bytes = fs.readFileSync(draftPath);
   const draftId = identify(draftPath, bytes, stat);
   const result = await validateDraft(bytes.toString('utf8'), new Set(ctx.table.roles.keys()), commitLookupIn(ctx.role.worktreePath));
-  if (!result.ok) {
-    fail('invalid', `HANDOFF INVALID: ${draftArg}`, '', 'Errors:', ...result.errors.map((e) => `- ${e}`), '', SWARM_HANDOFF_USAGE);
-  }
+  if (!result.ok) fail('invalid', ...invalidDraftLines(draftArg, result.errors, result.hints));
   const box = mailboxOf(ctx.root, ctx.role.role);
   ensureMailbox(box);
   const queued = await withLock(box.outboxLock, async () => {
     const earlier = journalFor(box, draftId);
     if (earlier) return completeSend(box, earlier);
-    if (!sameDraftStill(draftId)) fail('usage', `Draft file not found: ${draftArg}`);
+    if (!sameDraftStill(draftId)) fail('usage', `Draft file not found: ${printable(draftArg)}`);
     discardSupersededSends(box, draftPath);
     return publish(ctx, box, result.draft, draftId, now, onSkip);
   });
@@ -79,7 +77,7 @@ export async function sendHandoff(draftArg: string, cwd: string, env: NodeJS.Pro
 
 /** With no draft file: finish a send of that path cut short after the draft was deleted, or report it missing. */
 async function finishInterruptedSend(draftArg: string, draftPath: string, cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const missing = new HandoffFailure('usage', [`Draft file not found: ${draftArg}`]);
+  const missing = new HandoffFailure('usage', [`Draft file not found: ${printable(draftArg)}`]);
   let ctx: Context;
   try {
     ctx = actingContext(cwd, env, 'sender role');

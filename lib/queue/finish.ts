@@ -6,14 +6,18 @@
 // rewrite), then the item or the whole batch directory moves with one rename. A crash
 // before the rename leaves the work in process, partly stamped; the retry reuses the
 // `completed_at` already written, so a batch carries one completion time.
-import { join } from 'node:path';
+//
+// findCompleted answers a repeated completion (`done_with_current <id>` of work already
+// finished): it only reads.
+import { lstatSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { crashPoint } from './crash.js';
 import { renameSynced } from './durable.js';
 import { type Mailbox } from './mailbox.js';
 import { mkdirSynced } from './durable.js';
 import { entriesOf, isBatchName, isoOf, itemNamesIn } from './names.js';
 import { stampIfMissing } from './claim.js';
-import { type Item } from './item.js';
+import { readItem, UnusableItem, type Item } from './item.js';
 
 /** Stamps `completed_at` on every item (one value, reusing one already written). */
 async function stampCompleted(items: Item[], now: Date): Promise<Item[]> {
@@ -53,4 +57,25 @@ export function completedItemPaths(box: Mailbox): string[] {
     }
   }
   return paths;
+}
+
+/**
+ * Where the completed work that `id` names is: a batch directory in completed/ (by its
+ * name), or a completed item (in completed/ or a completed batch) by its file name or its
+ * id. An id is looked for in the names that hold it the way Baton names files
+ * (`<priority>_<id>_to_...`) and confirmed by the item's header; undefined when none matches.
+ */
+export async function findCompleted(box: Mailbox, id: string): Promise<string | undefined> {
+  if (isBatchName(id) && !id.includes('/') && lstatSync(join(box.completed, id), { throwIfNoEntry: false })?.isDirectory()) return join(box.completed, id);
+  for (const path of completedItemPaths(box)) {
+    const name = basename(path);
+    if (name === id) return path;
+    if (!name.includes(`_${id}_to_`)) continue;
+    try {
+      if ((await readItem(path)).id === id) return path;
+    } catch (err) {
+      if (!(err instanceof UnusableItem)) throw err;
+    }
+  }
+  return undefined;
 }

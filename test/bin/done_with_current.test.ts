@@ -41,22 +41,40 @@ describe('done_with_current (built bin)', () => {
       assert.equal(last.stdout, `COMPLETED: ${join(box.completed, b.split('/').pop()!)}\nNO_TASK\n`);
     });
 
-    it('with an ID: completes only the item in process (by id or file name), else NOT_CURRENT_TASK exit 2, nothing changed', async () => {
+    it('with an ID: completes only the item in process (by id or file name), else NOT_CURRENT_TASK exit 2 listing what is in process, nothing changed', async () => {
       const box = p.box('reviewer');
       const a = await placeItem(box.inboxNew, { id: 'id-a', priority: '10' });
       const b = await placeItem(box.inboxNew, { id: 'id-b', priority: '20' });
       ready();
       const before = snapshot(p.root);
       const wrong = done('reviewer', ['id-b']);
-      assert.deepEqual([wrong.code, wrong.stdout, wrong.stderr], [2, '', 'NOT_CURRENT_TASK: id-b is not in process.\n']);
+      assert.deepEqual([wrong.code, wrong.stdout, wrong.stderr], [2, '', `NOT_CURRENT_TASK: id-b is not in process.\n- ${join(box.inProcess, a.split('/').pop()!)}\n`]);
       assert.deepEqual(snapshot(p.root), before);
       assert.equal(done('reviewer', ['id-a']).code, 0);
       const byName = done('reviewer', [b.split('/').pop()!]);
       assert.equal(byName.code, 0, byName.stderr);
       assert.equal(itemsIn(box.completed).length, 2);
-      const repeated = done('reviewer', ['id-b']);
-      assert.equal(repeated.code, 1);
       assert.deepEqual(itemsIn(box.completed), [a, b].map((x) => x.split('/').pop()!).sort());
+    });
+
+    it('a repeated done_with_current <ID> of completed work: ALREADY_COMPLETED: <path>, exit 0, nothing changed, then what ready_for_next prints', async () => {
+      const box = p.box('reviewer');
+      const a = await placeItem(box.inboxNew, { id: '20260101T000000Z_000001_from_coder', priority: '10' }, 'A\n');
+      const b = await placeItem(box.inboxNew, { id: '20260101T000000Z_000002_from_coder', priority: '20' }, 'B\n');
+      ready();
+      const first = done('reviewer', ['20260101T000000Z_000001_from_coder']);
+      const completedA = join(box.completed, a.split('/').pop()!);
+      const taskB = `TASK: ${join(box.inProcess, b.split('/').pop()!)}\nFROM: coder\nTYPE: note\nPRIORITY: 20\nPAYLOAD:\nB\n`;
+      assert.deepEqual([first.code, first.stdout], [0, `COMPLETED: ${completedA}\n${taskB}`]);
+      const before = snapshot(p.root);
+      const again = done('reviewer', ['20260101T000000Z_000001_from_coder']);
+      assert.deepEqual([again.code, again.stdout, again.stderr], [0, `ALREADY_COMPLETED: ${completedA}\n${taskB}`, '']);
+      assert.deepEqual(snapshot(p.root), before, 'nothing changed: the work in process is shown again, not completed');
+      done('reviewer', [b.split('/').pop()!]);
+      const last = done('reviewer', [b.split('/').pop()!]);
+      assert.deepEqual([last.code, last.stdout, last.stderr], [0, `ALREADY_COMPLETED: ${join(box.completed, b.split('/').pop()!)}\nNO_TASK\n`, '']);
+      const unknown = done('reviewer', ['20260101T000000Z_000009_from_coder']);
+      assert.deepEqual([unknown.code, unknown.stderr], [1, 'NO_CURRENT_TASK\n'], 'an id never completed is still NO_CURRENT_TASK');
     });
 
     it('refusals: batch in process, several tasks, completed name taken; exit 2, nothing changed', async () => {
@@ -110,6 +128,19 @@ describe('done_with_current (built bin)', () => {
       assert.match(stamps[0]!, ISO);
       assert.equal(new Set(stamps).size, 1);
       assert.equal(done('QA').stdout.endsWith('NO_TASK\n'), true);
+    });
+
+    it('a repeated done_with_current <batch name>: ALREADY_COMPLETED: <completed batch>, exit 0; another name: NOT_CURRENT_TASK listing the batch', async () => {
+      const box = p.box('QA');
+      await placeItem(box.inboxNew, { priority: '10' });
+      const batchName = /^BATCH: .*\/(batch_\S+)\n/.exec(ready('QA').stdout)![1]!;
+      assert.equal(done('QA', [batchName]).code, 0);
+      const again = done('QA', [batchName]);
+      assert.deepEqual([again.code, again.stdout, again.stderr], [0, `ALREADY_COMPLETED: ${join(box.completed, batchName)}\nNO_TASK\n`, '']);
+      await placeItem(box.inboxNew, { priority: '10' });
+      const next = /^BATCH: (.*)\n/.exec(ready('QA').stdout)![1]!;
+      const wrong = done('QA', ['batch_20260101T000000Z_000042']);
+      assert.deepEqual([wrong.code, wrong.stdout, wrong.stderr], [2, '', `NOT_CURRENT_TASK: batch_20260101T000000Z_000042 is not in process.\n- ${next}\n`]);
     });
 
     it('refusals: single file in process, several batches, empty batch, completed batch name taken', async () => {

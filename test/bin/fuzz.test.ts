@@ -19,6 +19,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
+import { printable } from '../../lib/queue/printable.js';
 import {
   commitIn, git, makeProject, noteDraft, placeItem, runBinAsync, snapshot, tempDir, writeDraft,
   type Project, type RunResult,
@@ -174,6 +175,19 @@ function predict(bytes: Buffer, objects: Objects): { errors: string[]; queued?: 
       ? { type: known, to, priority: priority!, task, commit: commit!.toLowerCase() }
       : { type: known!, to, priority: priority!, message },
   };
+}
+
+/**
+ * The hint lines between the `- ` lines and the usage (README, "Differences"): the known
+ * roles exactly when a recipient is unknown, the git command exactly when a commit is not
+ * written as 10 hex characters, in that order.
+ */
+function hintProblems(hints: string[], errors: string[]): string[] {
+  const wanted: RegExp[] = [];
+  if (errors.some((e) => e.startsWith('Unknown recipient role '))) wanted.push(new RegExp(`^Known roles: ${ROLES.join(', ')}\\.( Did you mean '[^']+'( for '.+')?\\?)*$`));
+  if (errors.some((e) => e.startsWith("Header 'commit' must be exactly 10 "))) wanted.push(/^Get the 10-character form in your worktree with: git rev-parse --short=10 .+$/);
+  if (hints.length !== wanted.length || hints.some((h, i) => !wanted[i]!.test(h))) return [`hint lines ${JSON.stringify(hints)} for errors ${JSON.stringify(errors)}`];
+  return [];
 }
 
 /** §5 fixes the order of error kinds; the order of several recipient names of one kind is not specified. */
@@ -471,7 +485,8 @@ function crashSigns(text: string): string | undefined {
   return undefined;
 }
 
-function printable(bytes: Buffer): string {
+/** A draft's bytes as a short quoted string for a failure report. */
+function quoted(bytes: Buffer): string {
   const s = JSON.stringify(bytes.toString('utf8'));
   return s.length > 600 ? `${s.slice(0, 600)}… (${bytes.length} bytes)` : s;
 }
@@ -583,6 +598,9 @@ async function checkDraft(lane: Lane, rng: Rng, draft: Generated): Promise<{ pro
   const rest = run.stderr.slice(head.length).split('\n');
   const errorLines: string[] = [];
   while (rest[0]?.startsWith('- ')) errorLines.push(rest.shift()!.slice(2));
+  const hintLines: string[] = [];
+  while (rest[0] !== undefined && rest[0] !== '') hintLines.push(rest.shift()!);
+  problems.push(...hintProblems(hintLines, expected.errors));
   const usage = rest.join('\n');
   if (!usage.startsWith('\nUsage: swarm_handoff') || !usage.includes('type: git_handoff') || !usage.includes('type: note')) {
     problems.push(`no usage with both draft formats after the errors: ${JSON.stringify(usage.slice(0, 200))}`);
@@ -595,7 +613,7 @@ async function checkDraft(lane: Lane, rng: Rng, draft: Generated): Promise<{ pro
     else kinds.push(kind);
   }
   const got = canonical(errorLines);
-  const want = canonical(expected.errors);
+  const want = canonical(expected.errors.map(printable));
   if (JSON.stringify(got) !== JSON.stringify(want)) {
     problems.push(`errors ${JSON.stringify(got).slice(0, 800)}\n      expected ${JSON.stringify(want).slice(0, 800)}`);
   }
@@ -719,7 +737,7 @@ describe('swarm_handoff fuzz', function () {
           if (result.outcome === 'queued') tally[predict(draft.bytes, lane.objects.all).queued?.type === 'note' ? 'note' : 'git'] += 1;
           for (const k of result.kinds) kindsSeen.add(k);
           if (result.problems.length > 0) {
-            const report = `draft #${index} (${draft.kind}, seed ${SEED}): ${printable(draft.bytes)}\n    - ${result.problems.join('\n    - ')}`;
+            const report = `draft #${index} (${draft.kind}, seed ${SEED}): ${quoted(draft.bytes)}\n    - ${result.problems.join('\n    - ')}`;
             failures.push(report);
             for (const problem of result.problems) {
               const kind = problem.replace(/"[^"]*"|'[^']*'|\d+/g, '_').slice(0, 60);

@@ -159,14 +159,16 @@ describe('ready_for_next (built bin)', () => {
       const r = ready();
       assert.deepEqual([r.code, r.stdout], [0, 'NO_TASK\n']);
       assert.equal(fs.statSync(p.box('reviewer').inboxNew).mode & 0o777, 0o700);
-      assert.equal(ready('bad_name').stderr, 'Unknown role: bad_name\n');
+      assert.equal(ready('bad_name').stderr, 'Unknown role: bad_name\nKnown roles: coder, reviewer, QA.\n');
     });
 
     it('environment errors: unset role, unknown role, invalid receive mode (exit 2)', () => {
       const unset = runBin('ready_for_next', [], { cwd: p.root });
       assert.deepEqual([unset.code, unset.stderr], [1, 'Set SWARMFORGE_ROLE.\n']);
       const ghost = ready('ghost');
-      assert.deepEqual([ghost.code, ghost.stderr], [1, 'Unknown role: ghost\n']);
+      assert.deepEqual([ghost.code, ghost.stderr], [1, 'Unknown role: ghost\nKnown roles: coder, reviewer, QA.\n']);
+      const typo = ready('reviwer');
+      assert.deepEqual([typo.code, typo.stderr], [1, "Unknown role: reviwer\nKnown roles: coder, reviewer, QA. Did you mean 'reviewer'?\n"]);
       const rolesPath = join(p.root, '.swarmforge', 'roles.tsv');
       fs.writeFileSync(rolesPath, fs.readFileSync(rolesPath, 'utf8').replace(/\ttask\n/, '\tweird\n'));
       const bad = ready('coder');

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { SWARM_HANDOFF_USAGE } from '../../lib/handoff/usage.js';
-import { fixtureBytes, fixtureLines, fixtureText } from '../support/fixtures.js';
+import { fixtureBytes, fixtureLines, fixtureLinesIfAny, fixtureText } from '../support/fixtures.js';
 import { commitIn, git, itemsIn, makeProject, noteDraft, runBin, snapshot, tempDir, writeDraft, type Project } from '../support/project.js';
 
 describe('swarm_handoff (built bin)', () => {
@@ -108,15 +108,19 @@ describe('swarm_handoff (built bin)', () => {
     try {
       const outsideDraft = writeDraft(outside, noteDraft('reviewer'));
       const noRoot = runBin('swarm_handoff', [outsideDraft], { role: 'coder', cwd: outside });
-      assert.deepEqual([noRoot.code, noRoot.stderr], [1, 'Cannot find SwarmForge project root\n']);
+      assert.deepEqual([noRoot.code, noRoot.stderr], [1, 'Cannot find SwarmForge project root\n' +
+        "Run 'baton init' in your project's git repository (where swarmforge/swarmforge.conf is), then run this command inside it.\n"]);
       const badEnv = runBin('swarm_handoff', [draft], { role: 'coder', cwd: p.root, env: { SWARMFORGE_ROOT: outside } });
       assert.equal(badEnv.code, 1);
-      assert.match(badEnv.stderr, /^Cannot find SwarmForge project root/);
+      assert.equal(badEnv.stderr, `Cannot find SwarmForge project root: SWARMFORGE_ROOT=${outside} has no .swarmforge/roles.tsv\n` +
+        `Run 'baton init' in ${outside} (where swarmforge/swarmforge.conf is), or unset SWARMFORGE_ROOT.\n`);
     } finally {
       fs.rmSync(outside, { recursive: true, force: true });
     }
     const ghost = send(draft, { role: 'ghost' });
-    assert.deepEqual([ghost.code, ghost.stderr], [1, 'Unknown sender role: ghost\n']);
+    assert.deepEqual([ghost.code, ghost.stderr], [1, 'Unknown sender role: ghost\nKnown roles: coder, reviewer, QA.\n']);
+    const cased = send(draft, { role: 'Coder' });
+    assert.deepEqual([cased.code, cased.stderr], [1, "Unknown sender role: Coder\nKnown roles: coder, reviewer, QA. Did you mean 'coder'?\n"]);
     assert.ok(fs.existsSync(draft));
     assert.deepEqual(itemsIn(p.box('coder').outbox), []);
   });
@@ -166,17 +170,19 @@ describe('swarm_handoff (built bin)', () => {
       ['commit matching nothing', 'commit-matching-nothing'],
       ['note without message', 'note-without-message'],
       ['long message', 'long-message'],
+      ['recipients close to known roles, a 7-character commit (hints)', 'close-recipients-short-commit'],
     ];
     for (const [title, name] of cases) {
       it(title, () => {
         const text = fixtureText('drafts', 'invalid', `${name}.txt`);
         const errors = fixtureLines('drafts', 'invalid', `${name}.errors`);
+        const hints = fixtureLinesIfAny('drafts', 'invalid', `${name}.hints`);
         const draft = writeDraft(p.root, text, 'my-draft.txt');
         const before = snapshot(p.root);
         const result = send('my-draft.txt');
         assert.equal(result.code, 2);
         assert.equal(result.stdout, '');
-        assert.equal(result.stderr, `HANDOFF INVALID: my-draft.txt\n\nErrors:\n${errors.map((e) => `- ${e}\n`).join('')}\n${SWARM_HANDOFF_USAGE}\n`);
+        assert.equal(result.stderr, `HANDOFF INVALID: my-draft.txt\n\nErrors:\n${errors.map((e) => `- ${e}\n`).join('')}${hints.map((h) => `${h}\n`).join('')}\n${SWARM_HANDOFF_USAGE}\n`);
         assert.deepEqual(snapshot(p.root), before);
         assert.equal(fs.readFileSync(draft, 'utf8'), text);
       });

@@ -5,9 +5,11 @@ import { actingContext } from '../../lib/handoff/context.js';
 import { HandoffFailure } from '../../lib/handoff/errors.js';
 import { tempDir } from '../support/project.js';
 
-function failsWith(line: string) {
-  return (err: unknown) => err instanceof HandoffFailure && err.kind === 'environment' && err.lines.length === 1 && err.lines[0] === line;
+function failsWith(...lines: string[]) {
+  return (err: unknown) => err instanceof HandoffFailure && err.kind === 'environment' && JSON.stringify(err.lines) === JSON.stringify(lines);
 }
+
+const INIT_HINT = "Run 'baton init' in your project's git repository (where swarmforge/swarmforge.conf is), then run this command inside it.";
 
 describe('lib/handoff/context', () => {
   let dir: string;
@@ -39,14 +41,23 @@ describe('lib/handoff/context', () => {
   });
 
   it('then ROOT comes before an unknown role', () => {
-    assert.throws(() => actingContext(outside, { SWARMFORGE_ROLE: 'ghost' }), failsWith('Cannot find SwarmForge project root'));
+    assert.throws(() => actingContext(outside, { SWARMFORGE_ROLE: 'ghost' }), failsWith('Cannot find SwarmForge project root', INIT_HINT));
   });
 
-  it('then the role must be in roles.tsv: "Unknown role", or "Unknown sender role" for swarm_handoff', () => {
-    assert.throws(() => actingContext(root, { SWARMFORGE_ROLE: 'ghost' }), failsWith('Unknown role: ghost'));
-    assert.throws(() => actingContext(root, { SWARMFORGE_ROLE: 'ghost' }, 'sender role'), failsWith('Unknown sender role: ghost'));
-    assert.throws(() => actingContext(root, { SWARMFORGE_ROLE: 'bad_one' }), failsWith('Unknown role: bad_one'), 'a role on an ignored line is unknown');
-    assert.throws(() => actingContext(root, { SWARMFORGE_ROLE: 'Coder' }), failsWith('Unknown role: Coder'), 'role names are case-sensitive');
+  it('then the role must be in roles.tsv: "Unknown role", or "Unknown sender role" for swarm_handoff, then the known roles', () => {
+    assert.throws(() => actingContext(root, { SWARMFORGE_ROLE: 'ghost' }), failsWith('Unknown role: ghost', 'Known roles: coder, QA.'));
+    assert.throws(() => actingContext(root, { SWARMFORGE_ROLE: 'ghost' }, 'sender role'), failsWith('Unknown sender role: ghost', 'Known roles: coder, QA.'));
+    assert.throws(() => actingContext(root, { SWARMFORGE_ROLE: 'bad_one' }), failsWith('Unknown role: bad_one', 'Known roles: coder, QA.'), 'a role on an ignored line is unknown');
+  });
+
+  it('an unknown role that is close to a known one: the hint says which (case first, then a small edit distance)', () => {
+    assert.throws(() => actingContext(root, { SWARMFORGE_ROLE: 'Coder' }), failsWith('Unknown role: Coder', "Known roles: coder, QA. Did you mean 'coder'?"), 'role names are case-sensitive');
+    assert.throws(() => actingContext(root, { SWARMFORGE_ROLE: 'codr' }, 'sender role'), failsWith('Unknown sender role: codr', "Known roles: coder, QA. Did you mean 'coder'?"));
+    assert.throws(() => actingContext(root, { SWARMFORGE_ROLE: 'qa' }), failsWith('Unknown role: qa', "Known roles: coder, QA. Did you mean 'QA'?"));
+  });
+
+  it('an unknown role from the environment is made printable, a line break included', () => {
+    assert.throws(() => actingContext(root, { SWARMFORGE_ROLE: 'x\ny\x1b[2J' }), failsWith('Unknown role: x\\ny\\u001b[2J', 'Known roles: coder, QA.'));
   });
 
   it('finds ROOT through $SWARMFORGE_ROOT from anywhere', () => {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { DRAFT_FIELDS, validateDraft, type CommitLookup, type DraftResult } from '../../lib/handoff/draft.js';
-import { fixtureLines, fixturePath, fixtureText } from '../support/fixtures.js';
+import { DRAFT_FIELDS, invalidDraftLines, validateDraft, type CommitLookup, type DraftResult } from '../../lib/handoff/draft.js';
+import { SWARM_HANDOFF_USAGE } from '../../lib/handoff/usage.js';
+import { fixtureLines, fixtureLinesIfAny, fixturePath, fixtureText } from '../support/fixtures.js';
 
 const KNOWN = new Set(['coder', 'reviewer', 'QA']);
 const COMMIT = 'abcdef0123';
@@ -290,13 +291,35 @@ describe('lib/handoff/draft', () => {
       assert.deepEqual(stub.asked, [COMMIT]);
     });
 
-    it('every invalid draft fixture gives exactly the error lines of its .errors file', async () => {
+    it('every invalid draft fixture gives exactly the error lines of its .errors file, and the hint lines of its .hints file (none without one)', async () => {
       const names = fs.readdirSync(fixturePath('drafts', 'invalid')).filter((n) => n.endsWith('.txt'));
-      assert.ok(names.length >= 14, `only ${names.length} invalid drafts`);
+      assert.ok(names.length >= 15, `only ${names.length} invalid drafts`);
       for (const name of names) {
         const expected = fixtureLines('drafts', 'invalid', name.replace(/\.txt$/, '.errors'));
-        assert.deepEqual(await errorsOf(fixtureText('drafts', 'invalid', name)), expected, name);
+        const hints = fixtureLinesIfAny('drafts', 'invalid', name.replace(/\.txt$/, '.hints'));
+        const result = await validate(fixtureText('drafts', 'invalid', name));
+        assert.deepEqual(result.ok ? [] : [result.errors, result.hints], [expected, hints], name);
       }
+    });
+
+    it('hints: the known roles (and a close match) after unknown recipients; the git command after a commit that is not 10 hex characters', async () => {
+      const hintsOf = async (text: string) => {
+        const result = await validate(text);
+        return result.ok ? undefined : result.hints;
+      };
+      assert.deepEqual(await hintsOf(note().replace('to: reviewer', 'to: Reviewer')), ["Known roles: coder, reviewer, QA. Did you mean 'reviewer'?"]);
+      assert.deepEqual(await hintsOf(note().replace('to: reviewer', 'to: ghost,reviewer')), ['Known roles: coder, reviewer, QA.']);
+      assert.deepEqual(await hintsOf(gitHandoff('', 't', 'HEAD')), ['Get the 10-character form in your worktree with: git rev-parse --short=10 HEAD']);
+      assert.deepEqual(await hintsOf(gitHandoff('', 't', 'abcdef012345')), ['Get the 10-character form in your worktree with: git rev-parse --short=10 abcdef012345']);
+      assert.deepEqual(await hintsOf(gitHandoff('', 't', '0000000000')), [], 'a 10-hex commit that matches nothing has no hint');
+      assert.deepEqual(await hintsOf(note('', 'x'.repeat(81))), []);
+    });
+
+    it('invalidDraftLines: the protocol lines byte for byte, the hints after the `- ` lines, then the blank line and the usage', () => {
+      assert.deepEqual(invalidDraftLines('d\x1b.txt', ["Unknown recipient role 'Coder'."], ["Known roles: coder. Did you mean 'coder'?"]), [
+        'HANDOFF INVALID: d\\u001b.txt', '', 'Errors:', "- Unknown recipient role 'Coder'.", "Known roles: coder. Did you mean 'coder'?", '', SWARM_HANDOFF_USAGE,
+      ]);
+      assert.deepEqual(invalidDraftLines('d.txt', ['e'], []), ['HANDOFF INVALID: d.txt', '', 'Errors:', '- e', '', SWARM_HANDOFF_USAGE]);
     });
 
     it('reports everything at once: Line errors, then the rest in protocol order', async () => {

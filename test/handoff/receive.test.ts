@@ -123,11 +123,40 @@ describe('lib/handoff/receive', () => {
       await ready();
       const before = snapshot(box.dir);
       await assert.rejects(done('reviewer', '20260101T000000Z_000102_from_coder'),
-        refused('refused', ['NOT_CURRENT_TASK: 20260101T000000Z_000102_from_coder is not in process.']));
+        refused('refused', ['NOT_CURRENT_TASK: 20260101T000000Z_000102_from_coder is not in process.', `- ${join(box.inProcess, nameOf(a))}`]));
       assert.deepEqual(snapshot(box.dir), before);
       assert.match((await done('reviewer', '20260101T000000Z_000101_from_coder')).toString(), /^COMPLETED: /);
       assert.match((await done('reviewer', nameOf(b))).toString(), /^COMPLETED: /);
       assert.deepEqual(itemsIn(box.completed), [nameOf(a), nameOf(b)]);
+    });
+
+    it('done with the ID of work already completed: ALREADY_COMPLETED, nothing about it changes, then what ready prints', async () => {
+      const box = p.box('reviewer');
+      const a = await placeItem(box.inboxNew, { id: '20260101T000000Z_000201_from_coder', priority: '10' }, 'A\n');
+      const b = await placeItem(box.inboxNew, { id: '20260101T000000Z_000202_from_coder', priority: '20' }, 'B\n');
+      await ready();
+      const first = (await done('reviewer', '20260101T000000Z_000201_from_coder')).toString();
+      const completedA = join(box.completed, nameOf(a));
+      const taskB = `TASK: ${join(box.inProcess, nameOf(b))}\nFROM: coder\nTYPE: note\nPRIORITY: 20\nPAYLOAD:\nB\n`;
+      assert.equal(first, `COMPLETED: ${completedA}\n${taskB}`);
+      const before = snapshot(box.dir);
+      for (const id of ['20260101T000000Z_000201_from_coder', nameOf(a)]) {
+        assert.equal((await done('reviewer', id, T1)).toString(), `ALREADY_COMPLETED: ${completedA}\n${taskB}`, 'the repeated call shows the work in process again');
+      }
+      assert.deepEqual(snapshot(box.dir), before, 'a repeated call changes nothing');
+      assert.match((await done('reviewer', nameOf(b))).toString(), /^COMPLETED: .*\nNO_TASK\n$/);
+      assert.equal((await done('reviewer', nameOf(b))).toString(), `ALREADY_COMPLETED: ${join(box.completed, nameOf(b))}\nNO_TASK\n`);
+      await assert.rejects(done('reviewer', '20260101T000000Z_000299_from_coder'), refused('state', ['NO_CURRENT_TASK']), 'an id never seen');
+    });
+
+    it('a repeated done with the ID after the next item arrived claims it, as the first call would have', async () => {
+      const box = p.box('reviewer');
+      const a = await placeItem(box.inboxNew, { id: '20260101T000000Z_000301_from_coder', priority: '10' });
+      await ready();
+      assert.equal((await done('reviewer', nameOf(a))).toString(), `COMPLETED: ${join(box.completed, nameOf(a))}\nNO_TASK\n`);
+      const b = await placeItem(box.inboxNew, { id: '20260101T000000Z_000302_from_coder', priority: '20' }, 'B\n');
+      assert.equal((await done('reviewer', nameOf(a))).toString(),
+        `ALREADY_COMPLETED: ${join(box.completed, nameOf(a))}\nTASK: ${join(box.inProcess, nameOf(b))}\nFROM: coder\nTYPE: note\nPRIORITY: 20\nPAYLOAD:\nB\n`);
     });
 
     it('done with nothing in process: NO_CURRENT_TASK (kind state, exit 1)', async () => {
@@ -203,6 +232,26 @@ describe('lib/handoff/receive', () => {
       assert.deepEqual(fs.readdirSync(box.inProcess), []);
     });
 
+    it('done with the name of a completed batch, or the id of one of its items: ALREADY_COMPLETED with its path, then ready\'s output', async () => {
+      const box = p.box('QA');
+      const a = await placeItem(box.inboxNew, { id: '20260101T000000Z_000401_from_coder', priority: '30' });
+      await ready('QA');
+      const batch = 'batch_20260615T140531Z_000001';
+      assert.match((await done('QA', batch)).toString(), /^COMPLETED: .*\nCOMPLETED_BATCH: .*\nNO_TASK\n$/);
+      const before = snapshot(box.dir);
+      assert.equal((await done('QA', batch)).toString(), `ALREADY_COMPLETED: ${join(box.completed, batch)}\nNO_TASK\n`);
+      assert.equal((await done('QA', '20260101T000000Z_000401_from_coder')).toString(), `ALREADY_COMPLETED: ${join(box.completed, batch, nameOf(a))}\nNO_TASK\n`);
+      assert.deepEqual(snapshot(box.dir), before);
+      await assert.rejects(done('QA', 'batch_20260615T140531Z_000009'), refused('state', ['NO_CURRENT_BATCH']));
+    });
+
+    it('done with an ID that is not the batch in process nor completed: NOT_CURRENT_TASK listing the batch', async () => {
+      const box = p.box('QA');
+      await placeItem(box.inboxNew, { priority: '30' });
+      await ready('QA');
+      await assert.rejects(done('QA', 'nope'), refused('refused', ['NOT_CURRENT_TASK: nope is not in process.', `- ${join(box.inProcess, 'batch_20260615T140531Z_000001')}`]));
+    });
+
     it('done with nothing in process: NO_CURRENT_BATCH; a single file in process is refused', async () => {
       await assert.rejects(done('QA'), refused('state', ['NO_CURRENT_BATCH']));
       const one = await placeItem(p.box('QA').inProcess, {});
@@ -225,6 +274,6 @@ describe('lib/handoff/receive', () => {
 
   it('environment checks come first: unset role, unknown role', async () => {
     await assert.rejects(readyForNext(p.root, {}, onSkip), refused('environment', ['Set SWARMFORGE_ROLE.']));
-    await assert.rejects(doneWithCurrent(p.root, env('ghost'), undefined, onSkip), refused('environment', ['Unknown role: ghost']));
+    await assert.rejects(doneWithCurrent(p.root, env('ghost'), undefined, onSkip), refused('environment', ['Unknown role: ghost', 'Known roles: coder, reviewer, QA.']));
   });
 });

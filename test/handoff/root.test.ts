@@ -14,8 +14,10 @@ function markRoot(dir: string): string {
   return dir;
 }
 
-function notFound(err: unknown, firstLine = NOT_FOUND): boolean {
-  return err instanceof HandoffFailure && err.kind === 'environment' && err.lines.length === 1 && err.lines[0] === firstLine;
+const INIT_HINT = "Run 'baton init' in your project's git repository (where swarmforge/swarmforge.conf is), then run this command inside it.";
+
+function notFound(err: unknown, firstLine = NOT_FOUND, hint = INIT_HINT): boolean {
+  return err instanceof HandoffFailure && err.kind === 'environment' && err.lines.length === 2 && err.lines[0] === firstLine && err.lines[1] === hint;
 }
 
 describe('lib/handoff/root', () => {
@@ -54,11 +56,11 @@ describe('lib/handoff/root', () => {
     const empty = join(dir, 'empty');
     fs.mkdirSync(empty);
     assert.throws(() => findRoot(cwdRoot, { SWARMFORGE_ROOT: empty }), (err: unknown) =>
-      err instanceof HandoffFailure && err.kind === 'environment' && err.lines.length === 1 && err.lines[0]!.startsWith(`${NOT_FOUND}:`) &&
-      err.lines[0]!.includes(empty));
+      notFound(err, `${NOT_FOUND}: SWARMFORGE_ROOT=${empty} has no .swarmforge/roles.tsv`,
+        `Run 'baton init' in ${empty} (where swarmforge/swarmforge.conf is), or unset SWARMFORGE_ROOT.`));
   });
 
-  it('nothing found: exactly "Cannot find SwarmForge project root" (also inside a git repository without one)', () => {
+  it('nothing found: exactly "Cannot find SwarmForge project root", then a line suggesting baton init (also inside a git repository without one)', () => {
     const plain = join(dir, 'plain', 'sub');
     fs.mkdirSync(plain, { recursive: true });
     assert.throws(() => findRoot(plain, {}), (err: unknown) => notFound(err));

@@ -113,6 +113,7 @@ describe('lib/handoff/send', () => {
       "- Header 'priority' must be two digits from 00 to 99; got '5'.",
       "- Unknown recipient role 'ghost'.",
       "- Missing required header 'message' for note.",
+      'Known roles: coder, reviewer, QA.',
       '', SWARM_HANDOFF_USAGE,
     ]));
     assert.equal(fs.readFileSync(draft, 'utf8'), text);
@@ -130,7 +131,7 @@ describe('lib/handoff/send', () => {
   it('then the role: unset, unknown sender; the draft is kept', async () => {
     const draft = writeDraft(p.root, noteDraft('reviewer'), 'role.txt');
     await assert.rejects(sendHandoff('role.txt', p.root, {}, undefined, NOW), failure('environment', ['Set SWARMFORGE_ROLE.']));
-    await assert.rejects(sendHandoff('role.txt', p.root, env('ghost'), undefined, NOW), failure('environment', ['Unknown sender role: ghost']));
+    await assert.rejects(sendHandoff('role.txt', p.root, env('ghost'), undefined, NOW), failure('environment', ['Unknown sender role: ghost', 'Known roles: coder, reviewer, QA.']));
     assert.ok(fs.existsSync(draft));
     assert.deepEqual(itemsIn(box().outbox), []);
   });

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { readItemsIn } from '../../lib/queue/claim.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
-import { completedItemPaths, finishBatch, finishItem } from '../../lib/queue/finish.js';
+import { completedItemPaths, findCompleted, finishBatch, finishItem } from '../../lib/queue/finish.js';
 import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
 import { placeItem, tempDir } from '../support/project.js';
 
@@ -45,5 +45,21 @@ describe('lib/queue/finish', () => {
     const batched = await placeItem(join(box.completed, 'batch_x_000001'), {});
     fs.mkdirSync(join(box.completed, 'not-a-batch'));
     assert.deepEqual(completedItemPaths(box).sort(), [single, batched].sort());
+  });
+
+  it('findCompleted: a completed batch by name, a completed item by file name or id (confirmed by its header), in completed/ or a completed batch', async () => {
+    const loose = await placeItem(box.completed, { id: '20260101T000000Z_000001_from_coder' });
+    const batch = join(box.completed, 'batch_20260101T000000Z_000001');
+    const inBatch = await placeItem(batch, { id: '20260101T000000Z_000002_from_coder' });
+    await placeItem(box.completed, { id: 'other' }, 'x', '50_20260101T000000Z_000003_from_coder_to_QA.handoff');
+    assert.equal(await findCompleted(box, 'batch_20260101T000000Z_000001'), batch);
+    assert.equal(await findCompleted(box, '20260101T000000Z_000001_from_coder'), loose);
+    assert.equal(await findCompleted(box, loose.split('/').pop()!), loose);
+    assert.equal(await findCompleted(box, '20260101T000000Z_000002_from_coder'), inBatch);
+    assert.equal(await findCompleted(box, '20260101T000000Z_000003_from_coder'), undefined, 'a name is not authority: the header says another id');
+    assert.equal(await findCompleted(box, 'batch_20260101T000000Z_000009'), undefined);
+    assert.equal(await findCompleted(box, '../completed'), undefined);
+    fs.rmSync(box.completed, { recursive: true });
+    assert.equal(await findCompleted(box, '20260101T000000Z_000001_from_coder'), undefined, 'no completed/ at all');
   });
 });

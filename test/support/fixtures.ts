@@ -30,6 +30,11 @@ export function fixtureLines(...parts: string[]): string[] {
   return fixtureText(...parts).split('\n').filter((line) => line !== '');
 }
 
+/** The lines of a fixture that may be absent (e.g. a draft's expected `.hints`); none when it is. */
+export function fixtureLinesIfAny(...parts: string[]): string[] {
+  return fs.existsSync(join(FIXTURES_DIR, ...parts)) ? fixtureLines(...parts) : [];
+}
+
 /** Copies a fixture to `path` as a queue file (mode 0600), byte for byte; returns `path`. */
 export function copyFixture(path: string, ...parts: string[]): string {
   fs.copyFileSync(fixturePath(...parts), path);
