@@ -2,9 +2,12 @@
 // and one bundled file starts ~30% faster than tsc output (see docs/decisions.md).
 // Code splitting keeps heavy modules (js-yaml, yargs) in chunks loaded only on the
 // paths that need them, so `ready_for_next` on an empty inbox loads almost nothing.
+// The package version is written into every bundle (__BATON_VERSION__, read by
+// lib/handoff/version.ts), so `<bin> --version` reads no file at run time.
 import { build } from 'esbuild';
-import { chmod, readdir } from 'node:fs/promises';
+import { chmod, readdir, readFile } from 'node:fs/promises';
 
+const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 const bins = (await readdir('bin')).filter((f) => f.endsWith('.ts')).map((f) => `bin/${f}`);
 await build({
   entryPoints: bins,
@@ -15,6 +18,7 @@ await build({
   platform: 'node',
   target: 'node20',
   chunkNames: 'chunks/[name]-[hash]',
+  define: { __BATON_VERSION__: JSON.stringify(version) },
   banner: {
     js: "import { createRequire as __batonCreateRequire } from 'node:module'; const require = __batonCreateRequire(import.meta.url);",
   },

@@ -1,6 +1,7 @@
 // Entry point shared by the three agent bins. They parse argv by hand (no yargs) because
 // an agent pays their start-up on every call; see bench/figures/startup.ts.
 import { fail } from '../handoff/errors.js';
+import { batonVersion } from '../handoff/version.js';
 import { unusableLine, type UnusableItem } from '../queue/item.js';
 import { reportFailure } from './failure.js';
 
@@ -18,10 +19,14 @@ export function reportUnusable(problem: UnusableItem): void {
   process.stderr.write(`${unusableLine(problem)}\n`);
 }
 
-/** Parses argv, runs the command, prints stdout bytes or the failure; sets process.exitCode. */
+/** Parses argv (`--help`/`-h`: the usage, `--version`: the package version), runs the command, prints stdout bytes or the failure; sets process.exitCode. */
 export async function runAgentCommand(command: AgentCommand, argv = process.argv.slice(2)): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${command.usage}\n`);
+    return;
+  }
+  if (argv.includes('--version')) {
+    process.stdout.write(`${batonVersion()}\n`);
     return;
   }
   try {

@@ -2,6 +2,7 @@
 // every failure, yargs' own included, goes through reportFailure.
 import yargs from 'yargs';
 import { HandoffFailure } from '../handoff/errors.js';
+import { batonVersion } from '../handoff/version.js';
 import { reportFailure } from './failure.js';
 import { QUEUE_COMMANDS } from './queueCommands.js';
 import { SWARM_COMMANDS } from './swarmCommands.js';
@@ -21,7 +22,7 @@ export async function runBaton(argv: string[]): Promise<void> {
         throw err ?? new HandoffFailure('usage', [`baton: ${message}`, "Run 'baton --help' for usage."]);
       })
       .help()
-      .version()
+      .version(batonVersion())
       .parseAsync();
   } catch (err) {
     reportFailure('baton', err);

@@ -2,6 +2,7 @@
 import yargs from 'yargs';
 import { runHandoffd } from '../daemon/handoffd.js';
 import { findRoot } from '../handoff/root.js';
+import { batonVersion } from '../handoff/version.js';
 import { reportFailure } from './failure.js';
 
 /** Parses argv and runs the daemon in the foreground; sets process.exitCode. */
@@ -24,7 +25,7 @@ export async function runHandoffdCommand(argv: string[]): Promise<void> {
         throw err ?? new Error(message);
       })
       .help()
-      .version()
+      .version(batonVersion())
       .parseAsync();
     const root = findRoot(process.cwd(), args.root ? { ...process.env, SWARMFORGE_ROOT: args.root } : process.env);
     await runHandoffd({

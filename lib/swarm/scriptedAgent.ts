@@ -3,11 +3,23 @@
 // "works" briefly on each task, commits in its worktree, hands the work on with
 // swarm_handoff (a git_handoff to --next, or a note to --final), and runs
 // done_with_current <id> until NO_TASK. It uses only the commands a real agent uses.
+// `--help` prints its usage and `--version` the package version, without starting.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { batonVersion } from '../handoff/version.js';
+
+/** The scripted agent's usage (`baton-scripted-agent --help`). */
+export const SCRIPTED_AGENT_USAGE = `Usage: baton-scripted-agent [--next ROLE] [--final ROLE] [--work-ms N]
+
+A stand-in for a real agent in a swarm pane (the demo's and the tests' agent), started as
+the agent of a role in swarmforge.conf. It runs ready_for_next at start and whenever a
+line read from stdin mentions ready_for_next (a wake-up), works N milliseconds on each
+task (default 150), commits in its worktree, hands the work on with swarm_handoff (a
+git_handoff to --next, a note to --final), and runs done_with_current <id> until NO_TASK.
+Uses $SWARMFORGE_ROLE.`;
 
 /** One task as printed by ready_for_next / done_with_current. */
 export interface PrintedTask {
@@ -100,8 +112,13 @@ export async function drainInbox(settings: AgentSettings): Promise<void> {
   }
 }
 
-/** The agent's main loop: drain once, then again after every wake-up line. */
+/** The agent's main loop: drain once, then again after every wake-up line (or only the usage or the version, asked with --help or --version). */
 export async function runScriptedAgent(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const asked = argv.includes('--help') || argv.includes('-h') ? SCRIPTED_AGENT_USAGE : argv.includes('--version') ? batonVersion() : undefined;
+  if (asked !== undefined) {
+    process.stdout.write(`${asked}\n`);
+    return;
+  }
   const settings = agentSettings(argv, env);
   process.stdout.write(`[${settings.role}] scripted agent ready\n`);
   let running = Promise.resolve();

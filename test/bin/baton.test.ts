@@ -170,7 +170,7 @@ describe('baton (built bin)', () => {
         fs.copyFileSync(join(p.box('coder').outbox, outbox[0]!), join(p.box('reviewer').inboxNew, outbox[0]!));
         assert.match(runBin('baton', ['ready'], { role: 'reviewer', cwd: p.root }).stdout, /^TASK: /);
         const wrong = runBin('baton', ['done', 'nope'], { role: 'reviewer', cwd: p.root });
-        assert.deepEqual([wrong.code, wrong.stderr], [2, 'NOT_CURRENT_TASK: nope is not in process.\n']);
+        assert.deepEqual([wrong.code, wrong.stderr], [2, `NOT_CURRENT_TASK: nope is not in process.\n- ${join(p.box('reviewer').inProcess, outbox[0]!)}\n`]);
         assert.match(runBin('baton', ['done'], { role: 'reviewer', cwd: p.root }).stdout, /^COMPLETED: .*\nNO_TASK\n$/);
         const invalid = runBin('baton', ['handoff', writeDraft(p.root, 'type: x\n')], { role: 'coder', cwd: p.root });
         assert.equal(invalid.code, 2);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { runAgentCommand, type AgentCommand } from '../../lib/cli/agentCommand.js';
 import { HandoffFailure } from '../../lib/handoff/errors.js';
+import { batonVersion } from '../../lib/handoff/version.js';
 import { QuarantinedItem, UnusableItem } from '../../lib/queue/item.js';
 
 interface Captured {
@@ -58,6 +59,14 @@ describe('lib/cli/agentCommand', () => {
     for (const argv of [['--help'], ['-h'], ['x', '--help']]) {
       const r = await capture(() => runAgentCommand(command(0, 1), argv));
       assert.deepEqual([r.stdout.toString(), r.stderr, r.exitCode], ['Usage: prog [ID]\n\nDoes things.\n', '', undefined], argv.join(' '));
+    }
+    assert.deepEqual(calls, []);
+  });
+
+  it('--version prints the package version on stdout, nothing run', async () => {
+    for (const argv of [['--version'], ['x', '--version']]) {
+      const r = await capture(() => runAgentCommand(command(0, 1), argv));
+      assert.deepEqual([r.stdout.toString(), r.stderr, r.exitCode], [`${batonVersion()}\n`, '', undefined], argv.join(' '));
     }
     assert.deepEqual(calls, []);
   });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { runBaton } from '../../lib/cli/baton.js';
+import { batonVersion } from '../../lib/handoff/version.js';
 import { formatRoles } from '../../lib/handoff/roles.js';
 import { tempDir } from '../support/project.js';
 
@@ -62,6 +63,11 @@ describe('lib/cli/baton', () => {
     assert.ok(!r.exitCode, 'no failure exit code');
   });
 
+  it('--version prints the package version and exits 0', async () => {
+    const r = await baton(['--version']);
+    assert.deepEqual([r.stdout, r.stderr, r.exits], [`${batonVersion()}\n`, '', [0]]);
+  });
+
   it('an unknown command is a usage error on stderr, exit code 1', async () => {
     const r = await baton(['frobnicate']);
     assert.deepEqual([r.stdout, r.stderr, r.exitCode], ['', "baton: Unknown argument: frobnicate\nRun 'baton --help' for usage.\n", 1]);
@@ -77,7 +83,8 @@ describe('lib/cli/baton', () => {
     try {
       const r = await baton(['status'], { SWARMFORGE_ROOT: dir });
       assert.deepEqual([r.stdout, r.exitCode], ['', 1]);
-      assert.equal(r.stderr, `Cannot find SwarmForge project root: SWARMFORGE_ROOT=${dir} has no .swarmforge/roles.tsv\n`);
+      assert.equal(r.stderr, `Cannot find SwarmForge project root: SWARMFORGE_ROOT=${dir} has no .swarmforge/roles.tsv\n` +
+        `Run 'baton init' in ${dir} (where swarmforge/swarmforge.conf is), or unset SWARMFORGE_ROOT.\n`);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

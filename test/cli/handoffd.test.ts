@@ -36,13 +36,15 @@ describe('lib/cli/handoffd', function () {
     }
   });
 
-  it('outside a project, or with a --root that has no roles.tsv, exits 1 with the protocol\'s message', () => {
+  it('outside a project, or with a --root that has no roles.tsv, exits 1 with the protocol\'s message and a line suggesting baton init', () => {
     const cwd = tempDir();
     try {
       const found = runBin('handoffd', [], { cwd });
-      assert.deepEqual([found.code, found.stderr], [1, 'Cannot find SwarmForge project root\n']);
+      assert.deepEqual([found.code, found.stderr], [1, 'Cannot find SwarmForge project root\n' +
+        "Run 'baton init' in your project's git repository (where swarmforge/swarmforge.conf is), then run this command inside it.\n"]);
       const given = runBin('handoffd', ['--root', cwd], { cwd });
-      assert.deepEqual([given.code, given.stderr], [1, `Cannot find SwarmForge project root: SWARMFORGE_ROOT=${cwd} has no .swarmforge/roles.tsv\n`]);
+      assert.deepEqual([given.code, given.stderr], [1, `Cannot find SwarmForge project root: SWARMFORGE_ROOT=${cwd} has no .swarmforge/roles.tsv\n` +
+        `Run 'baton init' in ${cwd} (where swarmforge/swarmforge.conf is), or unset SWARMFORGE_ROOT.\n`]);
       assert.equal(fs.existsSync(join(cwd, '.swarmforge')), false);
     } finally {
       fs.rmSync(cwd, { recursive: true, force: true });

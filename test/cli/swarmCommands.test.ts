@@ -14,11 +14,12 @@ describe('lib/cli/swarmCommands', function () {
     for (const c of SWARM_COMMANDS) assert.ok(help.stdout.includes(`baton ${c.command as string}`), c.command as string);
   });
 
-  it('baton daemon status outside a project exits 1 with one line', () => {
+  it('baton daemon status outside a project exits 1 with the protocol\'s line and the baton init hint', () => {
     const cwd = tempDir();
     try {
       const r = runBin('baton', ['daemon', 'status'], { cwd });
-      assert.deepEqual([r.code, r.stdout, r.stderr], [1, '', 'Cannot find SwarmForge project root\n']);
+      assert.deepEqual([r.code, r.stdout, r.stderr], [1, '', 'Cannot find SwarmForge project root\n' +
+        "Run 'baton init' in your project's git repository (where swarmforge/swarmforge.conf is), then run this command inside it.\n"]);
     } finally {
       fs.rmSync(cwd, { recursive: true, force: true });
     }
