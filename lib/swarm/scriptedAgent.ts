@@ -112,11 +112,18 @@ export async function drainInbox(settings: AgentSettings): Promise<void> {
   }
 }
 
-/** The agent's main loop: drain once, then again after every wake-up line (or only the usage or the version, asked with --help or --version). */
+/** What `--help`/`-h` (the usage) or else `--version` (the package version) asks for, as stdout text; undefined when the agent should start. */
+export function answerWithoutStarting(argv: string[]): string | undefined {
+  if (argv.includes('--help') || argv.includes('-h')) return `${SCRIPTED_AGENT_USAGE}\n`;
+  if (argv.includes('--version')) return `${batonVersion()}\n`;
+  return undefined;
+}
+
+/** The agent's main loop: drain once, then again after every wake-up line (unless --help or --version asked for an answer only). */
 export async function runScriptedAgent(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
-  const asked = argv.includes('--help') || argv.includes('-h') ? SCRIPTED_AGENT_USAGE : argv.includes('--version') ? batonVersion() : undefined;
-  if (asked !== undefined) {
-    process.stdout.write(`${asked}\n`);
+  const answer = answerWithoutStarting(argv);
+  if (answer !== undefined) {
+    process.stdout.write(answer);
     return;
   }
   const settings = agentSettings(argv, env);

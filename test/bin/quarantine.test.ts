@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { WAKE_TEXT } from '../../lib/daemon/waker.js';
 import { parseLogLine } from '../../lib/handoff/daemonRecord.js';
-import { afterPasses, daemonLog, startHandoffd, startPanes, waitFor, type DaemonChild } from '../support/daemon.js';
+import { afterPasses, daemonLog, endStarted, startHandoffd, startPanes, waitFor, type Started } from '../support/daemon.js';
 import { copyFixture } from '../support/fixtures.js';
 import { itemsIn, makeProject, placeItem, runBin, type Project, type RunResult } from '../support/project.js';
 
@@ -19,18 +19,11 @@ const STEPS = ['quarantine:error-temp-synced', 'quarantine:error-synced', 'quara
 
 describe('quarantine of unusable inbox entries (built bins)', function () {
   this.timeout(60_000);
+  const started: Started = {};
   let p: Project;
-  let daemon: DaemonChild | undefined;
-  let killPanes: (() => Promise<void>) | undefined;
-  beforeEach(() => {
-    p = makeProject();
-  });
+  beforeEach(() => (p = makeProject()));
   afterEach(async () => {
-    if (daemon && daemon.child.exitCode === null && daemon.child.signalCode === null) daemon.child.kill('SIGKILL');
-    await daemon?.exited;
-    daemon = undefined;
-    await killPanes?.();
-    killPanes = undefined;
+    await endStarted(started);
     p.cleanup();
   });
 
@@ -83,10 +76,11 @@ describe('quarantine of unusable inbox entries (built bins)', function () {
 
   it('handoffd never wakes for an unusable entry: it quarantines it (logged) while a real item gets its re-wake', async () => {
     const tmux = await startPanes(p.root, ['coder', 'reviewer', 'QA']);
-    killPanes = tmux.kill;
+    started.panes = tmux;
     junkIn('reviewer');
     await placeItem(p.box('QA').inboxNew, { to: 'QA', recipient: 'QA' });
-    daemon = await startHandoffd(p.root, ['--poll-interval', '100', '--rewake-interval', '1']);
+    const daemon = await startHandoffd(p.root, ['--poll-interval', '100', '--rewake-interval', '1']);
+    started.daemon = daemon;
     await waitFor('a re-wake of QA', () => events('woke').some((e) => e.details.role === 'QA' && e.details.reason === 'rewake'), 15_000);
     assert.deepEqual(events('woke').filter((e) => e.details.role === 'reviewer'), [], 'reviewer has no mail to be woken for');
     assert.equal((await tmux.tmux.capturePane(tmux.panes.get('reviewer')!)).includes(WAKE_TEXT), false);
@@ -136,10 +130,10 @@ describe('quarantine of unusable inbox entries (built bins)', function () {
 
       it(`handoffd killed at ${step}, then restarted`, async () => {
         junkIn('reviewer');
-        daemon = await startHandoffd(p.root, ['--poll-interval', '100'], { BATON_CRASH_AT: step });
-        assert.equal(await daemon.exited, null, 'killed by the crash point');
+        started.daemon = await startHandoffd(p.root, ['--poll-interval', '100'], { BATON_CRASH_AT: step });
+        assert.equal(await started.daemon.exited, null, 'killed by the crash point');
         afterKill('reviewer', step);
-        daemon = await startHandoffd(p.root, ['--poll-interval', '100']);
+        started.daemon = await startHandoffd(p.root, ['--poll-interval', '100']);
         if (step === 'quarantine:moved') await afterPasses(p.root, 3);
         else await waitFor('the quarantine, logged', () => events('quarantined').length === 1);
         quarantinedOnce('reviewer', '00_junk.handoff', CONTROL_REASON);

@@ -11,12 +11,9 @@ import { placeItem, tempDir } from '../support/project.js';
 describe('lib/queue/quarantine', () => {
   let dir: string;
   let box: Mailbox;
-  beforeEach(() => {
-    dir = tempDir();
-    box = mailboxAt(join(dir, 'box'));
-    ensureMailbox(box);
-  });
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  before(() => (dir = tempDir()));
+  beforeEach(() => ensureMailbox((box = mailboxAt(fs.mkdtempSync(join(dir, 'box-'))))));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   /** The UnusableItem that reading `path` raises. */
   async function problemOf(path: string): Promise<UnusableItem> {

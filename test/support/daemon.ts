@@ -35,6 +35,22 @@ export async function startHandoffd(root: string, args: string[] = [], env: Reco
   return { child, stderr: () => err, exited };
 }
 
+/** What a daemon test started (ended after each test by endStarted). */
+export interface Started {
+  daemon?: DaemonChild;
+  panes?: { kill: () => Promise<void> };
+}
+
+/** Ends what a test started: SIGKILLs the daemon if it still runs and reaps it, kills the tmux server; forgets both. */
+export async function endStarted(started: Started): Promise<void> {
+  const { daemon, panes } = started;
+  delete started.daemon;
+  delete started.panes;
+  if (daemon && daemon.child.exitCode === null && daemon.child.signalCode === null) daemon.child.kill('SIGKILL');
+  await daemon?.exited;
+  await panes?.kill();
+}
+
 /** Stops a daemon with the `stop` sentinel (protocol §8.2); resolves with its exit code. */
 export async function stopHandoffd(root: string, daemon: DaemonChild): Promise<number | null> {
   fs.writeFileSync(join(root, '.swarmforge', 'daemon', 'stop'), '');

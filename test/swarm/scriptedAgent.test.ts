@@ -1,23 +1,7 @@
 // The scripted agent's parsing of the exact helper outputs (protocol §7) and its settings.
 import assert from 'node:assert/strict';
 import { batonVersion } from '../../lib/handoff/version.js';
-import { agentSettings, parseTasks, runScriptedAgent, SCRIPTED_AGENT_USAGE } from '../../lib/swarm/scriptedAgent.js';
-
-/** Runs fn with process.stdout writes captured. */
-async function stdoutOf(fn: () => Promise<void>): Promise<string> {
-  const out: string[] = [];
-  const write = process.stdout.write;
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    out.push(Buffer.from(chunk).toString());
-    return true;
-  }) as typeof process.stdout.write;
-  try {
-    await fn();
-  } finally {
-    process.stdout.write = write;
-  }
-  return out.join('');
-}
+import { agentSettings, answerWithoutStarting, parseTasks, SCRIPTED_AGENT_USAGE } from '../../lib/swarm/scriptedAgent.js';
 
 const TASK = [
   'TASK: /r/.swarmforge/handoffs/reviewer/inbox/in_process/50_20260615T140531Z_000042_from_coder_to_reviewer.handoff',
@@ -121,12 +105,13 @@ describe('lib/swarm/scriptedAgent', () => {
     });
   });
 
-  describe('runScriptedAgent', () => {
-    it('--help or -h prints the usage and returns without starting (no ready_for_next, no stdin); --version the package version', async () => {
+  describe('answerWithoutStarting', () => {
+    it('--help or -h: the usage; else --version: the package version; else nothing (the agent starts)', () => {
       for (const argv of [['--help'], ['-h'], ['--next', 'qa', '--help'], ['--help', '--version']]) {
-        assert.equal(await stdoutOf(() => runScriptedAgent(argv, { SWARMFORGE_ROLE: 'coder' })), `${SCRIPTED_AGENT_USAGE}\n`, argv.join(' '));
+        assert.equal(answerWithoutStarting(argv), `${SCRIPTED_AGENT_USAGE}\n`, argv.join(' '));
       }
-      assert.equal(await stdoutOf(() => runScriptedAgent(['--version'], {})), `${batonVersion()}\n`);
+      assert.equal(answerWithoutStarting(['--version']), `${batonVersion()}\n`);
+      assert.equal(answerWithoutStarting(['--next', 'qa', '--work-ms', '5']), undefined);
       assert.match(SCRIPTED_AGENT_USAGE, /^Usage: baton-scripted-agent \[--next ROLE\] \[--final ROLE\] \[--work-ms N\]\n/);
     });
   });
