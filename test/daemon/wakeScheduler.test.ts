@@ -128,6 +128,7 @@ describe('lib/daemon/wakeScheduler', function () {
     await placeItem(p.box('QA').inboxNew, {});
     const t0 = Date.now();
     await scheduleWakes(state, currentRoles(state), new Set(['QA']), true, t0);
+    await Promise.allSettled([...state.wakes]);
     await scheduleWakes(state, currentRoles(state), new Set(), true, t0 + 61_000);
     await Promise.allSettled([...state.wakes]);
     assert.deepEqual(woke().map((w) => [w[0], w[2]]), [['QA', 'delivery'], ['QA', 'rewake']]);

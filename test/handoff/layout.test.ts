@@ -34,6 +34,7 @@ describe('lib/handoff/layout', () => {
       inboxNew: join(dirOf, 'inbox', 'new'),
       inProcess: join(dirOf, 'inbox', 'in_process'),
       completed: join(dirOf, 'inbox', 'completed'),
+      bad: join(dirOf, 'inbox', 'bad'),
       locks: join(dirOf, 'locks'),
       inboxLock: join(dirOf, 'locks', 'inbox'),
       outboxLock: join(dirOf, 'locks', 'outbox'),
