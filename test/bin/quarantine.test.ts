@@ -130,8 +130,10 @@ describe('quarantine of unusable inbox entries (built bins)', function () {
 
       it(`handoffd killed at ${step}, then restarted`, async () => {
         junkIn('reviewer');
-        started.daemon = await startHandoffd(p.root, ['--poll-interval', '100'], { BATON_CRASH_AT: step });
-        assert.equal(await started.daemon.exited, null, 'killed by the crash point');
+        const killed = await startHandoffd(p.root, ['--poll-interval', '100'], { BATON_CRASH_AT: step });
+        started.daemon = killed;
+        await waitFor(`handoffd to die at ${step}`, () => killed.child.exitCode !== null || killed.child.signalCode !== null);
+        assert.equal(killed.child.signalCode, 'SIGKILL', 'killed by the crash point');
         afterKill('reviewer', step);
         started.daemon = await startHandoffd(p.root, ['--poll-interval', '100']);
         if (step === 'quarantine:moved') await afterPasses(p.root, 3);
