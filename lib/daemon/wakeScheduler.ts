@@ -50,6 +50,10 @@ export async function scheduleWakes(state: DaemonState, roles: Map<string, Role>
 /** How many entries of new/ are usable items; reads each name once, quarantines the unusable ones. */
 async function usableWaiting(state: DaemonState, role: string, box: Mailbox, now: number): Promise<number> {
   const names = state.listings.itemNames(box.inboxNew, now);
+  if (names.length === 0) {
+    state.newVerdicts.delete(box.inboxNew);
+    return 0;
+  }
   const seen = state.newVerdicts.get(box.inboxNew);
   const verdicts = new Map<string, boolean>();
   for (const name of names) {
