@@ -83,16 +83,16 @@ async function verdictAt(path: string): Promise<boolean | undefined> {
   return found === undefined ? undefined : !(found instanceof UnusableItem);
 }
 
-/** Quarantines unusable entries of new/ under the role's inbox lock (tried once: a busy lock means a later view); logs each. */
+/**
+ * Quarantines unusable entries of new/ under the role's inbox lock (tried once: a busy lock
+ * means a later view); logs each. A failure (a bad/ that is a symlink, a lock folder that
+ * cannot be written) is logged once and leaves the entry uncounted: the usable items of the
+ * role are still counted and woken for.
+ */
 async function quarantineUnusable(state: DaemonState, role: string, box: Mailbox, names: string[], verdicts: Map<string, boolean>): Promise<void> {
-  let release: Release;
+  let release: Release | undefined;
   try {
     release = acquireLock(box.inboxLock, 0);
-  } catch (err) {
-    if (err instanceof LockBusy) return;
-    throw err;
-  }
-  try {
     for (const name of names) {
       // Read again under the lock: an agent may have moved it meanwhile, or a person mended it.
       const found = await readOrProblem(join(box.inboxNew, name));
@@ -102,11 +102,17 @@ async function quarantineUnusable(state: DaemonState, role: string, box: Mailbox
         verdicts.set(name, true);
         continue;
       }
+      verdicts.set(name, false);
       const moved = quarantineItem(box, found);
+      verdicts.delete(name);
       state.log.write('quarantined', { role, name, reason: moved.reason, to: moved.badPath });
     }
+  } catch (err) {
+    if (err instanceof LockBusy) return;
+    const problem = (err as Error).message;
+    reportOnce(state, `quarantine:${role}:${problem}`, { what: 'quarantine', role, problem });
   } finally {
-    release();
+    release?.();
   }
 }
 

@@ -123,6 +123,20 @@ describe('lib/daemon/wakeScheduler', function () {
     assert.equal(fs.readFileSync(join(box.bad, '00_junk.handoff.error'), 'utf8'), 'no id header\n');
   });
 
+  it('a quarantine that fails (bad/ is a symlink) is logged once; the usable items are still counted, nothing is written through the link', async () => {
+    const box = p.box('reviewer');
+    await placeItem(box.inboxNew, { priority: '50' });
+    const junk = copyFixture(join(box.inboxNew, '00_junk.handoff'), 'handoffs', 'unusable', 'no-id.handoff');
+    const elsewhere = join(p.root, 'elsewhere');
+    fs.mkdirSync(elsewhere);
+    fs.symlinkSync(elsewhere, box.bad);
+    for (let i = 0; i < 2; i++) assert.deepEqual(await inboxViewOf(state, 'reviewer', Date.now()), { waiting: 1, busy: false });
+    assert.ok(fs.existsSync(junk));
+    assert.deepEqual(fs.readdirSync(elsewhere), []);
+    const errors = daemonLog(p.root).map((l) => parseLogLine(l)!).filter((e) => e.event === 'error');
+    assert.deepEqual(errors.map((e) => [e.details.what, e.details.role, e.details.problem]), [['quarantine', 'reviewer', `refusing mailbox folder '${box.bad}': is a symlink`]]);
+  });
+
   it('no wake-up and no re-wake for a role whose only mail is unusable', async () => {
     copyFixture(join(p.box('coder').inboxNew, '00_junk.handoff'), 'handoffs', 'unusable', 'no-header.handoff');
     await placeItem(p.box('QA').inboxNew, {});
