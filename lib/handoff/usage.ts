@@ -34,4 +34,6 @@ export const DONE_WITH_CURRENT_USAGE = `Usage: done_with_current [ID]
 Completes the task (or batch) in process, prints COMPLETED: <path>, then claims
 the next one exactly as ready_for_next does. With ID (the handoff's id or file
 name), refuses unless that is the item in process, so a repeated call cannot
-complete work you have not seen.`;
+complete work you have not seen; for work already completed it prints
+ALREADY_COMPLETED: <path>, changes nothing, and then prints what ready_for_next
+prints.`;

@@ -42,6 +42,7 @@ describe('lib/handoff/usage', () => {
     assert.match(READY_FOR_NEXT_USAGE, /NO_TASK/);
     assert.ok(DONE_WITH_CURRENT_USAGE.startsWith('Usage: done_with_current [ID]\n'));
     assert.match(DONE_WITH_CURRENT_USAGE, /COMPLETED: <path>/);
+    assert.match(DONE_WITH_CURRENT_USAGE, /ALREADY_COMPLETED: <path>/);
   });
 
   it('no usage text ends with a newline (the printer adds exactly one)', () => {
