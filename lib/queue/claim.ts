@@ -18,7 +18,7 @@ import { fsyncDir, isCode, mkdirSynced, renameSynced } from './durable.js';
 import { type Mailbox } from './mailbox.js';
 import { isoOf, isBatchName, isItemName, itemNamesIn, entriesOf, formatSeq, sortByBytes } from './names.js';
 import { readItem, rewriteItem, UnusableItem, type Item } from './item.js';
-import { quarantineItem } from './quarantine.js';
+import { quarantineItem, quarantineUndecodable, undecodableNamesIn } from './quarantine.js';
 
 /** Reports an entry that cannot be handed out (`skipping <path>: <reason>`). */
 export type SkipReporter = (problem: UnusableItem) => void;
@@ -40,9 +40,22 @@ export async function readItemsIn(dir: string, onSkip: SkipReporter, limit = Inf
   return items;
 }
 
-/** The usable items waiting in new/ in queue order (at most `limit`); each unusable entry met on the way is quarantined into bad/ and reported. */
+/**
+ * The usable items waiting in new/ in queue order (at most `limit`); each unusable entry met
+ * on the way is quarantined into bad/ and reported. A listed name that opens nothing is an
+ * entry whose name is not valid UTF-8 (quarantine.ts): those are quarantined by their raw
+ * names, then new/ is read again.
+ */
 export async function readWaitingItems(box: Mailbox, onSkip: SkipReporter, limit = Infinity): Promise<Item[]> {
-  return readItemsIn(box.inboxNew, (problem) => onSkip(quarantineItem(box, problem)), limit);
+  const quarantine = (problem: UnusableItem) => onSkip(quarantineItem(box, problem));
+  try {
+    return await readItemsIn(box.inboxNew, quarantine, limit);
+  } catch (err) {
+    const undecodable = isCode(err, 'ENOENT') ? undecodableNamesIn(box.inboxNew) : [];
+    if (undecodable.length === 0) throw err;
+    for (const raw of undecodable) onSkip(quarantineUndecodable(box, raw));
+    return readItemsIn(box.inboxNew, quarantine, limit);
+  }
 }
 
 /** Sets a header if it is missing (a claim or completion cut short by a crash); returns the item. */

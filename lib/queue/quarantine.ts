@@ -15,17 +15,42 @@
 // under the same name, since that name is still free in bad/, and replaces both. A kill
 // after the move leaves it in bad/ with its .error already durable. Either way the entry is
 // in exactly one place, and never in bad/ without its reason.
+//
+// A name that is not valid UTF-8 is listed by Node with U+FFFD in place of the bad bytes: a
+// name that opens nothing. Such an entry is found again by its raw bytes and moved into
+// bad/ under that decoded (valid) name.
 import * as fs from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { crashPoint } from './crash.js';
 import { freeNameIn } from './deliver.js';
 import { fsyncDir, renameSynced, writeFileSynced } from './durable.js';
-import { QuarantinedItem, type UnusableItem } from './item.js';
+import { QuarantinedItem, UnusableItem } from './item.js';
 import { ensureFolder, type Mailbox } from './mailbox.js';
+import { isItemName } from './names.js';
 import { printable } from './printable.js';
 
-/** Moves the unusable entry of new/ that `problem` names into bad/, its reason durable in `<bad name>.error` first. */
-export function quarantineItem(box: Mailbox, problem: UnusableItem): QuarantinedItem {
+/** The reason given for an entry whose name is not valid UTF-8. */
+export const UNDECODABLE_NAME = 'name is not valid UTF-8';
+
+/** The raw names of the item entries (`*.handoff`) of `dir` that are not valid UTF-8, each listed by Node under a name that opens nothing. */
+export function undecodableNamesIn(dir: string): Buffer[] {
+  return fs.readdirSync(dir, { encoding: 'buffer' }).filter((raw) => {
+    const name = raw.toString('utf8');
+    return isItemName(name) && !Buffer.from(name).equals(raw);
+  });
+}
+
+/** Quarantines the entry of new/ whose raw name is `raw` (not valid UTF-8) under its decoded name. */
+export function quarantineUndecodable(box: Mailbox, raw: Buffer): QuarantinedItem {
+  const problem = new UnusableItem(join(box.inboxNew, raw.toString('utf8')), UNDECODABLE_NAME);
+  return quarantineItem(box, problem, Buffer.concat([Buffer.from(`${box.inboxNew}/`), raw]));
+}
+
+/**
+ * Moves the unusable entry of new/ that `problem` names (found at `source`, its raw path
+ * when its name is not valid UTF-8) into bad/, its reason durable in `<bad name>.error` first.
+ */
+export function quarantineItem(box: Mailbox, problem: UnusableItem, source: string | Buffer = problem.path): QuarantinedItem {
   if (dirname(problem.path) !== box.inboxNew) throw new Error(`only entries of ${box.inboxNew} are quarantined, not ${problem.path}`);
   ensureFolder(box.inbox);
   ensureFolder(box.bad);
@@ -35,7 +60,7 @@ export function quarantineItem(box: Mailbox, problem: UnusableItem): Quarantined
   crashPoint('quarantine:error-temp-synced');
   renameSynced(`${error}.tmp`, error);
   crashPoint('quarantine:error-synced');
-  fs.renameSync(problem.path, badPath);
+  fs.renameSync(source, badPath);
   crashPoint('quarantine:moved');
   fsyncDir(box.bad);
   fsyncDir(dirname(problem.path));

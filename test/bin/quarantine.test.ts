@@ -65,6 +65,17 @@ describe('quarantine of unusable inbox entries (built bins)', function () {
     assert.deepEqual([doctor.code, doctor.stdout, doctor.stderr], [0, 'OK: no problems found\n', '']);
   });
 
+  it('an entry whose name is not valid UTF-8 no longer fails every claim: it is quarantined under its decoded name', async () => {
+    const box = p.box('reviewer');
+    fs.writeFileSync(Buffer.concat([Buffer.from(`${box.inboxNew}/00_`), Buffer.from([0xff]), Buffer.from('odd.handoff')]), 'whatever');
+    const good = await placeItem(box.inboxNew, { priority: '50' });
+    const r = run('ready_for_next', 'reviewer');
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.stdout.startsWith(`TASK: ${join(box.inProcess, good.split('/').pop()!)}\n`), r.stdout);
+    assert.equal(r.stderr, `quarantined ${join(box.inboxNew, '00_\ufffdodd.handoff')} -> ${join(box.bad, '00_\ufffdodd.handoff')}: name is not valid UTF-8\n`);
+    quarantinedOnce('reviewer', '00_\ufffdodd.handoff', 'name is not valid UTF-8');
+  });
+
   it('a name clash in bad/ keeps both: the newcomer gets .1 and its own .error', () => {
     junkIn('reviewer');
     run('ready_for_next', 'reviewer');

@@ -47,6 +47,15 @@ describe('lib/queue/claim', () => {
     assert.equal(fs.readFileSync(join(box.bad, '20_later.handoff.error'), 'utf8'), 'no id header\n');
   });
 
+  it('readWaitingItems: a name that is not valid UTF-8 (listed as one that opens nothing) is quarantined, then new/ is read again', async () => {
+    const reports: UnusableItem[] = [];
+    fs.writeFileSync(Buffer.concat([Buffer.from(`${box.inboxNew}/00_`), Buffer.from([0xc3, 0x28]), Buffer.from('.handoff')]), 'x');
+    const good = await placeItem(box.inboxNew, { priority: '50' });
+    const items = await readWaitingItems(box, (r) => reports.push(r));
+    assert.deepEqual(items.map((i) => i.path), [good]);
+    assert.deepEqual(reports.map((r) => [r.reason, (r as QuarantinedItem).badPath]), [['name is not valid UTF-8', join(box.bad, '00_\ufffd(.handoff')]]);
+  });
+
   it('claims an item: moved to in_process/ with dequeued_at, gone from new/', async () => {
     const path = await placeItem(box.inboxNew, {});
     const [item] = await readItemsIn(box.inboxNew, onSkip);

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { QuarantinedItem, readItem, UnusableItem } from '../../lib/queue/item.js';
 import { ensureMailbox, mailboxAt, UnsafeMailbox, type Mailbox } from '../../lib/queue/mailbox.js';
-import { quarantineItem } from '../../lib/queue/quarantine.js';
+import { quarantineItem, quarantineUndecodable, undecodableNamesIn } from '../../lib/queue/quarantine.js';
 import { copyFixture, fixtureBytes } from '../support/fixtures.js';
 import { placeItem, tempDir } from '../support/project.js';
 
@@ -84,5 +84,23 @@ describe('lib/queue/quarantine', () => {
     assert.throws(() => quarantineItem(box, new UnusableItem(elsewhere, 'no id header')), /only entries of/);
     assert.ok(fs.existsSync(path) && fs.existsSync(elsewhere));
     assert.equal(fs.existsSync(box.bad), false);
+  });
+
+  it('an entry whose name is not valid UTF-8: found by its raw bytes and moved under its decoded name; other names are left alone', () => {
+    const raw = (name: string, bad: number) => Buffer.concat([Buffer.from(`${box.inboxNew}/50_`), Buffer.from([bad]), Buffer.from(name)]);
+    fs.writeFileSync(raw('x.handoff', 0xff), 'first');
+    fs.writeFileSync(raw('x.handoff', 0xfe), 'second');
+    fs.writeFileSync(raw('notes.txt', 0xff), 'not an item');
+    const names = undecodableNamesIn(box.inboxNew);
+    assert.equal(names.length, 2);
+    const moved = names.map((name) => quarantineUndecodable(box, name));
+    assert.deepEqual(moved.map((m) => [m.path, m.reason, m.badPath]), [
+      [join(box.inboxNew, '50_\ufffdx.handoff'), 'name is not valid UTF-8', join(box.bad, '50_\ufffdx.handoff')],
+      [join(box.inboxNew, '50_\ufffdx.handoff'), 'name is not valid UTF-8', join(box.bad, '50_\ufffdx.1.handoff')],
+    ]);
+    assert.deepEqual(fs.readdirSync(box.bad).map((n) => fs.readFileSync(join(box.bad, n), 'utf8')).sort(),
+      ['first', 'name is not valid UTF-8\n', 'name is not valid UTF-8\n', 'second']);
+    assert.deepEqual(fs.readdirSync(box.inboxNew, { encoding: 'buffer' }), [raw('notes.txt', 0xff).subarray(box.inboxNew.length + 1)]);
+    assert.deepEqual(undecodableNamesIn(box.inboxNew), []);
   });
 });
