@@ -38,14 +38,14 @@ const status: CommandModule = {
 
 const doctorCommand: CommandModule = {
   command: 'doctor',
-  describe: 'Check every mailbox invariant; exit 2 if any problem is found',
+  describe: 'Check every mailbox invariant; name a fix for each problem; exit 2 if any',
   builder: (y) => json(y).option('fix', { type: 'boolean', default: false, describe: 'Delete temp files older than 36 h (the only safe repair)' }),
   handler: async (args) => {
     const report = await doctor(findRoot(process.cwd(), process.env), args.fix as boolean);
     if (args.json) write(`${JSON.stringify(report, null, 2)}\n`);
     else {
       write(report.fixed.map((p) => `REMOVED: ${p}\n`).join(''));
-      write(report.findings.map((f) => `PROBLEM: ${f.path}: ${f.problem}\n`).join(''));
+      write(report.findings.map((f) => `PROBLEM: ${f.path}: ${f.problem}\n  fix: ${f.remedy}\n`).join(''));
       if (report.findings.length === 0) write('OK: no problems found\n');
     }
     if (report.findings.length > 0) exitAs('problemsFound');

@@ -1,14 +1,27 @@
-// `baton doctor`: every invariant of every mailbox plus the role table, reported with paths.
+// `baton doctor`: every invariant of every mailbox plus the role table, reported with paths
+// and a remedy each.
 // `--fix` does only what is provably safe: delete temp files older than 36 h (no step
 // of the protocol keeps a temp file that long), each deletion reported.
 import * as fs from 'node:fs';
-import { inspectMailbox, type Finding } from '../queue/inspect.js';
+import { inspectMailbox } from '../queue/inspect.js';
 import { mailboxOf, rolesPathOf } from './layout.js';
+import { mailboxRemedy, receiveModeRemedy, rolesTableRemedy } from './remedies.js';
 import { readRoles } from './roles.js';
+
+/** One problem: where, what, its kind, what a person can do (`remedy`), and the role it concerns if any. */
+export interface DoctorFinding {
+  path: string;
+  problem: string;
+  kind: string;
+  remedy: string;
+  role?: string;
+  /** A temp file older than 36 h: the only thing `--fix` removes. */
+  staleTemp?: boolean;
+}
 
 /** What doctor found (and, with fix, what it removed and what remains). */
 export interface DoctorReport {
-  findings: (Finding & { role?: string })[];
+  findings: DoctorFinding[];
   fixed: string[];
 }
 
@@ -25,14 +38,15 @@ export async function doctor(root: string, fix: boolean, now = Date.now()): Prom
   return { findings: await findAll(root, now), fixed };
 }
 
-async function findAll(root: string, now: number): Promise<DoctorReport['findings']> {
+async function findAll(root: string, now: number): Promise<DoctorFinding[]> {
   const table = readRoles(root);
-  const findings: DoctorReport['findings'] = table.problems.map((p) => ({ path: rolesPathOf(root), problem: p }));
+  const findings: DoctorFinding[] = table.problems.map((p) => ({ path: rolesPathOf(root), problem: p, kind: 'roles-table', remedy: rolesTableRemedy(root) }));
   for (const role of table.roles.values()) {
     if (role.mode !== 'task' && role.mode !== 'batch') {
-      findings.push({ role: role.role, path: rolesPathOf(root), problem: `invalid receive mode '${role.mode}' for role ${role.role}` });
+      findings.push({ role: role.role, path: rolesPathOf(root), problem: `invalid receive mode '${role.mode}' for role ${role.role}`, kind: 'receive-mode', remedy: receiveModeRemedy(root, role.role) });
     }
-    for (const f of await inspectMailbox(mailboxOf(root, role.role), now)) findings.push({ role: role.role, ...f });
+    const box = mailboxOf(root, role.role);
+    for (const f of await inspectMailbox(box, now)) findings.push({ role: role.role, ...f, remedy: mailboxRemedy(f, role.role, box) });
   }
   return findings;
 }

@@ -12,8 +12,10 @@ describe('lib/handoff/doctor', () => {
   let p: Project;
   let rolesPath: string;
   let roles: string;
+  let conf: string;
   before(() => {
     p = makeProject();
+    conf = join(p.root, 'swarmforge', 'swarmforge.conf');
     rolesPath = join(p.root, '.swarmforge', 'roles.tsv');
     roles = fs.readFileSync(rolesPath, 'utf8');
   });
@@ -50,9 +52,9 @@ describe('lib/handoff/doctor', () => {
     const report = await doctor(p.root, false, now);
     assert.deepEqual(report, {
       findings: [
-        { path: rolesPath, problem: `${rolesPath}:${lines}: fewer than 6 columns` },
-        { path: rolesPath, problem: `${rolesPath}:${lines + 1}: invalid role name 'bad_role'` },
-        { role: 'coder', path: stale, problem: 'temp file older than 36 h', staleTemp: true },
+        { path: rolesPath, problem: `${rolesPath}:${lines}: fewer than 6 columns`, kind: 'roles-table', remedy: `fix ${conf} and run baton init: it rewrites roles.tsv` },
+        { path: rolesPath, problem: `${rolesPath}:${lines + 1}: invalid role name 'bad_role'`, kind: 'roles-table', remedy: `fix ${conf} and run baton init: it rewrites roles.tsv` },
+        { role: 'coder', path: stale, problem: 'temp file older than 36 h', kind: 'stale-temp', staleTemp: true, remedy: 'baton doctor --fix deletes it (a crash left it; nothing reads it)' },
       ],
       fixed: [],
     });
@@ -68,7 +70,7 @@ describe('lib/handoff/doctor', () => {
     const fresh = tempFile('50_b.handoff.tmp', 35, now);
     const report = await doctor(p.root, true, now);
     assert.deepEqual(report.fixed.sort(), [staleRecord, stale].sort());
-    assert.deepEqual(report.findings, [{ path: rolesPath, problem: `${rolesPath}:${roles.split('\n').length}: fewer than 6 columns` }]);
+    assert.deepEqual(report.findings.map((f) => [f.path, f.problem]), [[rolesPath, `${rolesPath}:${roles.split('\n').length}: fewer than 6 columns`]]);
     assert.equal(fs.existsSync(stale), false);
     assert.equal(fs.existsSync(staleRecord), false);
     assert.ok(fs.existsSync(fresh), 'a temp file younger than 36 h is kept');
@@ -88,8 +90,11 @@ describe('lib/handoff/doctor', () => {
     const b = await placeItem(p.box('QA').inProcess, {});
     const { findings } = await doctor(p.root, true);
     assert.deepEqual(findings, [
-      { role: 'reviewer', path: rolesPath, problem: "invalid receive mode 'weird' for role reviewer" },
-      { role: 'QA', path: p.box('QA').inProcess, problem: `2 items in process (at most one allowed): ${[a, b].map((x) => x.split('/').pop()).sort().join(', ')}` },
+      { role: 'reviewer', path: rolesPath, problem: "invalid receive mode 'weird' for role reviewer", kind: 'receive-mode', remedy: `set the mode of reviewer to task or batch in ${conf} and run baton init` },
+      {
+        role: 'QA', path: p.box('QA').inProcess, problem: `2 items in process (at most one allowed): ${[a, b].map((x) => x.split('/').pop()).sort().join(', ')}`, kind: 'several-in-process',
+        remedy: `finish the item QA works on with done_with_current and move the others back into ${p.box('QA').inboxNew}/ (ready_for_next offers them again)`,
+      },
     ]);
     assert.ok(fs.existsSync(a) && fs.existsSync(b), 'fix never touches items');
   });

@@ -69,6 +69,15 @@ export function makeProject(conf = DEFAULT_CONF): Project {
   return projectAt(root);
 }
 
+/** Runs `body` on the project, then removes it, whatever the body did. */
+export async function withProject<T>(project: Project, body: (p: Project) => Promise<T> | T): Promise<T> {
+  try {
+    return await body(project);
+  } finally {
+    project.cleanup();
+  }
+}
+
 /** The outcome of one bin run. */
 export interface RunResult {
   code: number | null;

@@ -1,0 +1,44 @@
+// Black-box tests of the built `baton doctor`: a remedy for every finding (text and --json).
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { copyFixture } from '../support/fixtures.js';
+import { makeProject, placeItem, runBin, withProject } from '../support/project.js';
+
+interface Finding {
+  path: string;
+  problem: string;
+  kind: string;
+  remedy: string;
+  role?: string;
+}
+
+describe('baton doctor (built bin)', function () {
+  this.timeout(60_000);
+
+  it('names a remedy for each finding: a "  fix:" line under each PROBLEM line, a remedy field in --json; --fix still removes only stale temp files', () => withProject(makeProject(), async (p) => {
+    const box = p.box('reviewer');
+    await placeItem(box.inProcess, {});
+    await placeItem(box.inProcess, {});
+    const junk = copyFixture(join(box.inboxNew, '50_junk.handoff'), 'handoffs', 'unusable', 'no-id.handoff');
+    fs.chmodSync(box.sent, 0o755);
+    const stale = join(box.outboxTmp, '50_old.handoff.tmp');
+    fs.writeFileSync(stale, 'x');
+    const old = new Date(Date.now() - 40 * 3600_000);
+    fs.utimesSync(stale, old, old);
+    const json = runBin('baton', ['doctor', '--json'], { cwd: p.root });
+    assert.equal(json.code, 2);
+    const findings = (JSON.parse(json.stdout) as { findings: Finding[] }).findings;
+    assert.deepEqual(findings.map((f) => f.kind).sort(), ['folder-mode', 'several-in-process', 'stale-temp', 'unusable-item']);
+    assert.deepEqual(findings.find((f) => f.path === junk)!.remedy, 'readers skip it: give it a readable header with an id line, or move it out of the mailbox');
+    assert.deepEqual(findings.find((f) => f.path === box.sent)!.remedy, `chmod 700 '${box.sent}'`);
+    const text = runBin('baton', ['doctor'], { cwd: p.root });
+    assert.equal(text.code, 2);
+    assert.equal(text.stdout, findings.map((f) => `PROBLEM: ${f.path}: ${f.problem}\n  fix: ${f.remedy}\n`).join(''));
+    const fixed = runBin('baton', ['doctor', '--fix'], { cwd: p.root });
+    assert.equal(fixed.code, 2);
+    assert.match(fixed.stdout, new RegExp(`^REMOVED: ${stale}\nPROBLEM: `));
+    assert.ok(fs.existsSync(junk), '--fix touches no item');
+    assert.equal(fs.statSync(box.sent).mode & 0o777, 0o755, '--fix changes no mode');
+  }));
+});
