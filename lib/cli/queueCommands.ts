@@ -2,16 +2,18 @@
 // agent commands (handoff, ready, done), as a command table like swarmCommands.ts. Each
 // calls one lib function and prints; failures are thrown to runBaton.
 import type { Argv, CommandModule } from 'yargs';
+import { daemonStatus } from '../handoff/daemonRecord.js';
 import { doctor } from '../handoff/doctor.js';
 import { initProject } from '../handoff/init.js';
 import { doneWithCurrent, readyForNext } from '../handoff/receive.js';
 import { findRoot } from '../handoff/root.js';
 import { sendHandoff } from '../handoff/send.js';
-import { statusOf, statusTable } from '../handoff/status.js';
+import { daemonLine, statusOf, statusTable } from '../handoff/status.js';
 import { type UnusableItem } from '../queue/item.js';
 import { exitAs } from './failure.js';
 
 const onSkip = (problem: UnusableItem) => process.stderr.write(`skipping ${problem.path}: ${problem.reason}\n`);
+const warn = (line: string) => process.stderr.write(`${line}\n`);
 const write = (out: string | Buffer): void => {
   process.stdout.write(out);
 };
@@ -28,17 +30,19 @@ const init: CommandModule = {
 
 const status: CommandModule = {
   command: 'status',
-  describe: 'Per role: items in outbox, new, in process, completed, failed; ages',
+  describe: 'Per role: items in outbox, new, in process, completed, failed; ages; whether handoffd runs',
   builder: (y) => json(y),
   handler: (args) => {
-    const rows = statusOf(findRoot(process.cwd(), process.env));
-    write(args.json ? `${JSON.stringify({ roles: rows }, null, 2)}\n` : statusTable(rows));
+    const root = findRoot(process.cwd(), process.env);
+    const rows = statusOf(root);
+    const daemon = daemonStatus(root);
+    write(args.json ? `${JSON.stringify({ roles: rows, daemon }, null, 2)}\n` : `${statusTable(rows)}\n${daemonLine(daemon)}`);
   },
 };
 
 const doctorCommand: CommandModule = {
   command: 'doctor',
-  describe: 'Check every mailbox invariant; name a fix for each problem; exit 2 if any',
+  describe: 'Check every mailbox invariant and look for stranded mail; name a fix for each problem; exit 2 if any',
   builder: (y) => json(y).option('fix', { type: 'boolean', default: false, describe: 'Delete temp files older than 36 h (the only safe repair)' }),
   handler: async (args) => {
     const report = await doctor(findRoot(process.cwd(), process.env), args.fix as boolean);
@@ -56,7 +60,7 @@ const handoff: CommandModule = {
   command: 'handoff <draft>',
   describe: 'Same as swarm_handoff <draft>',
   builder: (y) => y.positional('draft', { type: 'string', demandOption: true }),
-  handler: async (args) => write(await sendHandoff(args.draft as string, process.cwd(), process.env, onSkip)),
+  handler: async (args) => write(await sendHandoff(args.draft as string, process.cwd(), process.env, onSkip, undefined, warn)),
 };
 
 const ready: CommandModule = {

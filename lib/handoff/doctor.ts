@@ -1,12 +1,15 @@
 // `baton doctor`: every invariant of every mailbox plus the role table, reported with paths
-// and a remedy each.
+// and a remedy each; and the work nothing would otherwise show: outbox mail while no
+// handoffd runs to deliver it.
 // `--fix` does only what is provably safe: delete temp files older than 36 h (no step
 // of the protocol keeps a temp file that long), each deletion reported.
 import * as fs from 'node:fs';
 import { inspectMailbox } from '../queue/inspect.js';
+import { itemNamesIn } from '../queue/names.js';
+import { runningDaemon } from './daemonRecord.js';
 import { mailboxOf, rolesPathOf } from './layout.js';
-import { mailboxRemedy, receiveModeRemedy, rolesTableRemedy } from './remedies.js';
-import { readRoles } from './roles.js';
+import { DAEMON_DOWN_REMEDY, mailboxRemedy, receiveModeRemedy, rolesTableRemedy } from './remedies.js';
+import { readRoles, type Role } from './roles.js';
 
 /** One problem: where, what, its kind, what a person can do (`remedy`), and the role it concerns if any. */
 export interface DoctorFinding {
@@ -40,13 +43,26 @@ export async function doctor(root: string, fix: boolean, now = Date.now()): Prom
 
 async function findAll(root: string, now: number): Promise<DoctorFinding[]> {
   const table = readRoles(root);
+  const roles = [...table.roles.values()];
   const findings: DoctorFinding[] = table.problems.map((p) => ({ path: rolesPathOf(root), problem: p, kind: 'roles-table', remedy: rolesTableRemedy(root) }));
-  for (const role of table.roles.values()) {
+  for (const role of roles) {
     if (role.mode !== 'task' && role.mode !== 'batch') {
       findings.push({ role: role.role, path: rolesPathOf(root), problem: `invalid receive mode '${role.mode}' for role ${role.role}`, kind: 'receive-mode', remedy: receiveModeRemedy(root, role.role) });
     }
     const box = mailboxOf(root, role.role);
     for (const f of await inspectMailbox(box, now)) findings.push({ role: role.role, ...f, remedy: mailboxRemedy(f, role.role, box) });
   }
+  findings.push(...daemonDownFindings(root, roles));
   return findings;
+}
+
+/** Outboxes holding mail while no handoffd runs to deliver it. */
+function daemonDownFindings(root: string, roles: Role[]): DoctorFinding[] {
+  if (runningDaemon(root) !== undefined) return [];
+  return roles.flatMap((role) => {
+    const box = mailboxOf(root, role.role);
+    const waiting = itemNamesIn(box.outbox).length;
+    if (waiting === 0) return [];
+    return [{ path: box.outbox, role: role.role, kind: 'daemon-not-running', problem: `${waiting} handoff${waiting === 1 ? '' : 's'} waiting for delivery, and handoffd is not running`, remedy: DAEMON_DOWN_REMEDY }];
+  });
 }

@@ -30,3 +30,6 @@ export function rolesTableRemedy(root: string): string {
 export function receiveModeRemedy(root: string, role: string): string {
   return `set the mode of ${role} to task or batch in ${configPathOf(root)} and run baton init`;
 }
+
+/** The remedy for mail waiting in an outbox while no handoffd delivers it. */
+export const DAEMON_DOWN_REMEDY = 'start handoffd: baton daemon start (or baton up)';

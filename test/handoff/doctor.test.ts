@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { doctor } from '../../lib/handoff/doctor.js';
+import { daemonPathsOf } from '../../lib/handoff/layout.js';
+import { acquireLock } from '../../lib/queue/lock.js';
 import { STALE_TEMP_MS } from '../../lib/queue/tempFiles.js';
 import { ensureMailbox } from '../../lib/queue/mailbox.js';
 import { makeProject, placeItem, type Project } from '../support/project.js';
@@ -97,5 +99,29 @@ describe('lib/handoff/doctor', () => {
       },
     ]);
     assert.ok(fs.existsSync(a) && fs.existsSync(b), 'fix never touches items');
+  });
+  describe('work nothing else shows', () => {
+    let q: Project;
+    beforeEach(() => {
+      q = makeProject('window architect claude master\nwindow coder codex master\n');
+    });
+    afterEach(() => q.cleanup());
+    const findingsOf = async () => (await doctor(q.root, false)).findings;
+
+    it('outbox mail while no handoffd runs, one finding per outbox; none while a live process holds the daemon lock', async () => {
+      await placeItem(q.box('coder').outbox, {});
+      await placeItem(q.box('coder').outbox, {});
+      await placeItem(q.box('architect').inboxNew, {});
+      assert.deepEqual((await findingsOf()).filter((f) => f.kind === 'daemon-not-running'), [{
+        path: q.box('coder').outbox, role: 'coder', kind: 'daemon-not-running', problem: '2 handoffs waiting for delivery, and handoffd is not running',
+        remedy: 'start handoffd: baton daemon start (or baton up)',
+      }]);
+      const release = acquireLock(daemonPathsOf(q.root).lock);
+      try {
+        assert.deepEqual(await findingsOf(), []);
+      } finally {
+        release();
+      }
+    });
   });
 });
