@@ -58,8 +58,10 @@ export function initProject(cwd: string): { root: string; roles: Role[] } {
   mkdirSynced(swarmDirOf(root));
   excludeSwarmDir(root);
   const rolesPath = rolesPathOf(root);
-  writeFileSynced(`${rolesPath}.tmp`, formatRoles(roles), false);
-  renameSynced(`${rolesPath}.tmp`, rolesPath);
+  // A temp name of this process: two inits at once each publish a whole table (the same one).
+  const temp = `${rolesPath}.${process.pid}.tmp`;
+  writeFileSynced(temp, formatRoles(roles), false);
+  renameSynced(temp, rolesPath);
   for (const role of roles) ensureMailbox(mailboxOf(root, role.role));
   fsyncDir(swarmDirOf(root));
   return { root, roles };

@@ -71,7 +71,7 @@ describe('lib/handoff/init', () => {
       for (const key of MAILBOX_FOLDERS) assert.equal(fs.statSync(box[key]).mode & 0o777, 0o700, `${role} ${key}`);
     }
     assert.deepEqual(excludeLines(), ['.swarmforge/']);
-    assert.equal(fs.existsSync(join(root, '.swarmforge', 'roles.tsv.tmp')), false);
+    assert.deepEqual(fs.readdirSync(join(root, '.swarmforge')).filter((n) => n.endsWith('.tmp')), []);
   });
 
   it('initProject on the four-role SwarmForge pack fixture: its roles, worktrees and modes, a prompt for each role', () => {
