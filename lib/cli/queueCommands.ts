@@ -4,7 +4,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { daemonStatus } from '../handoff/daemonRecord.js';
 import { doctor } from '../handoff/doctor.js';
-import { initProject } from '../handoff/init.js';
+import { initProject, type InitResult } from '../handoff/init.js';
 import { doneWithCurrent, readyForNext } from '../handoff/receive.js';
 import { findRoot } from '../handoff/root.js';
 import { sendHandoff } from '../handoff/send.js';
@@ -19,12 +19,24 @@ const write = (out: string | Buffer): void => {
 };
 const json = <T>(y: Argv<T>) => y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
 
+/** `baton init`'s lines: ROOT, each role, each imported item, each item left in place with its remedy. */
+function initText({ root, roles, imports }: InitResult): string {
+  return [
+    `INITIALIZED: ${root}\n`,
+    ...roles.map((r) => `ROLE: ${r.role} ${r.mode} ${r.worktreePath}\n`),
+    ...imports.imported.map((i) => `IMPORTED: ${i.from} -> ${i.to}\n`),
+    ...imports.left.map((l) => `NOT IMPORTED: ${l.path}: ${l.problem}\n  fix: ${l.remedy}\n`),
+  ].join('');
+}
+
 const init: CommandModule = {
   command: 'init',
-  describe: 'Read swarmforge/swarmforge.conf; write .swarmforge/roles.tsv and every mailbox',
-  handler: () => {
-    const { root, roles } = initProject(process.cwd());
-    write(`INITIALIZED: ${root}\n${roles.map((r) => `ROLE: ${r.role} ${r.mode} ${r.worktreePath}\n`).join('')}`);
+  describe: 'Read swarmforge/swarmforge.conf; write .swarmforge/roles.tsv and every mailbox; import SwarmForge mail left in worktrees',
+  builder: (y) => json(y),
+  handler: async (args) => {
+    const result = await initProject(process.cwd());
+    const roles = result.roles.map((r) => ({ role: r.role, mode: r.mode, worktree: r.worktreePath }));
+    write(args.json ? `${JSON.stringify({ root: result.root, roles, imported: result.imports.imported, not_imported: result.imports.left }, null, 2)}\n` : initText(result));
   },
 };
 

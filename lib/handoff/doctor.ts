@@ -1,13 +1,16 @@
 // `baton doctor`: every invariant of every mailbox plus the role table, reported with paths
-// and a remedy each; and the work nothing would otherwise show: outbox mail while no
-// handoffd runs to deliver it.
+// and a remedy each; and the work nothing would otherwise show: mail still in the SwarmForge
+// reference scripts' per-worktree mailboxes (not imported yet, or not importable), and
+// outbox mail while no handoffd runs to deliver it.
 // `--fix` does only what is provably safe: delete temp files older than 36 h (no step
 // of the protocol keeps a temp file that long), each deletion reported.
 import * as fs from 'node:fs';
+import { findImportedCopy } from '../queue/foreignImport.js';
 import { inspectMailbox } from '../queue/inspect.js';
 import { itemNamesIn } from '../queue/names.js';
 import { runningDaemon } from './daemonRecord.js';
 import { mailboxOf, rolesPathOf } from './layout.js';
+import { pendingReferenceMail, remedyForPending, type ImportableMail } from './referenceMail.js';
 import { DAEMON_DOWN_REMEDY, mailboxRemedy, receiveModeRemedy, rolesTableRemedy } from './remedies.js';
 import { readRoles, type Role } from './roles.js';
 
@@ -52,9 +55,29 @@ async function findAll(root: string, now: number): Promise<DoctorFinding[]> {
     const box = mailboxOf(root, role.role);
     for (const f of await inspectMailbox(box, now)) findings.push({ role: role.role, ...f, remedy: mailboxRemedy(f, role.role, box) });
   }
-  findings.push(...daemonDownFindings(root, roles));
+  findings.push(...(await referenceMailFindings(root, roles)), ...daemonDownFindings(root, roles));
   return findings;
 }
+
+/** The problem an importable item is, checked against its role's mailbox without changing anything. */
+async function importableProblem(root: string, mail: ImportableMail): Promise<Pick<DoctorFinding, 'problem' | 'kind' | 'remedy'>> {
+  const found = await findImportedCopy(mailboxOf(root, mail.role), mail.side, mail.item);
+  if (found?.kind === 'clash') {
+    return { kind: 'reference-mail-clash', problem: `SwarmForge mail not imported: its name is taken in ${mail.role}'s mailbox by another item: ${found.path}`, remedy: 'rename it (keep the .handoff ending), then run baton init' };
+  }
+  return { kind: 'reference-mail-pending', problem: `SwarmForge mail not imported yet (for ${mail.role}, from the worktree's ${mail.folder}/)`, remedy: remedyForPending(root, mail) };
+}
+
+/** Items still pending in the reference scripts' mailboxes of ROOT and the configured worktrees. */
+async function referenceMailFindings(root: string, roles: Role[]): Promise<DoctorFinding[]> {
+  const findings: DoctorFinding[] = [];
+  for (const mail of await pendingReferenceMail(root, roles)) {
+    if (mail.kind === 'importable') findings.push({ path: mail.path, role: mail.role, ...(await importableProblem(root, mail)) });
+    else findings.push({ path: mail.path, kind: `reference-mail-${mail.kind}`, problem: `SwarmForge mail not imported: ${mail.problem}`, remedy: remedyForPending(root, mail) });
+  }
+  return findings;
+}
+
 
 /** Outboxes holding mail while no handoffd runs to deliver it. */
 function daemonDownFindings(root: string, roles: Role[]): DoctorFinding[] {

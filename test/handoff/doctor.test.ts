@@ -7,6 +7,7 @@ import { acquireLock } from '../../lib/queue/lock.js';
 import { STALE_TEMP_MS } from '../../lib/queue/tempFiles.js';
 import { ensureMailbox } from '../../lib/queue/mailbox.js';
 import { makeProject, placeItem, type Project } from '../support/project.js';
+import { placeLegacyItem, placeProblemItem, referenceFolderOf } from '../support/referenceMail.js';
 
 const HOUR = 3600 * 1000;
 
@@ -107,6 +108,29 @@ describe('lib/handoff/doctor', () => {
     });
     afterEach(() => q.cleanup());
     const findingsOf = async () => (await doctor(q.root, false)).findings;
+
+    it('reference-layout mail not imported yet (with the role and where init puts it), a name clash, an ambiguous item', async () => {
+      const waiting = placeLegacyItem(referenceFolderOf(q.root, 'inbox/new'), '50_a.handoff', { id: 'a', from: 'architect', to: 'coder', recipient: 'coder' });
+      const clash = placeLegacyItem(referenceFolderOf(q.root, 'outbox'), '50_b.handoff', { id: 'b', from: 'coder', to: 'architect' });
+      await placeItem(q.box('coder').outbox, { id: 'other' }, 'x', '50_b.handoff');
+      const shared = placeProblemItem(q.root, 'inbox/in_process', 'no-recipient.handoff', '50_c.handoff');
+      const found = (await findingsOf()).filter((f) => f.kind.startsWith('reference-mail'));
+      assert.deepEqual(found, [
+        {
+          path: clash, role: 'coder', kind: 'reference-mail-clash', problem: `SwarmForge mail not imported: its name is taken in coder's mailbox by another item: ${join(q.box('coder').outbox, '50_b.handoff')}`,
+          remedy: 'rename it (keep the .handoff ending), then run baton init',
+        },
+        {
+          path: waiting, role: 'coder', kind: 'reference-mail-pending', problem: "SwarmForge mail not imported yet (for coder, from the worktree's inbox/new/)",
+          remedy: `run baton init (or baton up): it imports the item into ${q.box('coder').inboxNew}/`,
+        },
+        {
+          path: shared, kind: 'reference-mail-ambiguous', problem: 'SwarmForge mail not imported: roles architect, coder share this worktree and no recipient header says whose it is',
+          remedy: 'set its recipient header to the role it belongs to (one of architect, coder), then run baton init',
+        },
+      ]);
+      assert.ok([waiting, clash, shared].every((path) => fs.existsSync(path)), 'doctor moves nothing');
+    });
 
     it('outbox mail while no handoffd runs, one finding per outbox; none while a live process holds the daemon lock', async () => {
       await placeItem(q.box('coder').outbox, {});
