@@ -1,7 +1,8 @@
 // `baton doctor`: every invariant of every mailbox plus the role table, reported with paths
 // and a remedy each; and the work nothing would otherwise show: mail still in the SwarmForge
-// reference scripts' per-worktree mailboxes (not imported yet, or not importable), and
-// outbox mail while no handoffd runs to deliver it.
+// reference scripts' per-worktree mailboxes (not imported yet, or not importable), mailboxes
+// of roles no longer configured that still hold items, and outbox mail while no handoffd
+// runs to deliver it.
 // `--fix` does only what is provably safe: delete temp files older than 36 h (no step
 // of the protocol keeps a temp file that long), each deletion reported.
 import * as fs from 'node:fs';
@@ -11,8 +12,9 @@ import { itemNamesIn } from '../queue/names.js';
 import { runningDaemon } from './daemonRecord.js';
 import { mailboxOf, rolesPathOf } from './layout.js';
 import { pendingReferenceMail, remedyForPending, type ImportableMail } from './referenceMail.js';
-import { DAEMON_DOWN_REMEDY, mailboxRemedy, receiveModeRemedy, rolesTableRemedy } from './remedies.js';
+import { DAEMON_DOWN_REMEDY, mailboxRemedy, receiveModeRemedy, rolesTableRemedy, unconfiguredMailboxRemedy } from './remedies.js';
 import { readRoles, type Role } from './roles.js';
+import { unconfiguredMailboxes } from './unconfiguredMailboxes.js';
 
 /** One problem: where, what, its kind, what a person can do (`remedy`), and the role it concerns if any. */
 export interface DoctorFinding {
@@ -55,7 +57,7 @@ async function findAll(root: string, now: number): Promise<DoctorFinding[]> {
     const box = mailboxOf(root, role.role);
     for (const f of await inspectMailbox(box, now)) findings.push({ role: role.role, ...f, remedy: mailboxRemedy(f, role.role, box) });
   }
-  findings.push(...(await referenceMailFindings(root, roles)), ...daemonDownFindings(root, roles));
+  findings.push(...(await referenceMailFindings(root, roles)), ...unconfiguredMailboxFindings(root, table.roles), ...daemonDownFindings(root, roles));
   return findings;
 }
 
@@ -78,6 +80,14 @@ async function referenceMailFindings(root: string, roles: Role[]): Promise<Docto
   return findings;
 }
 
+/** Mailboxes of roles not in roles.tsv that still hold waiting or in-process items. */
+function unconfiguredMailboxFindings(root: string, configured: Map<string, Role>): DoctorFinding[] {
+  return unconfiguredMailboxes(root, new Set(configured.keys())).map((box) => ({
+    path: box.dir, role: box.role, kind: 'unconfigured-role',
+    problem: `role ${box.role} is not in roles.tsv, but its mailbox holds ${box.outbox} in outbox, ${box.new} waiting, ${box.in_process} in process: nothing delivers, wakes or lists them`,
+    remedy: unconfiguredMailboxRemedy(root, box.role),
+  }));
+}
 
 /** Outboxes holding mail while no handoffd runs to deliver it. */
 function daemonDownFindings(root: string, roles: Role[]): DoctorFinding[] {

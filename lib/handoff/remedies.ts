@@ -31,5 +31,10 @@ export function receiveModeRemedy(root: string, role: string): string {
   return `set the mode of ${role} to task or batch in ${configPathOf(root)} and run baton init`;
 }
 
+/** The remedy for the mailbox of a role that is no longer configured but still holds work. */
+export function unconfiguredMailboxRemedy(root: string, role: string): string {
+  return `add a window line for ${role} back to ${configPathOf(root)} and run baton init, or move its waiting items by hand into a configured role's inbox/new/`;
+}
+
 /** The remedy for mail waiting in an outbox while no handoffd delivers it. */
 export const DAEMON_DOWN_REMEDY = 'start handoffd: baton daemon start (or baton up)';

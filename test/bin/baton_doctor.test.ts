@@ -1,9 +1,11 @@
-// Black-box tests of the built `baton doctor`: a remedy for every finding (text and --json).
+// Black-box tests of the built `baton doctor`: a remedy for every finding (text and --json),
+// and the mailbox of a role removed from swarmforge.conf that still holds work.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { copyFixture } from '../support/fixtures.js';
 import { makeProject, placeItem, runBin, withProject } from '../support/project.js';
+import { placeLegacyItem, referenceFolderOf } from '../support/referenceMail.js';
 
 interface Finding {
   path: string;
@@ -40,5 +42,23 @@ describe('baton doctor (built bin)', function () {
     assert.match(fixed.stdout, new RegExp(`^REMOVED: ${stale}\nPROBLEM: `));
     assert.ok(fs.existsSync(junk), '--fix touches no item');
     assert.equal(fs.statSync(box.sent).mode & 0o777, 0o755, '--fix changes no mode');
+  }));
+
+  it('lists the mailbox of a role removed from swarmforge.conf that still holds work, and not the reference folders beside it', () => withProject(makeProject(), async (p) => {
+    const qa = p.box('QA');
+    await placeItem(qa.outbox, {});
+    await placeItem(qa.inboxNew, {});
+    await placeItem(join(qa.inProcess, 'batch_20260101T000000Z_000001'), {});
+    for (const folder of ['sent', 'failed', 'inbox/completed'] as const) placeLegacyItem(referenceFolderOf(p.root, folder), '50_old.handoff', { id: 'o', from: 'coder', to: 'reviewer' });
+    const before = JSON.parse(runBin('baton', ['doctor', '--json'], { cwd: p.root }).stdout) as { findings: Finding[] };
+    assert.deepEqual(before.findings.map((f) => [f.kind, f.path]), [['daemon-not-running', qa.outbox]], 'while QA is configured');
+    fs.writeFileSync(join(p.root, 'swarmforge', 'swarmforge.conf'), 'window coder claude master\nwindow reviewer codex review\n');
+    assert.equal(runBin('baton', ['init'], { cwd: p.root }).code, 0);
+    const r = runBin('baton', ['doctor'], { cwd: p.root });
+    assert.deepEqual([r.code, r.stdout], [2,
+      `PROBLEM: ${qa.dir}: role QA is not in roles.tsv, but its mailbox holds 1 in outbox, 1 waiting, 1 in process: nothing delivers, wakes or lists them\n` +
+      `  fix: add a window line for QA back to ${join(p.root, 'swarmforge', 'swarmforge.conf')} and run baton init, or move its waiting items by hand into a configured role's inbox/new/\n`]);
+    const json = JSON.parse(runBin('baton', ['doctor', '--json'], { cwd: p.root }).stdout) as { findings: Finding[] };
+    assert.deepEqual(json.findings.map((f) => [f.kind, f.role, f.path]), [['unconfigured-role', 'QA', qa.dir]]);
   }));
 });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { doctor } from '../../lib/handoff/doctor.js';
-import { daemonPathsOf } from '../../lib/handoff/layout.js';
+import { daemonPathsOf, mailboxOf } from '../../lib/handoff/layout.js';
 import { acquireLock } from '../../lib/queue/lock.js';
 import { STALE_TEMP_MS } from '../../lib/queue/tempFiles.js';
 import { ensureMailbox } from '../../lib/queue/mailbox.js';
@@ -101,6 +101,7 @@ describe('lib/handoff/doctor', () => {
     ]);
     assert.ok(fs.existsSync(a) && fs.existsSync(b), 'fix never touches items');
   });
+
   describe('work nothing else shows', () => {
     let q: Project;
     beforeEach(() => {
@@ -130,6 +131,29 @@ describe('lib/handoff/doctor', () => {
         },
       ]);
       assert.ok([waiting, clash, shared].every((path) => fs.existsSync(path)), 'doctor moves nothing');
+    });
+
+    it('the mailbox of a role no longer configured that still holds work; not one holding only history, not the reference folders', async () => {
+      const gone = mailboxOf(q.root, 'tester');
+      ensureMailbox(gone);
+      await placeItem(gone.outbox, {});
+      await placeItem(gone.inboxNew, {});
+      await placeItem(gone.inboxNew, {});
+      await placeItem(join(gone.inProcess, 'batch_20260101T000000Z_000001'), {});
+      const history = mailboxOf(q.root, 'archivist');
+      ensureMailbox(history);
+      await placeItem(history.completed, {});
+      await placeItem(history.sent, {});
+      placeLegacyItem(referenceFolderOf(q.root, 'sent'), '50_s.handoff', { id: 's', from: 'coder' });
+      placeLegacyItem(referenceFolderOf(q.root, 'failed'), '50_f.handoff', { id: 'f', from: 'coder' });
+      placeLegacyItem(join(referenceFolderOf(q.root, 'inbox/in_process'), 'batch_x'), '50_i.handoff', { id: 'i', from: 'coder', recipient: 'coder' });
+      fs.writeFileSync(join(q.root, '.swarmforge', 'handoffs', 'sequence'), '000003\n');
+      const found = (await findingsOf()).filter((f) => f.kind === 'unconfigured-role');
+      assert.deepEqual(found, [{
+        path: gone.dir, role: 'tester', kind: 'unconfigured-role',
+        problem: 'role tester is not in roles.tsv, but its mailbox holds 1 in outbox, 2 waiting, 1 in process: nothing delivers, wakes or lists them',
+        remedy: `add a window line for tester back to ${join(q.root, 'swarmforge', 'swarmforge.conf')} and run baton init, or move its waiting items by hand into a configured role's inbox/new/`,
+      }]);
     });
 
     it('outbox mail while no handoffd runs, one finding per outbox; none while a live process holds the daemon lock', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mailboxOf } from '../../lib/handoff/layout.js';
-import { DAEMON_DOWN_REMEDY, mailboxRemedy, receiveModeRemedy, rolesTableRemedy } from '../../lib/handoff/remedies.js';
+import { DAEMON_DOWN_REMEDY, mailboxRemedy, receiveModeRemedy, rolesTableRemedy, unconfiguredMailboxRemedy } from '../../lib/handoff/remedies.js';
 import { type Finding, type MailboxProblem } from '../../lib/queue/inspect.js';
 
 describe('lib/handoff/remedies', () => {
@@ -22,9 +22,11 @@ describe('lib/handoff/remedies', () => {
     for (const [kind, remedy] of Object.entries(kinds)) assert.equal(mailboxRemedy(finding(kind as MailboxProblem), 'QA', box), remedy, kind);
   });
 
-  it('the role table and a receive mode are fixed in swarmforge.conf, then baton init; outbox mail waits for handoffd', () => {
+  it('the role table, a receive mode and a removed role are fixed in swarmforge.conf, then baton init', () => {
     assert.equal(rolesTableRemedy('/p'), 'fix /p/swarmforge/swarmforge.conf and run baton init: it rewrites roles.tsv');
     assert.equal(receiveModeRemedy('/p', 'QA'), 'set the mode of QA to task or batch in /p/swarmforge/swarmforge.conf and run baton init');
+    assert.equal(unconfiguredMailboxRemedy('/p', 'tester'),
+      "add a window line for tester back to /p/swarmforge/swarmforge.conf and run baton init, or move its waiting items by hand into a configured role's inbox/new/");
     assert.equal(DAEMON_DOWN_REMEDY, 'start handoffd: baton daemon start (or baton up)');
   });
 });
