@@ -2,50 +2,66 @@
 // agent commands (handoff, ready, done), as a command table like swarmCommands.ts. Each
 // calls one lib function and prints; failures are thrown to runBaton.
 import type { Argv, CommandModule } from 'yargs';
+import { daemonStatus } from '../handoff/daemonRecord.js';
 import { doctor } from '../handoff/doctor.js';
-import { initProject } from '../handoff/init.js';
+import { initProject, type InitResult } from '../handoff/init.js';
 import { doneWithCurrent, readyForNext } from '../handoff/receive.js';
 import { findRoot } from '../handoff/root.js';
 import { sendHandoff } from '../handoff/send.js';
-import { statusOf, statusTable } from '../handoff/status.js';
+import { daemonLine, statusOf, statusTable } from '../handoff/status.js';
 import { printable } from '../queue/printable.js';
 import { reportUnusable as onSkip } from './agentCommand.js';
 import { exitAs } from './failure.js';
 
+const warn = (line: string) => process.stderr.write(`${printable(line)}\n`);
 const write = (out: string | Buffer): void => {
   process.stdout.write(out);
 };
 const json = <T>(y: Argv<T>) => y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
 
+/** `baton init`'s lines: ROOT, each role, each imported item, each item left in place with its remedy. */
+function initText({ root, roles, imports }: InitResult): string {
+  return [
+    `INITIALIZED: ${root}\n`,
+    ...roles.map((r) => `ROLE: ${r.role} ${r.mode} ${r.worktreePath}\n`),
+    ...imports.imported.map((i) => `IMPORTED: ${i.from} -> ${i.to}\n`),
+    ...imports.left.map((l) => `NOT IMPORTED: ${l.path}: ${l.problem}\n  fix: ${l.remedy}\n`),
+  ].join('');
+}
+
 const init: CommandModule = {
   command: 'init',
-  describe: 'Read swarmforge/swarmforge.conf; write .swarmforge/roles.tsv and every mailbox',
-  handler: () => {
-    const { root, roles } = initProject(process.cwd());
-    write(`INITIALIZED: ${root}\n${roles.map((r) => `ROLE: ${r.role} ${r.mode} ${r.worktreePath}\n`).join('')}`);
+  describe: 'Read swarmforge/swarmforge.conf; write .swarmforge/roles.tsv and every mailbox; import SwarmForge mail left in worktrees',
+  builder: (y) => json(y),
+  handler: async (args) => {
+    const result = await initProject(process.cwd());
+    const roles = result.roles.map((r) => ({ role: r.role, mode: r.mode, worktree: r.worktreePath }));
+    write(args.json ? `${JSON.stringify({ root: result.root, roles, imported: result.imports.imported, not_imported: result.imports.left }, null, 2)}\n` : initText(result));
   },
 };
 
 const status: CommandModule = {
   command: 'status',
-  describe: 'Per role: items in outbox, new, in process, completed, failed; ages',
+  describe: 'Per role: items in outbox, new, in process, completed, failed; ages; whether handoffd runs',
   builder: (y) => json(y),
   handler: (args) => {
-    const rows = statusOf(findRoot(process.cwd(), process.env));
-    write(args.json ? `${JSON.stringify({ roles: rows }, null, 2)}\n` : statusTable(rows));
+    const root = findRoot(process.cwd(), process.env);
+    const rows = statusOf(root);
+    const daemon = daemonStatus(root);
+    write(args.json ? `${JSON.stringify({ roles: rows, daemon }, null, 2)}\n` : `${statusTable(rows)}\n${daemonLine(daemon)}`);
   },
 };
 
 const doctorCommand: CommandModule = {
   command: 'doctor',
-  describe: 'Check every mailbox invariant; exit 2 if any problem is found',
+  describe: 'Check every mailbox invariant and look for stranded mail; name a fix for each problem; exit 2 if any',
   builder: (y) => json(y).option('fix', { type: 'boolean', default: false, describe: 'Delete temp files older than 36 h (the only safe repair)' }),
   handler: async (args) => {
     const report = await doctor(findRoot(process.cwd(), process.env), args.fix as boolean);
     if (args.json) write(`${JSON.stringify(report, null, 2)}\n`);
     else {
       write(report.fixed.map((p) => `REMOVED: ${printable(p)}\n`).join(''));
-      write(report.findings.map((f) => `PROBLEM: ${printable(f.path)}: ${printable(f.problem)}\n`).join(''));
+      write(report.findings.map((f) => `PROBLEM: ${printable(f.path)}: ${printable(f.problem)}\n  fix: ${printable(f.remedy)}\n`).join(''));
       if (report.findings.length === 0) write('OK: no problems found\n');
     }
     if (report.findings.length > 0) exitAs('problemsFound');
@@ -56,7 +72,7 @@ const handoff: CommandModule = {
   command: 'handoff <draft>',
   describe: 'Same as swarm_handoff <draft>',
   builder: (y) => y.positional('draft', { type: 'string', demandOption: true }),
-  handler: async (args) => write(await sendHandoff(args.draft as string, process.cwd(), process.env, onSkip)),
+  handler: async (args) => write(await sendHandoff(args.draft as string, process.cwd(), process.env, onSkip, undefined, warn)),
 };
 
 const ready: CommandModule = {

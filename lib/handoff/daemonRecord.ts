@@ -53,7 +53,10 @@ export function daemonLogTail(root: string, bytes = 256 * 1024): string[] {
   }
 }
 
-/** The daemon's pid when it runs, else undefined. */
+/** What every command says when it finds handoffd not running (swarm_handoff's one stderr line, status, monitor). */
+export const DAEMON_NOT_RUNNING = 'handoffd is not running: start it with baton daemon start';
+
+/** The daemon's pid when it runs, else undefined. A readdir of its lock and a /proc read: cheap enough for every agent command. */
 export function runningDaemon(root: string): number | undefined {
   return lockHolder(daemonPathsOf(root).lock);
 }

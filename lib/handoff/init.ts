@@ -1,5 +1,7 @@
 // `baton init`: swarmforge.conf → .swarmforge/roles.tsv and every role's mailbox, with
-// .swarmforge/ excluded from git. No tmux and no worktrees (the launcher adds those).
+// .swarmforge/ excluded from git; then the mail the SwarmForge reference scripts left in
+// their per-worktree mailboxes is imported into the roles' mailboxes (referenceImport.ts).
+// No tmux and no worktrees (the launcher adds those).
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -8,6 +10,7 @@ import { ensureMailbox } from '../queue/mailbox.js';
 import { parseConfig, sharesRoot, type WindowConfig } from './config.js';
 import { fail } from './errors.js';
 import { configPathOf, mailboxOf, rolesPathOf, sessionNameOf, SWARM_DIR_NAME, swarmDirOf, worktreePathOf } from './layout.js';
+import { importReferenceMail, type ImportReport } from './referenceImport.js';
 import { formatRoles, type Role } from './roles.js';
 
 /** The git top level of `dir`, or fails: Baton projects are git repositories. */
@@ -51,16 +54,31 @@ export function readWindows(root: string): WindowConfig[] {
   return parsed.windows;
 }
 
-/** Reads swarmforge.conf under the git top level of `cwd`, writes roles.tsv and mailboxes; returns the roles. */
-export function initProject(cwd: string): { root: string; roles: Role[] } {
+/** Reads swarmforge.conf under the git top level of `cwd`, writes roles.tsv and mailboxes; returns the roles (initProject without the import). */
+export function initRolesAndMailboxes(cwd: string): { root: string; roles: Role[] } {
   const root = gitTopLevel(cwd);
   const roles = rolesOf(root, readWindows(root));
   mkdirSynced(swarmDirOf(root));
   excludeSwarmDir(root);
   const rolesPath = rolesPathOf(root);
-  writeFileSynced(`${rolesPath}.tmp`, formatRoles(roles), false);
-  renameSynced(`${rolesPath}.tmp`, rolesPath);
+  // A temp name of this process: two inits at once each publish a whole table (the same one).
+  const temp = `${rolesPath}.${process.pid}.tmp`;
+  writeFileSynced(temp, formatRoles(roles), false);
+  renameSynced(temp, rolesPath);
   for (const role of roles) ensureMailbox(mailboxOf(root, role.role));
   fsyncDir(swarmDirOf(root));
   return { root, roles };
+}
+
+/** What `baton init` did: ROOT, the roles, and the reference mail it imported or left in place. */
+export interface InitResult {
+  root: string;
+  roles: Role[];
+  imports: ImportReport;
+}
+
+/** `baton init` (and the first step of `baton up`): roles.tsv and mailboxes, then the import of reference-layout mail. */
+export async function initProject(cwd: string): Promise<InitResult> {
+  const { root, roles } = initRolesAndMailboxes(cwd);
+  return { root, roles, imports: await importReferenceMail(root, roles) };
 }

@@ -5,6 +5,10 @@
 //   .swarmforge/roles.tsv                                    the runtime role table
 //   .swarmforge/handoffs/<role>/                             each role's mailbox (queue/mailbox.ts
 //                                                            knows the folders inside, locks included)
+//   <worktree>/.swarmforge/handoffs/{outbox,inbox,sent,failed}/  the SwarmForge reference scripts'
+//                                                            mailbox of a whole worktree (ROOT's sits
+//                                                            beside the role mailboxes), read only to
+//                                                            import what it still holds
 //   .swarmforge/daemon/                                      handoffd's pid, log, lock, stop, tmp, health
 //   .swarmforge/tmux-socket, tmux.sock, panes.tsv, bin/      the swarm's tmux server, panes, commands
 //   .swarmforge/prompts/<role>.md                            each agent's instructions (written by baton up)
@@ -31,9 +35,25 @@ export function rolesPathOf(root: string): string {
   return join(root, SWARM_DIR_NAME, 'roles.tsv');
 }
 
+/** `ROOT/.swarmforge/handoffs`: the folder that holds every role's mailbox. */
+export function handoffsDirOf(root: string): string {
+  return join(root, SWARM_DIR_NAME, 'handoffs');
+}
+
 /** The mailbox of a role: `ROOT/.swarmforge/handoffs/<role>/`, whatever its worktree. */
 export function mailboxOf(root: string, role: string): Mailbox {
-  return mailboxAt(join(root, SWARM_DIR_NAME, 'handoffs', role));
+  return mailboxAt(join(handoffsDirOf(root), role));
+}
+
+/**
+ * The SwarmForge reference scripts' mailbox of a worktree: `<worktree>/.swarmforge/handoffs/`
+ * with outbox/, sent/, failed/ and inbox/{new,in_process,completed}/ directly inside (the
+ * Maildir shape of one Baton mailbox, shared by every role of that worktree). For ROOT it
+ * is the folder of the role mailboxes itself; the two never share a path, because a role's
+ * mailbox keeps its folders one level deeper, under `<role>/`.
+ */
+export function referenceMailboxOf(worktreePath: string): Mailbox {
+  return mailboxAt(handoffsDirOf(worktreePath));
 }
 
 /** `ROOT/swarmforge/swarmforge.conf`. */

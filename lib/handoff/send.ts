@@ -9,6 +9,10 @@
 // after a crash finds the record for the same draft and finishes that send instead of
 // queuing a second copy, so a draft is queued at most once and never lost: if it was not
 // published, the temp file is published now.
+//
+// Queuing needs no daemon, but nothing delivers without one: when handoffd is not running
+// the send still succeeds and says so in one warning line (a readdir of the daemon's lock
+// and a /proc read, cheap enough for every call).
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -23,6 +27,7 @@ import { printable } from '../queue/printable.js';
 import { bodyOf } from './body.js';
 import { commitLookupIn } from './commit.js';
 import { actingContext, type Context } from './context.js';
+import { DAEMON_NOT_RUNNING, runningDaemon } from './daemonRecord.js';
 import { invalidDraftLines, validateDraft, type Draft } from './draft.js';
 import { fail, HandoffFailure } from './errors.js';
 import { mailboxOf } from './layout.js';
@@ -48,8 +53,19 @@ function identify(path: string, bytes: Buffer, stat: fs.Stats): DraftIdentity {
   };
 }
 
+/** Reports a warning line for stderr (a send that succeeded but will not be delivered yet). */
+export type WarningReporter = (line: string) => void;
+
+/** The stdout line of a queued handoff; warns when no handoffd runs to deliver it. */
+function queuedLine(root: string, queued: string, onWarning: WarningReporter): string {
+  if (runningDaemon(root) === undefined) onWarning(DAEMON_NOT_RUNNING);
+  return `HANDOFF QUEUED: ${queued}\n`;
+}
+
 /** Queues the draft at `draftArg`; returns the stdout line `HANDOFF QUEUED: <path>`. */
-export async function sendHandoff(draftArg: string, cwd: string, env: NodeJS.ProcessEnv, onSkip: SkipReporter = () => undefined, now = new Date()): Promise<string> {
+export async function sendHandoff(
+  draftArg: string, cwd: string, env: NodeJS.ProcessEnv, onSkip: SkipReporter = () => undefined, now = new Date(), onWarning: WarningReporter = () => undefined,
+): Promise<string> {
   const draftPath = resolve(cwd, draftArg);
   let stat: fs.Stats | undefined;
   try {
@@ -57,7 +73,7 @@ export async function sendHandoff(draftArg: string, cwd: string, env: NodeJS.Pro
   } catch {
     stat = undefined;
   }
-  if (!stat?.isFile()) return finishInterruptedSend(draftArg, draftPath, cwd, env);
+  if (!stat?.isFile()) return finishInterruptedSend(draftArg, draftPath, cwd, env, onWarning);
   const ctx = actingContext(cwd, env, 'sender role');
   const bytes = fs.readFileSync(draftPath);
   const draftId = identify(draftPath, bytes, stat);
@@ -72,11 +88,11 @@ export async function sendHandoff(draftArg: string, cwd: string, env: NodeJS.Pro
     discardSupersededSends(box, draftPath);
     return publish(ctx, box, result.draft, draftId, now, onSkip);
   });
-  return `HANDOFF QUEUED: ${queued}\n`;
+  return queuedLine(ctx.root, queued, onWarning);
 }
 
 /** With no draft file: finish a send of that path cut short after the draft was deleted, or report it missing. */
-async function finishInterruptedSend(draftArg: string, draftPath: string, cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+async function finishInterruptedSend(draftArg: string, draftPath: string, cwd: string, env: NodeJS.ProcessEnv, onWarning: WarningReporter): Promise<string> {
   const missing = new HandoffFailure('usage', [`Draft file not found: ${printable(draftArg)}`]);
   let ctx: Context;
   try {
@@ -91,7 +107,7 @@ async function finishInterruptedSend(draftArg: string, draftPath: string, cwd: s
     return record ? completeSend(box, record) : undefined;
   });
   if (queued === undefined) throw missing;
-  return `HANDOFF QUEUED: ${queued}\n`;
+  return queuedLine(ctx.root, queued, onWarning);
 }
 
 /** True when the draft on disk is still the one validated (a doubled call may have sent and deleted it). */

@@ -1,10 +1,14 @@
 // `baton status`: per role, how many items sit in each folder and how long the oldest
-// waiting item and the work in process have been there. Reads only; takes no lock.
+// waiting item and the work in process have been there; and whether handoffd runs (a
+// killed daemon leaves its files behind, so only the live holder of its lock counts).
+// Reads only; takes no lock.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { inProcessOf } from '../queue/claim.js';
 import { completedItemPaths } from '../queue/finish.js';
+import { type Mailbox } from '../queue/mailbox.js';
 import { itemNamesIn } from '../queue/names.js';
+import { DAEMON_NOT_RUNNING, type DaemonStatus } from './daemonRecord.js';
 import { mailboxOf } from './layout.js';
 import { readRoles } from './roles.js';
 
@@ -33,27 +37,32 @@ function mtimeOf(path: string): number | undefined {
   }
 }
 
+/** How many items are in process in a mailbox (a batch counts its items), and the path of the file or batch in process. */
+export function inProcessCount(box: Mailbox): { count: number; current: string | null } {
+  const state = inProcessOf(box);
+  const batchItems = state.batches.reduce((n, b) => n + itemNamesIn(join(box.inProcess, b)).length, 0);
+  const current = state.files[0] ?? state.batches[0];
+  return { count: state.files.length + batchItems, current: current === undefined ? null : join(box.inProcess, current) };
+}
+
 /** The status of every role in roles.tsv at instant `now` (ms). */
 export function statusOf(root: string, now = Date.now()): RoleStatus[] {
   const ages = (ms: number | undefined) => (ms === undefined ? null : Math.max(0, Math.round((now - ms) / 1000)));
   return [...readRoles(root).roles.values()].map((role) => {
     const box = mailboxOf(root, role.role);
     const waiting = itemNamesIn(box.inboxNew).map((n) => mtimeOf(join(box.inboxNew, n)) ?? now);
-    const state = inProcessOf(box);
-    const batchItems = state.batches.reduce((n, b) => n + itemNamesIn(join(box.inProcess, b)).length, 0);
-    const current = state.files[0] ?? state.batches[0];
-    const currentPath = current === undefined ? null : join(box.inProcess, current);
+    const inProcess = inProcessCount(box);
     return {
       role: role.role,
       mode: role.mode,
       outbox: itemNamesIn(box.outbox).length,
       new: waiting.length,
-      in_process: state.files.length + batchItems,
+      in_process: inProcess.count,
       completed: completedItemPaths(box).length,
       failed: itemNamesIn(box.failed).length,
       oldest_waiting_s: waiting.length ? ages(Math.min(...waiting)) : null,
-      in_process_s: currentPath ? ages(mtimeOf(currentPath)) : null,
-      in_process_path: currentPath,
+      in_process_s: inProcess.current ? ages(mtimeOf(inProcess.current)) : null,
+      in_process_path: inProcess.current,
     };
   });
 }
@@ -76,4 +85,11 @@ export function statusTable(rows: RoleStatus[]): string {
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
   return [header, ...body].map((row) => row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
+}
+
+/** The line `baton status` ends with: handoffd's pid and last pass, or that it is not running and how to start it. */
+export function daemonLine(daemon: DaemonStatus, now = Date.now()): string {
+  if (!daemon.running) return `${DAEMON_NOT_RUNNING}\n`;
+  const lastPass = daemon.last_pass_at === null ? 'none yet' : `${humanDuration(Math.max(0, Math.round((now - Date.parse(daemon.last_pass_at)) / 1000)))} ago`;
+  return `handoffd: running (pid ${daemon.pid}), last pass ${lastPass}\n`;
 }

@@ -11,10 +11,16 @@ import { type Mailbox } from './mailbox.js';
 import { entriesOf, isBatchName, isItemName } from './names.js';
 import { isStaleTemp, isTempEntry } from './tempFiles.js';
 
+/** What kind of problem a mailbox finding is (the caller names a remedy per kind). */
+export type MailboxProblem =
+  | 'folder-mode' | 'file-mode' | 'symlink' | 'not-regular' | 'unusable-item' | 'duplicate-id'
+  | 'interrupted-claim' | 'stale-temp' | 'several-in-process';
+
 /** A problem found at a path. `staleTemp` problems are the ones `--fix` may delete. */
 export interface Finding {
   path: string;
   problem: string;
+  kind: MailboxProblem;
   staleTemp?: boolean;
 }
 
@@ -35,19 +41,19 @@ export async function inspectMailbox(box: Mailbox, now = Date.now()): Promise<Fi
     } catch {
       return;
     }
-    if ((mode & 0o077) !== 0) findings.push({ path: dir, problem: `folder mode ${(mode & 0o777).toString(8)}, expected 700` });
+    if ((mode & 0o077) !== 0) findings.push({ path: dir, kind: 'folder-mode', problem: `folder mode ${(mode & 0o777).toString(8)}, expected 700` });
     for (const entry of entriesOf(dir)) {
       const path = join(dir, entry.name);
       if (entry.isSymbolicLink()) {
-        findings.push({ path, problem: 'symlink in a mailbox folder (never followed)' });
+        findings.push({ path, kind: 'symlink', problem: 'symlink in a mailbox folder (never followed)' });
         continue;
       }
       if (entry.name.startsWith('.claiming-') && entry.isDirectory()) {
-        findings.push({ path, problem: 'interrupted batch claim (the next ready_for_next rolls it back)' });
+        findings.push({ path, kind: 'interrupted-claim', problem: 'interrupted batch claim (the next ready_for_next rolls it back)' });
         continue;
       }
       if (isTempEntry(box, dir, entry.name)) {
-        if (isStaleTemp(fs.lstatSync(path).mtimeMs, now)) findings.push({ path, problem: `temp file older than 36 h`, staleTemp: true });
+        if (isStaleTemp(fs.lstatSync(path).mtimeMs, now)) findings.push({ path, kind: 'stale-temp', problem: `temp file older than 36 h`, staleTemp: true });
         continue;
       }
       if (depth === 0 && isBatchName(entry.name) && entry.isDirectory() && ids) {
@@ -56,26 +62,26 @@ export async function inspectMailbox(box: Mailbox, now = Date.now()): Promise<Fi
       }
       if (!isItemName(entry.name)) continue;
       if (!entry.isFile()) {
-        findings.push({ path, problem: 'not a regular file' });
+        findings.push({ path, kind: 'not-regular', problem: 'not a regular file' });
         continue;
       }
-      if ((fs.lstatSync(path).mode & 0o077) !== 0) findings.push({ path, problem: 'file readable by others, expected mode 600' });
+      if ((fs.lstatSync(path).mode & 0o077) !== 0) findings.push({ path, kind: 'file-mode', problem: 'file readable by others, expected mode 600' });
       if (!ids) continue;
       try {
         const item = await readItem(path);
         const other = ids.get(item.id);
-        if (other) findings.push({ path, problem: `id ${item.id} also at ${other}` });
+        if (other) findings.push({ path, kind: 'duplicate-id', problem: `id ${item.id} also at ${other}` });
         else ids.set(item.id, path);
       } catch (err) {
         if (!(err instanceof UnusableItem)) throw err;
-        findings.push({ path, problem: `unusable item: ${err.reason}` });
+        findings.push({ path, kind: 'unusable-item', problem: `unusable item: ${err.reason}` });
       }
     }
   };
   for (const [dir, ids] of folders) await checkFolder(dir, ids, 0);
   const inProcess = entriesOf(box.inProcess).filter((e) => (isItemName(e.name) && !e.isDirectory()) || (isBatchName(e.name) && e.isDirectory()));
   if (inProcess.length > 1) {
-    findings.push({ path: box.inProcess, problem: `${inProcess.length} items in process (at most one allowed): ${inProcess.map((e) => e.name).sort().join(', ')}` });
+    findings.push({ path: box.inProcess, kind: 'several-in-process', problem: `${inProcess.length} items in process (at most one allowed): ${inProcess.map((e) => e.name).sort().join(', ')}` });
   }
   return findings;
 }

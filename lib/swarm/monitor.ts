@@ -1,6 +1,10 @@
 // `baton monitor`: one view of the swarm per refresh: per role the pane's state, the queue
 // counts, what is in process and for how long, the last delivery and wake-up; and the
 // daemon's health. Reads files, the daemon log's tail and tmux; changes nothing.
+// A daemon that was killed leaves its log and health.json behind: only the live holder of
+// its lock counts as running, and a problem it logged is shown as the previous run's, never
+// as the current state. Each run starts with a `started` line; a run that ended without a
+// `stopped` line was killed or crashed.
 import { Tmux, type PaneInfo } from '../adapters/tmux.js';
 import { daemonLogTail, daemonStatus, parseLogLine, type DaemonStatus } from '../handoff/daemonRecord.js';
 import { humanDuration, statusOf, type RoleStatus } from '../handoff/status.js';
@@ -14,11 +18,39 @@ export interface MonitorRole extends RoleStatus {
   last_wake_at: string | null;
 }
 
+/** The last run of handoffd in its log, shown while none runs. */
+export interface PreviousRun {
+  pid: string | null;
+  started_at: string | null;
+  /** When it logged `stopped`; null when it ended without (killed or crashed). */
+  stopped_at: string | null;
+  /** Its last problem (an error or wake-failed line), or null. */
+  last_error: string | null;
+}
+
 /** The whole monitor view. */
 export interface MonitorView {
   at: string;
-  daemon: DaemonStatus & { last_error: string | null };
+  /** `last_error`: the running daemon's last problem since it started (null when none runs); `previous_run`: the last run, when none runs. */
+  daemon: DaemonStatus & { last_error: string | null; previous_run: PreviousRun | null };
   roles: MonitorRole[];
+}
+
+/** What the log tail says: last delivery and wake-up per role, and the last run with its last problem. */
+function readLog(root: string): { lastDelivery: Map<string, string>; lastWake: Map<string, string>; run: PreviousRun } {
+  const lastDelivery = new Map<string, string>();
+  const lastWake = new Map<string, string>();
+  let run: PreviousRun = { pid: null, started_at: null, stopped_at: null, last_error: null };
+  for (const line of daemonLogTail(root)) {
+    const entry = parseLogLine(line);
+    if (!entry) continue;
+    if (entry.event === 'started') run = { pid: entry.details.pid ?? null, started_at: entry.at, stopped_at: null, last_error: null };
+    if (entry.event === 'stopped') run.stopped_at = entry.at;
+    if (entry.event === 'delivered') for (const r of (entry.details.to ?? '').split(',')) lastDelivery.set(r, entry.at);
+    if (entry.event === 'woke' && entry.details.role) lastWake.set(entry.details.role, entry.at);
+    if (entry.event === 'error' || entry.event === 'wake-failed') run.last_error = line;
+  }
+  return { lastDelivery, lastWake, run };
 }
 
 async function panesOf(root: string): Promise<Map<string, PaneInfo>> {
@@ -35,16 +67,7 @@ async function panesOf(root: string): Promise<Map<string, PaneInfo>> {
 
 /** Gathers the monitor view of the project at `root`. */
 export async function monitorView(root: string, now = Date.now()): Promise<MonitorView> {
-  const lastDelivery = new Map<string, string>();
-  const lastWake = new Map<string, string>();
-  let lastError: string | null = null;
-  for (const line of daemonLogTail(root)) {
-    const entry = parseLogLine(line);
-    if (!entry) continue;
-    if (entry.event === 'delivered') for (const r of (entry.details.to ?? '').split(',')) lastDelivery.set(r, entry.at);
-    if (entry.event === 'woke' && entry.details.role) lastWake.set(entry.details.role, entry.at);
-    if (entry.event === 'error' || entry.event === 'wake-failed') lastError = line;
-  }
+  const { lastDelivery, lastWake, run } = readLog(root);
   const panes = await panesOf(root);
   const paneIds = readPanes(root);
   const roles = statusOf(root, now).map((row) => {
@@ -58,11 +81,24 @@ export async function monitorView(root: string, now = Date.now()): Promise<Monit
       last_wake_at: lastWake.get(row.role) ?? null,
     };
   });
-  return { at: new Date(now).toISOString(), daemon: { ...daemonStatus(root), last_error: lastError }, roles };
+  const status = daemonStatus(root);
+  const ran = run.started_at !== null || run.last_error !== null;
+  const daemon = status.running
+    ? { ...status, last_error: run.last_error, previous_run: null }
+    : { ...status, last_error: null, previous_run: ran ? run : null };
+  return { at: new Date(now).toISOString(), daemon, roles };
 }
 
 function ago(iso: string | null, now: number): string {
   return iso === null ? '-' : `${humanDuration(Math.max(0, Math.round((now - Date.parse(iso)) / 1000)))} ago`;
+}
+
+/** What the monitor says of the last run while no daemon runs: when it started and how it ended, and its last problem, labelled as that run's. */
+function previousRunLines(run: PreviousRun | null, now: number): string[] {
+  if (!run) return [];
+  const ended = run.stopped_at ? `stopped ${ago(run.stopped_at, now)}` : 'ended without logging stopped (killed or crashed)';
+  const started = run.started_at ? `started ${ago(run.started_at, now)}, ` : '';
+  return [`previous run${run.pid ? ` (pid ${run.pid})` : ''}: ${started}${ended}`, ...(run.last_error ? [`previous run's last problem: ${run.last_error}`] : [])];
 }
 
 /** The view as text for a terminal. */
@@ -70,8 +106,9 @@ export function monitorText(view: MonitorView): string {
   const now = Date.parse(view.at);
   const d = view.daemon;
   const head = d.running
-    ? `handoffd: running (pid ${d.pid}), last pass ${ago(d.last_pass_at, now)}, delivered ${d.delivered}, failed ${d.failed}, errors ${d.errors}`
-    : 'handoffd: NOT RUNNING';
+    ? [`handoffd: running (pid ${d.pid}), last pass ${ago(d.last_pass_at, now)}, delivered ${d.delivered}, failed ${d.failed}, errors ${d.errors}`,
+      ...(d.last_error ? [`last problem: ${d.last_error}`] : [])]
+    : ['handoffd: NOT RUNNING: start it with baton daemon start', ...previousRunLines(d.previous_run, now)];
   const header = ['ROLE', 'PANE', 'NEW', 'IN_PROCESS', 'DONE', 'FAILED', 'WORKING_FOR', 'LAST_DELIVERY', 'LAST_WAKE'];
   const rows = view.roles.map((r) => [
     r.role, r.pane_state, String(r.new), String(r.in_process), String(r.completed), String(r.failed),
@@ -80,6 +117,6 @@ export function monitorText(view: MonitorView): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const table = [header, ...rows].map((row) => row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
   const current = view.roles.filter((r) => r.in_process_path).map((r) => `  ${r.role}: ${r.in_process_path!.split('/').pop()}`);
-  return [`Baton monitor  ${view.at}`, head, ...(d.last_error ? [`last problem: ${d.last_error}`] : []), '', ...table,
+  return [`Baton monitor  ${view.at}`, ...head, '', ...table,
     ...(current.length ? ['', 'In process:', ...current] : [])].join('\n') + '\n';
 }

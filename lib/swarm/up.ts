@@ -143,7 +143,7 @@ export async function swarmUp(cwd: string, options: UpOptions): Promise<SwarmUp>
   const plan = await planSwarm(cwd);
   const undo = new UndoStack();
   try {
-    const { roles } = initProject(plan.root);
+    const { roles } = await initProject(plan.root);
     prepareWorktrees(plan, undo);
     const commandDir = installCommandLinks(plan.root, options.binDir);
     const prompts = plan.isPack ? writeAgentPrompts(plan.root, roles) : new Map<string, string>();

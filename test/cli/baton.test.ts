@@ -90,7 +90,7 @@ describe('lib/cli/baton', () => {
     }
   });
 
-  it('status --json prints the statusOf rows of the project', async () => {
+  it('status --json prints the statusOf rows of the project and the daemon\'s status', async () => {
     const dir = tempDir();
     try {
       fs.mkdirSync(join(dir, '.swarmforge'));
@@ -103,7 +103,7 @@ describe('lib/cli/baton', () => {
       assert.deepEqual(JSON.parse(r.stdout), { roles: [{
         role: 'QA', mode: 'batch', outbox: 0, new: 0, in_process: 0, completed: 0, failed: 0,
         oldest_waiting_s: null, in_process_s: null, in_process_path: null,
-      }] });
+      }], daemon: { running: false, pid: null, last_pass_at: null, passes: 0, delivered: 0, failed: 0, errors: 0 } });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

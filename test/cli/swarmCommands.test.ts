@@ -53,7 +53,7 @@ describe('lib/cli/swarmCommands', function () {
     it('monitor --once prints one view (text or JSON) and exits', () => {
       const text = runBin('baton', ['monitor', '--once'], { cwd: p.root });
       assert.equal(text.code, 0, text.stderr);
-      assert.match(text.stdout, /^Baton monitor {2}\S+\nhandoffd: NOT RUNNING\n\nROLE /);
+      assert.match(text.stdout, /^Baton monitor {2}\S+\nhandoffd: NOT RUNNING: start it with baton daemon start\n\nROLE /);
       assert.doesNotMatch(text.stdout, /\x1b/, 'no screen clearing with --once');
       const json = runBin('baton', ['monitor', '--once', '--json'], { cwd: p.root });
       const view = JSON.parse(json.stdout) as { daemon: { running: boolean }; roles: { role: string; pane_state: string }[] };

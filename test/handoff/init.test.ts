@@ -3,11 +3,12 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { type WindowConfig } from '../../lib/handoff/config.js';
 import { HandoffFailure } from '../../lib/handoff/errors.js';
-import { excludeSwarmDir, gitTopLevel, initProject, readWindows, rolesOf } from '../../lib/handoff/init.js';
+import { excludeSwarmDir, gitTopLevel, initProject, initRolesAndMailboxes, readWindows, rolesOf } from '../../lib/handoff/init.js';
 import { readRoles } from '../../lib/handoff/roles.js';
 import { mailboxAt, MAILBOX_FOLDERS } from '../../lib/queue/mailbox.js';
 import { fixturePath } from '../support/fixtures.js';
-import { commitIn, git, tempDir } from '../support/project.js';
+import { commitIn, git, itemsIn, tempDir } from '../support/project.js';
+import { placeLegacyItem, referenceFolderOf } from '../support/referenceMail.js';
 
 function failsWith(lines: string[]) {
   return (err: unknown) => {
@@ -55,10 +56,10 @@ describe('lib/handoff/init', () => {
     assert.throws(() => gitTopLevel(plain), failsWith([`baton: not inside a git repository: '${plain}'`]));
   });
 
-  it('initProject from a subdirectory: roles.tsv, every mailbox folder 0700, the exclude line; returns ROOT and roles', () => {
+  it('initProject from a subdirectory: roles.tsv, every mailbox folder 0700, the exclude line; returns ROOT and roles', async () => {
     writeConf('# swarm\nwindow coder claude master\nwindow QA codex qa batch --flag\n');
     fs.mkdirSync(join(root, 'src'));
-    const { root: found, roles } = initProject(join(root, 'src'));
+    const { root: found, roles } = await initProject(join(root, 'src'));
     assert.equal(found, root);
     assert.deepEqual(roles.map((r) => [r.role, r.worktreePath, r.mode]), [['coder', root, 'task'], ['QA', join(root, '.worktrees', 'qa'), 'batch']]);
     const session = 'baton-my-project-v2';
@@ -71,12 +72,12 @@ describe('lib/handoff/init', () => {
       for (const key of MAILBOX_FOLDERS) assert.equal(fs.statSync(box[key]).mode & 0o777, 0o700, `${role} ${key}`);
     }
     assert.deepEqual(excludeLines(), ['.swarmforge/']);
-    assert.equal(fs.existsSync(join(root, '.swarmforge', 'roles.tsv.tmp')), false);
+    assert.deepEqual(fs.readdirSync(join(root, '.swarmforge')).filter((n) => n.endsWith('.tmp')), []);
   });
 
-  it('initProject on the four-role SwarmForge pack fixture: its roles, worktrees and modes, a prompt for each role', () => {
+  it('initProject on the four-role SwarmForge pack fixture: its roles, worktrees and modes, a prompt for each role', async () => {
     fs.cpSync(fixturePath('packs', 'four-roles', 'swarmforge'), join(root, 'swarmforge'), { recursive: true });
-    const { roles } = initProject(root);
+    const { roles } = await initProject(root);
     assert.deepEqual(roles.map((r) => [r.role, r.worktreePath, r.agent, r.mode]), [
       ['architect', root, 'claude', 'task'],
       ['coder', join(root, '.worktrees', 'coder'), 'claude', 'task'],
@@ -90,17 +91,28 @@ describe('lib/handoff/init', () => {
     assert.ok(fs.statSync(join(root, 'swarmforge', 'constitution.prompt')).size > 0);
   });
 
-  it('initProject is idempotent and picks up a changed conf (roles.tsv replaced, mailboxes kept)', () => {
+  it('initProject is idempotent and picks up a changed conf (roles.tsv replaced, mailboxes kept)', async () => {
     writeConf('window coder claude master\n');
-    initProject(root);
+    await initProject(root);
     const marker = join(root, '.swarmforge', 'handoffs', 'coder', 'inbox', 'new', '50_x.handoff');
     fs.writeFileSync(marker, 'x', { mode: 0o600 });
     writeConf('window coder claude master\nwindow reviewer codex review\n');
-    const again = initProject(root);
+    const again = await initProject(root);
     assert.deepEqual(again.roles.map((r) => r.role), ['coder', 'reviewer']);
     assert.deepEqual([...readRoles(root).roles.keys()], ['coder', 'reviewer']);
     assert.ok(fs.existsSync(marker));
     assert.deepEqual(excludeLines(), ['.swarmforge/']);
+  });
+
+  it('initProject imports the reference-layout mail of the roles\' worktrees and reports it; initRolesAndMailboxes does not', async () => {
+    writeConf('window coder claude master\n');
+    const waiting = placeLegacyItem(referenceFolderOf(root, 'inbox/new'), '50_a.handoff', { id: 'a', from: 'x', to: 'coder', recipient: 'coder' });
+    initRolesAndMailboxes(root);
+    assert.deepEqual(itemsIn(join(root, '.swarmforge', 'handoffs', 'coder', 'inbox', 'new')), []);
+    const { imports } = await initProject(root);
+    const copy = join(root, '.swarmforge', 'handoffs', 'coder', 'inbox', 'new', '50_a.handoff');
+    assert.deepEqual(imports, { imported: [{ from: waiting, to: copy, id: 'a', role: 'coder' }], left: [] });
+    assert.ok(fs.existsSync(`${waiting}.imported`));
   });
 
   it('readWindows: the windows of ROOT\'s swarmforge.conf; every error at once when it is invalid; a missing conf named', () => {
@@ -115,11 +127,11 @@ describe('lib/handoff/init', () => {
     ]));
   });
 
-  it('initProject without a conf, or with config errors, fails and writes nothing', () => {
-    assert.throws(() => initProject(root), failsWith([`baton: no swarmforge/swarmforge.conf in '${root}'`]));
+  it('initProject without a conf, or with config errors, fails and writes nothing', async () => {
+    await assert.rejects(initProject(root), failsWith([`baton: no swarmforge/swarmforge.conf in '${root}'`]));
     writeConf('window coder claude master\nwindow coder claude other\nbogus\n');
     const conf = join(root, 'swarmforge', 'swarmforge.conf');
-    assert.throws(() => initProject(root), failsWith([
+    await assert.rejects(initProject(root), failsWith([
       `${conf}:2: role 'coder' is already defined on line 1`,
       `${conf}:3: unknown directive 'bogus'; expected 'window <role> <agent> <worktree> [task|batch] [args...]'`,
     ]));

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  bodyTemplatePathOf, commandDirOf, configPathOf, daemonPathsOf, mailboxOf, panesFileOf, rolesPathOf, sessionNameOf,
+  bodyTemplatePathOf, commandDirOf, configPathOf, daemonPathsOf, handoffsDirOf, mailboxOf, panesFileOf, referenceMailboxOf, rolesPathOf, sessionNameOf,
   socketFileOf, SWARM_DIR_NAME, swarmDirOf, tmuxSocketPathFor, worktreePathOf, WORKTREES_DIR_NAME,
 } from '../../lib/handoff/layout.js';
 
@@ -40,6 +40,20 @@ describe('lib/handoff/layout', () => {
       outboxLock: join(dirOf, 'locks', 'outbox'),
       seqFile: join(dirOf, 'sequence'),
     });
+  });
+
+  it('referenceMailboxOf: the reference scripts\' mailbox of a worktree, folders directly under <worktree>/.swarmforge/handoffs/; ROOT\'s beside the role mailboxes', () => {
+    assert.equal(handoffsDirOf(root), '/p/.swarmforge/handoffs');
+    const box = referenceMailboxOf('/p/.worktrees/qa');
+    assert.deepEqual([box.outbox, box.inboxNew, box.inProcess, box.completed, box.sent, box.failed], [
+      '/p/.worktrees/qa/.swarmforge/handoffs/outbox', '/p/.worktrees/qa/.swarmforge/handoffs/inbox/new', '/p/.worktrees/qa/.swarmforge/handoffs/inbox/in_process',
+      '/p/.worktrees/qa/.swarmforge/handoffs/inbox/completed', '/p/.worktrees/qa/.swarmforge/handoffs/sent', '/p/.worktrees/qa/.swarmforge/handoffs/failed',
+    ]);
+    const atRoot = referenceMailboxOf(root);
+    assert.equal(atRoot.dir, handoffsDirOf(root));
+    const itemFolders = (b: typeof atRoot) => [b.outbox, b.inboxNew, b.inProcess, b.completed, b.sent, b.failed];
+    const roleFolders = ['outbox', 'inbox', 'sent', 'failed'].flatMap((role) => itemFolders(mailboxOf(root, role)));
+    assert.ok(itemFolders(atRoot).every((f) => !roleFolders.includes(f)), 'no item folder of the reference mailbox is one of a role\'s, even a role named like a reference folder');
   });
 
   it('puts every daemon file under ROOT/.swarmforge/daemon/', () => {

@@ -3,9 +3,11 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { HandoffFailure } from '../../lib/handoff/errors.js';
+import { daemonPathsOf } from '../../lib/handoff/layout.js';
 import { sendHandoff } from '../../lib/handoff/send.js';
 import { SWARM_HANDOFF_USAGE } from '../../lib/handoff/usage.js';
 import { parseEnvelope, serializeEnvelope } from '../../lib/queue/envelope.js';
+import { acquireLock } from '../../lib/queue/lock.js';
 import { ensureMailbox } from '../../lib/queue/mailbox.js';
 import { commitIn, itemsIn, makeProject, noteDraft, placeItem, writeDraft, type Project } from '../support/project.js';
 
@@ -77,6 +79,31 @@ describe('lib/handoff/send', () => {
     assert.equal(envelope.body.toString(), `${PREAMBLE}Waiting on QA result.\n`);
     assert.equal(fs.existsSync(draft), false);
     assert.deepEqual(tmpEntries(), []);
+  });
+
+  it('warns once, through onWarning, when no handoffd runs to deliver (the send still succeeds); not while a live daemon holds its lock', async () => {
+    const warnings: string[] = [];
+    writeDraft(p.root, noteDraft('reviewer'), 'w.txt');
+    const out = await sendHandoff('w.txt', p.root, env(), undefined, NOW, (line) => warnings.push(line));
+    assert.match(out, /^HANDOFF QUEUED: /);
+    assert.deepEqual(warnings, ['handoffd is not running: start it with baton daemon start']);
+    const release = acquireLock(daemonPathsOf(p.root).lock);
+    try {
+      writeDraft(p.root, noteDraft('reviewer'), 'w.txt');
+      await sendHandoff('w.txt', p.root, env(), undefined, NOW, (line) => warnings.push(line));
+    } finally {
+      release();
+    }
+    assert.equal(warnings.length, 1);
+  });
+
+  it('warns as well when a retry finishes an interrupted send whose draft is gone', async () => {
+    const draft = writeDraft(p.root, noteDraft('reviewer'), 'crashed.txt');
+    await leaveCrashedSend(draft, 2, true);
+    fs.unlinkSync(draft);
+    const warnings: string[] = [];
+    assert.match(await sendHandoff('crashed.txt', p.root, env(), undefined, NOW, (line) => warnings.push(line)), /^HANDOFF QUEUED: /);
+    assert.deepEqual(warnings, ['handoffd is not running: start it with baton daemon start']);
   });
 
   it('queues a git_handoff from the sender\'s worktree with role, task and the lowercase commit', async () => {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { mailboxOf } from '../../lib/handoff/layout.js';
 import { formatRoles, type Role } from '../../lib/handoff/roles.js';
-import { humanDuration, statusOf, statusTable, type RoleStatus } from '../../lib/handoff/status.js';
+import { daemonLine, humanDuration, inProcessCount, statusOf, statusTable, type RoleStatus } from '../../lib/handoff/status.js';
 import { placeItem, tempDir } from '../support/project.js';
 
 const NOW = Date.parse('2026-06-15T12:00:00.000Z');
@@ -86,5 +86,21 @@ describe('lib/handoff/status', () => {
       'reviewer  task   1       12   1           300        0       3m12s           2h05m\n' +
       'QA        batch  0       0    0           0          2       -               -\n');
     assert.equal(statusTable([]), 'ROLE  MODE  OUTBOX  NEW  IN_PROCESS  COMPLETED  FAILED  OLDEST_WAITING  IN_PROCESS_FOR\n');
+  });
+
+  it('inProcessCount: the items in process (a batch counts its items) and the path of the file or batch', async () => {
+    const box = mailboxOf(root, 'QA');
+    assert.deepEqual(inProcessCount(box), { count: 0, current: null });
+    const batch = join(box.inProcess, 'batch_20260615T110000Z_000001');
+    await placeItem(batch, {});
+    await placeItem(batch, {});
+    assert.deepEqual(inProcessCount(box), { count: 2, current: batch });
+  });
+
+  it('daemonLine: the pid and the age of the last pass while handoffd runs; that it is not running and how to start it otherwise', () => {
+    const daemon = { running: true, pid: 4242, last_pass_at: new Date(NOW - 3000).toISOString(), passes: 9, delivered: 1, failed: 0, errors: 0 };
+    assert.equal(daemonLine(daemon, NOW), 'handoffd: running (pid 4242), last pass 3s ago\n');
+    assert.equal(daemonLine({ ...daemon, last_pass_at: null }, NOW), 'handoffd: running (pid 4242), last pass none yet\n');
+    assert.equal(daemonLine({ ...daemon, running: false, pid: null }, NOW), 'handoffd is not running: start it with baton daemon start\n');
   });
 });

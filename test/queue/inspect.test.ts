@@ -52,6 +52,9 @@ describe('lib/queue/inspect', () => {
     ];
     for (const re of expect) assert.ok(found.some((f) => re.test(f)), `${re}\n${found.join('\n')}`);
     assert.equal(found.length, expect.length, found.join('\n'));
+    assert.deepEqual((await inspectMailbox(box)).map((f) => f.kind).sort(), [
+      'duplicate-id', 'duplicate-id', 'file-mode', 'folder-mode', 'not-regular', 'several-in-process', 'symlink', 'unusable-item',
+    ]);
   });
 
   it('reports temp files older than 36 h and interrupted batch claims', async () => {
@@ -59,9 +62,9 @@ describe('lib/queue/inspect', () => {
     fs.writeFileSync(old, '');
     fs.mkdirSync(join(box.inProcess, '.claiming-batch_z_000001'));
     const found = await inspectMailbox(box, Date.now() + STALE_TEMP_MS + 60_000);
-    assert.deepEqual(found.map((f) => [f.path, f.problem, f.staleTemp ?? false]).sort((x, y) => (x[0]! < y[0]! ? -1 : 1)), [
-      [old, 'temp file older than 36 h', true],
-      [join(box.inProcess, '.claiming-batch_z_000001'), 'interrupted batch claim (the next ready_for_next rolls it back)', false],
+    assert.deepEqual(found.map((f) => [f.path, f.problem, f.kind, f.staleTemp ?? false]).sort((x, y) => (x[0]! < y[0]! ? -1 : 1)), [
+      [old, 'temp file older than 36 h', 'stale-temp', true],
+      [join(box.inProcess, '.claiming-batch_z_000001'), 'interrupted batch claim (the next ready_for_next rolls it back)', 'interrupted-claim', false],
     ].sort((x, y) => (x[0]! < y[0]! ? -1 : 1)));
   });
 });

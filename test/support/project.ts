@@ -1,11 +1,13 @@
-// Test projects: real temporary git repositories initialised in process by initProject
-// (what `baton init` runs), and a runner for the built bins (argv only, never a shell).
+// Test projects: real temporary git repositories initialised in process by
+// initRolesAndMailboxes (what `baton init` runs, less the import of reference-layout mail,
+// which a new repository does not have), and a runner for the built bins (argv only,
+// never a shell).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { initProject } from '../../lib/handoff/init.js';
+import { initRolesAndMailboxes } from '../../lib/handoff/init.js';
 import { mailboxOf } from '../../lib/handoff/layout.js';
 import { serializeEnvelope, type Headers } from '../../lib/queue/envelope.js';
 import { type Mailbox } from '../../lib/queue/mailbox.js';
@@ -65,8 +67,17 @@ export function projectAt(root: string): Project {
 /** A git repository with swarmforge.conf, initialised in process (roles.tsv, mailboxes, git exclude). */
 export function makeProject(conf = DEFAULT_CONF): Project {
   const root = makeRepo(conf);
-  initProject(root);
+  initRolesAndMailboxes(root);
   return projectAt(root);
+}
+
+/** Runs `body` on the project, then removes it, whatever the body did. */
+export async function withProject<T>(project: Project, body: (p: Project) => Promise<T> | T): Promise<T> {
+  try {
+    return await body(project);
+  } finally {
+    project.cleanup();
+  }
 }
 
 /** The outcome of one bin run. */
