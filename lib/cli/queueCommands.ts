@@ -19,14 +19,17 @@ const write = (out: string | Buffer): void => {
 };
 const json = <T>(y: Argv<T>) => y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
 
-/** `baton init`'s lines: ROOT, each role, each imported item, each item left in place with its remedy. */
-function initText({ root, roles, imports }: InitResult): string {
+/** The lines reporting SwarmForge mail: each item imported, each item left in place with its remedy (`baton init` and `baton up`). */
+export function importLines(imports: InitResult['imports']): string {
   return [
-    `INITIALIZED: ${root}\n`,
-    ...roles.map((r) => `ROLE: ${r.role} ${r.mode} ${r.worktreePath}\n`),
-    ...imports.imported.map((i) => `IMPORTED: ${i.from} -> ${i.to}\n`),
-    ...imports.left.map((l) => `NOT IMPORTED: ${l.path}: ${l.problem}\n  fix: ${l.remedy}\n`),
+    ...imports.imported.map((i) => `IMPORTED: ${printable(i.from)} -> ${printable(i.to)}\n`),
+    ...imports.left.map((l) => `NOT IMPORTED: ${printable(l.path)}: ${printable(l.problem)}\n  fix: ${printable(l.remedy)}\n`),
   ].join('');
+}
+
+/** `baton init`'s lines: ROOT, each role, then the import report. */
+function initText({ root, roles, imports }: InitResult): string {
+  return `INITIALIZED: ${root}\n${roles.map((r) => `ROLE: ${r.role} ${r.mode} ${r.worktreePath}\n`).join('')}${importLines(imports)}`;
 }
 
 const init: CommandModule = {

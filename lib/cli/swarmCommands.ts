@@ -13,6 +13,7 @@ import { monitorText, monitorView } from '../swarm/monitor.js';
 import { binDirOf, swarmAddress, swarmDown, swarmUp, type DaemonControl } from '../swarm/up.js';
 import { exitAs } from './failure.js';
 import { liveMonitor } from './liveMonitor.js';
+import { importLines } from './queueCommands.js';
 
 const write = (text: string): void => {
   process.stdout.write(text);
@@ -59,7 +60,7 @@ const up: CommandModule = {
   handler: async (args) => {
     const daemonArgs = ['--poll-interval', String(args['poll-interval']), '--rewake-interval', String(args['rewake-interval'])];
     const swarm = await swarmUp(process.cwd(), { binDir: binDir(), daemon: daemonControl(), daemonArgs });
-    write(`SWARM UP: session ${swarm.session}\nDAEMON: pid ${swarm.daemonPid}\n${[...swarm.panes].map(([r, p]) => `PANE: ${r} ${p}\n`).join('')}ATTACH: baton attach   (or: tmux -S ${swarm.socket} attach -t ${swarm.session})\n`);
+    write(`SWARM UP: session ${swarm.session}\nDAEMON: pid ${swarm.daemonPid}\n${[...swarm.panes].map(([r, p]) => `PANE: ${r} ${p}\n`).join('')}ATTACH: baton attach   (or: tmux -S ${swarm.socket} attach -t ${swarm.session})\n${importLines(swarm.imports)}`);
   },
 };
 

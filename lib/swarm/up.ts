@@ -14,7 +14,7 @@ import { Tmux } from '../adapters/tmux.js';
 import { sharesRoot, type WindowConfig } from '../handoff/config.js';
 import { runningDaemon } from '../handoff/daemonRecord.js';
 import { fail } from '../handoff/errors.js';
-import { excludeSwarmDir, initProject, readWindows } from '../handoff/init.js';
+import { excludeSwarmDir, initProject, readWindows, type InitResult } from '../handoff/init.js';
 import { panesFileOf, sessionNameOf, socketFileOf, tmuxSocketPathFor, WORKTREES_DIR_NAME } from '../handoff/layout.js';
 import { type Role } from '../handoff/roles.js';
 import { formatPanes, recordedSocketOf } from '../handoff/tmuxRecord.js';
@@ -49,6 +49,8 @@ export interface UpOptions {
 /** What `baton up` started. */
 export interface SwarmUp {
   root: string;
+  /** The SwarmForge mail found in the worktrees: imported, or left in place. */
+  imports: InitResult['imports'];
   session: string;
   socket: string;
   panes: Map<string, string>;
@@ -143,7 +145,7 @@ export async function swarmUp(cwd: string, options: UpOptions): Promise<SwarmUp>
   const plan = await planSwarm(cwd);
   const undo = new UndoStack();
   try {
-    const { roles } = await initProject(plan.root);
+    const { roles, imports } = await initProject(plan.root);
     prepareWorktrees(plan, undo);
     const commandDir = installCommandLinks(plan.root, options.binDir);
     const prompts = plan.isPack ? writeAgentPrompts(plan.root, roles) : new Map<string, string>();
@@ -157,7 +159,7 @@ export async function swarmUp(cwd: string, options: UpOptions): Promise<SwarmUp>
       await plan.tmux.sendLiteral(pane, agentCommandLine({ role: role.role, agent: w.agent, extraArgs: w.extraArgs, worktreePath: role.worktreePath, promptFile: prompts.get(role.role), commandDir, agentDir }));
       await plan.tmux.sendEnter(pane);
     }
-    return { root: plan.root, session: plan.session, socket: plan.socket, panes, daemonPid };
+    return { root: plan.root, imports, session: plan.session, socket: plan.socket, panes, daemonPid };
   } catch (err) {
     const failures = await undo.run();
     for (const line of failures) process.stderr.write(`baton: ${line}\n`);

@@ -11,7 +11,8 @@ import { Tmux } from '../../lib/adapters/tmux.js';
 import { tmuxSocketPathFor } from '../../lib/handoff/layout.js';
 import { standInAgents, waitFor } from '../support/daemon.js';
 import { fixturePath } from '../support/fixtures.js';
-import { commitIn, git, makeRepo, runBin, tempDir, type RunOptions } from '../support/project.js';
+import { commitIn, git, itemsIn, makeRepo, runBin, tempDir, type RunOptions } from '../support/project.js';
+import { fourRolesImports, writeFourRolesReferenceMail } from '../support/referenceMail.js';
 
 const SCRIPTED = 'window coder baton-scripted-agent master\nwindow QA baton-scripted-agent qa batch\n';
 
@@ -140,6 +141,39 @@ describe('baton up / down on the rough edges (built bin)', function () {
       assert.equal(tester.env.SWARMFORGE_PROMPT_FILE, prompt('tester'));
       assert.equal(tester.env.SWARMFORGE_ROLE, 'tester');
       assert.equal(tester.env.SWARMFORGE_ROOT, root);
+    });
+
+    it('imports the SwarmForge mail left in the worktrees: each item claimed exactly once by its role; down leaves no process or server', async () => {
+      for (const [name, branch] of [['coder', 'coder'], ['review', 'review'], ['qa', 'qa']]) git(root, 'worktree', 'add', '-q', '-b', branch!, join('.worktrees', name!));
+      for (const name of ['master', 'coder', 'review', 'qa']) writeFourRolesReferenceMail(root, name);
+      const expected = fourRolesImports(root);
+      const up = baton(['up']);
+      assert.equal(up.code, 0, up.stderr);
+      for (const item of expected) {
+        assert.ok(fs.existsSync(item.marked) && !fs.existsSync(item.from), `${item.from} marked as imported`);
+        assert.ok(up.stdout.includes(`IMPORTED: ${item.from} -> ${item.to}\n`), `up reports ${item.from}`);
+      }
+      const box = (role: string) => join(root, '.swarmforge', 'handoffs', role);
+      await waitFor('handoffd to deliver the imported outbox mail', () => ['architect', 'coder'].every((r) => itemsIn(join(box(r), 'outbox')).length === 0), 30_000);
+      const claimed = new Map<string, string[]>();
+      for (const role of ['architect', 'coder', 'reviewer', 'QA']) {
+        const ids: string[] = [];
+        let out = runBin('ready_for_next', [], { cwd: root, role }).stdout;
+        while (!/^NO_TASK$/m.test(out)) {
+          const paths = [...out.matchAll(/^TASK: (.+)$/gm)].map((m) => m[1]!);
+          assert.ok(paths.length > 0, out);
+          ids.push(...paths.map((path) => /_(\d{6})_from_/.exec(path)![1]!));
+          out = runBin('done_with_current', [], { cwd: root, role }).stdout;
+        }
+        claimed.set(role, ids.sort());
+      }
+      assert.deepEqual(Object.fromEntries(claimed), {
+        architect: ['000003'], coder: ['000001', '000002'], reviewer: ['000004'], QA: ['000004', '000005', '000006'],
+      }, 'every pending item reaches its role once: imported, or delivered by handoffd (the broadcast the old daemon gave the reviewer goes to QA alone)');
+      const down = baton(['down']);
+      assert.match(down.stdout, /^SWARM DOWN: daemon pid \d+ stopped\n$/);
+      assert.equal(await serverRuns(root), false);
+      await waitFor('no process of the swarm left', () => !spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).stdout.split('\n').some((l) => l.includes(root) && !l.includes('ps -eo')), 10_000);
     });
 
     it('refuses to start when the pack lacks a role prompt, naming it, before anything starts', async () => {
