@@ -46,7 +46,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   handoff: ['queue'],
   daemon: ['handoff', 'queue', 'adapters'],
   swarm: ['handoff', 'queue', 'adapters'],
-  cli: ['daemon', 'swarm', 'handoff', 'queue', 'adapters'],
+  review: ['handoff', 'queue', 'adapters'],
+  cli: ['daemon', 'swarm', 'review', 'handoff', 'queue', 'adapters'],
 };
 
 /** The lib folder of a repo-relative path (`lib/<folder>/...`), or undefined outside lib/. */

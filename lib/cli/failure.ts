@@ -10,6 +10,7 @@ import { DaemonAlreadyRunning } from '../daemon/alreadyRunning.js';
 import { HandoffFailure } from '../handoff/errors.js';
 import { LockBusy } from '../queue/lock.js';
 import { UnsafeMailbox } from '../queue/mailbox.js';
+import { BookbagProblem, FindingsError, ReviewRefusal } from '../review/reviewErrors.js';
 import { printable } from '../queue/printable.js';
 
 /** Every exit code Baton's commands use, by outcome. */
@@ -37,6 +38,10 @@ function rawFailure(program: string, err: unknown): { lines: string[]; exitCode:
   if (err instanceof HandoffFailure) return { lines: err.lines, exitCode: EXIT_CODES[err.kind] };
   if (err instanceof DaemonAlreadyRunning) return { lines: [err.message], exitCode: EXIT_CODES.environment };
   if (err instanceof UnsafeMailbox) return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.refused };
+  if (err instanceof ReviewRefusal || err instanceof FindingsError) return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.refused };
+  if (err instanceof BookbagProblem) {
+    return { lines: [`${program}: ${err.kind} bookbag '${err.path}'`, ...err.problems.map((p) => `- ${p}`)], exitCode: EXIT_CODES.invalid };
+  }
   if (err instanceof LockBusy) return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.temporary };
   const sys = err as NodeJS.ErrnoException;
   if (sys && typeof sys.code === 'string') {

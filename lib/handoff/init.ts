@@ -1,4 +1,4 @@
-// `baton init`: swarmforge.conf → .swarmforge/roles.tsv and every role's mailbox, with
+// `baton init`: swarmforge.conf → .swarmforge/roles.tsv (and reviewers.tsv) and every role's mailbox, with
 // .swarmforge/ excluded from git; then the mail the SwarmForge reference scripts left in
 // their per-worktree mailboxes is imported into the roles' mailboxes (referenceImport.ts).
 // No tmux and no worktrees (the launcher adds those).
@@ -7,10 +7,11 @@ import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fsyncDir, mkdirSynced, renameSynced, writeFileSynced } from '../queue/durable.js';
 import { ensureMailbox } from '../queue/mailbox.js';
-import { parseConfig, sharesRoot, type WindowConfig } from './config.js';
+import { parseConfig, sharesRoot, type ReviewerConfig, type WindowConfig } from './config.js';
 import { fail } from './errors.js';
-import { configPathOf, mailboxOf, rolesPathOf, sessionNameOf, SWARM_DIR_NAME, swarmDirOf, worktreePathOf } from './layout.js';
+import { configPathOf, mailboxOf, reviewersPathOf, rolesPathOf, sessionNameOf, SWARM_DIR_NAME, swarmDirOf, worktreePathOf } from './layout.js';
 import { importReferenceMail, type ImportReport } from './referenceImport.js';
+import { formatReviewers } from './reviewers.js';
 import { formatRoles, type Role } from './roles.js';
 
 /** The git top level of `dir`, or fails: Baton projects are git repositories. */
@@ -45,26 +46,36 @@ export function excludeSwarmDir(root: string, pattern = `${SWARM_DIR_NAME}/`): v
   fs.appendFileSync(exclude, `${current === '' || current.endsWith('\n') ? '' : '\n'}${pattern}\n`);
 }
 
-/** The windows of ROOT's swarmforge.conf; fails with every error (file, line, rule) when it is missing or invalid. */
-export function readWindows(root: string): WindowConfig[] {
+/** ROOT's swarmforge.conf, parsed; fails with every error (file, line, rule) when it is missing or invalid. */
+export function readConfig(root: string): { windows: WindowConfig[]; reviewers: ReviewerConfig[] } {
   const confPath = configPathOf(root);
   if (!fs.existsSync(confPath)) fail('environment', `baton: no swarmforge/swarmforge.conf in '${root}'`);
   const parsed = parseConfig(fs.readFileSync(confPath, 'utf8'), confPath);
   if (!parsed.ok) fail('environment', ...parsed.errors);
-  return parsed.windows;
+  return parsed;
 }
 
-/** Reads swarmforge.conf under the git top level of `cwd`, writes roles.tsv and mailboxes; returns the roles (initProject without the import). */
+/** The windows of ROOT's swarmforge.conf (see readConfig). */
+export function readWindows(root: string): WindowConfig[] {
+  return readConfig(root).windows;
+}
+
+/** Publishes a runtime table under a temp name of this process: two inits at once each publish a whole table (the same one). */
+function publishTable(path: string, text: string): void {
+  const temp = `${path}.${process.pid}.tmp`;
+  writeFileSynced(temp, text, false);
+  renameSynced(temp, path);
+}
+
+/** Reads swarmforge.conf under the git top level of `cwd`, writes roles.tsv, reviewers.tsv and mailboxes; returns the roles (initProject without the import). */
 export function initRolesAndMailboxes(cwd: string): { root: string; roles: Role[] } {
   const root = gitTopLevel(cwd);
-  const roles = rolesOf(root, readWindows(root));
+  const config = readConfig(root);
+  const roles = rolesOf(root, config.windows);
   mkdirSynced(swarmDirOf(root));
   excludeSwarmDir(root);
-  const rolesPath = rolesPathOf(root);
-  // A temp name of this process: two inits at once each publish a whole table (the same one).
-  const temp = `${rolesPath}.${process.pid}.tmp`;
-  writeFileSynced(temp, formatRoles(roles), false);
-  renameSynced(temp, rolesPath);
+  publishTable(rolesPathOf(root), formatRoles(roles));
+  if (config.reviewers.length > 0 || fs.existsSync(reviewersPathOf(root))) publishTable(reviewersPathOf(root), formatReviewers(config.reviewers));
   for (const role of roles) ensureMailbox(mailboxOf(root, role.role));
   fsyncDir(swarmDirOf(root));
   return { root, roles };

@@ -12,11 +12,12 @@
 //   .swarmforge/daemon/                                      handoffd's pid, log, lock, stop, tmp, health
 //   .swarmforge/tmux-socket, tmux.sock, panes.tsv, bin/      the swarm's tmux server, panes, commands
 //   .swarmforge/prompts/<role>.md                            each agent's instructions (written by baton up)
+//   .swarmforge/reviewers.tsv, .swarmforge/reviews/          the review stage (docs/review.md §1)
 // Every other module asks this one for a path; a test keeps these names out of the rest
 // of lib/. The tmux session name is derived from ROOT here too.
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { mailboxAt, type Mailbox } from '../queue/mailbox.js';
 
 /** The folder of runtime state under ROOT, as written in `.git/info/exclude`. */
@@ -135,6 +136,41 @@ export function panesFileOf(root: string): string {
 /** `ROOT/.swarmforge/bin`: the command links put first on each pane's PATH. */
 export function commandDirOf(root: string): string {
   return join(root, SWARM_DIR_NAME, 'bin');
+}
+
+/** `ROOT/.swarmforge/reviewers.tsv`: the reviewer role of each lens, from swarmforge.conf's review lines. */
+export function reviewersPathOf(root: string): string {
+  return join(root, SWARM_DIR_NAME, 'reviewers.tsv');
+}
+
+/** Where the review stage keeps its files (docs/review.md §1). */
+export interface ReviewPaths {
+  /** `<bead>.json` bookbags (BOOKBAG_DIR overrides). */
+  bookbags: string;
+  /** `<bead>.ready` signals (SIGNAL_DIR overrides). */
+  signals: string;
+  /** `<bead>.lock` lock folders (LOCK_DIR overrides). */
+  locks: string;
+  /** Disposed bookbags: beside the bookbag folder, `<bookbags>/../archive`. */
+  archive: string;
+  /** `<lens>/` of each teacher: sessions, consolidation, library log. */
+  teachers: string;
+  /** `<bead>/` of each leaf: brief.json, output.json. */
+  leaves: string;
+}
+
+/** The review stage's folders under ROOT, with the environment's overrides read at call time. */
+export function reviewPathsOf(root: string, env: NodeJS.ProcessEnv = process.env): ReviewPaths {
+  const reviews = join(root, SWARM_DIR_NAME, 'reviews');
+  const bookbags = env.BOOKBAG_DIR ? resolve(root, env.BOOKBAG_DIR) : join(reviews, 'bookbag');
+  return {
+    bookbags,
+    signals: env.SIGNAL_DIR ? resolve(root, env.SIGNAL_DIR) : join(reviews, 'signals'),
+    locks: env.LOCK_DIR ? resolve(root, env.LOCK_DIR) : join(reviews, 'locks'),
+    archive: join(dirname(bookbags), 'archive'),
+    teachers: join(reviews, 'teachers'),
+    leaves: join(reviews, 'leaves'),
+  };
 }
 
 /** Unix socket paths must stay below about 104 bytes. */

@@ -5,13 +5,17 @@
 // is gone and takes over. The lock never depends on timing.
 //
 // How: the lock is a numbered series of files `lock.<g>`; the highest g is the current
-// generation. Its owner line is `<pid> <start-time> <boot-id>`, so a reused pid is not
-// mistaken for the owner. The generation is free when `lock.<g>.released` exists or its
+// generation. Its owner line is `<pid> <start-time> <boot-id> <host> <token>`, so a reused
+// pid is not mistaken for the owner; a holder on another host (a lock folder on a shared
+// file system) is never taken over, since its liveness cannot be seen from here; the
+// random token tells two holders with the same pid apart in the lock files. The generation is free when `lock.<g>.released` exists or its
 // owner is dead. A taker links a complete owner file to `lock.<g+1>`: link() refuses an
 // existing name, so one taker wins each generation. A taker that acted on a stale listing
 // can only create a lower generation than one that exists; it sees the higher one when
 // it lists again, and backs off. Takers delete generations below their own.
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { isCode, mkdirSynced } from './durable.js';
 
@@ -35,9 +39,9 @@ function readText(path: string): string | undefined {
 }
 
 let selfIdentity: string | undefined;
-/** `<pid> <start-time> <boot-id>` of this process. */
+/** `<pid> <start-time> <boot-id> <host> <token>` of this process (host names have no spaces). */
 function identityOfSelf(): string {
-  selfIdentity ??= `${process.pid} ${startTimeOf(process.pid) ?? '-'} ${bootId()}`;
+  selfIdentity ??= `${process.pid} ${startTimeOf(process.pid) ?? '-'} ${bootId()} ${hostname().replace(/\s/g, '_') || '-'} ${randomBytes(8).toString('hex')}`;
   return selfIdentity;
 }
 
@@ -66,9 +70,10 @@ export function processRunning(pid: number): boolean {
 
 /** True when the process recorded in an owner line is still running. */
 function ownerAlive(owner: string): boolean {
-  const [pidText, start, boot] = owner.trim().split(' ');
+  const [pidText, start, boot, host] = owner.trim().split(' ');
   const pid = Number(pidText);
   if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (host !== undefined && host !== (hostname().replace(/\s/g, '_') || '-')) return true;
   if (fs.existsSync('/proc/self/stat')) {
     if (boot !== bootId()) return false;
     const actual = startTimeOf(pid);

@@ -49,7 +49,7 @@ describe('baton (built bin)', () => {
           `${conf}:3: role 'bad_role' must match ^[A-Za-z][A-Za-z0-9-]*$ and be at most 32 characters\n` +
           `${conf}:4: worktree '..' must be master, none or a name matching ^[A-Za-z0-9][A-Za-z0-9._-]*$\n` +
           `${conf}:6: worktree 'shared' is already used on line 5; only master/none may be shared\n` +
-          `${conf}:7: unknown directive 'pane'; expected 'window <role> <agent> <worktree> [task|batch] [args...]'\n` +
+          `${conf}:7: unknown directive 'pane'; expected 'window <role> <agent> <worktree> [task|batch] [args...]' or 'review cto|coo <role>'\n` +
           `${conf}:8: a window line needs <role> <agent> <worktree>\n`);
         assert.equal(fs.existsSync(join(root, '.swarmforge')), false);
         const none = tempDir();

@@ -103,10 +103,10 @@ describe('lib/handoff/config', () => {
 
   it('unknown directives and short window lines', () => {
     assert.deepEqual(errorsOf('pane x y z\nwindow a claude\nwindow\nWindow a claude master\n'), [
-      `${F}:1: unknown directive 'pane'; expected 'window <role> <agent> <worktree> [task|batch] [args...]'`,
+      `${F}:1: unknown directive 'pane'; expected 'window <role> <agent> <worktree> [task|batch] [args...]' or 'review cto|coo <role>'`,
       `${F}:2: a window line needs <role> <agent> <worktree>`,
       `${F}:3: a window line needs <role> <agent> <worktree>`,
-      `${F}:4: unknown directive 'Window'; expected 'window <role> <agent> <worktree> [task|batch] [args...]'`,
+      `${F}:4: unknown directive 'Window'; expected 'window <role> <agent> <worktree> [task|batch] [args...]' or 'review cto|coo <role>'`,
     ]);
   });
 
@@ -115,7 +115,7 @@ describe('lib/handoff/config', () => {
       `${F}:1: role 'bad_role' must match ^[A-Za-z][A-Za-z0-9-]*$ and be at most 32 characters`,
       `${F}:1: worktree '..' must be master, none or a name matching ^[A-Za-z0-9][A-Za-z0-9._-]*$`,
       `${F}:3: worktree '..' must be master, none or a name matching ^[A-Za-z0-9][A-Za-z0-9._-]*$`,
-      `${F}:4: unknown directive 'pane'; expected 'window <role> <agent> <worktree> [task|batch] [args...]'`,
+      `${F}:4: unknown directive 'pane'; expected 'window <role> <agent> <worktree> [task|batch] [args...]' or 'review cto|coo <role>'`,
     ]);
   });
 
@@ -130,5 +130,22 @@ describe('lib/handoff/config', () => {
     for (const text of ['', '# only comments\n\n']) {
       assert.deepEqual(errorsOf(text), [`${F}: no window lines; add 'window <role> <agent> <worktree> [task|batch]'`]);
     }
+  });
+
+  it('reads review lines: the reviewer role of each lens, in any order around the windows', () => {
+    const result = parseConfig('review coo QA\nwindow coder claude master\nwindow QA codex qa\n# two lenses\nreview cto coder\n', F);
+    assert.ok(result.ok);
+    assert.deepEqual(result.reviewers, [{ line: 1, lens: 'coo', role: 'QA' }, { line: 5, lens: 'cto', role: 'coder' }]);
+    assert.deepEqual(windowsOf('window coder claude master\n').length, 1);
+  });
+
+  it('refuses a review line with an unknown lens, a missing or unknown role, extra fields or a lens set twice, naming file and line', () => {
+    assert.deepEqual(errorsOf('window coder claude master\nreview cfo coder\nreview cto\nreview coo ghost\nreview cto coder extra\nreview coo coder\n'), [
+      `${F}:2: a review line names a lens, cto or coo; got 'cfo'`,
+      `${F}:3: a review line is 'review cto <role>'`,
+      `${F}:5: a review line is 'review cto <role>'`,
+      `${F}:6: the coo reviewer is already set on line 4`,
+      `${F}:4: review coo names role 'ghost', which no window line defines`,
+    ]);
   });
 });

@@ -133,7 +133,7 @@ describe('lib/handoff/init', () => {
     const conf = join(root, 'swarmforge', 'swarmforge.conf');
     await assert.rejects(initProject(root), failsWith([
       `${conf}:2: role 'coder' is already defined on line 1`,
-      `${conf}:3: unknown directive 'bogus'; expected 'window <role> <agent> <worktree> [task|batch] [args...]'`,
+      `${conf}:3: unknown directive 'bogus'; expected 'window <role> <agent> <worktree> [task|batch] [args...]' or 'review cto|coo <role>'`,
     ]));
     assert.equal(fs.existsSync(join(root, '.swarmforge')), false);
     assert.equal(excludeLines().length, 0);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { acquireLock, LockBusy, processRunning, withLock } from '../../lib/queue/lock.js';
 import { tempDir } from '../support/project.js';
@@ -74,6 +75,24 @@ describe('lib/queue/lock', () => {
     fs.writeFileSync(join(dir, 'lock.3'), `${process.pid} 1 ${boot}\n`);
     acquireLock(dir, 200)();
     assert.ok(fs.existsSync(join(dir, 'lock.4')));
+  });
+
+  it('records pid, start time, boot id, host and a random token of its holder', () => {
+    const release = acquireLock(dir, 1000);
+    const owner = fs.readFileSync(join(dir, 'lock.1'), 'utf8').trim().split(' ');
+    release();
+    assert.equal(owner.length, 5);
+    assert.equal(owner[0], String(process.pid));
+    assert.equal(owner[2], fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim());
+    assert.equal(owner[3], hostname().replace(/\s/g, '_'));
+    assert.match(owner[4]!, /^[0-9a-f]{16}$/);
+  });
+
+  it('never takes over a holder on another host, even one whose pid is not running here (wait, then LockBusy)', () => {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(join(dir, 'lock.1'), '999999999 1 some-boot other-host.example 00112233aabbccdd\n');
+    assert.throws(() => acquireLock(dir, 150), (err: unknown) => err instanceof LockBusy && /held by pid 999999999/.test(err.message));
+    assert.deepEqual(fs.readdirSync(dir), ['lock.1']);
   });
 
   it('serializes concurrent processes: no lost update over 4 x 50 increments', async function () {

@@ -1,0 +1,24 @@
+// Markdown documents with YAML front matter that agents and people write (reviewer reports,
+// run replies, personas), read through gray-matter behind this one module. gray-matter is
+// always called with an options object (without one it caches results by content and
+// shares the cached data object between calls), and its YAML engine is js-yaml's FAILSAFE
+// schema, so every value stays the string that was written (`00`, dates). The handoff
+// envelope is not read here: its body is bytes (lib/queue/envelope.ts).
+
+/** A document's front matter (values as written) and the Markdown after it. */
+export interface MarkdownDocument {
+  data: Record<string, unknown>;
+  content: string;
+  /** True when the text started with a front matter block. */
+  hasFrontMatter: boolean;
+}
+
+/** Splits Markdown text into its front matter and content; throws on unreadable YAML. */
+export async function readMarkdownFrontMatter(text: string): Promise<MarkdownDocument> {
+  const [{ default: matter }, { default: yaml }] = await Promise.all([import('gray-matter'), import('js-yaml')]);
+  const parsed = matter(text, {
+    engines: { yaml: (source: string) => (yaml.load(source, { schema: yaml.FAILSAFE_SCHEMA }) ?? {}) as object },
+  });
+  const data = parsed.data && typeof parsed.data === 'object' && !Array.isArray(parsed.data) ? (parsed.data as Record<string, unknown>) : {};
+  return { data, content: parsed.content, hasFrontMatter: parsed.matter !== undefined && parsed.matter !== '' };
+}

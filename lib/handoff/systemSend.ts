@@ -1,0 +1,47 @@
+// Handoffs that Baton itself writes (the review stage's requests and results, later the run
+// controller's messages): queued from a role's mailbox through the same steps as
+// swarm_handoff (sequence number, temp file, fsync, rename into outbox/, folder fsync), but
+// with the writer's own headers and body instead of a validated draft. handoffd delivers
+// them like any other handoff. Types written here are never accepted in an agent's draft.
+//
+// Concurrency contract: runs under the sender's outbox lock, like swarm_handoff.
+// Crash contract: a kill before the rename leaves only a temp file (swept after 36 h) and
+// nothing queued; the caller's recovery (e.g. `baton review resume`) finds the handoff
+// missing and queues it again. After the rename it is queued exactly once.
+import { join } from 'node:path';
+import { crashPoint } from '../queue/crash.js';
+import { fsyncDir, renameSynced, writeFileSynced } from '../queue/durable.js';
+import { serializeEnvelope, type Headers } from '../queue/envelope.js';
+import { withLock } from '../queue/lock.js';
+import { ensureMailbox } from '../queue/mailbox.js';
+import { handoffFileName, handoffId, isoOf, tsidOf } from '../queue/names.js';
+import { mailboxOf } from './layout.js';
+import { takeSequence } from './sequence.js';
+
+/** What a system handoff says: recipients, priority, type, the writer's headers and the body. */
+export interface SystemHandoff {
+  to: string[];
+  priority: string;
+  type: string;
+  headers: Headers;
+  body: string | Buffer;
+}
+
+/** Queues a system handoff from `sender`'s mailbox; returns its outbox path. */
+export async function queueSystemHandoff(root: string, sender: string, handoff: SystemHandoff, now = new Date()): Promise<string> {
+  const box = mailboxOf(root, sender);
+  ensureMailbox(box);
+  return withLock(box.outboxLock, async () => {
+    const id = handoffId(tsidOf(now), await takeSequence(box), sender);
+    const name = handoffFileName(handoff.priority, id, handoff.to);
+    const headers: Headers = { ...handoff.headers, id, from: sender, to: handoff.to.join(','), priority: handoff.priority, type: handoff.type, created_at: isoOf(now) };
+    const temp = join(box.outboxTmp, `${name}.tmp`);
+    writeFileSynced(temp, await serializeEnvelope(headers, Buffer.from(handoff.body)), true);
+    crashPoint('system-send:temp-synced');
+    const target = join(box.outbox, name);
+    renameSynced(temp, target);
+    crashPoint('system-send:published');
+    fsyncDir(box.outboxTmp);
+    return target;
+  });
+}

@@ -1,0 +1,112 @@
+// Findings as reviewers report them (docs/review.md §2, §6): a severity from either
+// vocabulary (CRITICAL|HIGH|MEDIUM|LOW, or the run runtime's Critical|Important|Minor|Nit,
+// in any case), stored in the first; `SEVERITY:SECTION:DESCRIPTION` arguments; and findings
+// documents, JSON (`{verdict?, findings: [...], summary?}`) or Markdown with front matter
+// (`verdict:`, `summary:`) and one `- [SEVERITY] section: description` list item per
+// finding. Anything malformed is a FindingsError naming what is wrong; nothing guesses.
+import { readMarkdownFrontMatter } from '../handoff/markdownFrontMatter.js';
+import { SEVERITIES, type Finding, type Severity, type Verdict } from './bookbag.js';
+import { FindingsError } from './reviewErrors.js';
+
+const OTHER_VOCABULARY: Record<string, Severity> = { critical: 'CRITICAL', important: 'HIGH', minor: 'MEDIUM', nit: 'LOW' };
+
+/** The stored severity for either vocabulary's word (any case), or undefined. */
+export function severityOf(word: string): Severity | undefined {
+  const upper = word.trim().toUpperCase();
+  return (SEVERITIES as readonly string[]).includes(upper) ? (upper as Severity) : OTHER_VOCABULARY[word.trim().toLowerCase()];
+}
+
+/** CRITICAL and HIGH findings block: a lens with one fails. */
+export function isBlocking(finding: Finding): boolean {
+  return finding.severity === 'CRITICAL' || finding.severity === 'HIGH';
+}
+
+function requireSeverity(word: string): Severity {
+  const severity = severityOf(word);
+  if (!severity) throw new FindingsError(`unknown severity '${word}' (one of CRITICAL, HIGH, MEDIUM, LOW or Critical, Important, Minor, Nit)`);
+  return severity;
+}
+
+/** Parses `SEVERITY:SECTION:DESCRIPTION` (the description may contain colons). */
+export function parseFindingArg(arg: string): Finding {
+  const first = arg.indexOf(':');
+  const second = arg.indexOf(':', first + 1);
+  if (first < 0 || second < 0) throw new FindingsError(`finding '${arg}' is not SEVERITY:SECTION:DESCRIPTION`);
+  const description = arg.slice(second + 1).trim();
+  if (!description) throw new FindingsError(`finding '${arg}' has no description`);
+  return { severity: requireSeverity(arg.slice(0, first)), section: arg.slice(first + 1, second).trim(), description };
+}
+
+/** What a reviewer reported: findings, and optionally a declared verdict and a summary. */
+export interface FindingsDocument {
+  verdict?: Verdict;
+  findings: Finding[];
+  summary?: string;
+}
+
+function declaredVerdict(value: unknown): Verdict | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const text = String(value).trim().toUpperCase();
+  if (text !== 'PASS' && text !== 'FAIL') throw new FindingsError(`verdict '${String(value)}' is not PASS or FAIL`);
+  return text;
+}
+
+const FINDING_KEYS = new Set(['section', 'severity', 'description', 'citation', 'suggestion', 'id']);
+
+function findingOfJson(value: unknown, index: number): Finding {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new FindingsError(`findings[${index}] is not an object`);
+  const entry = value as Record<string, unknown>;
+  const unknown = Object.keys(entry).filter((k) => !FINDING_KEYS.has(k));
+  if (unknown.length > 0) throw new FindingsError(`findings[${index}] has unknown field ${unknown.join(', ')}`);
+  for (const key of Object.keys(entry)) if (typeof entry[key] !== 'string') throw new FindingsError(`findings[${index}].${key} is not a string`);
+  if (typeof entry.severity !== 'string' || typeof entry.description !== 'string' || !entry.description.trim()) {
+    throw new FindingsError(`findings[${index}] needs a severity and a description`);
+  }
+  return { ...(entry as unknown as Finding), section: (entry.section as string | undefined) ?? '', severity: requireSeverity(entry.severity) };
+}
+
+/** A JSON findings document. */
+export function parseFindingsJson(text: string): FindingsDocument {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new FindingsError(`not valid JSON: ${(err as Error).message}`);
+  }
+  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new FindingsError('the document is not a JSON object');
+  const doc = data as Record<string, unknown>;
+  const unknown = Object.keys(doc).filter((k) => !['verdict', 'findings', 'summary'].includes(k));
+  if (unknown.length > 0) throw new FindingsError(`unknown field ${unknown.join(', ')}`);
+  if (!Array.isArray(doc.findings)) throw new FindingsError('findings is not a list');
+  if (doc.summary !== undefined && typeof doc.summary !== 'string') throw new FindingsError('summary is not a string');
+  return { verdict: declaredVerdict(doc.verdict), findings: doc.findings.map(findingOfJson), summary: doc.summary as string | undefined };
+}
+
+const LIST_ITEM = /^\s*[-*]\s+\[([^\]]+)\]\s*(.*)$/;
+
+/** A Markdown findings document: front matter (verdict, summary) and `- [SEVERITY] section: description` items. */
+export async function parseFindingsMarkdown(text: string): Promise<FindingsDocument> {
+  let doc;
+  try {
+    doc = await readMarkdownFrontMatter(text);
+  } catch (err) {
+    throw new FindingsError(`unreadable front matter: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (!doc.hasFrontMatter) throw new FindingsError('no front matter (a --- block with verdict: and summary:)');
+  const findings: Finding[] = [];
+  for (const line of doc.content.split('\n')) {
+    const item = LIST_ITEM.exec(line);
+    if (!item) continue;
+    const rest = item[2]!;
+    const colon = rest.indexOf(':');
+    if (colon < 0 || !rest.slice(colon + 1).trim()) throw new FindingsError(`list item '${line.trim()}' is not '- [SEVERITY] section: description'`);
+    findings.push({ severity: requireSeverity(item[1]!), section: rest.slice(0, colon).trim(), description: rest.slice(colon + 1).trim() });
+  }
+  const summary = doc.data.summary;
+  return { verdict: declaredVerdict(doc.data.verdict), findings, summary: summary === undefined ? undefined : String(summary) };
+}
+
+/** A findings document in either form: JSON when it starts with `{`, else Markdown with front matter. */
+export async function parseFindingsDocument(text: string): Promise<FindingsDocument> {
+  return text.trimStart().startsWith('{') ? parseFindingsJson(text) : parseFindingsMarkdown(text);
+}
