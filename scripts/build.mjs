@@ -8,6 +8,8 @@ import { build } from 'esbuild';
 import { chmod, readdir, readFile } from 'node:fs/promises';
 
 const { version } = JSON.parse(await readFile('package.json', 'utf8'));
+// Chunks are content-hashed: clear the old ones so dist/ holds only this build.
+await rm('dist/bin/chunks', { recursive: true, force: true });
 const bins = (await readdir('bin')).filter((f) => f.endsWith('.ts')).map((f) => `bin/${f}`);
 await build({
   entryPoints: bins,
