@@ -5,7 +5,7 @@
 // The package version is written into every bundle (__BATON_VERSION__, read by
 // lib/handoff/version.ts), so `<bin> --version` reads no file at run time.
 import { build } from 'esbuild';
-import { chmod, readdir, readFile } from 'node:fs/promises';
+import { chmod, readdir, readFile, rm } from 'node:fs/promises';
 
 const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 // Chunks are content-hashed: clear the old ones so dist/ holds only this build.
