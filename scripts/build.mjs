@@ -20,7 +20,9 @@ await build({
   platform: 'node',
   target: 'node20',
   chunkNames: 'chunks/[name]-[hash]',
-  define: { __BATON_VERSION__: JSON.stringify(version) },
+  // CommonJS dependencies bundled into ESM may name __filename (write-file-atomic names its
+  // temp files after it): the module's own file, as Node ≥ 20.11 gives it in ESM.
+  define: { __BATON_VERSION__: JSON.stringify(version), __filename: 'import.meta.filename' },
   banner: {
     js: "import { createRequire as __batonCreateRequire } from 'node:module'; const require = __batonCreateRequire(import.meta.url);",
   },

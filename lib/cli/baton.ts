@@ -5,6 +5,7 @@ import { HandoffFailure } from '../handoff/errors.js';
 import { batonVersion } from '../handoff/version.js';
 import { reportFailure } from './failure.js';
 import { QUEUE_COMMANDS } from './queueCommands.js';
+import { REVIEW_COMMAND } from './reviewCommands.js';
 import { SWARM_COMMANDS } from './swarmCommands.js';
 
 /** Runs `baton` with the given arguments; sets process.exitCode. */
@@ -17,6 +18,7 @@ export async function runBaton(argv: string[]): Promise<void> {
       .usage('baton <command>\n\nBaton: a file queue for AI agents in tmux. Files are the truth.')
       .command(QUEUE_COMMANDS)
       .command(SWARM_COMMANDS)
+      .command(REVIEW_COMMAND)
       .demandCommand(1, 'Name a command; see baton --help.')
       .fail((message, err) => {
         throw err ?? new HandoffFailure('usage', [`baton: ${message}`, "Run 'baton --help' for usage."]);
