@@ -40,6 +40,7 @@ function rawFailure(program: string, err: unknown): { lines: string[]; exitCode:
   if (err instanceof UnsafeMailbox) return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.refused };
   if (err instanceof ReviewRefusal || err instanceof FindingsError) return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.refused };
   if (err instanceof BookbagProblem) {
+    if (err.kind === 'missing') return { lines: [`${program}: unknown bead: no bookbag '${err.path}'`], exitCode: EXIT_CODES.invalid };
     return { lines: [`${program}: ${err.kind} bookbag '${err.path}'`, ...err.problems.map((p) => `- ${p}`)], exitCode: EXIT_CODES.invalid };
   }
   if (err instanceof LockBusy) return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.temporary };

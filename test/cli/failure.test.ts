@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { describeFailure, EXIT_CODES, exitAs, reportFailure } from '../../lib/cli/failure.js';
 import { DaemonAlreadyRunning } from '../../lib/daemon/alreadyRunning.js';
+import { BookbagProblem, FindingsError, ReviewRefusal } from '../../lib/review/reviewErrors.js';
 import { HandoffFailure, type FailureKind } from '../../lib/handoff/errors.js';
 import { LockBusy } from '../../lib/queue/lock.js';
 import { UnsafeMailbox } from '../../lib/queue/mailbox.js';
@@ -46,6 +47,13 @@ describe('lib/cli/failure', () => {
     for (const program of ['handoffd', 'baton']) {
       assert.deepEqual(describeFailure(program, new DaemonAlreadyRunning(4242)), { lines: ['handoffd: already running as pid 4242'], exitCode: 1 });
     }
+  });
+
+  it('the review stage\'s failures → 2: a refusal or a malformed finding one line; an unknown bead one line; a bad bookbag with its problems', () => {
+    assert.deepEqual(describeFailure('baton', new ReviewRefusal('cto verdict already recorded for b')), { lines: ['baton: cto verdict already recorded for b'], exitCode: 2 });
+    assert.deepEqual(describeFailure('baton', new FindingsError("unknown severity 'X'")), { lines: ["baton: unknown severity 'X'"], exitCode: 2 });
+    assert.deepEqual(describeFailure('baton', new BookbagProblem('missing', '/r/b.json', ['no such bookbag'])), { lines: ["baton: unknown bead: no bookbag '/r/b.json'"], exitCode: 2 });
+    assert.deepEqual(describeFailure('baton', new BookbagProblem('inconsistent', '/r/b.json', ['p1', 'p2'])), { lines: ["baton: inconsistent bookbag '/r/b.json'", '- p1', '- p2'], exitCode: 2 });
   });
 
   it('LockBusy → 75 and UnsafeMailbox → 2, one line prefixed with the program', () => {
