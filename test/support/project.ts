@@ -185,3 +185,32 @@ export function snapshot(dir: string): Record<string, string> {
 export function itemsIn(dir: string): string[] {
   return fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith('.handoff') && !n.startsWith('.')).sort() : [];
 }
+
+/** Runs a built bin in each of several processes released at one instant (test/support/barrierRun.mjs); resolves with their results in order. */
+export async function runBinsTogether(runs: { bin: string; args: string[]; options: RunOptions }[]): Promise<RunResult[]> {
+  const barrier = resolve('test/support/barrierRun.mjs');
+  const children = runs.map(({ bin, args, options }) => spawn(process.execPath, [barrier, join(BIN_DIR, `${bin}.js`), ...args], { cwd: options.cwd, env: envOf(options) }));
+  const results = children.map((child) => new Promise<RunResult>((done, failed) => {
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+    child.on('error', failed);
+    child.on('close', (code, signal) => {
+      const stdoutBytes = Buffer.concat(out).subarray('READY\n'.length);
+      done({ code, signal, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes });
+    });
+  }));
+  await Promise.all(children.map((child) => new Promise<void>((ready) => {
+    let seen = '';
+    const onData = (b: Buffer) => {
+      seen += b.toString();
+      if (!seen.startsWith('READY\n')) return;
+      child.stdout.off('data', onData);
+      ready();
+    };
+    child.stdout.on('data', onData);
+  })));
+  for (const child of children) child.stdin.end('go');
+  return Promise.all(results);
+}
