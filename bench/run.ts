@@ -1,7 +1,7 @@
 // Entry point of `npm run bench`: start-up, claim, swarm_handoff and handoffd figures, each
 // a ratio to a baseline measured in the same run, then one summary table. Expects the bins
 // built. Arguments name sections to run (startup claim handoff latency throughput idle
-// wake); none runs them all. bench/figures/ holds one file per figure of the README's
+// wake review); none runs them all. bench/figures/ holds one file per figure of the README's
 // Performance section (named after its section), bench/support/ the code they share.
 import * as fs from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { benchClaim } from './figures/claim.js';
 import { benchHandoff } from './figures/handoff.js';
 import { benchIdle } from './figures/idle.js';
 import { benchLatency } from './figures/latency.js';
+import { benchReview } from './figures/review.js';
 import { benchStartup } from './figures/startup.js';
 import { benchThroughput } from './figures/throughput.js';
 import { benchWake } from './figures/wake.js';
@@ -25,6 +26,7 @@ const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   throughput: benchThroughput,
   idle: benchIdle,
   wake: benchWake,
+  review: benchReview,
 };
 
 function load(): string {

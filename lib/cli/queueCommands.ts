@@ -1,14 +1,9 @@
 // The project-level `baton` commands (init, status, doctor) and the synonyms of the three
 // agent commands (handoff, ready, done), as a command table like swarmCommands.ts. Each
-// calls one lib function and prints; failures are thrown to runBaton.
+// calls one lib function, imported when it runs, and prints; failures are thrown to runBaton.
 import type { Argv, CommandModule } from 'yargs';
-import { daemonStatus } from '../handoff/daemonRecord.js';
-import { doctor } from '../handoff/doctor.js';
-import { initProject, type InitResult } from '../handoff/init.js';
-import { doneWithCurrent, readyForNext } from '../handoff/receive.js';
+import { type InitResult } from '../handoff/init.js';
 import { findRoot } from '../handoff/root.js';
-import { sendHandoff } from '../handoff/send.js';
-import { daemonLine, statusOf, statusTable } from '../handoff/status.js';
 import { printable } from '../queue/printable.js';
 import { reportUnusable as onSkip } from './agentCommand.js';
 import { exitAs } from './failure.js';
@@ -37,6 +32,7 @@ const init: CommandModule = {
   describe: 'Read swarmforge/swarmforge.conf; write .swarmforge/roles.tsv and every mailbox; import SwarmForge mail left in worktrees',
   builder: (y) => json(y),
   handler: async (args) => {
+    const { initProject } = await import('../handoff/init.js');
     const result = await initProject(process.cwd());
     const roles = result.roles.map((r) => ({ role: r.role, mode: r.mode, worktree: r.worktreePath }));
     write(args.json ? `${JSON.stringify({ root: result.root, roles, imported: result.imports.imported, not_imported: result.imports.left }, null, 2)}\n` : initText(result));
@@ -47,8 +43,9 @@ const status: CommandModule = {
   command: 'status',
   describe: 'Per role: items in outbox, new, in process, completed, failed; ages; whether handoffd runs',
   builder: (y) => json(y),
-  handler: (args) => {
+  handler: async (args) => {
     const root = findRoot(process.cwd(), process.env);
+    const [{ daemonLine, statusOf, statusTable }, { daemonStatus }] = await Promise.all([import('../handoff/status.js'), import('../handoff/daemonRecord.js')]);
     const rows = statusOf(root);
     const daemon = daemonStatus(root);
     write(args.json ? `${JSON.stringify({ roles: rows, daemon }, null, 2)}\n` : `${statusTable(rows)}\n${daemonLine(daemon)}`);
@@ -60,6 +57,7 @@ const doctorCommand: CommandModule = {
   describe: 'Check every mailbox invariant and look for stranded mail; name a fix for each problem; exit 2 if any',
   builder: (y) => json(y).option('fix', { type: 'boolean', default: false, describe: 'Delete temp files older than 36 h (the only safe repair)' }),
   handler: async (args) => {
+    const { doctor } = await import('../handoff/doctor.js');
     const report = await doctor(findRoot(process.cwd(), process.env), args.fix as boolean);
     if (args.json) write(`${JSON.stringify(report, null, 2)}\n`);
     else {
@@ -75,20 +73,20 @@ const handoff: CommandModule = {
   command: 'handoff <draft>',
   describe: 'Same as swarm_handoff <draft>',
   builder: (y) => y.positional('draft', { type: 'string', demandOption: true }),
-  handler: async (args) => write(await sendHandoff(args.draft as string, process.cwd(), process.env, onSkip, undefined, warn)),
+  handler: async (args) => write(await (await import('../handoff/send.js')).sendHandoff(args.draft as string, process.cwd(), process.env, onSkip, undefined, warn)),
 };
 
 const ready: CommandModule = {
   command: 'ready',
   describe: 'Same as ready_for_next',
-  handler: async () => write(await readyForNext(process.cwd(), process.env, onSkip)),
+  handler: async () => write(await (await import('../handoff/receive.js')).readyForNext(process.cwd(), process.env, onSkip)),
 };
 
 const done: CommandModule = {
   command: 'done [id]',
   describe: 'Same as done_with_current [ID]',
   builder: (y) => y.positional('id', { type: 'string' }),
-  handler: async (args) => write(await doneWithCurrent(process.cwd(), process.env, args.id as string | undefined, onSkip)),
+  handler: async (args) => write(await (await import('../handoff/receive.js')).doneWithCurrent(process.cwd(), process.env, args.id as string | undefined, onSkip)),
 };
 
 /** The queue commands, for the `baton` command line. */

@@ -1,7 +1,8 @@
 // `baton review submit` and `baton review verdict` (docs/review.md §6): the two commands
 // that bring new content into a bookbag, from options and files. Each reads and checks
 // everything first (an unknown lens, severity or difficulty, or a malformed findings file
-// is exit 2 with one line, and nothing is written), then calls one lib function.
+// is exit 2 with one line, and nothing is written), then calls one lib function, imported
+// when the command runs (a `baton` call loads only its own command's code).
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import type { CommandModule } from 'yargs';
@@ -9,11 +10,8 @@ import { actingContext } from '../handoff/context.js';
 import { fail } from '../handoff/errors.js';
 import { findRoot } from '../handoff/root.js';
 import { printable } from '../queue/printable.js';
-import { verdictLine } from '../review/bookbagText.js';
-import { parseFindingArg, parseFindingsDocument, type FindingsDocument } from '../review/findings.js';
+import { type FindingsDocument } from '../review/findings.js';
 import { FindingsError } from '../review/reviewErrors.js';
-import { submitReview } from '../review/submit.js';
-import { recordVerdict } from '../review/verdict.js';
 import { difficultyArg, lensArg, secondsArg } from './reviewOptions.js';
 
 const write = (text: string): void => {
@@ -67,6 +65,7 @@ const submit: CommandModule = {
     const difficulty = difficultyArg(args.difficulty);
     const lockTimeoutMs = secondsArg('lock-timeout', args['lock-timeout']);
     const role = ctx.role.role;
+    const { submitReview } = await import('../review/submit.js');
     const bag = await submitReview(ctx.root, {
       task: String(args.task), output: textOf('output-file', String(args['output-file'])), student: (args.student as string | undefined) ?? role,
       domain: String(args.domain), difficulty, verification: args['verification-file'] ? textOf('verification-file', String(args['verification-file'])) : '',
@@ -81,6 +80,7 @@ const submit: CommandModule = {
 
 /** The findings of `--finding` arguments and a findings file, joined; their declared verdicts must agree. */
 async function findingsOf(args: Record<string, unknown>): Promise<FindingsDocument> {
+  const { parseFindingArg, parseFindingsDocument } = await import('../review/findings.js');
   const fromArgs = list(args.finding).map(parseFindingArg);
   let fromFile: FindingsDocument = { findings: [] };
   const file = args['findings-file'] as string | undefined;
@@ -117,6 +117,7 @@ const verdict: CommandModule = {
     const doc = await findingsOf(args);
     const root = findRoot(process.cwd(), process.env);
     const reviewer = (args.reviewer as string | undefined) ?? process.env.SWARMFORGE_ROLE ?? 'unknown';
+    const [{ recordVerdict }, { verdictLine }] = await Promise.all([import('../review/verdict.js'), import('../review/bookbagText.js')]);
     const bag = await recordVerdict(root, String(args.bead), {
       lens, findings: doc.findings, declared: doc.verdict, summary: (args.summary as string | undefined) ?? doc.summary ?? '', reviewer,
     }, { lockTimeoutMs });

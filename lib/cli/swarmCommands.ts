@@ -1,28 +1,27 @@
 // The swarm-level `baton` commands: daemon start|stop|status, up, down, attach, monitor,
 // demo. This is where the launcher (lib/swarm) meets the daemon's control (lib/daemon):
 // the two never import each other, so the commands hand the launcher a DaemonControl.
-import { join } from 'node:path';
+// Each handler imports what it runs when it runs (a `baton` call loads only its command).
+import * as fs from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { attachSession } from '../adapters/tmux.js';
-import { startDaemon, stopDaemon } from '../daemon/control.js';
 import { daemonStatus } from '../handoff/daemonRecord.js';
 import { fail } from '../handoff/errors.js';
 import { findRoot } from '../handoff/root.js';
-import { runDemo } from '../swarm/demo.js';
-import { monitorText, monitorView } from '../swarm/monitor.js';
-import { binDirOf, swarmAddress, swarmDown, swarmUp, type DaemonControl } from '../swarm/up.js';
+import { type DaemonControl } from '../swarm/up.js';
 import { exitAs } from './failure.js';
-import { liveMonitor } from './liveMonitor.js';
 import { importLines } from './queueCommands.js';
 
 const write = (text: string): void => {
   process.stdout.write(text);
 };
-const binDir = () => binDirOf(process.argv[1]!);
+/** The folder of the built bins: the one of the running entry point. */
+const binDir = () => dirname(fs.realpathSync(process.argv[1]!));
 const json = <T>(y: Argv<T>) => y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
 
 /** handoffd of the running installation, started and stopped for the launcher. */
-function daemonControl(): DaemonControl {
+async function daemonControl(): Promise<DaemonControl> {
+  const { startDaemon, stopDaemon } = await import('../daemon/control.js');
   return {
     start: (root, extraArgs) => startDaemon({ root, handoffdPath: join(binDir(), 'handoffd.js'), extraArgs }),
     stop: async (root) => (await stopDaemon(root))?.pid,
@@ -36,6 +35,7 @@ const daemon: CommandModule = {
       .option('timeout', { type: 'number', default: 10, describe: 'Seconds stop waits before escalating' }),
   handler: async (args) => {
     const root = findRoot(process.cwd(), process.env);
+    const { startDaemon, stopDaemon } = await import('../daemon/control.js');
     if (args.action === 'start') {
       const pid = await startDaemon({ root, handoffdPath: `${binDir()}/handoffd.js` });
       write(args.json ? `${JSON.stringify({ started: true, pid })}\n` : `DAEMON STARTED: pid ${pid}\n`);
@@ -59,7 +59,8 @@ const up: CommandModule = {
       .option('rewake-interval', { type: 'number', default: 60, describe: 'handoffd: seconds before an idle recipient with mail is woken again' }),
   handler: async (args) => {
     const daemonArgs = ['--poll-interval', String(args['poll-interval']), '--rewake-interval', String(args['rewake-interval'])];
-    const swarm = await swarmUp(process.cwd(), { binDir: binDir(), daemon: daemonControl(), daemonArgs });
+    const { swarmUp } = await import('../swarm/up.js');
+    const swarm = await swarmUp(process.cwd(), { binDir: binDir(), daemon: await daemonControl(), daemonArgs });
     write(`SWARM UP: session ${swarm.session}\nDAEMON: pid ${swarm.daemonPid}\n${[...swarm.panes].map(([r, p]) => `PANE: ${r} ${p}\n`).join('')}ATTACH: baton attach   (or: tmux -S ${swarm.socket} attach -t ${swarm.session})\n${importLines(swarm.imports)}`);
   },
 };
@@ -68,7 +69,8 @@ const down: CommandModule = {
   command: 'down',
   describe: 'Stop handoffd and the swarm\'s tmux server (worktrees and roles.tsv stay)',
   handler: async () => {
-    const stopped = await swarmDown(process.cwd(), daemonControl());
+    const { swarmDown } = await import('../swarm/up.js');
+    const stopped = await swarmDown(process.cwd(), await daemonControl());
     write(`SWARM DOWN: ${stopped.daemon ? `daemon pid ${stopped.daemon} stopped` : stopped.server ? 'tmux server stopped' : 'nothing was running'}\n`);
   },
 };
@@ -77,6 +79,7 @@ const attach: CommandModule = {
   command: 'attach',
   describe: 'Attach this terminal to the swarm\'s tmux session',
   handler: async () => {
+    const [{ swarmAddress }, { attachSession }] = await Promise.all([import('../swarm/up.js'), import('../adapters/tmux.js')]);
     const { socket, session } = swarmAddress(process.cwd());
     const code = await attachSession(socket, session);
     if (code !== 0) fail('environment', `baton: tmux attach-session ended with ${code === null ? 'a signal' : `exit ${code}`}`);
@@ -89,7 +92,8 @@ const monitor: CommandModule = {
   builder: (y) => json(y).option('once', { type: 'boolean', default: false, describe: 'Print one view and exit' }),
   handler: async (args) => {
     const root = findRoot(process.cwd(), process.env);
-    if (!args.once) return liveMonitor(root, args.json as boolean, write);
+    if (!args.once) return (await import('./liveMonitor.js')).liveMonitor(root, args.json as boolean, write);
+    const { monitorText, monitorView } = await import('../swarm/monitor.js');
     const view = await monitorView(root);
     write(args.json ? `${JSON.stringify(view)}\n` : monitorText(view));
   },
@@ -104,8 +108,9 @@ const demo: CommandModule = {
       .option('keep', { type: 'boolean', default: false, describe: 'Keep the demo project on disk' })
       .option('timeout', { type: 'number', default: 180, describe: 'Seconds before the demo gives up' }),
   handler: async (args) => {
+    const { runDemo } = await import('../swarm/demo.js');
     await runDemo({
-      binDir: binDir(), daemon: daemonControl(), tasks: args.tasks as number, attach: args.attach as boolean, keep: args.keep as boolean,
+      binDir: binDir(), daemon: await daemonControl(), tasks: args.tasks as number, attach: args.attach as boolean, keep: args.keep as boolean,
       timeoutMs: (args.timeout as number) * 1000, out: write,
     });
   },

@@ -197,8 +197,3 @@ export function swarmAddress(cwd: string): { socket: string; session: string } {
   if (socket === undefined) fail('environment', `baton: the swarm is not up in '${root}' (no ${relative(root, socketFileOf(root))}); run baton up`);
   return { socket, session: sessionNameOf(root) };
 }
-
-/** The folder of a built bin (the running entry point). */
-export function binDirOf(entry: string): string {
-  return dirname(fs.realpathSync(entry));
-}
