@@ -1,8 +1,9 @@
 // The scripted agent: the test double for a real agent (claude, codex) in a pane. It
 // reacts to each wake-up line on stdin (and once at start) by running ready_for_next,
 // "works" briefly on each task, commits in its worktree, hands the work on with
-// swarm_handoff (a git_handoff to --next, or a note to --final), and runs
-// done_with_current <id> until NO_TASK. It uses only the commands a real agent uses.
+// swarm_handoff (a git_handoff to --next, or a note to --final) or, with --review, submits
+// it for review (`baton review submit`), and runs done_with_current <id> until NO_TASK. A
+// `review_result` it receives is only noted. It uses only the commands a real agent uses.
 // `--help` prints its usage and `--version` the package version, without starting.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -12,14 +13,16 @@ import { createInterface } from 'node:readline';
 import { batonVersion } from '../handoff/version.js';
 
 /** The scripted agent's usage (`baton-scripted-agent --help`). */
-export const SCRIPTED_AGENT_USAGE = `Usage: baton-scripted-agent [--next ROLE] [--final ROLE] [--work-ms N]
+export const SCRIPTED_AGENT_USAGE = `Usage: baton-scripted-agent [--next ROLE] [--final ROLE] [--review] [--work-ms N]
 
 A stand-in for a real agent in a swarm pane (the demo's and the tests' agent), started as
 the agent of a role in swarmforge.conf. It runs ready_for_next at start and whenever a
 line read from stdin mentions ready_for_next (a wake-up), works N milliseconds on each
 task (default 150), commits in its worktree, hands the work on with swarm_handoff (a
-git_handoff to --next, a note to --final), and runs done_with_current <id> until NO_TASK.
-Uses $SWARMFORGE_ROLE.`;
+git_handoff to --next, a note to --final), or with --review submits its output for review
+(baton review submit; a task message 'name FINDING: SEVERITY section: text' puts that
+FINDING line in the output), and runs done_with_current <id> until NO_TASK. Uses
+$SWARMFORGE_ROLE.`;
 
 /** One task as printed by ready_for_next / done_with_current. */
 export interface PrintedTask {
@@ -51,6 +54,8 @@ export interface AgentSettings {
   role: string;
   next?: string;
   final?: string;
+  /** Submit each piece of work for review instead of handing it on. */
+  review: boolean;
   workMs: number;
 }
 
@@ -60,7 +65,7 @@ export function agentSettings(argv: string[], env: NodeJS.ProcessEnv): AgentSett
     const i = argv.indexOf(flag);
     return i >= 0 ? argv[i + 1] : undefined;
   };
-  return { role: env.SWARMFORGE_ROLE ?? 'agent', next: value('--next'), final: value('--final'), workMs: Number(value('--work-ms') ?? 150) };
+  return { role: env.SWARMFORGE_ROLE ?? 'agent', next: value('--next'), final: value('--final'), review: argv.includes('--review'), workMs: Number(value('--work-ms') ?? 150) };
 }
 
 function run(command: string, args: string[]): string {
@@ -82,10 +87,19 @@ function send(settings: AgentSettings, lines: string[]): void {
   process.stdout.write(run('swarm_handoff', [draft]));
 }
 
+/** Submits a piece of work for review; a `FINDING: ...` part of the task's message goes into the output on a line of its own. */
+function submitForReview(settings: AgentSettings, message: string): void {
+  const [name, finding] = message.split(/ (?=FINDING: )/);
+  drafts += 1;
+  const output = join(tmpdir(), `baton-agent-${settings.role}-${process.pid}-${drafts}.out`);
+  fs.writeFileSync(output, `Implemented ${name}.\n${finding ? `${finding}\n` : ''}`);
+  process.stdout.write(`[${settings.role}] submitted ${name} for review: ${run('baton', ['review', 'submit', '--task', name!, '--output-file', output]).trim()}\n`);
+}
+
 async function work(settings: AgentSettings, task: PrintedTask): Promise<void> {
   const message = task.payload.trim().split('\n').pop() ?? '';
-  if (task.type === 'note' && message.startsWith('QA passed')) {
-    process.stdout.write(`[${settings.role}] noted: ${message}\n`);
+  if ((task.type === 'note' && message.startsWith('QA passed')) || task.type === 'review_result') {
+    process.stdout.write(`[${settings.role}] noted: ${task.type === 'review_result' ? task.payload.trim().split('\n')[0] : message}\n`);
     return;
   }
   const name = task.taskName ?? message;
@@ -95,6 +109,7 @@ async function work(settings: AgentSettings, task: PrintedTask): Promise<void> {
   const commit = run('git', ['rev-parse', '--short=10', 'HEAD']).trim();
   if (settings.next) send(settings, ['type: git_handoff', `to: ${settings.next}`, 'priority: 50', `task: ${name}`, `commit: ${commit}`]);
   if (settings.final) send(settings, ['type: note', `to: ${settings.final}`, 'priority: 50', `message: QA passed ${name}`]);
+  if (settings.review) submitForReview(settings, name);
 }
 
 /** Runs ready_for_next, works through everything it hands out, until NO_TASK. */

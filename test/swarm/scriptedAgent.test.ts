@@ -96,12 +96,13 @@ describe('lib/swarm/scriptedAgent', () => {
 
   describe('agentSettings', () => {
     it('reads --next, --final and --work-ms, and the role from SWARMFORGE_ROLE', () => {
-      assert.deepEqual(agentSettings(['--next', 'reviewer', '--work-ms', '10'], { SWARMFORGE_ROLE: 'coder' }), { role: 'coder', next: 'reviewer', final: undefined, workMs: 10 });
-      assert.deepEqual(agentSettings(['--final', 'coder'], { SWARMFORGE_ROLE: 'qa' }), { role: 'qa', next: undefined, final: 'coder', workMs: 150 });
+      assert.deepEqual(agentSettings(['--next', 'reviewer', '--work-ms', '10'], { SWARMFORGE_ROLE: 'coder' }), { role: 'coder', next: 'reviewer', final: undefined, review: false, workMs: 10 });
+      assert.deepEqual(agentSettings(['--final', 'coder'], { SWARMFORGE_ROLE: 'qa' }), { role: 'qa', next: undefined, final: 'coder', review: false, workMs: 150 });
     });
 
     it('defaults to role "agent" and 150 ms of work', () => {
-      assert.deepEqual(agentSettings([], {}), { role: 'agent', next: undefined, final: undefined, workMs: 150 });
+      assert.deepEqual(agentSettings([], {}), { role: 'agent', next: undefined, final: undefined, review: false, workMs: 150 });
+      assert.equal(agentSettings(['--review'], { SWARMFORGE_ROLE: 'coder' }).review, true);
     });
   });
 
