@@ -43,7 +43,7 @@ describe('--version and --help (built bins)', () => {
     const r = run(process.execPath, [join(BIN_DIR, 'baton-scripted-agent.js'), '--help']);
     assert.equal(r.signal, null, 'it started instead of answering');
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /^Usage: baton-scripted-agent \[--next ROLE\] \[--final ROLE\] \[--work-ms N\]\n/);
+    assert.match(r.stdout, /^Usage: baton-scripted-agent \[--next ROLE\] \[--final ROLE\] \[--review\] \[--work-ms N\]\n/);
     assert.doesNotMatch(r.stdout, /scripted agent ready/);
     assert.equal(r.stderr, '');
   });

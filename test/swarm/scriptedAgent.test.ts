@@ -113,7 +113,7 @@ describe('lib/swarm/scriptedAgent', () => {
       }
       assert.equal(answerWithoutStarting(['--version']), `${batonVersion()}\n`);
       assert.equal(answerWithoutStarting(['--next', 'qa', '--work-ms', '5']), undefined);
-      assert.match(SCRIPTED_AGENT_USAGE, /^Usage: baton-scripted-agent \[--next ROLE\] \[--final ROLE\] \[--work-ms N\]\n/);
+      assert.match(SCRIPTED_AGENT_USAGE, /^Usage: baton-scripted-agent \[--next ROLE\] \[--final ROLE\] \[--review\] \[--work-ms N\]\n/);
     });
   });
 });
