@@ -2,8 +2,10 @@
 // run replies, personas), read through gray-matter behind this one module. gray-matter is
 // always called with an options object (without one it caches results by content and
 // shares the cached data object between calls), and its YAML engine is js-yaml's FAILSAFE
-// schema, so every value stays the string that was written (`00`, dates). The handoff
-// envelope is not read here: its body is bytes (lib/queue/envelope.ts).
+// schema, so every value stays the string that was written (`00`, dates). A block in any
+// other language is refused: gray-matter would `eval` a `---js` block (a reviewer's output
+// could run code in Baton) and type a `---json` one. The handoff envelope is not read here:
+// its body is bytes (lib/queue/envelope.ts).
 
 /** A document's front matter (values as written) and the Markdown after it. */
 export interface MarkdownDocument {
@@ -13,11 +15,20 @@ export interface MarkdownDocument {
   hasFrontMatter: boolean;
 }
 
-/** Splits Markdown text into its front matter and content; throws on unreadable YAML. */
+function notYaml(language: string): () => never {
+  return () => {
+    throw new Error(`front matter in ${language}: only YAML is read`);
+  };
+}
+
+/** Splits Markdown text into its front matter and content; throws on unreadable YAML or another language. */
 export async function readMarkdownFrontMatter(text: string): Promise<MarkdownDocument> {
   const [{ default: matter }, { default: yaml }] = await Promise.all([import('gray-matter'), import('js-yaml')]);
   const parsed = matter(text, {
-    engines: { yaml: (source: string) => (yaml.load(source, { schema: yaml.FAILSAFE_SCHEMA }) ?? {}) as object },
+    engines: {
+      yaml: (source: string) => (yaml.load(source, { schema: yaml.FAILSAFE_SCHEMA }) ?? {}) as object,
+      javascript: notYaml('JavaScript'), json: notYaml('JSON'), coffee: notYaml('CoffeeScript'),
+    },
   });
   const data = parsed.data && typeof parsed.data === 'object' && !Array.isArray(parsed.data) ? (parsed.data as Record<string, unknown>) : {};
   return { data, content: parsed.content, hasFrontMatter: parsed.matter !== undefined && parsed.matter !== '' };
