@@ -21,7 +21,7 @@ function notYaml(language: string): () => never {
   };
 }
 
-/** Splits Markdown text into its front matter and content; throws on unreadable YAML or another language. */
+/** Splits Markdown text into its front matter and content; throws on unreadable YAML, a block that is not a mapping, or another language. */
 export async function readMarkdownFrontMatter(text: string): Promise<MarkdownDocument> {
   const [{ default: matter }, { default: yaml }] = await Promise.all([import('gray-matter'), import('js-yaml')]);
   const parsed = matter(text, {
@@ -30,6 +30,7 @@ export async function readMarkdownFrontMatter(text: string): Promise<MarkdownDoc
       javascript: notYaml('JavaScript'), json: notYaml('JSON'), coffee: notYaml('CoffeeScript'),
     },
   });
-  const data = parsed.data && typeof parsed.data === 'object' && !Array.isArray(parsed.data) ? (parsed.data as Record<string, unknown>) : {};
-  return { data, content: parsed.content, hasFrontMatter: parsed.matter !== undefined && parsed.matter !== '' };
+  const data: unknown = parsed.data;
+  if (data === null || typeof data !== 'object' || Object.getPrototypeOf(data) !== Object.prototype) throw new Error('the front matter is not a mapping of names to values');
+  return { data: data as Record<string, unknown>, content: parsed.content, hasFrontMatter: parsed.matter !== undefined && parsed.matter !== '' };
 }
