@@ -13,7 +13,9 @@ const OTHER_VOCABULARY: Record<string, Severity> = { critical: 'CRITICAL', impor
 /** The stored severity for either vocabulary's word (any case), or undefined. */
 export function severityOf(word: string): Severity | undefined {
   const upper = word.trim().toUpperCase();
-  return (SEVERITIES as readonly string[]).includes(upper) ? (upper as Severity) : OTHER_VOCABULARY[word.trim().toLowerCase()];
+  if ((SEVERITIES as readonly string[]).includes(upper)) return upper as Severity;
+  const lower = word.trim().toLowerCase();
+  return Object.hasOwn(OTHER_VOCABULARY, lower) ? OTHER_VOCABULARY[lower] : undefined;
 }
 
 /** CRITICAL and HIGH findings block: a lens with one fails. */
