@@ -48,9 +48,15 @@ export interface FindingsDocument {
 
 function declaredVerdict(value: unknown): Verdict | undefined {
   if (value === undefined || value === null || value === '') return undefined;
-  const text = String(value).trim().toUpperCase();
-  if (text !== 'PASS' && text !== 'FAIL') throw new FindingsError(`verdict '${String(value)}' is not PASS or FAIL`);
+  if (typeof value !== 'string') throw new FindingsError('verdict is not a string');
+  const text = value.trim().toUpperCase();
+  if (text !== 'PASS' && text !== 'FAIL') throw new FindingsError(`verdict '${value}' is not PASS or FAIL`);
   return text;
+}
+
+function summaryOf(value: unknown): string | undefined {
+  if (value !== undefined && typeof value !== 'string') throw new FindingsError('summary is not a string');
+  return value;
 }
 
 const FINDING_KEYS = new Set(['section', 'severity', 'description', 'citation', 'suggestion', 'id']);
@@ -80,8 +86,7 @@ export function parseFindingsJson(text: string): FindingsDocument {
   const unknown = Object.keys(doc).filter((k) => !['verdict', 'findings', 'summary'].includes(k));
   if (unknown.length > 0) throw new FindingsError(`unknown field ${unknown.join(', ')}`);
   if (!Array.isArray(doc.findings)) throw new FindingsError('findings is not a list');
-  if (doc.summary !== undefined && typeof doc.summary !== 'string') throw new FindingsError('summary is not a string');
-  return { verdict: declaredVerdict(doc.verdict), findings: doc.findings.map(findingOfJson), summary: doc.summary as string | undefined };
+  return { verdict: declaredVerdict(doc.verdict), findings: doc.findings.map(findingOfJson), summary: summaryOf(doc.summary) };
 }
 
 const LIST_ITEM = /^\s*[-*]\s+\[([^\]]+)\]\s*(.*)$/;
@@ -104,8 +109,7 @@ export async function parseFindingsMarkdown(text: string): Promise<FindingsDocum
     if (colon < 0 || !rest.slice(colon + 1).trim()) throw new FindingsError(`list item '${line.trim()}' is not '- [SEVERITY] section: description'`);
     findings.push({ severity: requireSeverity(item[1]!), section: rest.slice(0, colon).trim(), description: rest.slice(colon + 1).trim() });
   }
-  const summary = doc.data.summary;
-  return { verdict: declaredVerdict(doc.data.verdict), findings, summary: summary === undefined ? undefined : String(summary) };
+  return { verdict: declaredVerdict(doc.data.verdict), findings, summary: summaryOf(doc.data.summary) };
 }
 
 /** A findings document in either form: JSON when it starts with `{`, else Markdown with front matter. */
