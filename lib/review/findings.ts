@@ -3,7 +3,9 @@
 // in any case), stored in the first; `SEVERITY:SECTION:DESCRIPTION` arguments; and findings
 // documents, JSON (`{verdict?, findings: [...], summary?}`) or Markdown with front matter
 // (`verdict:`, `summary:`) and one `- [SEVERITY] section: description` list item per
-// finding. Anything malformed is a FindingsError naming what is wrong; nothing guesses.
+// finding (every list item is one: a list item in another form is malformed, never skipped,
+// so a blocking finding cannot be lost to a typo). Anything malformed is a FindingsError
+// naming what is wrong; nothing guesses.
 import { readMarkdownFrontMatter } from '../handoff/markdownFrontMatter.js';
 import { SEVERITIES, type Finding, type Severity, type Verdict } from './bookbag.js';
 import { FindingsError } from './reviewErrors.js';
@@ -89,7 +91,9 @@ export function parseFindingsJson(text: string): FindingsDocument {
   return { verdict: declaredVerdict(doc.verdict), findings: doc.findings.map(findingOfJson), summary: summaryOf(doc.summary) };
 }
 
-const LIST_ITEM = /^\s*[-*]\s+\[([^\]]+)\]\s*(.*)$/;
+const LIST_ITEM = /^\s*[-*+]\s+\[([^\]]+)\]\s*(.*)$/;
+const ANY_LIST_ITEM = /^\s*[-*+]\s+\S/;
+const FRONT_MATTER_KEYS = ['verdict', 'summary'];
 
 /** A Markdown findings document: front matter (verdict, summary) and `- [SEVERITY] section: description` items. */
 export async function parseFindingsMarkdown(text: string): Promise<FindingsDocument> {
@@ -100,13 +104,15 @@ export async function parseFindingsMarkdown(text: string): Promise<FindingsDocum
     throw new FindingsError(`unreadable front matter: ${(err as Error).message.split('\n')[0]}`);
   }
   if (!doc.hasFrontMatter) throw new FindingsError('no front matter (a --- block with verdict: and summary:)');
+  const unknown = Object.keys(doc.data).filter((k) => !FRONT_MATTER_KEYS.includes(k));
+  if (unknown.length > 0) throw new FindingsError(`unknown front matter field ${unknown.join(', ')}`);
   const findings: Finding[] = [];
   for (const line of doc.content.split('\n')) {
+    if (!ANY_LIST_ITEM.test(line)) continue;
     const item = LIST_ITEM.exec(line);
-    if (!item) continue;
-    const rest = item[2]!;
+    const rest = item?.[2] ?? '';
     const colon = rest.indexOf(':');
-    if (colon < 0 || !rest.slice(colon + 1).trim()) throw new FindingsError(`list item '${line.trim()}' is not '- [SEVERITY] section: description'`);
+    if (!item || colon < 0 || !rest.slice(colon + 1).trim()) throw new FindingsError(`list item '${line.trim()}' is not '- [SEVERITY] section: description'`);
     findings.push({ severity: requireSeverity(item[1]!), section: rest.slice(0, colon).trim(), description: rest.slice(colon + 1).trim() });
   }
   return { verdict: declaredVerdict(doc.data.verdict), findings, summary: summaryOf(doc.data.summary) };
