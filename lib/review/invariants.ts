@@ -32,12 +32,13 @@ function lensProblems(bag: Bookbag, lens: Lens): string[] {
 /** Every invariant the bookbag breaks, one line each (empty when consistent). */
 export function problemsOf(bag: Bookbag): string[] {
   const problems = LENSES.flatMap((lens) => lensProblems(bag, lens));
+  // One line per broken rule: `accepted` beside a verdict that is not PASS is that rule alone
+  // (acceptedOf fails too), and accepted before REVIEWED with both PASS is a wrong state.
   if (bag.accepted && (bag.cto_verdict !== 'PASS' || bag.coo_verdict !== 'PASS')) problems.push('accepted is true but both verdicts are not PASS');
+  else if (bag.accepted && !acceptedOf(bag)) problems.push('accepted is true but the verdicts, scores and findings do not accept');
   const reviewed = bag.state === 'REVIEWED' || bag.state === 'SCORED' || bag.state === 'DISPOSED';
   const implied = stateForVerdicts(bag);
   if (reviewed ? implied !== 'REVIEWED' : bag.state !== implied) problems.push(`state is ${bag.state} but the verdicts say ${implied}`);
-  if (bag.accepted && !acceptedOf(bag)) problems.push('accepted is true but the verdicts, scores and findings do not accept');
-  if (!reviewed && bag.accepted) problems.push(`accepted is true in state ${bag.state}`);
   const union = LENSES.flatMap((lens) => bag[`${lens}_findings`].map((f) => ({ lens, ...f })));
   if (JSON.stringify(union) !== JSON.stringify(bag.findings)) problems.push('findings is not the union of cto_findings and coo_findings');
   return [...new Set(problems)];
