@@ -26,10 +26,13 @@ export function difficultyArg(value: unknown): Difficulty {
   return text as Difficulty;
 }
 
-/** Milliseconds from a seconds option (positive), or exit 2. */
+/** The longest timer Node keeps: a longer setTimeout fires after 1 ms. */
+const MAX_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+/** Milliseconds from a seconds option (positive, at most MAX_SECONDS, about 24 days), or exit 2. */
 export function secondsArg(name: string, value: unknown): number | undefined {
   if (value === undefined) return undefined;
   const seconds = Number(value);
-  if (!(seconds > 0)) fail('invalid', `baton review: --${name} must be a positive number of seconds`);
+  if (!(seconds > 0 && seconds <= MAX_SECONDS)) fail('invalid', `baton review: --${name} must be a positive number of seconds, at most ${MAX_SECONDS}`);
   return seconds * 1000;
 }
