@@ -5,7 +5,8 @@ import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import { reviewPathsOf } from '../../lib/handoff/layout.js';
 import { type Bookbag, type Finding, type Lens, type ReviewState, type Severity } from '../../lib/review/bookbag.js';
-import { bookbagPathOf } from '../../lib/review/store.js';
+import { writeSignal } from '../../lib/review/signals.js';
+import { bookbagPathOf, writeBookbag } from '../../lib/review/store.js';
 import { newBookbag, withDisposal, withScore, withVerdict, type Submission } from '../../lib/review/transitions.js';
 import { makeProject, type Project } from './project.js';
 
@@ -70,6 +71,15 @@ export function writeRawBookbag(root: string, bead: string, data: unknown): stri
   const path = bookbagPathOf(reviewPathsOf(root, {}), bead);
   fs.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   fs.writeFileSync(path, typeof data === 'string' ? data : `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+  return path;
+}
+
+/** Writes `bag` through the store, with its ready signal while it waits for a verdict (as submit and verdict leave it); returns its path. */
+export function placeBookbag(root: string, bag: Bookbag): string {
+  const paths = reviewPathsOf(root, {});
+  const path = bookbagPathOf(paths, bag.bead);
+  writeBookbag(path, bag);
+  if (bag.state === 'WRITTEN' || bag.state.endsWith('_REVIEWED')) writeSignal(paths, bag.bead, at(0));
   return path;
 }
 
