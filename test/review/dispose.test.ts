@@ -1,0 +1,98 @@
+// lib/review/dispose: score (REVIEWED → SCORED, acceptance recomputed) and dispose
+// (SCORED, or REVIEWED when forced → DISPOSED, then moved into the archive). A refusal
+// changes nothing; a DISPOSED bookbag that a crash left in the bookbag folder is moved by
+// the next dispose, without being written again.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { join, resolve } from 'node:path';
+import { reviewPathsOf } from '../../lib/handoff/layout.js';
+import { disposeReview, scoreReview } from '../../lib/review/dispose.js';
+import { BookbagProblem, ReviewRefusal } from '../../lib/review/reviewErrors.js';
+import { readBookbag } from '../../lib/review/store.js';
+import { at, bookbagIn, finding, placeBookbag } from '../support/bookbags.js';
+import { tempDir } from '../support/project.js';
+
+const BEAD = 'coder-general-0a1b2c3d';
+
+describe('lib/review/dispose', () => {
+  let root: string;
+  beforeEach(() => {
+    root = tempDir();
+  });
+  afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  const archived = () => join(reviewPathsOf(root, {}).archive, `${BEAD}.json`);
+  const refusedUnchanged = async (path: string, action: Promise<unknown>, pattern: RegExp) => {
+    const before = fs.readFileSync(path);
+    await assert.rejects(action, (err: unknown) => err instanceof ReviewRefusal && pattern.test(err.message));
+    assert.deepEqual([fs.readFileSync(path), fs.existsSync(archived())], [before, false]);
+  };
+
+  describe('scoreReview', () => {
+    it('scores a REVIEWED bead in place, recomputing acceptance', async () => {
+      const path = placeBookbag(root, bookbagIn('REVIEWED', { coo: [finding('HIGH')] }));
+      const bag = await scoreReview(root, BEAD, 'principal', { env: {} }, at(9));
+      assert.deepEqual([bag.state, bag.accepted, bag.history.at(-1)?.event], ['SCORED', false, 'scored']);
+      assert.deepEqual(readBookbag(path), bag);
+    });
+
+    it('refuses a bead that is not REVIEWED, SCORED included, writing nothing', async () => {
+      for (const state of ['CTO_REVIEWED', 'SCORED'] as const) {
+        const path = placeBookbag(root, bookbagIn(state));
+        await refusedUnchanged(path, scoreReview(root, BEAD, 'principal', { env: {} }), new RegExp(`is ${state}, not REVIEWED`));
+      }
+    });
+  });
+
+  describe('disposeReview', () => {
+    it('disposes of a SCORED bead and moves its bookbag into the archive', async () => {
+      const path = placeBookbag(root, bookbagIn('SCORED'));
+      const { bag, path: where } = await disposeReview(root, BEAD, false, 'principal', { env: {} }, at(9));
+      assert.deepEqual([where, bag.state, bag.history.at(-1)?.detail], [archived(), 'DISPOSED', '']);
+      assert.equal(fs.existsSync(path), false);
+      assert.deepEqual(readBookbag(archived()), bag);
+      assert.equal(fs.statSync(archived()).mode & 0o777, 0o600);
+    });
+
+    it('disposes of a REVIEWED bead only when forced', async () => {
+      const path = placeBookbag(root, bookbagIn('REVIEWED'));
+      await refusedUnchanged(path, disposeReview(root, BEAD, false, 'principal', { env: {} }), /dispose needs SCORED \(or --force\)/);
+      const { bag } = await disposeReview(root, BEAD, true, 'principal', { env: {} }, at(9));
+      assert.deepEqual([bag.state, bag.history.at(-1)?.detail, fs.existsSync(path)], ['DISPOSED', 'forced', false]);
+    });
+
+    it('refuses a bead still in review, even when forced', async () => {
+      const path = placeBookbag(root, bookbagIn('COO_REVIEWED'));
+      await refusedUnchanged(path, disposeReview(root, BEAD, true, 'principal', { env: {} }), /is COO_REVIEWED: dispose needs SCORED$/);
+    });
+
+    it('moves a DISPOSED bookbag a crash left in place, without writing it again', async () => {
+      const path = placeBookbag(root, bookbagIn('DISPOSED'));
+      const bytes = fs.readFileSync(path);
+      const { bag } = await disposeReview(root, BEAD, false, 'principal', { env: {} }, at(9));
+      assert.deepEqual([fs.existsSync(path), fs.readFileSync(archived())], [false, bytes]);
+      assert.equal(bag.history.filter((h) => h.event === 'disposed').length, 1);
+    });
+
+    it('finishes the move of a dispose killed after writing DISPOSED', async () => {
+      const path = placeBookbag(root, bookbagIn('SCORED'));
+      const program = `const { disposeReview } = await import(${JSON.stringify(resolve('lib/review/dispose.ts'))});\n` +
+        `await disposeReview(${JSON.stringify(root)}, ${JSON.stringify(BEAD)}, false, 'principal', { env: {} });`;
+      const killed = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], {
+        env: { ...process.env, BATON_CRASH_AT: 'review:disposed-written' }, encoding: 'utf8',
+      });
+      assert.equal(killed.signal, 'SIGKILL', killed.stderr);
+      assert.deepEqual([readBookbag(path).state, fs.existsSync(archived())], ['DISPOSED', false]);
+      await disposeReview(root, BEAD, false, 'principal', { env: {} }, at(9));
+      assert.deepEqual([fs.existsSync(path), readBookbag(archived()).state], [false, 'DISPOSED']);
+    });
+
+    it('reports a bead that is no longer in the bookbag folder as missing', async () => {
+      placeBookbag(root, bookbagIn('SCORED'));
+      await disposeReview(root, BEAD, false, 'principal', { env: {} });
+      await assert.rejects(disposeReview(root, BEAD, false, 'principal', { env: {} }), (err: unknown) => err instanceof BookbagProblem && err.kind === 'missing');
+      assert.equal(readBookbag(archived()).state, 'DISPOSED');
+    });
+  });
+});
