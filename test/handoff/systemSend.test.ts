@@ -8,23 +8,16 @@ import { basename, dirname } from 'node:path';
 import { queueSystemHandoff, type SystemHandoff } from '../../lib/handoff/systemSend.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { LockBusy } from '../../lib/queue/lock.js';
-import { at, clearReviews, makeReviewProject } from '../support/bookbags.js';
+import { at, reviewProjectForSuite } from '../support/bookbags.js';
 import { holdLockElsewhere } from '../support/heldLock.js';
-import { itemsIn, type Project } from '../support/project.js';
+import { itemsIn } from '../support/project.js';
 import { deliverOutbox } from '../support/reviewMail.js';
 
 const TSID = '20260615T140007Z';
 
 describe('lib/handoff/systemSend', () => {
-  let p: Project;
-  before(() => {
-    p = makeReviewProject();
-  });
-  after(() => p.cleanup());
-  beforeEach(() => {
-    clearReviews(p);
-    fs.rmSync(p.box('coder').seqFile, { force: true });
-  });
+  const p = reviewProjectForSuite();
+  beforeEach(() => fs.rmSync(p.box('coder').seqFile, { force: true }));
 
   const handoff = (extra: Partial<SystemHandoff> = {}): SystemHandoff =>
     ({ to: ['rev-cto'], priority: '50', type: 'review_request', headers: { bead: 'b-1', lens: 'cto' }, body: 'Review it.\n', ...extra });

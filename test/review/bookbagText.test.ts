@@ -3,9 +3,7 @@
 // from files escaped so that it cannot add lines or drive the terminal.
 import assert from 'node:assert/strict';
 import { bookbagText, verdictLine } from '../../lib/review/bookbagText.js';
-import { bookbagIn, finding, submission } from '../support/bookbags.js';
-
-const BEAD = 'coder-general-0a1b2c3d';
+import { BEAD, bookbagIn, finding, submission } from '../support/bookbags.js';
 
 describe('lib/review/bookbagText', () => {
   it('summarises a bookbag waiting for both lenses', () => {

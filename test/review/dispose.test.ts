@@ -10,19 +10,12 @@ import { reviewPathsOf } from '../../lib/handoff/layout.js';
 import { disposeReview, scoreReview } from '../../lib/review/dispose.js';
 import { BookbagProblem, ReviewRefusal } from '../../lib/review/reviewErrors.js';
 import { readBookbag } from '../../lib/review/store.js';
-import { at, bookbagIn, finding, placeBookbag } from '../support/bookbags.js';
-import { tempDir } from '../support/project.js';
-
-const BEAD = 'coder-general-0a1b2c3d';
+import { at, bareRootForEachTest, BEAD, bookbagIn, finding, placeBookbag } from '../support/bookbags.js';
 
 describe('lib/review/dispose', () => {
-  let root: string;
-  beforeEach(() => {
-    root = tempDir();
-  });
-  afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+  const root = bareRootForEachTest();
 
-  const archived = () => join(reviewPathsOf(root, {}).archive, `${BEAD}.json`);
+  const archived = () => join(reviewPathsOf(root(), {}).archive, `${BEAD}.json`);
   const refusedUnchanged = async (path: string, action: Promise<unknown>, pattern: RegExp) => {
     const before = fs.readFileSync(path);
     await assert.rejects(action, (err: unknown) => err instanceof ReviewRefusal && pattern.test(err.message));
@@ -31,24 +24,24 @@ describe('lib/review/dispose', () => {
 
   describe('scoreReview', () => {
     it('scores a REVIEWED bead in place, recomputing acceptance', async () => {
-      const path = placeBookbag(root, bookbagIn('REVIEWED', { coo: [finding('HIGH')] }));
-      const bag = await scoreReview(root, BEAD, 'principal', { env: {} }, at(9));
+      const path = placeBookbag(root(), bookbagIn('REVIEWED', { coo: [finding('HIGH')] }));
+      const bag = await scoreReview(root(), BEAD, 'principal', { env: {} }, at(9));
       assert.deepEqual([bag.state, bag.accepted, bag.history.at(-1)?.event], ['SCORED', false, 'scored']);
       assert.deepEqual(readBookbag(path), bag);
     });
 
     it('refuses a bead that is not REVIEWED, SCORED included, writing nothing', async () => {
       for (const state of ['CTO_REVIEWED', 'SCORED'] as const) {
-        const path = placeBookbag(root, bookbagIn(state));
-        await refusedUnchanged(path, scoreReview(root, BEAD, 'principal', { env: {} }), new RegExp(`is ${state}, not REVIEWED`));
+        const path = placeBookbag(root(), bookbagIn(state));
+        await refusedUnchanged(path, scoreReview(root(), BEAD, 'principal', { env: {} }), new RegExp(`is ${state}, not REVIEWED`));
       }
     });
   });
 
   describe('disposeReview', () => {
     it('disposes of a SCORED bead and moves its bookbag into the archive', async () => {
-      const path = placeBookbag(root, bookbagIn('SCORED'));
-      const { bag, path: where } = await disposeReview(root, BEAD, false, 'principal', { env: {} }, at(9));
+      const path = placeBookbag(root(), bookbagIn('SCORED'));
+      const { bag, path: where } = await disposeReview(root(), BEAD, false, 'principal', { env: {} }, at(9));
       assert.deepEqual([where, bag.state, bag.history.at(-1)?.detail], [archived(), 'DISPOSED', '']);
       assert.equal(fs.existsSync(path), false);
       assert.deepEqual(readBookbag(archived()), bag);
@@ -56,42 +49,42 @@ describe('lib/review/dispose', () => {
     });
 
     it('disposes of a REVIEWED bead only when forced', async () => {
-      const path = placeBookbag(root, bookbagIn('REVIEWED'));
-      await refusedUnchanged(path, disposeReview(root, BEAD, false, 'principal', { env: {} }), /dispose needs SCORED \(or --force\)/);
-      const { bag } = await disposeReview(root, BEAD, true, 'principal', { env: {} }, at(9));
+      const path = placeBookbag(root(), bookbagIn('REVIEWED'));
+      await refusedUnchanged(path, disposeReview(root(), BEAD, false, 'principal', { env: {} }), /dispose needs SCORED \(or --force\)/);
+      const { bag } = await disposeReview(root(), BEAD, true, 'principal', { env: {} }, at(9));
       assert.deepEqual([bag.state, bag.history.at(-1)?.detail, fs.existsSync(path)], ['DISPOSED', 'forced', false]);
     });
 
     it('refuses a bead still in review, even when forced', async () => {
-      const path = placeBookbag(root, bookbagIn('COO_REVIEWED'));
-      await refusedUnchanged(path, disposeReview(root, BEAD, true, 'principal', { env: {} }), /is COO_REVIEWED: dispose needs SCORED$/);
+      const path = placeBookbag(root(), bookbagIn('COO_REVIEWED'));
+      await refusedUnchanged(path, disposeReview(root(), BEAD, true, 'principal', { env: {} }), /is COO_REVIEWED: dispose needs SCORED$/);
     });
 
     it('moves a DISPOSED bookbag a crash left in place, without writing it again', async () => {
-      const path = placeBookbag(root, bookbagIn('DISPOSED'));
+      const path = placeBookbag(root(), bookbagIn('DISPOSED'));
       const bytes = fs.readFileSync(path);
-      const { bag } = await disposeReview(root, BEAD, false, 'principal', { env: {} }, at(9));
+      const { bag } = await disposeReview(root(), BEAD, false, 'principal', { env: {} }, at(9));
       assert.deepEqual([fs.existsSync(path), fs.readFileSync(archived())], [false, bytes]);
       assert.equal(bag.history.filter((h) => h.event === 'disposed').length, 1);
     });
 
     it('finishes the move of a dispose killed after writing DISPOSED', async () => {
-      const path = placeBookbag(root, bookbagIn('SCORED'));
+      const path = placeBookbag(root(), bookbagIn('SCORED'));
       const program = `const { disposeReview } = await import(${JSON.stringify(resolve('lib/review/dispose.ts'))});\n` +
-        `await disposeReview(${JSON.stringify(root)}, ${JSON.stringify(BEAD)}, false, 'principal', { env: {} });`;
+        `await disposeReview(${JSON.stringify(root())}, ${JSON.stringify(BEAD)}, false, 'principal', { env: {} });`;
       const killed = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], {
         env: { ...process.env, BATON_CRASH_AT: 'review:disposed-written' }, encoding: 'utf8',
       });
       assert.equal(killed.signal, 'SIGKILL', killed.stderr);
       assert.deepEqual([readBookbag(path).state, fs.existsSync(archived())], ['DISPOSED', false]);
-      await disposeReview(root, BEAD, false, 'principal', { env: {} }, at(9));
+      await disposeReview(root(), BEAD, false, 'principal', { env: {} }, at(9));
       assert.deepEqual([fs.existsSync(path), readBookbag(archived()).state], [false, 'DISPOSED']);
     });
 
     it('reports a bead that is no longer in the bookbag folder as missing', async () => {
-      placeBookbag(root, bookbagIn('SCORED'));
-      await disposeReview(root, BEAD, false, 'principal', { env: {} });
-      await assert.rejects(disposeReview(root, BEAD, false, 'principal', { env: {} }), (err: unknown) => err instanceof BookbagProblem && err.kind === 'missing');
+      placeBookbag(root(), bookbagIn('SCORED'));
+      await disposeReview(root(), BEAD, false, 'principal', { env: {} });
+      await assert.rejects(disposeReview(root(), BEAD, false, 'principal', { env: {} }), (err: unknown) => err instanceof BookbagProblem && err.kind === 'missing');
       assert.equal(readBookbag(archived()).state, 'DISPOSED');
     });
   });

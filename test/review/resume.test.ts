@@ -10,19 +10,12 @@ import { type Bookbag } from '../../lib/review/bookbag.js';
 import { queueReviewRequest, queueReviewResult } from '../../lib/review/reviewHandoffs.js';
 import { removeSignal, signalPathOf, writeSignal } from '../../lib/review/signals.js';
 import { resumeReviews } from '../../lib/review/resume.js';
-import { at, bookbagIn, clearReviews, finding, makeReviewProject, placeBookbag, submission, writeRawBookbag } from '../support/bookbags.js';
-import { itemsIn, type Project } from '../support/project.js';
+import { at, BEAD, bookbagIn, finding, placeBookbag, reviewProjectForSuite, submission, writeRawBookbag } from '../support/bookbags.js';
+import { itemsIn } from '../support/project.js';
 import { claimAs, deliverOutbox } from '../support/reviewMail.js';
 
-const BEAD = 'coder-general-0a1b2c3d';
-
 describe('lib/review/resume', () => {
-  let p: Project;
-  before(() => {
-    p = makeReviewProject();
-  });
-  after(() => p.cleanup());
-  beforeEach(() => clearReviews(p));
+  const p = reviewProjectForSuite();
 
   const paths = () => reviewPathsOf(p.root, {});
   const signalled = (bead = BEAD) => fs.existsSync(signalPathOf(paths(), bead));

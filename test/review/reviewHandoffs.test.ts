@@ -11,19 +11,11 @@ import {
   completingLensOf, findReviewHandoffs, missingRequests, queueReviewRequest, queueReviewResult, requestBody, resultBody, resultQueued,
   REVIEW_REQUEST, REVIEW_RESULT,
 } from '../../lib/review/reviewHandoffs.js';
-import { at, bookbagIn, clearReviews, finding, makeReviewProject, submission } from '../support/bookbags.js';
-import { type Project } from '../support/project.js';
+import { at, BEAD, bookbagIn, clearReviews, finding, reviewProjectForSuite, submission } from '../support/bookbags.js';
 import { claimAs, completeAs, deliverOutbox } from '../support/reviewMail.js';
 
-const BEAD = 'coder-general-0a1b2c3d';
-
 describe('lib/review/reviewHandoffs', () => {
-  let p: Project;
-  before(() => {
-    p = makeReviewProject();
-  });
-  after(() => p.cleanup());
-  beforeEach(() => clearReviews(p));
+  const p = reviewProjectForSuite();
 
   const requests = (bag: Bookbag, lens: 'cto' | 'coo', recipient = bag[`${lens}_role`]) => findReviewHandoffs(p.root, bag.submitted_by, recipient, REVIEW_REQUEST, bag.bead, lens);
   const relative = (paths: string[]) => paths.map((path) => path.slice(p.root.length + '/.swarmforge/handoffs/'.length).replace(/[^/]+\.handoff$/, '*'));

@@ -5,23 +5,16 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { reviewPathsOf } from '../../lib/handoff/layout.js';
 import { removeSignal, signalPathOf, writeSignal } from '../../lib/review/signals.js';
-import { at } from '../support/bookbags.js';
-import { tempDir } from '../support/project.js';
-
-const BEAD = 'coder-general-0a1b2c3d';
+import { at, bareRootForEachTest, BEAD } from '../support/bookbags.js';
 
 describe('lib/review/signals', () => {
-  let root: string;
-  beforeEach(() => {
-    root = tempDir();
-  });
-  afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+  const root = bareRootForEachTest();
 
-  const paths = () => reviewPathsOf(root, {});
+  const paths = () => reviewPathsOf(root(), {});
 
   it('signalPathOf is <signals>/<bead>.ready, SIGNAL_DIR overriding the folder', () => {
-    assert.equal(signalPathOf(paths(), BEAD), join(root, '.swarmforge', 'reviews', 'signals', `${BEAD}.ready`));
-    assert.equal(signalPathOf(reviewPathsOf(root, { SIGNAL_DIR: 'sig' }), BEAD), join(root, 'sig', `${BEAD}.ready`));
+    assert.equal(signalPathOf(paths(), BEAD), join(root(), '.swarmforge', 'reviews', 'signals', `${BEAD}.ready`));
+    assert.equal(signalPathOf(reviewPathsOf(root(), { SIGNAL_DIR: 'sig' }), BEAD), join(root(), 'sig', `${BEAD}.ready`));
   });
 
   it('writes the bead and the time, mode 0600 in a new 0700 folder, leaving no temp file', () => {
@@ -45,6 +38,6 @@ describe('lib/review/signals', () => {
     removeSignal(paths(), BEAD);
     assert.deepEqual(fs.readdirSync(paths().signals), ['other-bead.ready']);
     removeSignal(paths(), BEAD);
-    removeSignal(reviewPathsOf(join(root, 'nowhere'), {}), BEAD);
+    removeSignal(reviewPathsOf(join(root(), 'nowhere'), {}), BEAD);
   });
 });

@@ -11,11 +11,8 @@ import { acquireLock, LockBusy } from '../../lib/queue/lock.js';
 import { BookbagProblem } from '../../lib/review/reviewErrors.js';
 import { bookbagPathOf, loadBookbag, readBookbag, schemaProblemsOf, updateBookbag, writeBookbag } from '../../lib/review/store.js';
 import { withAttempt } from '../../lib/review/transitions.js';
-import { at, bookbagIn, finding, writeRawBookbag } from '../support/bookbags.js';
+import { at, bareRootForEachTest, BEAD, bookbagIn, finding, writeRawBookbag } from '../support/bookbags.js';
 import { holdLockElsewhere } from '../support/heldLock.js';
-import { tempDir } from '../support/project.js';
-
-const BEAD = 'coder-general-0a1b2c3d';
 
 /** Matches a BookbagProblem of `kind` whose problems match `pattern`. */
 function problem(kind: BookbagProblem['kind'], pattern: RegExp) {
@@ -28,13 +25,11 @@ function problem(kind: BookbagProblem['kind'], pattern: RegExp) {
 }
 
 describe('lib/review/store', () => {
-  let root: string;
+  const root = bareRootForEachTest();
   let path: string;
   beforeEach(() => {
-    root = tempDir();
-    path = bookbagPathOf(reviewPathsOf(root, {}), BEAD);
+    path = bookbagPathOf(reviewPathsOf(root(), {}), BEAD);
   });
-  afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
   describe('schemaProblemsOf', () => {
     it('finds nothing wrong with a bookbag from the transitions', () => {
@@ -57,8 +52,8 @@ describe('lib/review/store', () => {
   });
 
   it('bookbagPathOf is <bookbags>/<bead>.json and refuses an unsafe bead', () => {
-    assert.equal(path, join(root, '.swarmforge', 'reviews', 'bookbag', `${BEAD}.json`));
-    assert.throws(() => bookbagPathOf(reviewPathsOf(root, {}), '../x'), (err: unknown) => err instanceof HandoffFailure && err.kind === 'invalid');
+    assert.equal(path, join(root(), '.swarmforge', 'reviews', 'bookbag', `${BEAD}.json`));
+    assert.throws(() => bookbagPathOf(reviewPathsOf(root(), {}), '../x'), (err: unknown) => err instanceof HandoffFailure && err.kind === 'invalid');
   });
 
   describe('reading', () => {
@@ -74,26 +69,26 @@ describe('lib/review/store', () => {
     });
 
     it('refuses a file that is not JSON', () => {
-      writeRawBookbag(root, BEAD, '{"bead": ');
+      writeRawBookbag(root(), BEAD, '{"bead": ');
       assert.throws(() => readBookbag(path), problem('invalid', /^not JSON: /));
     });
 
     it('refuses unknown properties at the top level and inside a finding', () => {
-      writeRawBookbag(root, BEAD, { ...bookbagIn('WRITTEN'), reviewer_notes: 'x' });
+      writeRawBookbag(root(), BEAD, { ...bookbagIn('WRITTEN'), reviewer_notes: 'x' });
       assert.throws(() => loadBookbag(path), problem('invalid', /additional properties 'reviewer_notes'/));
       const bag = bookbagIn('COO_REVIEWED', { coo: [finding('LOW')] });
-      writeRawBookbag(root, BEAD, { ...bag, coo_findings: [{ ...finding('LOW'), weight: 3 }] });
+      writeRawBookbag(root(), BEAD, { ...bag, coo_findings: [{ ...finding('LOW'), weight: 3 }] });
       assert.throws(() => loadBookbag(path), problem('invalid', /^\/coo_findings\/0 must NOT have additional properties 'weight'$/));
     });
 
     it('loads an inconsistent bookbag with its problems; readBookbag refuses it as inconsistent', () => {
-      writeRawBookbag(root, BEAD, { ...bookbagIn('REVIEWED'), state: 'CTO_REVIEWED' });
+      writeRawBookbag(root(), BEAD, { ...bookbagIn('REVIEWED'), state: 'CTO_REVIEWED' });
       assert.deepEqual(loadBookbag(path).problems, ['state is CTO_REVIEWED but the verdicts say REVIEWED']);
       assert.throws(() => readBookbag(path), problem('inconsistent', /^state is CTO_REVIEWED but the verdicts say REVIEWED$/));
     });
 
     it('refuses a symlinked bookbag instead of following it', () => {
-      const elsewhere = join(root, 'elsewhere.json');
+      const elsewhere = join(root(), 'elsewhere.json');
       fs.writeFileSync(elsewhere, JSON.stringify(bookbagIn('WRITTEN')));
       fs.mkdirSync(join(path, '..'), { recursive: true });
       fs.symlinkSync(elsewhere, path);
@@ -111,7 +106,7 @@ describe('lib/review/store', () => {
     });
 
     it('replaces a bookbag of another mode with one of mode 0600', () => {
-      writeRawBookbag(root, BEAD, bookbagIn('WRITTEN'));
+      writeRawBookbag(root(), BEAD, bookbagIn('WRITTEN'));
       fs.chmodSync(path, 0o644);
       const inode = fs.statSync(path).ino;
       writeBookbag(path, bookbagIn('CTO_REVIEWED'));
@@ -130,7 +125,7 @@ describe('lib/review/store', () => {
     });
 
     it('refuses to write through a symlink, leaving the link and its target alone', () => {
-      const elsewhere = join(root, 'elsewhere.json');
+      const elsewhere = join(root(), 'elsewhere.json');
       fs.writeFileSync(elsewhere, 'target\n');
       fs.mkdirSync(join(path, '..'), { recursive: true });
       fs.symlinkSync(elsewhere, path);
@@ -141,12 +136,12 @@ describe('lib/review/store', () => {
   });
 
   describe('updateBookbag', () => {
-    const lockDir = () => join(reviewPathsOf(root, {}).locks, `${BEAD}.lock`);
+    const lockDir = () => join(reviewPathsOf(root(), {}).locks, `${BEAD}.lock`);
     const attempt = (bag: Parameters<typeof withAttempt>[0]) => withAttempt(bag, 'cto', 'teacher-cto', 'run', at(9));
 
     it('writes and returns the changed bookbag, then releases the lock', async () => {
       writeBookbag(path, bookbagIn('WRITTEN'));
-      const written = await updateBookbag(root, BEAD, { env: {} }, attempt);
+      const written = await updateBookbag(root(), BEAD, { env: {} }, attempt);
       assert.equal(written.attempts.cto, 1);
       assert.deepEqual(readBookbag(path), written);
       acquireLock(lockDir(), 0)();
@@ -155,7 +150,7 @@ describe('lib/review/store', () => {
     it('writes nothing when the change throws, and still releases the lock', async () => {
       writeBookbag(path, bookbagIn('WRITTEN'));
       const before = fs.readFileSync(path);
-      await assert.rejects(updateBookbag(root, BEAD, { env: {} }, () => {
+      await assert.rejects(updateBookbag(root(), BEAD, { env: {} }, () => {
         throw new Error('refused');
       }), /refused/);
       assert.deepEqual(fs.readFileSync(path), before);
@@ -163,10 +158,10 @@ describe('lib/review/store', () => {
     });
 
     it('refuses an inconsistent bookbag without calling the change', async () => {
-      writeRawBookbag(root, BEAD, { ...bookbagIn('WRITTEN'), accepted: true });
+      writeRawBookbag(root(), BEAD, { ...bookbagIn('WRITTEN'), accepted: true });
       const before = fs.readFileSync(path);
       let called = false;
-      await assert.rejects(updateBookbag(root, BEAD, { env: {} }, (bag) => {
+      await assert.rejects(updateBookbag(root(), BEAD, { env: {} }, (bag) => {
         called = true;
         return bag;
       }), problem('inconsistent', /accepted is true/));
@@ -180,7 +175,7 @@ describe('lib/review/store', () => {
       try {
         let called = false;
         const started = Date.now();
-        await assert.rejects(updateBookbag(root, BEAD, { env: {}, lockTimeoutMs: 300 }, (bag) => {
+        await assert.rejects(updateBookbag(root(), BEAD, { env: {}, lockTimeoutMs: 300 }, (bag) => {
           called = true;
           return attempt(bag);
         }), (err: unknown) => err instanceof LockBusy && err.message.includes(`held by pid ${holder.pid}`));
@@ -189,7 +184,7 @@ describe('lib/review/store', () => {
       } finally {
         await holder.stop();
       }
-      assert.equal((await updateBookbag(root, BEAD, { env: {}, lockTimeoutMs: 5000 }, attempt)).attempts.cto, 1, 'the dead holder\'s lock is taken over');
+      assert.equal((await updateBookbag(root(), BEAD, { env: {}, lockTimeoutMs: 5000 }, attempt)).attempts.cto, 1, 'the dead holder\'s lock is taken over');
     });
   });
 });

@@ -11,8 +11,8 @@ import { REVIEW_REQUEST, requestBody } from '../../lib/review/reviewHandoffs.js'
 import { signalPathOf } from '../../lib/review/signals.js';
 import { bookbagPathOf, readBookbag } from '../../lib/review/store.js';
 import { submitReview, type SubmitRequest } from '../../lib/review/submit.js';
-import { at, clearReviews, makeReviewProject, submission } from '../support/bookbags.js';
-import { itemsIn, makeProject, withProject, type Project } from '../support/project.js';
+import { at, reviewProjectForSuite, submission } from '../support/bookbags.js';
+import { itemsIn, makeProject, withProject } from '../support/project.js';
 
 /** A submission that leaves the reviewer roles to reviewers.tsv. */
 function request(overrides: Partial<SubmitRequest> = {}): SubmitRequest {
@@ -25,12 +25,7 @@ function failure(kind: string, pattern: RegExp) {
 }
 
 describe('lib/review/submit', () => {
-  let p: Project;
-  before(() => {
-    p = makeReviewProject();
-  });
-  after(() => p.cleanup());
-  beforeEach(() => clearReviews(p));
+  const p = reviewProjectForSuite();
 
   /** The review requests queued in coder's outbox, as `to lens bead`. */
   const queued = async () => Promise.all(itemsIn(p.box('coder').outbox).map(async (name) => {

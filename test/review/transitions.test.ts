@@ -9,9 +9,7 @@ import { problemsOf } from '../../lib/review/invariants.js';
 import { ReviewRefusal } from '../../lib/review/reviewErrors.js';
 import { schemaProblemsOf } from '../../lib/review/store.js';
 import { newBookbag, withAttempt, withDisposal, withScore, withVerdict, type LensReview } from '../../lib/review/transitions.js';
-import { at, bookbagIn, finding, submission } from '../support/bookbags.js';
-
-const BEAD = 'coder-general-0a1b2c3d';
+import { at, BEAD, bookbagIn, finding, submission } from '../support/bookbags.js';
 
 /** Asserts that `bag` is schema-valid and consistent, and returns it. */
 function sound(bag: Bookbag): Bookbag {

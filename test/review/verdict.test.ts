@@ -12,18 +12,11 @@ import { signalPathOf } from '../../lib/review/signals.js';
 import { readBookbag } from '../../lib/review/store.js';
 import { type LensReview } from '../../lib/review/transitions.js';
 import { recordAttempt, recordVerdict } from '../../lib/review/verdict.js';
-import { at, bookbagIn, clearReviews, finding, makeReviewProject, placeBookbag, submission } from '../support/bookbags.js';
-import { itemsIn, type Project } from '../support/project.js';
-
-const BEAD = 'coder-general-0a1b2c3d';
+import { at, BEAD, bookbagIn, finding, placeBookbag, reviewProjectForSuite, submission } from '../support/bookbags.js';
+import { itemsIn } from '../support/project.js';
 
 describe('lib/review/verdict', () => {
-  let p: Project;
-  before(() => {
-    p = makeReviewProject();
-  });
-  after(() => p.cleanup());
-  beforeEach(() => clearReviews(p));
+  const p = reviewProjectForSuite();
 
   const review = (lens: LensReview['lens'], findings = [finding('LOW')], extra: Partial<LensReview> = {}): LensReview =>
     ({ lens, findings, summary: 'looked', reviewer: `rev-${lens}`, ...extra });

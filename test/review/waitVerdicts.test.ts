@@ -6,20 +6,13 @@ import * as fs from 'node:fs';
 import { BookbagProblem } from '../../lib/review/reviewErrors.js';
 import { recordVerdict } from '../../lib/review/verdict.js';
 import { waitForVerdicts } from '../../lib/review/waitVerdicts.js';
-import { bookbagIn, clearReviews, finding, makeReviewProject, placeBookbag } from '../support/bookbags.js';
-import { type Project } from '../support/project.js';
+import { BEAD, bookbagIn, finding, placeBookbag, reviewProjectForSuite } from '../support/bookbags.js';
 
-const BEAD = 'coder-general-0a1b2c3d';
 /** Longer than any of these tests may take: a wait that relied on it would fail its test. */
 const NEVER = 60_000;
 
 describe('lib/review/waitVerdicts', () => {
-  let p: Project;
-  before(() => {
-    p = makeReviewProject();
-  });
-  after(() => p.cleanup());
-  beforeEach(() => clearReviews(p));
+  const p = reviewProjectForSuite();
 
   it('returns at once when both verdicts are in', async () => {
     placeBookbag(p.root, bookbagIn('SCORED', { cto: [finding('HIGH')] }));

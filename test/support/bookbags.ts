@@ -8,7 +8,10 @@ import { type Bookbag, type Finding, type Lens, type ReviewState, type Severity 
 import { writeSignal } from '../../lib/review/signals.js';
 import { bookbagPathOf, writeBookbag } from '../../lib/review/store.js';
 import { newBookbag, withDisposal, withScore, withVerdict, type Submission } from '../../lib/review/transitions.js';
-import { makeProject, type Project } from './project.js';
+import { makeProject, tempDir, type Project } from './project.js';
+
+/** The bead of the bookbags the factories build unless told otherwise. */
+export const BEAD = 'coder-general-0a1b2c3d';
 
 /** A coder, a reviewer role per lens and QA, all in ROOT; `review` lines name the reviewers. */
 export const REVIEW_CONF = [
@@ -24,6 +27,31 @@ export const REVIEW_CONF = [
 /** A project initialised from REVIEW_CONF (reviewers.tsv written). */
 export function makeReviewProject(conf = REVIEW_CONF): Project {
   return makeProject(conf);
+}
+
+/** Mocha hooks for the calling describe: one review project for all its tests, emptied of review files and mail before each; returns a view of it for the tests. */
+export function reviewProjectForSuite(): Project {
+  let current: Project | undefined;
+  before(() => {
+    current = makeReviewProject();
+  });
+  after(() => current?.cleanup());
+  beforeEach(() => clearReviews(live()));
+  function live(): Project {
+    if (!current) throw new Error('the review project is used outside its suite');
+    return current;
+  }
+  return { get root() { return live().root; }, box: (role) => live().box(role), cleanup: () => live().cleanup() };
+}
+
+/** Mocha hooks for the calling describe: a new bare ROOT (a temporary folder, no git, no roles) for each test, removed after it; returns its accessor. */
+export function bareRootForEachTest(): () => string {
+  let root: string | undefined;
+  beforeEach(() => {
+    root = tempDir();
+  });
+  afterEach(() => fs.rmSync(root!, { recursive: true, force: true }));
+  return () => root!;
 }
 
 /** A fixed clock: `at(n)` is n seconds after 2026-06-15T14:00:00Z. */
@@ -53,7 +81,7 @@ export interface LensFindings {
 }
 
 /** A consistent bookbag in `state`, built by the transitions from a submission (verdicts: CTO first, one second apart). */
-export function bookbagIn(state: ReviewState, findings: LensFindings = {}, bead = 'coder-general-0a1b2c3d', s = submission()): Bookbag {
+export function bookbagIn(state: ReviewState, findings: LensFindings = {}, bead = BEAD, s = submission()): Bookbag {
   let bag = newBookbag(bead, s, at(0));
   if (state === 'WRITTEN') return bag;
   const verdict = (lens: Lens, when: Date) => {
