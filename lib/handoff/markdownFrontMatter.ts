@@ -32,5 +32,5 @@ export async function readMarkdownFrontMatter(text: string): Promise<MarkdownDoc
   });
   const data: unknown = parsed.data;
   if (data === null || typeof data !== 'object' || Object.getPrototypeOf(data) !== Object.prototype) throw new Error('the front matter is not a mapping of names to values');
-  return { data: data as Record<string, unknown>, content: parsed.content, hasFrontMatter: parsed.matter !== undefined && parsed.matter !== '' };
+  return { data: data as Record<string, unknown>, content: parsed.content, hasFrontMatter: Boolean(parsed.matter) || (parsed as { isEmpty?: boolean }).isEmpty === true };
 }
