@@ -15,6 +15,12 @@ describe('lib/handoff/markdownFrontMatter', () => {
     assert.deepEqual(doc.data, { priority: '00', count: '12', ok: 'true', when: '2026-06-15', at: '2026-06-15T14:05:31Z', none: 'null' });
   });
 
+  it('says there is front matter when the block is empty or holds only comments', async () => {
+    for (const block of ['', '# reviewed by hand\n']) {
+      assert.deepEqual(await readMarkdownFrontMatter(`---\n${block}---\n- [LOW] a: b\n`), { data: {}, content: '- [LOW] a: b\n', hasFrontMatter: true }, block);
+    }
+  });
+
   it('says when there is no front matter, and gives the whole text as content', async () => {
     for (const text of ['# Title\n- [HIGH] a: b\n', '']) {
       assert.deepEqual(await readMarkdownFrontMatter(text), { data: {}, content: text, hasFrontMatter: false });

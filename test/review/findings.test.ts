@@ -133,6 +133,12 @@ describe('lib/review/findings', () => {
       });
     });
 
+    it('reads an empty front matter block as no verdict and no summary', async () => {
+      assert.deepEqual(await parseFindingsMarkdown('---\n---\n- [HIGH] auth: leak\n'), {
+        verdict: undefined, summary: undefined, findings: [{ severity: 'HIGH', section: 'auth', description: 'leak' }],
+      });
+    });
+
     it('keeps a summary that YAML would type as the string written', async () => {
       assert.equal((await parseFindingsMarkdown('---\nsummary: 00\n---\n')).summary, '00');
     });
