@@ -9,10 +9,10 @@
 import { join } from 'node:path';
 import { mailboxOf } from '../handoff/layout.js';
 import { queueSystemHandoff } from '../handoff/systemSend.js';
-import { readItemsIn } from '../queue/claim.js';
+import { isCode } from '../queue/durable.js';
 import { completedItemPaths } from '../queue/finish.js';
 import { type Mailbox } from '../queue/mailbox.js';
-import { entriesOf, isBatchName } from '../queue/names.js';
+import { entriesOf, isBatchName, itemNamesIn } from '../queue/names.js';
 import { readItem, UnusableItem } from '../queue/item.js';
 import { LENSES, type Bookbag, type Lens } from './bookbag.js';
 
@@ -57,26 +57,34 @@ export function completingLensOf(bag: Bookbag): Lens {
   return bag.coo_reviewed_at > bag.cto_reviewed_at ? 'coo' : 'cto';
 }
 
-/** Every item path of a mailbox's sender side (outbox, sent, failed) and inbox side (new, in process, completed, with batches). */
-function placesOf(sender: Mailbox, recipient: Mailbox): string[] {
-  const dirs = [sender.outbox, sender.sent, sender.failed, recipient.inboxNew, recipient.inProcess];
-  for (const entry of entriesOf(recipient.inProcess)) if (entry.isDirectory() && isBatchName(entry.name)) dirs.push(join(recipient.inProcess, entry.name));
-  return [...dirs.map((d) => `${d}/`), ...completedItemPaths(recipient)];
+/**
+ * Every item path of a mailbox's sender side (outbox, sent, failed) and inbox side (new, in process with its batches,
+ * completed with its batches), in the order items move; each folder is listed only when it is reached, so an item that
+ * moves on while it is read is met again in a later folder.
+ */
+function* itemPathsOf(sender: Mailbox, recipient: Mailbox): Generator<string> {
+  for (const dir of [sender.outbox, sender.sent, sender.failed, recipient.inboxNew, recipient.inProcess]) {
+    for (const name of itemNamesIn(dir)) yield join(dir, name);
+  }
+  for (const entry of entriesOf(recipient.inProcess)) {
+    if (entry.isDirectory() && isBatchName(entry.name)) for (const name of itemNamesIn(join(recipient.inProcess, entry.name))) yield join(recipient.inProcess, entry.name, name);
+  }
+  yield* completedItemPaths(recipient);
 }
 
-/** The paths of handoffs of `type` for `bead` (and `lens`, when given) from `sender` to `recipient`, wherever they are. */
+/**
+ * The paths of handoffs of `type` for `bead` (and `lens`, when given) from `sender` to `recipient`, wherever they are.
+ * A listed item that is unusable, or opens nothing (moved on by handoffd or a claim since its folder was listed, or a
+ * name that is not valid UTF-8), is skipped.
+ */
 export async function findReviewHandoffs(root: string, sender: string, recipient: string, type: string, bead: string, lens?: Lens): Promise<string[]> {
   const found: string[] = [];
   const matches = (h: Record<string, string>) => h.type === type && h.bead === bead && (lens === undefined || h.lens === lens);
-  for (const place of placesOf(mailboxOf(root, sender), mailboxOf(root, recipient))) {
-    if (place.endsWith('/')) {
-      for (const item of await readItemsIn(place.slice(0, -1), () => undefined)) if (matches(item.headers)) found.push(item.path);
-      continue;
-    }
+  for (const path of itemPathsOf(mailboxOf(root, sender), mailboxOf(root, recipient))) {
     try {
-      if (matches((await readItem(place)).headers)) found.push(place);
+      if (matches((await readItem(path)).headers)) found.push(path);
     } catch (err) {
-      if (!(err instanceof UnusableItem)) throw err;
+      if (!(err instanceof UnusableItem) && !isCode(err, 'ENOENT')) throw err;
     }
   }
   return found;
