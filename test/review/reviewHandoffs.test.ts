@@ -108,6 +108,13 @@ describe('lib/review/reviewHandoffs', () => {
       await queueReviewRequest(p.root, bag, 'coo');
       assert.equal((await requests(bag, 'coo')).length, 1);
     });
+
+    it('skips a listed name that opens nothing (a name that is not valid UTF-8), as it skips an item that moved on', async () => {
+      fs.writeFileSync(Buffer.concat([Buffer.from(`${p.box('coder').outbox}/50_`), Buffer.from([0xff]), Buffer.from('odd.handoff')]), 'whatever');
+      const bag = bookbagIn('WRITTEN');
+      await queueReviewRequest(p.root, bag, 'cto');
+      assert.deepEqual(relative(await requests(bag, 'cto')), ['coder/outbox/*']);
+    });
   });
 
   describe('missingRequests', () => {

@@ -111,12 +111,13 @@ export function placeBookbag(root: string, bag: Bookbag): string {
   return path;
 }
 
-/** Removes every review file of the project (bookbags, signals, locks, archive) and every role's mail. */
+/** Removes every review file of the project (bookbags, signals, locks, archive) and every role's mail (names that are not UTF-8 included). */
 export function clearReviews(p: Project): void {
   fs.rmSync(dirname(reviewPathsOf(p.root, {}).bookbags), { recursive: true, force: true });
   for (const role of ['coder', 'rev-cto', 'rev-coo', 'QA']) {
     for (const dir of [p.box(role).outbox, p.box(role).sent, p.box(role).failed, p.box(role).inboxNew, p.box(role).inProcess, p.box(role).completed]) {
-      for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) if (name !== 'tmp') fs.rmSync(`${dir}/${name}`, { recursive: true, force: true });
+      const names = fs.existsSync(dir) ? fs.readdirSync(dir, { encoding: 'buffer' }) : [];
+      for (const name of names) if (name.toString() !== 'tmp') fs.rmSync(Buffer.concat([Buffer.from(`${dir}/`), name]), { recursive: true, force: true });
     }
   }
 }
