@@ -7,25 +7,20 @@
 import type { Argv, CommandModule } from 'yargs';
 import { fail } from '../handoff/errors.js';
 import { printable } from '../queue/printable.js';
-import { LENSES, type Lens } from '../review/bookbag.js';
 import { DEFAULT_MAX_ATTEMPTS } from '../review/reviewAttempts.js';
 import { runTeacher } from '../review/teacher.js';
 import { type TeacherEvent } from '../review/teacherReview.js';
+import { lensArg, secondsArg } from './reviewOptions.js';
 
 /** The reviewer timeout when neither --timeout nor DEFAULT_REVIEW_TIMEOUT says otherwise (seconds). */
 export const DEFAULT_REVIEW_TIMEOUT_S = 90;
 /** The poll fallback when neither --poll-interval nor HANDOFF_POLL_INTERVAL says otherwise (seconds). */
 export const DEFAULT_POLL_INTERVAL_S = 5;
 
-/** Seconds from option `--name`, else environment variable `variable`, else `fallback`; each must be a positive number. */
-export function secondsFrom(option: unknown, name: string, variable: string, fallback: number, env: NodeJS.ProcessEnv): number {
-  const raw = option !== undefined ? option : env[variable] || undefined;
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) {
-    fail('usage', `baton review teacher: ${option !== undefined ? `--${name}` : variable} must be a positive number of seconds, not '${printable(String(raw))}'`);
-  }
-  return value;
+/** Milliseconds from option `--name` (seconds), else environment variable `variable` (seconds, ignored unless a positive number), else `fallbackS`. */
+export function millisecondsFrom(name: string, option: unknown, variable: string, fallbackS: number, env: NodeJS.ProcessEnv): number {
+  const fromEnv = Number(env[variable]);
+  return secondsArg(name, option) ?? (Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : fallbackS) * 1000;
 }
 
 /** One event as the line the teacher prints. */
@@ -43,7 +38,7 @@ export function eventLine(e: TeacherEvent): string {
 
 function options<T>(y: Argv<T>) {
   return y.parserConfiguration({ 'populate--': true })
-    .option('lens', { choices: LENSES, demandOption: true, describe: 'The lens this teacher reviews with' })
+    .option('lens', { type: 'string', demandOption: true, describe: 'The lens this teacher reviews with: cto or coo' })
     .option('once', { type: 'boolean', default: false, describe: 'Handle at most one request, save the session, exit' })
     .option('poll-interval', { type: 'number', describe: `Seconds between looks at the inbox when no notification comes (default $HANDOFF_POLL_INTERVAL, else ${DEFAULT_POLL_INTERVAL_S})` })
     .option('timeout', { type: 'number', describe: `Seconds a reviewer run may take before its process group is killed (default $DEFAULT_REVIEW_TIMEOUT, else ${DEFAULT_REVIEW_TIMEOUT_S})` })
@@ -60,8 +55,9 @@ export const TEACHER_COMMAND: CommandModule = {
   handler: async (args) => {
     const argv = ((args['--'] ?? []) as (string | number)[]).map(String);
     if (argv.length === 0) fail('usage', 'baton review teacher: name the reviewer command after --, e.g. baton review teacher --lens cto -- baton-scripted-reviewer');
+    const lens = lensArg(args.lens);
     const maxAttempts = args['max-attempts'] as number;
-    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) fail('usage', `baton review teacher: --max-attempts must be a whole number of at least 1, not '${String(maxAttempts)}'`);
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) fail('invalid', `baton review: --max-attempts must be a whole number of at least 1, not '${String(maxAttempts)}'`);
     const env = process.env;
     const controller = new AbortController();
     const stop = () => controller.abort();
@@ -70,9 +66,9 @@ export const TEACHER_COMMAND: CommandModule = {
     const print = (e: TeacherEvent) => process.stdout.write(`${args.json ? JSON.stringify(e) : printable(eventLine(e))}\n`);
     try {
       await runTeacher({
-        lens: args.lens as Lens, once: args.once as boolean, argv, cwd: process.cwd(), env, signal: controller.signal,
-        pollIntervalMs: secondsFrom(args['poll-interval'], 'poll-interval', 'HANDOFF_POLL_INTERVAL', DEFAULT_POLL_INTERVAL_S, env) * 1000,
-        timeoutMs: secondsFrom(args.timeout, 'timeout', 'DEFAULT_REVIEW_TIMEOUT', DEFAULT_REVIEW_TIMEOUT_S, env) * 1000, maxAttempts,
+        lens, once: args.once as boolean, argv, cwd: process.cwd(), env, signal: controller.signal,
+        pollIntervalMs: millisecondsFrom('poll-interval', args['poll-interval'], 'HANDOFF_POLL_INTERVAL', DEFAULT_POLL_INTERVAL_S, env),
+        timeoutMs: millisecondsFrom('timeout', args.timeout, 'DEFAULT_REVIEW_TIMEOUT', DEFAULT_REVIEW_TIMEOUT_S, env), maxAttempts,
         terminal: process.stdin.isTTY ? process.stdin : undefined, report: print, warn: (line) => process.stderr.write(`${printable(line)}\n`),
       });
     } finally {

@@ -22,7 +22,7 @@ describe('--version and --help (built bins)', () => {
 
   it('every command name in package.json, the .sh aliases included, prints the package version, exit 0', () => {
     const names = Object.keys(PKG.bin);
-    assert.deepEqual(names.sort(), ['baton', 'baton-scripted-agent', 'done_with_current', 'done_with_current.sh', 'handoffd',
+    assert.deepEqual(names.sort(), ['baton', 'baton-scripted-agent', 'baton-scripted-reviewer', 'done_with_current', 'done_with_current.sh', 'handoffd',
       'ready_for_next', 'ready_for_next.sh', 'swarm_handoff', 'swarm_handoff.sh']);
     for (const name of names) {
       fs.symlinkSync(join(BIN_DIR, PKG.bin[name]!.replace(/^dist\/bin\//, '')), join(dir, name));
