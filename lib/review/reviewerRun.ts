@@ -3,11 +3,13 @@
 // (`detached`), with the prompt on stdin. Its stdout is the findings document.
 //
 // Process contract: whatever ends the run (its exit, the timeout, the teacher stopping), the
-// whole process group is ended before this resolves: SIGTERM to the group, SIGKILL to what
-// is left of it after a short grace. A reviewer that forks helpers (an agent CLI running
+// whole process group is ended before this resolves: on a timeout or a stop, SIGTERM to the
+// group and SIGKILL to what is left of it after a short grace; after the reviewer's own
+// exit, SIGKILL to any helper it left in its group. A reviewer that forks helpers (an agent CLI running
 // tools) therefore leaves nothing behind, and a helper holding stdout open cannot keep the
 // run alive. stdout and stderr are bounded: a reviewer cannot fill the teacher's memory.
 import { spawn } from 'node:child_process';
+import { processRunning } from '../queue/lock.js';
 
 /** How long a process group gets between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 1_000;
@@ -37,7 +39,7 @@ export interface ReviewerRun {
   onStart?: (pid: number) => void;
 }
 
-/** True while any process of group `pgid` exists. */
+/** True while any process of group `pgid` exists (zombies included: a dead helper not yet reaped counts). */
 export function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
@@ -56,20 +58,18 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** The longest wait for a SIGKILLed group to be gone (a process stuck in the kernel is not waited for forever). */
-const KILLED_WAIT_MS = 5_000;
-
-async function whileAlive(pgid: number, untilMs: number): Promise<void> {
-  while (groupAlive(pgid) && Date.now() < untilMs) await new Promise((r) => setTimeout(r, 5));
-}
-
-/** Ends group `pgid`: SIGTERM, then SIGKILL to whatever still runs after the grace; resolves once it is gone. */
+/**
+ * Ends group `pgid` (whose leader is the process `pgid`): SIGTERM to the group, up to
+ * `graceMs` for the leader to finish, then SIGKILL to whatever is left of the group. It does
+ * not wait for the killed processes to be reaped: SIGKILL cannot be refused, and a helper
+ * whose parent died is reaped by init, on init's schedule.
+ */
 export async function endGroup(pgid: number, graceMs = KILL_GRACE_MS): Promise<void> {
   if (!groupAlive(pgid)) return;
   signalGroup(pgid, 'SIGTERM');
-  await whileAlive(pgid, Date.now() + graceMs);
+  const deadline = Date.now() + graceMs;
+  while (processRunning(pgid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   signalGroup(pgid, 'SIGKILL');
-  await whileAlive(pgid, Date.now() + KILLED_WAIT_MS);
 }
 
 /** Collects a stream's bytes up to `max` (keeping the head, or the tail with `keepTail`). */
@@ -136,18 +136,17 @@ export function runReviewer(run: ReviewerRun): Promise<ReviewerOutcome> {
     };
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
-      void endGroup(pid, 0).then(() => {
-        const cut = setTimeout(() => {
-          child.stdout.destroy();
-          child.stderr.destroy();
-        }, STREAMS_AFTER_EXIT_MS);
-        const done = () => {
-          clearTimeout(cut);
-          finish(outcomeOf(code, signal));
-        };
-        if (child.stdout.closed && child.stderr.closed) done();
-        else child.on('close', done);
-      });
+      signalGroup(pid, 'SIGKILL');
+      const cut = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, STREAMS_AFTER_EXIT_MS);
+      const done = () => {
+        clearTimeout(cut);
+        finish(outcomeOf(code, signal));
+      };
+      if (child.stdout.closed && child.stderr.closed) done();
+      else child.on('close', done);
     });
   });
 }
