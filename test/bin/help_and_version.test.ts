@@ -1,7 +1,7 @@
 // Black-box: every installed command name (each bin of package.json, the .sh aliases
 // included) prints the package version for --version, from the build (a copy of the bins
 // with no package.json anywhere above them still knows it); baton-scripted-agent --help
-// prints its usage instead of starting an agent.
+// prints its usage instead of starting an agent, baton-scripted-reviewer --help instead of reviewing.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -46,5 +46,12 @@ describe('--version and --help (built bins)', () => {
     assert.match(r.stdout, /^Usage: baton-scripted-agent \[--next ROLE\] \[--final ROLE\] \[--review\] \[--work-ms N\]\n/);
     assert.doesNotMatch(r.stdout, /scripted agent ready/);
     assert.equal(r.stderr, '');
+  });
+
+  it('baton-scripted-reviewer --help prints its usage and exits without reviewing (no findings document)', () => {
+    const r = run(process.execPath, [join(BIN_DIR, 'baton-scripted-reviewer.js'), '--help']);
+    assert.deepEqual([r.signal, r.status, r.stderr], [null, 0, '']);
+    assert.match(r.stdout, /^Usage: baton-scripted-reviewer \[--format json\|markdown\]/);
+    assert.doesNotMatch(r.stdout, /^\{/);
   });
 });

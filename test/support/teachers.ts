@@ -4,6 +4,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { mailboxOf } from '../../lib/handoff/layout.js';
+import { type Bookbag } from '../../lib/review/bookbag.js';
+import { submitReview } from '../../lib/review/submit.js';
+import { newBookbag, type Submission } from '../../lib/review/transitions.js';
 import { fixtureText } from './fixtures.js';
 import { BIN_DIR, git, makeProject, type Project } from './project.js';
 
@@ -70,4 +74,27 @@ export function startTeacher(root: string, lens: string, options: string[], revi
   child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
   return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** A WRITTEN bookbag (not on disk) with the given submission fields, for tests of the prompt and the attempts. */
+export function sampleBookbag(fields: Partial<Submission> = {}, bead = 'coder-general-0123abcd'): Bookbag {
+  return newBookbag(bead, {
+    task: 'add the login form', output: 'the form\n', student: 'coder', domain: 'general', difficulty: 'medium', verification: 'npm test: 12 passing',
+    summary: 'done', acMet: ['a user can log in'], filesChanged: ['src/login.ts'], blockers: [], submittedBy: 'coder', replyTo: 'coder',
+    branch: 'main', commit: '0123456789', ctoRole: 'teacher-cto', cooRole: 'teacher-coo', ...fields,
+  }, new Date('2026-06-15T14:05:31.123Z'));
+}
+
+/** Submits work (as coder, in process) and delivers both requests into the teachers' inboxes (a copy of each, as handoffd would); returns the bead. */
+export async function submitAndDeliver(root: string, output = 'the form\n'): Promise<string> {
+  const bag = await submitReview(root, {
+    task: 'add the login form', output, student: 'coder', domain: 'general', difficulty: 'medium', verification: '', summary: '', acMet: [], filesChanged: [],
+    blockers: [], submittedBy: 'coder', replyTo: 'coder', branch: '', commit: '',
+  });
+  const outbox = mailboxOf(root, 'coder').outbox;
+  for (const name of fs.readdirSync(outbox).filter((n) => n.endsWith('.handoff'))) {
+    const to = /_to_(teacher-c[ot]o)\.handoff$/.exec(name)![1]!;
+    fs.renameSync(join(outbox, name), join(mailboxOf(root, to).inboxNew, name));
+  }
+  return bag.bead;
 }
