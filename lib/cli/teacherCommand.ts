@@ -3,15 +3,16 @@
 // a lens as $SWARMFORGE_ROLE and prints one line per event (or one JSON object per line with
 // --json). TERM and INT stop it cleanly: the reviewer run in progress is abandoned (its
 // request stays in process for the next teacher), the session is saved, exit 0. A second
-// signal takes the default action.
+// signal takes the default action. The teacher's modules are imported when the command runs
+// (a `baton` call loads only its command).
 import type { Argv, CommandModule } from 'yargs';
 import { fail } from '../handoff/errors.js';
 import { printable } from '../queue/printable.js';
-import { DEFAULT_MAX_ATTEMPTS } from '../review/reviewAttempts.js';
-import { runTeacher } from '../review/teacher.js';
 import { type TeacherEvent } from '../review/teacherReview.js';
 import { lensArg, secondsArg } from './reviewOptions.js';
 
+/** Reviewer runs per request (the first included) when --max-attempts does not say. */
+export const DEFAULT_MAX_ATTEMPTS = 3;
 /** The reviewer timeout when neither --timeout nor DEFAULT_REVIEW_TIMEOUT says otherwise (seconds). */
 export const DEFAULT_REVIEW_TIMEOUT_S = 90;
 /** The poll fallback when neither --poll-interval nor HANDOFF_POLL_INTERVAL says otherwise (seconds). */
@@ -65,6 +66,7 @@ export const TEACHER_COMMAND: CommandModule = {
     process.once('SIGINT', stop);
     const print = (e: TeacherEvent) => process.stdout.write(`${args.json ? JSON.stringify(e) : printable(eventLine(e))}\n`);
     try {
+      const { runTeacher } = await import('../review/teacher.js');
       await runTeacher({
         lens, once: args.once as boolean, argv, cwd: process.cwd(), env, signal: controller.signal,
         pollIntervalMs: millisecondsFrom('poll-interval', args['poll-interval'], 'HANDOFF_POLL_INTERVAL', DEFAULT_POLL_INTERVAL_S, env),

@@ -12,9 +12,6 @@ import { FindingsError } from './reviewErrors.js';
 import { type ReviewerOutcome } from './reviewerRun.js';
 import { verdictOf } from './scoring.js';
 
-/** The default bound on reviewer runs per lens (the first included). */
-export const DEFAULT_MAX_ATTEMPTS = 3;
-
 /** A run judged: a usable findings document, or why it is not one. */
 export type Judgement = { document: FindingsDocument } | { failure: string };
 
