@@ -1,8 +1,9 @@
 // The teacher (docs/review.md §7): the agent of a reviewer role, for one lens. It acts as
 // $SWARMFORGE_ROLE and takes its work only through the queue, with the agent commands'
 // semantics (readyForNext, doneWithCurrent <id>), never by scanning bookbags.
-//   boot   find ROOT, the role (task mode) and its worktree; end a reviewer left running by
-//          a killed predecessor. Idempotent: a restart rediscovers all of it.
+//   boot   find ROOT, the role (task mode), its mailbox and worktree; take the lens's teacher
+//          lock (one teacher per lens); end a reviewer left running by a killed
+//          predecessor. Idempotent: a restart rediscovers all of it.
 //   wake   load the newest session (a missing or corrupt one: start fresh, with a note).
 //   cycle  ready_for_next; review each request handed out; done_with_current <id>, which
 //          hands out the next, until NO_TASK (--once: after one request).
@@ -21,13 +22,15 @@ import { mailboxOf, reviewPathsOf } from '../handoff/layout.js';
 import { completeCurrent, doneWithCurrent, readyForNext } from '../handoff/receive.js';
 import { mkdirSynced } from '../queue/durable.js';
 import { readItem, unusableLine, type UnusableItem } from '../queue/item.js';
+import { acquireLock, lockHolder, LockBusy, type Release } from '../queue/lock.js';
+import { ensureMailbox } from '../queue/mailbox.js';
 import { printable } from '../queue/printable.js';
 import { type Lens } from './bookbag.js';
 import { appendLibraryLog, writeConsolidation } from './consolidation.js';
 import { InboxWatch } from './inboxWatch.js';
 import { personaOf } from './personas.js';
 import { endOrphanReviewer } from './reviewerRecord.js';
-import { teacherFolderOf } from './teacherFolder.js';
+import { teacherFolderOf, type TeacherFolder } from './teacherFolder.js';
 import { reviewRequest, type Teacher, type TeacherEvent } from './teacherReview.js';
 import { loadLastSession, pruneSessions, saveSession, startSession, withEpisode, type Session } from './teacherSession.js';
 
@@ -49,15 +52,27 @@ export interface TeacherOptions {
   warn: (line: string) => void;
 }
 
-/** Boot: the acting role, its worktree and the teacher's folder; ends an orphaned reviewer. */
-async function boot(o: TeacherOptions): Promise<Teacher> {
+/** Takes the lock of the lens's teacher (one at a time: a second would resume the same request, and end the first one's reviewer). */
+function holdTeacherLock(folder: TeacherFolder, lens: Lens): Release {
+  try {
+    return acquireLock(folder.lock, 0);
+  } catch (err) {
+    if (!(err instanceof LockBusy)) throw err;
+    fail('environment', `baton review teacher: the ${lens} teacher is already running as pid ${lockHolder(folder.lock) ?? '?'}`);
+  }
+}
+
+/** Boot: the acting role, its mailbox and worktree, the teacher's folder and lock; ends an orphaned reviewer. */
+async function boot(o: TeacherOptions): Promise<{ t: Teacher; release: Release }> {
   const { root, role } = actingContext(o.cwd, o.env);
   if (role.mode !== 'task') fail('environment', `baton review teacher: role ${role.role} receives ${printable(role.mode)} work; a teacher takes one request at a time (make its mode task in swarmforge.conf)`);
   if (!fs.statSync(role.worktreePath, { throwIfNoEntry: false })?.isDirectory()) {
     fail('environment', `baton review teacher: the worktree of role ${role.role} '${printable(role.worktreePath)}' does not exist; run baton up (it creates the worktrees)`);
   }
+  ensureMailbox(mailboxOf(root, role.role));
   const folder = teacherFolderOf(reviewPathsOf(root, o.env), o.lens);
   mkdirSynced(folder.sessions);
+  const release = holdTeacherLock(folder, o.lens);
   const orphan = await endOrphanReviewer(folder.reviewerRecord);
   if (orphan) o.warn(`baton review teacher: ended reviewer pid ${orphan.pid} of bead ${orphan.bead} left running by a killed teacher (its request is resumed)`);
   const personaName = `teacher-${o.lens}`;
@@ -66,10 +81,11 @@ async function boot(o: TeacherOptions): Promise<Teacher> {
     for (const line of found.ignored) o.warn(`baton review teacher: ${line}`);
     return found.text;
   };
-  return {
+  const t: Teacher = {
     root, role: role.role, lens: o.lens, worktree: role.worktreePath, argv: o.argv, timeoutMs: o.timeoutMs, maxAttempts: o.maxAttempts,
     env: o.env, folder, signal: o.signal, persona, report: o.report,
   };
+  return { t, release };
 }
 
 /** Wake: the new session, continuing the newest one on disk (or fresh, with a note on stderr). */
@@ -114,10 +130,10 @@ async function cycle(t: Teacher, o: TeacherOptions, start: Session): Promise<Ses
 
 /** Runs the teacher until TERM/INT (or, with --once, after at most one request); the session is saved on the way out. */
 export async function runTeacher(o: TeacherOptions): Promise<void> {
-  const t = await boot(o);
-  let session = wake(t, o);
+  const { t, release } = await boot(o);
   const watch = new InboxWatch(mailboxOf(t.root, t.role).inboxNew, o.terminal);
   try {
+    let session = wake(t, o);
     for (;;) {
       watch.take();
       session = await cycle(t, o, session);
@@ -128,8 +144,9 @@ export async function runTeacher(o: TeacherOptions): Promise<void> {
       }
       if ((await watch.wait(o.pollIntervalMs, o.signal)) === 'stopped') break;
     }
+    if (o.once || session.reviews.length > 0) await sleep(t, session);
   } finally {
     watch.close();
+    release();
   }
-  if (o.once || session.reviews.length > 0) await sleep(t, session);
 }

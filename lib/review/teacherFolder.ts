@@ -6,6 +6,8 @@
 //   library_log.yaml        one appended entry per sleep (a YAML list that only grows)
 //   reviewer.json           the reviewer process running now (pid and start time), so that a
 //                           teacher restarted after a SIGKILL can end its orphan
+//   lock/                   held by the one teacher of the lens while it runs (lib/queue/lock.ts:
+//                           a killed teacher's lock is taken over by the next)
 import { join } from 'node:path';
 import { type ReviewPaths } from '../handoff/layout.js';
 import { type Lens } from './bookbag.js';
@@ -17,6 +19,7 @@ export interface TeacherFolder {
   consolidation: string;
   libraryLog: string;
   reviewerRecord: string;
+  lock: string;
 }
 
 /** The folder of the teacher of `lens`. */
@@ -28,5 +31,6 @@ export function teacherFolderOf(paths: ReviewPaths, lens: Lens): TeacherFolder {
     consolidation: join(dir, 'consolidation.yaml'),
     libraryLog: join(dir, 'library_log.yaml'),
     reviewerRecord: join(dir, 'reviewer.json'),
+    lock: join(dir, 'lock'),
   };
 }

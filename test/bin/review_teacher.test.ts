@@ -68,17 +68,18 @@ describe('baton review teacher (built bins)', function () {
   it('a reviewer that hangs past --timeout: its process group (a helper included) is killed each time; after --max-attempts the verdict is FAIL with one HIGH finding', async () => {
     const bead = await submit();
     const begun = Date.now();
-    const r = await once('cto', ['--timeout', '0.3', '--max-attempts', '2'], scriptedReviewer('--hang', '--record', record()));
+    // 2 s: time for a loaded machine to start the reviewer, so each run gets to record itself.
+    const r = await once('cto', ['--timeout', '2', '--max-attempts', '2'], scriptedReviewer('--hang', '--record', record()));
     assert.equal(r.code, 0, r.stderr);
-    assert.ok(Date.now() - begun < 15_000, 'bounded: two runs of 0.3 s');
+    assert.ok(Date.now() - begun < 20_000, 'bounded: two runs of 2 s');
     assert.deepEqual(lines(r).slice(1, -1), [
-      `REVIEWING: ${bead} cto attempt 1 of 2`, `ATTEMPT FAILED: ${bead} cto attempt 1 of 2: reviewer timed out after 0.3 s`,
-      `REVIEWING: ${bead} cto attempt 2 of 2`, `ATTEMPT FAILED: ${bead} cto attempt 2 of 2: reviewer timed out after 0.3 s`,
+      `REVIEWING: ${bead} cto attempt 1 of 2`, `ATTEMPT FAILED: ${bead} cto attempt 1 of 2: reviewer timed out after 2 s`,
+      `REVIEWING: ${bead} cto attempt 2 of 2`, `ATTEMPT FAILED: ${bead} cto attempt 2 of 2: reviewer timed out after 2 s`,
       `VERDICT: ${bead} cto FAIL score 88, 1 finding(s), 2 attempt(s); bead CTO_REVIEWED`,
     ]);
     const bag = bookbag(bead);
-    assert.deepEqual(bag.cto_findings, [{ section: 'review', severity: 'HIGH', description: 'review could not be completed: reviewer timed out after 0.3 s' }]);
-    assert.deepEqual(events(bag, 'cto_attempt'), ['attempt 1 of 2: reviewer timed out after 0.3 s', 'attempt 2 of 2: reviewer timed out after 0.3 s']);
+    assert.deepEqual(bag.cto_findings, [{ section: 'review', severity: 'HIGH', description: 'review could not be completed: reviewer timed out after 2 s' }]);
+    assert.deepEqual(events(bag, 'cto_attempt'), ['attempt 1 of 2: reviewer timed out after 2 s', 'attempt 2 of 2: reviewer timed out after 2 s']);
     const runs = reviewerRecords(record());
     assert.equal(runs.length, 2);
     assert.deepEqual(runs.map((x) => x.strict), [false, true], 'the second run gets the stricter instruction');

@@ -30,7 +30,11 @@ describe('lib/review/inboxWatch', () => {
   it('no lost wake-up: mail that came after take() and before wait() returns at once; take() forgets it', async () => {
     watch = new InboxWatch(dir);
     watch.take();
-    fs.writeFileSync(join(dir, 'x.handoff'), 'x');
+    // One event, as a delivery makes it: a complete file linked in from elsewhere.
+    const elsewhere = tempDir();
+    fs.writeFileSync(join(elsewhere, 'x.handoff'), 'x');
+    fs.renameSync(join(elsewhere, 'x.handoff'), join(dir, 'x.handoff'));
+    fs.rmdirSync(elsewhere);
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(await watch.wait(20_000, never), 'mail');
     watch.take();

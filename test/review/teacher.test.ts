@@ -67,6 +67,17 @@ describe('lib/review/teacher', function () {
     assert.deepEqual(sleeps.map((e) => e.reviewed), [1, 1], 'one session per cycle; nothing reviewed after the last sleep, so nothing more saved');
   });
 
+  it('one teacher per lens: a second one is refused while the first runs, and starts once it has stopped', async () => {
+    const controller = new AbortController();
+    const first = runTeacher(options('cto', { once: false, signal: controller.signal }));
+    await waitFor('the first teacher to wake', () => events.some((e) => e.event === 'wake'));
+    await assert.rejects(runTeacher(options('cto')), (err: unknown) => err instanceof HandoffFailure && err.lines[0] === `baton review teacher: the cto teacher is already running as pid ${process.pid}`);
+    await runTeacher(options('coo'));
+    controller.abort();
+    await first;
+    await runTeacher(options('cto'));
+  });
+
   it('boot refuses a role in batch mode, an unknown role and a missing worktree', async () => {
     fs.rmSync(teacherWorktree(p.root, 'cto'), { recursive: true, force: true });
     await assert.rejects(runTeacher(options('cto')), (err: unknown) => err instanceof HandoffFailure && /the worktree of role teacher-cto '.*' does not exist; run baton up/.test(err.lines[0]!));

@@ -3,7 +3,7 @@ import { reviewPathsOf } from '../../lib/handoff/layout.js';
 import { teacherFolderOf } from '../../lib/review/teacherFolder.js';
 
 describe('lib/review/teacherFolder', () => {
-  it('keeps each lens\'s teacher in <teachers>/<lens>/: sessions/, consolidation.yaml, library_log.yaml, reviewer.json', () => {
+  it('keeps each lens\'s teacher in <teachers>/<lens>/: sessions/, consolidation.yaml, library_log.yaml, reviewer.json, lock/', () => {
     const paths = reviewPathsOf('/repo', {});
     assert.deepEqual(teacherFolderOf(paths, 'cto'), {
       dir: '/repo/.swarmforge/reviews/teachers/cto',
@@ -11,6 +11,7 @@ describe('lib/review/teacherFolder', () => {
       consolidation: '/repo/.swarmforge/reviews/teachers/cto/consolidation.yaml',
       libraryLog: '/repo/.swarmforge/reviews/teachers/cto/library_log.yaml',
       reviewerRecord: '/repo/.swarmforge/reviews/teachers/cto/reviewer.json',
+      lock: '/repo/.swarmforge/reviews/teachers/cto/lock',
     });
     assert.equal(teacherFolderOf(paths, 'coo').dir, '/repo/.swarmforge/reviews/teachers/coo');
   });
