@@ -1,7 +1,7 @@
 // Entry point of `npm run bench`: start-up, claim, swarm_handoff and handoffd figures, each
 // a ratio to a baseline measured in the same run, then one summary table. Expects the bins
 // built. Arguments name sections to run (startup claim handoff latency throughput idle
-// wake review); none runs them all. bench/figures/ holds one file per figure of the README's
+// wake review teachers); none runs them all. bench/figures/ holds one file per figure of the README's
 // Performance section (named after its section), bench/support/ the code they share.
 import * as fs from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { benchIdle } from './figures/idle.js';
 import { benchLatency } from './figures/latency.js';
 import { benchReview } from './figures/review.js';
 import { benchStartup } from './figures/startup.js';
+import { benchTeachers } from './figures/teachers.js';
 import { benchThroughput } from './figures/throughput.js';
 import { benchWake } from './figures/wake.js';
 import { printHeading, printTable, type Figure } from './support/report.js';
@@ -27,6 +28,7 @@ const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   idle: benchIdle,
   wake: benchWake,
   review: benchReview,
+  teachers: benchTeachers,
 };
 
 function load(): string {
@@ -37,7 +39,7 @@ function load(): string {
 export async function runBenchmarks(names: string[] = []): Promise<Figure[]> {
   const unknown = names.filter((n) => !(n in SECTIONS));
   if (unknown.length > 0) throw new Error(`unknown section ${unknown.join(', ')}; sections: ${Object.keys(SECTIONS).join(' ')}`);
-  for (const bin of ['ready_for_next', 'swarm_handoff', 'baton', 'handoffd']) {
+  for (const bin of ['ready_for_next', 'swarm_handoff', 'baton', 'handoffd', 'baton-scripted-reviewer']) {
     if (!fs.existsSync(join(BIN_DIR, `${bin}.js`))) throw new Error(`missing ${join(BIN_DIR, `${bin}.js`)}: run \`node scripts/build.mjs\` first`);
   }
   const start = process.hrtime.bigint();

@@ -10,6 +10,7 @@ import { findRoot } from '../handoff/root.js';
 import { exitAs } from './failure.js';
 import { REVIEW_WRITE_COMMANDS } from './reviewWriteCommands.js';
 import { secondsArg, stateArg } from './reviewOptions.js';
+import { TEACHER_COMMAND } from './teacherCommand.js';
 
 const write = (text: string): void => {
   process.stdout.write(text);
@@ -111,6 +112,6 @@ const resume: CommandModule = {
 export const REVIEW_COMMAND: CommandModule = {
   command: 'review <command>',
   describe: 'The review stage: two lenses (CTO, COO) must both pass a piece of work',
-  builder: (y) => y.command([...REVIEW_WRITE_COMMANDS, show, list, validate, wait, score, dispose, resume]).demandCommand(1, 'Name a review command; see baton review --help.'),
+  builder: (y) => y.command([...REVIEW_WRITE_COMMANDS, show, list, validate, wait, score, dispose, resume, TEACHER_COMMAND]).demandCommand(1, 'Name a review command; see baton review --help.'),
   handler: () => undefined,
 };

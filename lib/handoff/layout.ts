@@ -1,6 +1,7 @@
 // The on-disk layout of a Baton project, in one place. Under ROOT:
 //   swarmforge/swarmforge.conf, swarmforge/body-<type>.txt   written by people
 //   swarmforge/constitution.prompt, swarmforge/roles/<role>.prompt   a SwarmForge pack's prompts
+//   swarmforge/profiles/<name>/SOUL.md                       committed personas (teachers, principal)
 //   .worktrees/<name>/                                       the launcher's git worktrees
 //   .swarmforge/roles.tsv                                    the runtime role table
 //   .swarmforge/handoffs/<role>/                             each role's mailbox (queue/mailbox.ts
@@ -80,6 +81,11 @@ export function rolePromptsDirOf(root: string): string {
 /** `ROOT/swarmforge/roles/<role>.prompt`: the pack's instructions for one role. */
 export function rolePromptPathOf(root: string, role: string): string {
   return join(rolePromptsDirOf(root), `${role}.prompt`);
+}
+
+/** `ROOT/swarmforge/profiles/<name>/SOUL.md`: a committed persona (docs/review.md §7), e.g. `teacher-cto`. */
+export function personaPathOf(root: string, name: string): string {
+  return join(root, 'swarmforge', 'profiles', name, 'SOUL.md');
 }
 
 /** `ROOT/.swarmforge/prompts/<role>.md`: the instructions `baton up` gives the role's agent. */

@@ -155,12 +155,19 @@ export async function readyForNext(cwd: string, env: NodeJS.ProcessEnv, onSkip: 
   return locked(call, () => ready(call));
 }
 
+async function done(call: Call, id: string | undefined): Promise<Buffer> {
+  const current = await currentOf(call);
+  return call.mode === 'task' ? doneTask(call, current, id) : doneBatch(call, current, id);
+}
+
 /** done_with_current [ID]: completes the work in process, then claims the next; the stdout bytes. */
 export async function doneWithCurrent(cwd: string, env: NodeJS.ProcessEnv, id: string | undefined, onSkip: SkipReporter, now = new Date()): Promise<Buffer> {
   const call = receiveCall(cwd, env, now, onSkip);
-  return locked(call, async () => {
-    const current = await currentOf(call);
-    const completed = call.mode === 'task' ? await doneTask(call, current, id) : await doneBatch(call, current, id);
-    return Buffer.concat([completed, await ready(call)]);
-  });
+  return locked(call, async () => Buffer.concat([await done(call, id), await ready(call)]));
+}
+
+/** done_with_current [ID] without claiming the next item (an agent that stops after this one, e.g. `baton review teacher --once`); the COMPLETED lines. */
+export async function completeCurrent(cwd: string, env: NodeJS.ProcessEnv, id: string | undefined, onSkip: SkipReporter, now = new Date()): Promise<Buffer> {
+  const call = receiveCall(cwd, env, now, onSkip);
+  return locked(call, () => done(call, id));
 }

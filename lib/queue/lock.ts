@@ -50,7 +50,7 @@ function bootId(): string {
 }
 
 /** The kernel's start time of a running process (clock ticks since boot); undefined if none or a zombie. */
-function startTimeOf(pid: number): string | undefined {
+export function startTimeOf(pid: number): string | undefined {
   const stat = readText(`/proc/${pid}/stat`);
   if (stat === undefined) return undefined;
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

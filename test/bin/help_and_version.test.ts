@@ -1,7 +1,7 @@
 // Black-box: every installed command name (each bin of package.json, the .sh aliases
 // included) prints the package version for --version, from the build (a copy of the bins
 // with no package.json anywhere above them still knows it); baton-scripted-agent --help
-// prints its usage instead of starting an agent.
+// prints its usage instead of starting an agent, baton-scripted-reviewer --help instead of reviewing.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -22,7 +22,7 @@ describe('--version and --help (built bins)', () => {
 
   it('every command name in package.json, the .sh aliases included, prints the package version, exit 0', () => {
     const names = Object.keys(PKG.bin);
-    assert.deepEqual(names.sort(), ['baton', 'baton-scripted-agent', 'done_with_current', 'done_with_current.sh', 'handoffd',
+    assert.deepEqual(names.sort(), ['baton', 'baton-scripted-agent', 'baton-scripted-reviewer', 'done_with_current', 'done_with_current.sh', 'handoffd',
       'ready_for_next', 'ready_for_next.sh', 'swarm_handoff', 'swarm_handoff.sh']);
     for (const name of names) {
       fs.symlinkSync(join(BIN_DIR, PKG.bin[name]!.replace(/^dist\/bin\//, '')), join(dir, name));
@@ -46,5 +46,12 @@ describe('--version and --help (built bins)', () => {
     assert.match(r.stdout, /^Usage: baton-scripted-agent \[--next ROLE\] \[--final ROLE\] \[--review\] \[--work-ms N\]\n/);
     assert.doesNotMatch(r.stdout, /scripted agent ready/);
     assert.equal(r.stderr, '');
+  });
+
+  it('baton-scripted-reviewer --help prints its usage and exits without reviewing (no findings document)', () => {
+    const r = run(process.execPath, [join(BIN_DIR, 'baton-scripted-reviewer.js'), '--help']);
+    assert.deepEqual([r.signal, r.status, r.stderr], [null, 0, '']);
+    assert.match(r.stdout, /^Usage: baton-scripted-reviewer \[--format json\|markdown\]/);
+    assert.doesNotMatch(r.stdout, /^\{/);
   });
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  bodyTemplatePathOf, commandDirOf, configPathOf, daemonPathsOf, handoffsDirOf, mailboxOf, panesFileOf, referenceMailboxOf, rolesPathOf, sessionNameOf,
+  bodyTemplatePathOf, commandDirOf, configPathOf, daemonPathsOf, handoffsDirOf, mailboxOf, panesFileOf, personaPathOf, referenceMailboxOf, rolesPathOf, sessionNameOf,
   socketFileOf, SWARM_DIR_NAME, swarmDirOf, tmuxSocketPathFor, worktreePathOf, WORKTREES_DIR_NAME,
 } from '../../lib/handoff/layout.js';
 
@@ -20,6 +20,7 @@ describe('lib/handoff/layout', () => {
     assert.equal(socketFileOf(root), '/p/.swarmforge/tmux-socket');
     assert.equal(panesFileOf(root), '/p/.swarmforge/panes.tsv');
     assert.equal(commandDirOf(root), '/p/.swarmforge/bin');
+    assert.equal(personaPathOf(root, 'teacher-cto'), '/p/swarmforge/profiles/teacher-cto/SOUL.md');
   });
 
   it('mailboxOf: one mailbox per role under ROOT/.swarmforge/handoffs/<role>/, its locks and sequence inside', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { HandoffFailure } from '../../lib/handoff/errors.js';
-import { doneWithCurrent, readyForNext } from '../../lib/handoff/receive.js';
+import { completeCurrent, doneWithCurrent, readyForNext } from '../../lib/handoff/receive.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { type QuarantinedItem, type UnusableItem } from '../../lib/queue/item.js';
 import { ensureMailbox } from '../../lib/queue/mailbox.js';
@@ -114,6 +114,19 @@ describe('lib/handoff/receive', () => {
       assert.deepEqual([h.dequeued_at, h.completed_at], [T1.toISOString(), T2.toISOString()]);
       assert.equal((await headersOf(join(box.inProcess, nameOf(b)))).dequeued_at, T2.toISOString());
       assert.equal((await done()).toString(), `COMPLETED: ${join(box.completed, nameOf(b))}\nNO_TASK\n`);
+    });
+
+    it('completeCurrent: done_with_current without claiming the next (the COMPLETED line only; the next item stays waiting)', async () => {
+      const box = p.box('reviewer');
+      const a = await placeItem(box.inboxNew, { id: '20260101T000000Z_000301_from_coder', priority: '10' });
+      const b = await placeItem(box.inboxNew, { priority: '20' });
+      await ready();
+      const out = (await completeCurrent(p.root, env('reviewer'), '20260101T000000Z_000301_from_coder', onSkip, T2)).toString();
+      assert.equal(out, `COMPLETED: ${join(box.completed, nameOf(a))}\n`);
+      assert.equal((await headersOf(join(box.completed, nameOf(a)))).completed_at, T2.toISOString());
+      assert.deepEqual([itemsIn(box.inProcess), itemsIn(box.inboxNew)], [[], [nameOf(b)]]);
+      assert.equal((await completeCurrent(p.root, env('reviewer'), '20260101T000000Z_000301_from_coder', onSkip, T2)).toString(), `ALREADY_COMPLETED: ${join(box.completed, nameOf(a))}\n`);
+      await assert.rejects(completeCurrent(p.root, env('reviewer'), undefined, onSkip, T2), refused('state', ['NO_CURRENT_TASK']));
     });
 
     it('done with an ID: the id or the file name of the item in process; any other is refused and nothing changes', async () => {

@@ -78,13 +78,21 @@ export async function afterPasses(root: string, n = 2): Promise<void> {
   await waitFor(`${n} daemon passes`, () => passesOf(root) >= start + n);
 }
 
-/** A private tmux server (socket in `dir`) with one window per role running `cat`; records tmux-socket and panes.tsv. */
-export async function startPanes(root: string, roles: string[]): Promise<{ tmux: Tmux; panes: Map<string, string>; kill: () => Promise<void> }> {
+/** What a role's pane runs instead of `cat`: its program and arguments, its folder (default ROOT), extra environment. */
+export interface PaneProgram {
+  command: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+}
+
+/** A private tmux server (socket in `dir`) with one window per role running `cat` (or the role's program); records tmux-socket and panes.tsv. */
+export async function startPanes(root: string, roles: string[], programs: Record<string, PaneProgram> = {}): Promise<{ tmux: Tmux; panes: Map<string, string>; kill: () => Promise<void> }> {
   const socket = join(root, '.swarmforge', 'test-tmux.sock');
   const tmux = new Tmux(socket);
   const panes = new Map<string, string>();
   for (const [i, role] of roles.entries()) {
-    const options = { name: role, cwd: root, command: ['cat'] };
+    const program = programs[role];
+    const options = { name: role, cwd: program?.cwd ?? root, command: program?.command ?? ['cat'], env: program?.env };
     panes.set(role, i === 0 ? await tmux.newSession({ ...options, name: 'test', window: role }) : await tmux.newWindow('test', options));
   }
   fs.writeFileSync(join(root, '.swarmforge', 'tmux-socket'), `${socket}\n`);

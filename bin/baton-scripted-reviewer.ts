@@ -1,0 +1,10 @@
+#!/usr/bin/env node
+// baton-scripted-reviewer: a deterministic reviewer for teachers (tests, benchmark, demo).
+import { reportFailure } from '../lib/cli/failure.js';
+import { runScriptedReviewer } from '../lib/review/scriptedReviewer.js';
+
+try {
+  await runScriptedReviewer(process.argv.slice(2), process.env, process.stdin, (text) => process.stdout.write(text));
+} catch (err) {
+  reportFailure('baton-scripted-reviewer', err);
+}
