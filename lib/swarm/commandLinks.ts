@@ -10,6 +10,7 @@ export const COMMANDS: Record<string, string> = {
   ready_for_next: 'ready_for_next.js', 'ready_for_next.sh': 'ready_for_next.js',
   done_with_current: 'done_with_current.js', 'done_with_current.sh': 'done_with_current.js',
   baton: 'baton.js', handoffd: 'handoffd.js', 'baton-scripted-agent': 'baton-scripted-agent.js',
+  'baton-scripted-worker': 'baton-scripted-worker.js',
 };
 
 /** (Re)creates ROOT/.swarmforge/bin with one symlink per command; returns the folder. */
