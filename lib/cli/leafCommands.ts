@@ -47,7 +47,7 @@ async function waitOrStop(root: string, bead: string, timeoutMs: number | undefi
 
 /** The lines of a successful leaf: its bead, audit and branch. */
 export function leafLines(result: { bead: string; audit: string; branch: string; commit: string }): string {
-  return `BEAD: ${result.bead}\nAUDIT: ${result.audit}\nBRANCH: ${result.branch ? `${result.branch} ${result.commit}` : 'none (the worker committed nothing)'}\n`;
+  return `BEAD: ${result.bead}\nAUDIT: ${printable(result.audit)}\nBRANCH: ${result.branch ? `${result.branch} ${result.commit}` : 'none (the worker committed nothing)'}\n`;
 }
 
 /** Runs the leaf of `baton leaf run`, then (with --wait) waits; prints as it goes. */

@@ -74,12 +74,12 @@ function startLeaf(root: string, request: LeafRequest, env: NodeJS.ProcessEnv): 
   const bead = newBead(request.role, request.domain, rand8);
   const worktree = leafWorktreeNameOf(request.role, rand8);
   const files = leafFilesOf(reviewPathsOf(root, env), bead);
-  const brief = { bead, role: request.role, domain: request.domain, task: request.task, difficulty: request.difficulty };
-  writeLeafJson(files.brief, brief);
   const record: LeafRecord = {
     bead, role: request.role, worktree, path: worktreePathOf(root, worktree), branch: worktree, base: headCommitOf(root),
     leaf: processIdentityOf(process.pid)!, worker: '', removed_at: '',
   };
+  const brief = { bead, role: request.role, domain: request.domain, task: request.task, difficulty: request.difficulty };
+  writeLeafJson(files.brief, brief);
   writeLeafJson(files.record, record);
   return { bead, files, record, brief: `${JSON.stringify(brief)}\n` };
 }
