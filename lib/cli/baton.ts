@@ -4,6 +4,7 @@ import yargs from 'yargs';
 import { HandoffFailure } from '../handoff/errors.js';
 import { batonVersion } from '../handoff/version.js';
 import { reportFailure } from './failure.js';
+import { LEAF_COMMAND } from './leafCommands.js';
 import { QUEUE_COMMANDS } from './queueCommands.js';
 import { REVIEW_COMMAND } from './reviewCommands.js';
 import { SWARM_COMMANDS } from './swarmCommands.js';
@@ -19,6 +20,7 @@ export async function runBaton(argv: string[]): Promise<void> {
       .command(QUEUE_COMMANDS)
       .command(SWARM_COMMANDS)
       .command(REVIEW_COMMAND)
+      .command(LEAF_COMMAND)
       .demandCommand(1, 'Name a command; see baton --help.')
       .fail((message, err) => {
         throw err ?? new HandoffFailure('usage', [`baton: ${message}`, "Run 'baton --help' for usage."]);

@@ -6,11 +6,14 @@
 //   2   invalid input or refused state (an invalid draft, a refusal, problems found by doctor)
 //   3   `baton daemon status` only: the daemon is not running (as the `status` action of LSB init scripts)
 //   75  temporary: worth retrying (a lock stayed busy, the disk is full)
+//   128 + n  `baton leaf run` stopped by signal n after cleaning up (143 for SIGTERM, 130 for SIGINT), as a shell reports it
+//   N   baton-scripted-worker --exit N only (a test double told how to end)
+import { constants } from 'node:os';
 import { DaemonAlreadyRunning } from '../daemon/alreadyRunning.js';
 import { HandoffFailure } from '../handoff/errors.js';
 import { LockBusy } from '../queue/lock.js';
 import { UnsafeMailbox } from '../queue/mailbox.js';
-import { BookbagProblem, FindingsError, ReviewRefusal } from '../review/reviewErrors.js';
+import { BookbagProblem, FindingsError, LeafInterrupted, ReviewRefusal } from '../review/reviewErrors.js';
 import { printable } from '../queue/printable.js';
 
 /** Every exit code Baton's commands use, by outcome. */
@@ -43,6 +46,7 @@ function rawFailure(program: string, err: unknown): { lines: string[]; exitCode:
     if (err.kind === 'missing') return { lines: [`${program}: unknown bead: no bookbag '${err.path}'`], exitCode: EXIT_CODES.invalid };
     return { lines: [`${program}: ${err.kind} bookbag '${err.path}'`, ...err.problems.map((p) => `- ${p}`)], exitCode: EXIT_CODES.invalid };
   }
+  if (err instanceof LeafInterrupted) return { lines: [`${program}: ${err.message}`], exitCode: 128 + constants.signals[err.signal] };
   if (err instanceof LockBusy) return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.temporary };
   const sys = err as NodeJS.ErrnoException;
   if (sys && typeof sys.code === 'string') {
@@ -64,4 +68,15 @@ export function reportFailure(program: string, err: unknown): void {
 /** Sets the exit code of an outcome that is not a thrown failure (problems found, a daemon not running). */
 export function exitAs(outcome: Outcome): void {
   process.exitCode = EXIT_CODES[outcome];
+}
+
+/** Prints a failure and ends the process at once with its code (a command stopped by a signal: nothing it started may keep it running). */
+export function reportFailureAndExit(program: string, err: unknown): never {
+  reportFailure(program, err);
+  process.exit();
+}
+
+/** Sets the exit code a test double was told to end with (`baton-scripted-worker --exit N`). */
+export function exitAsScripted(code: number): void {
+  process.exitCode = code;
 }

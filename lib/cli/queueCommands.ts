@@ -1,6 +1,8 @@
 // The project-level `baton` commands (init, status, doctor) and the synonyms of the three
 // agent commands (handoff, ready, done), as a command table like swarmCommands.ts. Each
 // calls one lib function, imported when it runs, and prints; failures are thrown to runBaton.
+// doctor adds the review stage's findings (lib/review/reviewDoctor.ts) to the queue's:
+// lib/handoff may not import lib/review.
 import type { Argv, CommandModule } from 'yargs';
 import { type InitResult } from '../handoff/init.js';
 import { findRoot } from '../handoff/root.js';
@@ -54,11 +56,13 @@ const status: CommandModule = {
 
 const doctorCommand: CommandModule = {
   command: 'doctor',
-  describe: 'Check every mailbox invariant and look for stranded mail; name a fix for each problem; exit 2 if any',
+  describe: 'Check every mailbox invariant, look for stranded mail, orphan leaves and inconsistent bookbags; name a fix for each problem; exit 2 if any',
   builder: (y) => json(y).option('fix', { type: 'boolean', default: false, describe: 'Delete temp files older than 36 h (the only safe repair)' }),
   handler: async (args) => {
-    const { doctor } = await import('../handoff/doctor.js');
-    const report = await doctor(findRoot(process.cwd(), process.env), args.fix as boolean);
+    const [{ doctor }, { reviewFindings }] = await Promise.all([import('../handoff/doctor.js'), import('../review/reviewDoctor.js')]);
+    const root = findRoot(process.cwd(), process.env);
+    const queueReport = await doctor(root, args.fix as boolean);
+    const report = { ...queueReport, findings: [...queueReport.findings, ...reviewFindings(root)] };
     if (args.json) write(`${JSON.stringify(report, null, 2)}\n`);
     else {
       write(report.fixed.map((p) => `REMOVED: ${printable(p)}\n`).join(''));

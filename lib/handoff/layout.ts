@@ -14,6 +14,7 @@
 //   .swarmforge/tmux-socket, tmux.sock, panes.tsv, bin/      the swarm's tmux server, panes, commands
 //   .swarmforge/prompts/<role>.md                            each agent's instructions (written by baton up)
 //   .swarmforge/reviewers.tsv, .swarmforge/reviews/          the review stage (docs/review.md §1)
+//   .swarmforge/reviews/leaves/<bead>/, .worktrees/study-<role>-<rand8>/   a leaf's files and worktree
 // Every other module asks this one for a path; a test keeps these names out of the rest
 // of lib/. The tmux session name is derived from ROOT here too.
 import { createHash } from 'node:crypto';
@@ -177,6 +178,30 @@ export function reviewPathsOf(root: string, env: NodeJS.ProcessEnv = process.env
     teachers: join(reviews, 'teachers'),
     leaves: join(reviews, 'leaves'),
   };
+}
+
+/** The files of one leaf (docs/review.md §8): `<leaves>/<bead>/`. */
+export interface LeafFiles {
+  dir: string;
+  /** `brief.json`: `{bead, role, domain, task, difficulty}`, the worker's stdin and BATON_BRIEF. */
+  brief: string;
+  /** `output.json`: the audit of the run. */
+  output: string;
+  /** `leaf.json`: the pid record (the leaf's and its worker's process identity, worktree, branch, base). */
+  record: string;
+  /** `verification.txt`: where the worker may say how it checked its work (BATON_VERIFICATION). */
+  verification: string;
+}
+
+/** The files of the leaf of `bead` (a safe bead name). */
+export function leafFilesOf(paths: ReviewPaths, bead: string): LeafFiles {
+  const dir = join(paths.leaves, bead);
+  return { dir, brief: join(dir, 'brief.json'), output: join(dir, 'output.json'), record: join(dir, 'leaf.json'), verification: join(dir, 'verification.txt') };
+}
+
+/** The worktree (and branch) name of a leaf of `role`: `study-<role>-<rand8>`, the rand8 being its bead's. */
+export function leafWorktreeNameOf(role: string, rand8: string): string {
+  return `study-${role}-${rand8}`;
 }
 
 /** Unix socket paths must stay below about 104 bytes. */

@@ -38,10 +38,24 @@ function readText(path: string): string | undefined {
   }
 }
 
+function hostName(): string {
+  return hostname().replace(/\s/g, '_') || '-';
+}
+
+/**
+ * `<pid> <start-time> <boot-id> <host>` of a running process (host names have no spaces), or
+ * undefined when it is not running: a record that identityAlive can later check, so that a
+ * reused pid is not mistaken for the process (the lock's owner line, and a leaf's pid record).
+ */
+export function processIdentityOf(pid: number): string | undefined {
+  const start = fs.existsSync('/proc/self/stat') ? startTimeOf(pid) : processRunning(pid) ? '-' : undefined;
+  return start === undefined ? undefined : `${pid} ${start} ${bootId()} ${hostName()}`;
+}
+
 let selfIdentity: string | undefined;
-/** `<pid> <start-time> <boot-id> <host> <token>` of this process (host names have no spaces). */
+/** `<pid> <start-time> <boot-id> <host> <token>` of this process. */
 function identityOfSelf(): string {
-  selfIdentity ??= `${process.pid} ${startTimeOf(process.pid) ?? '-'} ${bootId()} ${hostname().replace(/\s/g, '_') || '-'} ${randomBytes(8).toString('hex')}`;
+  selfIdentity ??= `${processIdentityOf(process.pid) ?? `${process.pid} - ${bootId()} ${hostName()}`} ${randomBytes(8).toString('hex')}`;
   return selfIdentity;
 }
 
@@ -68,12 +82,16 @@ export function processRunning(pid: number): boolean {
   }
 }
 
-/** True when the process recorded in an owner line is still running. */
-function ownerAlive(owner: string): boolean {
+/**
+ * True when the process an identity line records (an owner line, or processIdentityOf's
+ * record) is still running: same pid, start time and boot. A process on another host
+ * counts as running, since its liveness cannot be seen from here.
+ */
+export function identityAlive(owner: string): boolean {
   const [pidText, start, boot, host] = owner.trim().split(' ');
   const pid = Number(pidText);
   if (!Number.isInteger(pid) || pid <= 0) return false;
-  if (host !== undefined && host !== (hostname().replace(/\s/g, '_') || '-')) return true;
+  if (host !== undefined && host !== hostName()) return true;
   if (fs.existsSync('/proc/self/stat')) {
     if (boot !== bootId()) return false;
     const actual = startTimeOf(pid);
@@ -101,7 +119,7 @@ function tryTake(dir: string): { taken: number } | { owner: string } | undefined
   if (top > 0 && !fs.existsSync(join(dir, `lock.${top}.released`))) {
     const owner = readText(join(dir, `lock.${top}`));
     if (owner === undefined) return undefined; // replaced under us: list again
-    if (ownerAlive(owner)) return { owner };
+    if (identityAlive(owner)) return { owner };
   }
   const mine = top + 1;
   const draft = join(dir, `tmp.${process.pid}.${Math.random().toString(36).slice(2)}`);
@@ -183,5 +201,5 @@ export function lockHolder(dir: string): number | undefined {
   const top = Math.max(0, ...gens);
   if (top === 0 || fs.existsSync(join(dir, `lock.${top}.released`))) return undefined;
   const owner = readText(join(dir, `lock.${top}`));
-  return owner !== undefined && ownerAlive(owner) ? Number(owner.split(' ')[0]) : undefined;
+  return owner !== undefined && identityAlive(owner) ? Number(owner.split(' ')[0]) : undefined;
 }

@@ -18,8 +18,13 @@ export function requireBeadName(name: string): string {
   return name;
 }
 
-/** A new bead for `student` in `domain`; fails when the parts would not make a safe name. */
-export function newBead(student: string, domain: string): string {
+/** Eight lowercase hex digits from a CSPRNG: the random part of a bead (and of its leaf's worktree name). */
+export function newRand8(): string {
+  return randomBytes(4).toString('hex');
+}
+
+/** A new bead for `student` in `domain` (with `rand8` when the caller drew it first); fails when the parts would not make a safe name. */
+export function newBead(student: string, domain: string, rand8 = newRand8()): string {
   if (!/^[A-Za-z0-9._-]+$/.test(domain)) fail('invalid', `baton review: invalid domain '${printable(domain)}' (letters, digits, '.', '_' and '-')`);
-  return requireBeadName(`${student}-${domain}-${randomBytes(4).toString('hex')}`);
+  return requireBeadName(`${student}-${domain}-${rand8}`);
 }

@@ -6,6 +6,7 @@
 // is durable before the next; a kill between them leaves a bookbag whose signal or
 // requests are missing, which `baton review resume` completes (it re-queues a request it
 // cannot find anywhere), so a bead ends with one request per lens.
+import { lstatSync } from 'node:fs';
 import { fail } from '../handoff/errors.js';
 import { readReviewers } from '../handoff/reviewers.js';
 import { readRoles } from '../handoff/roles.js';
@@ -13,16 +14,17 @@ import { crashPoint } from '../queue/crash.js';
 import { printable } from '../queue/printable.js';
 import { newBead } from './beads.js';
 import { LENSES, type Bookbag } from './bookbag.js';
+import { ReviewRefusal } from './reviewErrors.js';
 import { queueReviewRequest } from './reviewHandoffs.js';
 import { writeSignal } from './signals.js';
 import { bookbagPathOf, withBeadLock, writeBookbag, type UpdateOptions } from './store.js';
 import { newBookbag, type Submission } from './transitions.js';
 
-/** A submission whose reviewer roles may come from reviewers.tsv. */
-export type SubmitRequest = Omit<Submission, 'ctoRole' | 'cooRole'> & { ctoRole?: string; cooRole?: string };
+/** A submission whose reviewer roles may come from reviewers.tsv, and whose bead its caller may have drawn (a leaf's worktree carries the bead's rand8). */
+export type SubmitRequest = Omit<Submission, 'ctoRole' | 'cooRole'> & { ctoRole?: string; cooRole?: string; bead?: string };
 
-/** The reviewer roles of a submission: given, else from reviewers.tsv; each must be a known role. */
-function reviewerRoles(root: string, request: SubmitRequest): { ctoRole: string; cooRole: string } {
+/** The reviewer roles of a submission: given, else from reviewers.tsv; each must be a known role (as the submitter). */
+export function reviewerRoles(root: string, request: Pick<SubmitRequest, 'ctoRole' | 'cooRole' | 'submittedBy'>): { ctoRole: string; cooRole: string } {
   const configured = readReviewers(root);
   const roles = readRoles(root).roles;
   const chosen = { cto: request.ctoRole ?? configured.cto, coo: request.cooRole ?? configured.coo };
@@ -38,9 +40,10 @@ function reviewerRoles(root: string, request: SubmitRequest): { ctoRole: string;
 /** Submits work for review; returns the new bookbag. */
 export async function submitReview(root: string, request: SubmitRequest, options: UpdateOptions = {}, now = new Date()): Promise<Bookbag> {
   const submission: Submission = { ...request, ...reviewerRoles(root, request) };
-  const bead = newBead(submission.student, submission.domain);
+  const bead = request.bead ?? newBead(submission.student, submission.domain);
   return withBeadLock(root, bead, options, async (paths) => {
     const bag = newBookbag(bead, submission, now);
+    if (request.bead !== undefined && lstatSync(bookbagPathOf(paths, bead), { throwIfNoEntry: false })) throw new ReviewRefusal(`bead ${bead} already has a bookbag`);
     writeBookbag(bookbagPathOf(paths, bead), bag);
     writeSignal(paths, bead, now);
     for (const lens of LENSES) {

@@ -11,6 +11,7 @@ export const COMMANDS: Record<string, string> = {
   done_with_current: 'done_with_current.js', 'done_with_current.sh': 'done_with_current.js',
   baton: 'baton.js', handoffd: 'handoffd.js', 'baton-scripted-agent': 'baton-scripted-agent.js',
   'baton-scripted-reviewer': 'baton-scripted-reviewer.js',
+  'baton-scripted-worker': 'baton-scripted-worker.js',
 };
 
 /** (Re)creates ROOT/.swarmforge/bin with one symlink per command; returns the folder. */

@@ -1,21 +1,11 @@
 // Git worktrees of the swarm: ROOT/.worktrees/<name>, one branch per worktree name.
 // Git runs with an argument vector; when it fails, its own message (`fatal: ...`) is
 // what the user sees, with a hint when the cause is known (a repository without a commit).
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fail } from '../handoff/errors.js';
+import { gitComplaint, runGit as git } from '../handoff/git.js';
 import { worktreePathOf } from '../handoff/layout.js';
-
-function git(cwd: string, args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-}
-
-/** Git's own complaint from a failed call (its stderr's first line), or the error's message. */
-function gitComplaint(err: unknown): string {
-  const stderr = String((err as { stderr?: unknown }).stderr ?? '').trim();
-  return stderr.split('\n')[0] || (err as Error).message.split('\n')[0]!;
-}
 
 /** A worktree `baton up` made ready, and what it had to create for it (so a failed up can take it back). */
 export interface EnsuredWorktree {

@@ -22,7 +22,7 @@ describe('--version and --help (built bins)', () => {
 
   it('every command name in package.json, the .sh aliases included, prints the package version, exit 0', () => {
     const names = Object.keys(PKG.bin);
-    assert.deepEqual(names.sort(), ['baton', 'baton-scripted-agent', 'baton-scripted-reviewer', 'done_with_current', 'done_with_current.sh', 'handoffd',
+    assert.deepEqual(names.sort(), ['baton', 'baton-scripted-agent', 'baton-scripted-reviewer', 'baton-scripted-worker', 'done_with_current', 'done_with_current.sh', 'handoffd',
       'ready_for_next', 'ready_for_next.sh', 'swarm_handoff', 'swarm_handoff.sh']);
     for (const name of names) {
       fs.symlinkSync(join(BIN_DIR, PKG.bin[name]!.replace(/^dist\/bin\//, '')), join(dir, name));
@@ -53,5 +53,11 @@ describe('--version and --help (built bins)', () => {
     assert.deepEqual([r.signal, r.status, r.stderr], [null, 0, '']);
     assert.match(r.stdout, /^Usage: baton-scripted-reviewer \[--format json\|markdown\]/);
     assert.doesNotMatch(r.stdout, /^\{/);
+  });
+
+  it('baton-scripted-worker --help prints its usage and exits without reading a brief', () => {
+    const r = run(process.execPath, [join(BIN_DIR, 'baton-scripted-worker.js'), '--help']);
+    assert.deepEqual([r.signal, r.status, r.stderr], [null, 0, '']);
+    assert.match(r.stdout, /^Usage: baton-scripted-worker \[--no-commit\] \[--exit N\] \[--crash\] \[--hang\] \[--pid-file FILE\]\n/);
   });
 });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { describeFailure, EXIT_CODES, exitAs, reportFailure } from '../../lib/cli/failure.js';
+import { describeFailure, EXIT_CODES, exitAs, exitAsScripted, reportFailure, reportFailureAndExit } from '../../lib/cli/failure.js';
 import { DaemonAlreadyRunning } from '../../lib/daemon/alreadyRunning.js';
-import { BookbagProblem, FindingsError, ReviewRefusal } from '../../lib/review/reviewErrors.js';
+import { BookbagProblem, FindingsError, LeafInterrupted, ReviewRefusal } from '../../lib/review/reviewErrors.js';
 import { HandoffFailure, type FailureKind } from '../../lib/handoff/errors.js';
 import { LockBusy } from '../../lib/queue/lock.js';
 import { UnsafeMailbox } from '../../lib/queue/mailbox.js';
@@ -54,6 +54,32 @@ describe('lib/cli/failure', () => {
     assert.deepEqual(describeFailure('baton', new FindingsError("unknown severity 'X'")), { lines: ["baton: unknown severity 'X'"], exitCode: 2 });
     assert.deepEqual(describeFailure('baton', new BookbagProblem('missing', '/r/b.json', ['no such bookbag'])), { lines: ["baton: unknown bead: no bookbag '/r/b.json'"], exitCode: 2 });
     assert.deepEqual(describeFailure('baton', new BookbagProblem('inconsistent', '/r/b.json', ['p1', 'p2'])), { lines: ["baton: inconsistent bookbag '/r/b.json'", '- p1', '- p2'], exitCode: 2 });
+  });
+
+  it('exitAsScripted sets the code a test double was told to end with; reportFailureAndExit reports, then ends the process with the failure\'s code', () => {
+    const saved = { exitCode: process.exitCode, exit: process.exit, write: process.stderr.write };
+    const exits: (number | string | null | undefined)[] = [];
+    const written: string[] = [];
+    try {
+      exitAsScripted(7);
+      assert.equal(process.exitCode, 7);
+      process.exit = ((code?: number | string | null) => {
+        exits.push(code ?? process.exitCode);
+      }) as typeof process.exit;
+      process.stderr.write = ((chunk: string | Uint8Array) => written.push(String(chunk)) > 0) as typeof process.stderr.write;
+      reportFailureAndExit('baton', new LeafInterrupted('SIGINT', 'x'));
+    } finally {
+      Object.assign(process, { exitCode: saved.exitCode, exit: saved.exit });
+      process.stderr.write = saved.write;
+    }
+    assert.deepEqual([exits, written.join('')], [[130], 'baton: interrupted by SIGINT: x\n']);
+  });
+
+  it('a leaf stopped by a signal → 128 + its number (143 for SIGTERM, 130 for SIGINT, 129 for SIGHUP), one line', () => {
+    assert.deepEqual(describeFailure('baton', new LeafInterrupted('SIGTERM', "worktree removed, nothing submitted; audit '/a.json'")),
+      { lines: ["baton: interrupted by SIGTERM: worktree removed, nothing submitted; audit '/a.json'"], exitCode: 143 });
+    assert.equal(describeFailure('baton', new LeafInterrupted('SIGINT', 'x')).exitCode, 130);
+    assert.equal(describeFailure('baton', new LeafInterrupted('SIGHUP', 'x')).exitCode, 129);
   });
 
   it('LockBusy → 75 and UnsafeMailbox → 2, one line prefixed with the program', () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  bodyTemplatePathOf, commandDirOf, configPathOf, daemonPathsOf, handoffsDirOf, mailboxOf, panesFileOf, personaPathOf, referenceMailboxOf, rolesPathOf, sessionNameOf,
+  bodyTemplatePathOf, commandDirOf, configPathOf, daemonPathsOf, handoffsDirOf, leafFilesOf, leafWorktreeNameOf, mailboxOf, panesFileOf, personaPathOf, referenceMailboxOf, reviewPathsOf, rolesPathOf, sessionNameOf,
   socketFileOf, SWARM_DIR_NAME, swarmDirOf, tmuxSocketPathFor, worktreePathOf, WORKTREES_DIR_NAME,
 } from '../../lib/handoff/layout.js';
 
@@ -68,6 +68,17 @@ describe('lib/handoff/layout', () => {
       lock: '/p/.swarmforge/daemon/lock',
       health: '/p/.swarmforge/daemon/health.json',
     });
+  });
+
+  it('a leaf: its files under <leaves>/<bead>/ and its worktree study-<role>-<rand8> under ROOT/.worktrees', () => {
+    assert.deepEqual(leafFilesOf(reviewPathsOf(root, {}), 'coder-docs-0123abcd'), {
+      dir: '/p/.swarmforge/reviews/leaves/coder-docs-0123abcd',
+      brief: '/p/.swarmforge/reviews/leaves/coder-docs-0123abcd/brief.json',
+      output: '/p/.swarmforge/reviews/leaves/coder-docs-0123abcd/output.json',
+      record: '/p/.swarmforge/reviews/leaves/coder-docs-0123abcd/leaf.json',
+      verification: '/p/.swarmforge/reviews/leaves/coder-docs-0123abcd/verification.txt',
+    });
+    assert.equal(worktreePathOf(root, leafWorktreeNameOf('coder', '0123abcd')), '/p/.worktrees/study-coder-0123abcd');
   });
 
   it('sessionNameOf: baton-<basename of ROOT>, anything but letters, digits and - replaced by -', () => {

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock, LockBusy, processRunning, withLock } from '../../lib/queue/lock.js';
+import { acquireLock, identityAlive, LockBusy, processIdentityOf, processRunning, withLock } from '../../lib/queue/lock.js';
 import { tempDir } from '../support/project.js';
 
 const HOLDER = join('test', 'support', 'lockHolder.ts');
@@ -93,6 +93,23 @@ describe('lib/queue/lock', () => {
     fs.writeFileSync(join(dir, 'lock.1'), '999999999 1 some-boot other-host.example 00112233aabbccdd\n');
     assert.throws(() => acquireLock(dir, 150), (err: unknown) => err instanceof LockBusy && /held by pid 999999999/.test(err.message));
     assert.deepEqual(fs.readdirSync(dir), ['lock.1']);
+  });
+
+  it('processIdentityOf records pid, start time, boot id and host of a running process; identityAlive tells it from a reused pid', async () => {
+    const identity = processIdentityOf(process.pid)!;
+    const [pid, start, boot, host] = identity.split(' ');
+    assert.deepEqual([pid, boot, host], [String(process.pid), fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), hostname().replace(/\s/g, '_')]);
+    assert.match(start!, /^\d+$/);
+    assert.equal(identityAlive(identity), true);
+    assert.equal(identityAlive(`${pid} ${Number(start) + 1} ${boot} ${host}`), false, 'same pid, another start time: another process');
+    assert.equal(identityAlive(`${pid} ${start} other-boot ${host}`), false, 'same pid and start time before a reboot');
+    assert.equal(identityAlive('999999999 1 some-boot other-host.example'), true, 'another host: never taken for gone');
+    const holder = startHolder('hold', dir);
+    await until(holder, 'HELD');
+    const its = processIdentityOf(holder.pid!)!;
+    holder.kill('SIGKILL');
+    await exited(holder);
+    assert.deepEqual([identityAlive(its), processIdentityOf(holder.pid!)], [false, undefined]);
   });
 
   it('serializes concurrent processes: no lost update over 4 x 50 increments', async function () {

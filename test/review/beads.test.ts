@@ -2,7 +2,7 @@
 // (`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`) are ever accepted; anything else fails as invalid.
 import assert from 'node:assert/strict';
 import { HandoffFailure } from '../../lib/handoff/errors.js';
-import { isSafeBeadName, newBead, requireBeadName } from '../../lib/review/beads.js';
+import { isSafeBeadName, newBead, newRand8, requireBeadName } from '../../lib/review/beads.js';
 
 function invalid(pattern: RegExp) {
   return (err: unknown) => err instanceof HandoffFailure && err.kind === 'invalid' && pattern.test(err.message);
@@ -24,6 +24,13 @@ describe('lib/review/beads', () => {
     const beads = new Set(Array.from({ length: 50 }, () => newBead('coder', 'parser.v2')));
     assert.equal(beads.size, 50);
     for (const bead of beads) assert.match(bead, /^coder-parser\.v2-[0-9a-f]{8}$/);
+  });
+
+  it('newBead takes the rand8 its caller drew (a leaf names its worktree with it first); newRand8 draws 8 lowercase hex', () => {
+    const rand8 = newRand8();
+    assert.match(rand8, /^[0-9a-f]{8}$/);
+    assert.equal(newBead('coder', 'docs', rand8), `coder-docs-${rand8}`);
+    assert.throws(() => newBead('coder', 'docs', '/../x'), invalid(/invalid bead name/));
   });
 
   it('newBead refuses a domain or student that would not make a safe name', () => {

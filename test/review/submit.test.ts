@@ -10,7 +10,8 @@ import { readItem } from '../../lib/queue/item.js';
 import { REVIEW_REQUEST, requestBody } from '../../lib/review/reviewHandoffs.js';
 import { signalPathOf } from '../../lib/review/signals.js';
 import { bookbagPathOf, readBookbag } from '../../lib/review/store.js';
-import { submitReview, type SubmitRequest } from '../../lib/review/submit.js';
+import { ReviewRefusal } from '../../lib/review/reviewErrors.js';
+import { reviewerRoles, submitReview, type SubmitRequest } from '../../lib/review/submit.js';
 import { at, reviewProjectForSuite, submission } from '../support/bookbags.js';
 import { itemsIn, makeProject, withProject } from '../support/project.js';
 
@@ -60,6 +61,19 @@ describe('lib/review/submit', () => {
     const second = await submitReview(p.root, request({ student: 'QA', domain: 'parser' }), {}, at(1));
     assert.notEqual(first.bead, second.bead);
     assert.match(second.bead, /^QA-parser-[0-9a-f]{8}$/);
+  });
+
+  it('uses a bead its caller drew (a leaf\'s), and refuses that bead once it has a bookbag, queuing nothing more', async () => {
+    const bag = await submitReview(p.root, request({ bead: 'coder-docs-0123abcd' }), {}, at(1));
+    assert.equal(bag.bead, 'coder-docs-0123abcd');
+    await assert.rejects(submitReview(p.root, request({ bead: 'coder-docs-0123abcd', task: 'again' })), (err: unknown) => err instanceof ReviewRefusal && err.message === 'bead coder-docs-0123abcd already has a bookbag');
+    assert.equal(readBookbag(bookbagPathOf(reviewPathsOf(p.root, {}), bag.bead)).task, 'Add the parser');
+    assert.equal((await queued()).length, 2, 'one request per lens, from the first submit only');
+  });
+
+  it('reviewerRoles checks a submitter and its reviewers alone, so a leaf fails before its worker runs', () => {
+    assert.deepEqual(reviewerRoles(p.root, { submittedBy: 'coder' }), { ctoRole: 'rev-cto', cooRole: 'rev-coo' });
+    assert.throws(() => reviewerRoles(p.root, { submittedBy: 'ghost' }), failure('invalid', /the submitter 'ghost'/));
   });
 
   it('refuses a reviewer role that is not in roles.tsv, writing nothing', async () => {

@@ -1,0 +1,134 @@
+// Running an outside program the review stage depends on (a leaf's worker; a reviewer
+// command could use the same): an argument vector, never a shell, in its own process
+// group, with its input on stdin and its output kept within bounds.
+//
+// Crash contract: the program is spawned detached (setsid), so it is the leader of a
+// process group of its own; a timeout or an abort (the leaf got SIGTERM/SIGINT) sends
+// SIGKILL to the whole group, so what the program started dies with it. When the leader
+// exits, what is left of its group is killed too, so no straggler keeps the output pipes
+// (or a disposable worktree) in use. If the caller itself is SIGKILLed the group lives on:
+// the caller records the leader's identity (onSpawn) for whoever cleans up after it.
+//
+// Output: stdout is kept from its start up to `stdoutLimit` bytes (it is the result),
+// stderr from its end up to `stderrLimit` bytes (the last lines say why it failed); the
+// bytes dropped are counted.
+import { spawn } from 'node:child_process';
+
+/** How to run the program. */
+export interface BoundedRunOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Written to the program's stdin, which is then closed. */
+  stdin: string;
+  /** After this many milliseconds the process group is killed. */
+  timeoutMs: number;
+  /** Aborting kills the process group; an already aborted signal spawns nothing. */
+  signal?: AbortSignal;
+  /** Called with the leader's pid once it runs. */
+  onSpawn?: (pid: number) => void;
+  /** Bytes of stdout kept from the start (default 1 MiB). */
+  stdoutLimit?: number;
+  /** Bytes of stderr kept from the end (default 64 KiB). */
+  stderrLimit?: number;
+}
+
+/** What happened. */
+export interface BoundedRun {
+  /** The exit code, or null when the program was killed by a signal or never started. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  aborted: boolean;
+  /** Why the program could not be started (`spawn <file> ENOENT`), else ''. */
+  error: string;
+  durationMs: number;
+  stdout: string;
+  stdoutDropped: number;
+  stderr: string;
+  stderrDropped: number;
+}
+
+/** Bytes of a stream kept within `limit`, from its head or its tail, with the count of bytes dropped. */
+export class BoundedBytes {
+  private chunks: Buffer[] = [];
+  private kept = 0;
+  dropped = 0;
+
+  constructor(private readonly limit: number, private readonly keep: 'head' | 'tail') {}
+
+  /** Takes one chunk. */
+  add(chunk: Buffer): void {
+    if (this.keep === 'head') {
+      const room = Math.max(0, this.limit - this.kept);
+      if (room > 0) this.chunks.push(chunk.subarray(0, room));
+      this.kept += Math.min(room, chunk.length);
+      this.dropped += Math.max(0, chunk.length - room);
+      return;
+    }
+    this.chunks.push(chunk);
+    this.kept += chunk.length;
+    if (this.kept > this.limit) {
+      const all = Buffer.concat(this.chunks);
+      this.dropped += all.length - this.limit;
+      this.chunks = [all.subarray(all.length - this.limit)];
+      this.kept = this.limit;
+    }
+  }
+
+  /** What was kept, as UTF-8 text. */
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+/** Sends SIGKILL to a process group (nothing when it is gone). */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is gone already.
+  }
+}
+
+const NOT_STARTED: Omit<BoundedRun, 'error' | 'aborted'> = {
+  exitCode: null, signal: null, timedOut: false, durationMs: 0, stdout: '', stdoutDropped: 0, stderr: '', stderrDropped: 0,
+};
+
+/** Runs `argv` (no shell) in its own process group; resolves when it and its output have ended. */
+export function runBounded(argv: string[], options: BoundedRunOptions): Promise<BoundedRun> {
+  if (options.signal?.aborted) return Promise.resolve({ ...NOT_STARTED, error: '', aborted: true });
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const out = new BoundedBytes(options.stdoutLimit ?? 1024 * 1024, 'head');
+    const err = new BoundedBytes(options.stderrLimit ?? 64 * 1024, 'tail');
+    const state = { timedOut: false, aborted: false, error: '' };
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const timer = setTimeout(() => {
+      state.timedOut = true;
+      killGroup(child.pid);
+    }, options.timeoutMs);
+    const onAbort = () => {
+      state.aborted = true;
+      killGroup(child.pid);
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
+    child.stdout.on('data', (b: Buffer) => out.add(b));
+    child.stderr.on('data', (b: Buffer) => err.add(b));
+    child.stdin.on('error', () => undefined); // a program that does not read its input closes the pipe early (EPIPE)
+    child.stdin.end(options.stdin);
+    child.on('error', (e) => {
+      state.error = e.message;
+    });
+    child.on('exit', () => killGroup(child.pid));
+    child.on('close', (exitCode, signal) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve({
+        exitCode: state.error ? null : exitCode, signal, ...state, durationMs: Math.round(performance.now() - started),
+        stdout: out.text(), stdoutDropped: out.dropped, stderr: err.text(), stderrDropped: err.dropped,
+      });
+    });
+  });
+}
