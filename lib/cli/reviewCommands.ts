@@ -8,6 +8,7 @@ import { fail } from '../handoff/errors.js';
 import { reviewPathsOf } from '../handoff/layout.js';
 import { findRoot } from '../handoff/root.js';
 import { exitAs } from './failure.js';
+import { cleanedLine } from './leafCommands.js';
 import { REVIEW_WRITE_COMMANDS } from './reviewWriteCommands.js';
 import { secondsArg, stateArg } from './reviewOptions.js';
 import { TEACHER_COMMAND } from './teacherCommand.js';
@@ -87,12 +88,13 @@ const score: CommandModule = {
 
 const dispose: CommandModule = {
   command: 'dispose <bead>',
-  describe: 'SCORED (or REVIEWED with --force) → DISPOSED; the bookbag moves to the archive',
+  describe: 'SCORED (or REVIEWED with --force) → DISPOSED; the bookbag moves to the archive, an orphaned leaf worktree is removed',
   builder: (y) => locked(bead(y)).option('force', { type: 'boolean', default: false, describe: 'Dispose of a REVIEWED bead without scoring it' }),
   handler: async (args) => {
     const { disposeReview } = await import('../review/dispose.js');
-    const { bag, path } = await disposeReview(root(), String(args.bead), args.force as boolean, actor(), { lockTimeoutMs: secondsArg('lock-timeout', args['lock-timeout']) });
-    write(args.json ? `${JSON.stringify(bag, null, 2)}\n` : `DISPOSED: ${bag.bead} -> ${path}\n`);
+    const { bag, path, leaf } = await disposeReview(root(), String(args.bead), args.force as boolean, actor(), { lockTimeoutMs: secondsArg('lock-timeout', args['lock-timeout']) });
+    const leafLine = leaf === undefined ? '' : `LEAF ${cleanedLine(leaf)}`;
+    write(args.json ? `${JSON.stringify(leaf === undefined ? bag : { ...bag, leaf_removed: leaf }, null, 2)}\n` : `DISPOSED: ${bag.bead} -> ${path}\n${leafLine}`);
   },
 };
 

@@ -80,11 +80,24 @@ export interface CleanedLeaf {
   worker_killed: boolean;
 }
 
+/** Kills what is left of an orphan's worker, removes its worktree and settles its branch. */
+function cleanOrphan({ recordPath, record }: OrphanLeaf, root: string, now: Date): CleanedLeaf {
+  const workerKilled = stopOrphanWorker(record.worker);
+  const kept = disposeLeaf(root, recordPath, record, now);
+  return { bead: record.bead, worktree: record.worktree, path: record.path, ...kept, worker_killed: workerKilled };
+}
+
 /** Removes every orphan leaf (`baton leaf clean`); returns what it removed. */
 export function cleanLeaves(root: string, env: NodeJS.ProcessEnv = process.env, now = new Date()): CleanedLeaf[] {
-  return orphanLeaves(root, env).map(({ recordPath, record }) => {
-    const workerKilled = stopOrphanWorker(record.worker);
-    const kept = disposeLeaf(root, recordPath, record, now);
-    return { bead: record.bead, worktree: record.worktree, path: record.path, ...kept, worker_killed: workerKilled };
-  });
+  return orphanLeaves(root, env).map((orphan) => cleanOrphan(orphan, root, now));
+}
+
+/**
+ * Removes the leaf worktree of one bead when it is an orphan (`baton review dispose`);
+ * undefined when the bead has no leaf, its leaf already removed it, or the leaf still runs
+ * (its own `finally` removes it). A record that cannot be read is left for doctor.
+ */
+export function cleanLeafOf(root: string, bead: string, env: NodeJS.ProcessEnv = process.env, now = new Date()): CleanedLeaf | undefined {
+  const orphan = orphanLeaves(root, env).find((o) => o.record.bead === bead);
+  return orphan === undefined ? undefined : cleanOrphan(orphan, root, now);
 }

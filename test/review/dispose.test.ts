@@ -6,11 +6,16 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
-import { reviewPathsOf } from '../../lib/handoff/layout.js';
+import { leafFilesOf, reviewPathsOf, worktreePathOf } from '../../lib/handoff/layout.js';
+import { processIdentityOf } from '../../lib/queue/lock.js';
+import { parseLeafRecord, writeLeafJson, type LeafRecord } from '../../lib/review/leafRecord.js';
+import { addLeafWorktree, headCommitOf } from '../../lib/review/leafWorktree.js';
 import { disposeReview, scoreReview } from '../../lib/review/dispose.js';
 import { BookbagProblem, ReviewRefusal } from '../../lib/review/reviewErrors.js';
 import { readBookbag } from '../../lib/review/store.js';
 import { at, bareRootForEachTest, BEAD, bookbagIn, finding, placeBookbag } from '../support/bookbags.js';
+import { deadIdentity } from '../support/deadProcess.js';
+import { commitIn, git, makeProject, type Project } from '../support/project.js';
 
 describe('lib/review/dispose', () => {
   const root = bareRootForEachTest();
@@ -86,6 +91,41 @@ describe('lib/review/dispose', () => {
       await disposeReview(root(), BEAD, false, 'principal', { env: {} });
       await assert.rejects(disposeReview(root(), BEAD, false, 'principal', { env: {} }), (err: unknown) => err instanceof BookbagProblem && err.kind === 'missing');
       assert.equal(readBookbag(archived()).state, 'DISPOSED');
+    });
+  });
+
+  describe('disposeReview and the bead\'s leaf', function () {
+    this.timeout(20_000);
+    let p: Project;
+    beforeEach(() => {
+      p = makeProject();
+    });
+    afterEach(() => p.cleanup());
+
+    /** The pid record and worktree of the bead's leaf, run by `leaf` (an identity line). */
+    function leafOfBead(leaf: string): LeafRecord {
+      const name = `study-coder-${BEAD.slice(-8)}`;
+      const record: LeafRecord = { bead: BEAD, role: 'coder', worktree: name, path: worktreePathOf(p.root, name), branch: name, base: headCommitOf(p.root), leaf, worker: '', removed_at: '' };
+      addLeafWorktree(p.root, record);
+      writeLeafJson(leafFilesOf(reviewPathsOf(p.root), BEAD).record, record);
+      return record;
+    }
+
+    it('removes the worktree a killed leaf left, keeping its branch with the worker\'s commit', async () => {
+      const record = leafOfBead(await deadIdentity());
+      const tip = commitIn(record.path, 'the work');
+      placeBookbag(p.root, bookbagIn('SCORED'));
+      const { leaf } = await disposeReview(p.root, BEAD, false, 'principal', { env: {} }, at(9));
+      assert.deepEqual(leaf, { bead: BEAD, worktree: record.worktree, path: record.path, branch: record.branch, commit: tip, worker_killed: false });
+      assert.deepEqual([fs.existsSync(record.path), git(p.root, 'rev-parse', record.branch)], [false, tip]);
+      assert.equal(parseLeafRecord(fs.readFileSync(leafFilesOf(reviewPathsOf(p.root), BEAD).record, 'utf8')).removed_at, at(9).toISOString());
+    });
+
+    it('leaves the worktree of a leaf still running: its own finally removes it', async () => {
+      const record = leafOfBead(processIdentityOf(process.pid)!);
+      placeBookbag(p.root, bookbagIn('SCORED'));
+      const { leaf } = await disposeReview(p.root, BEAD, false, 'principal', { env: {} }, at(9));
+      assert.deepEqual([leaf, fs.existsSync(record.path)], [undefined, true]);
     });
   });
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { leafFilesOf, reviewPathsOf, worktreePathOf } from '../../lib/handoff/layout.js';
@@ -8,23 +8,8 @@ import { cleanLeaves, leafRecordsOf, orphanLeaves } from '../../lib/review/leafC
 import { parseLeafRecord, writeLeafJson, type LeafRecord } from '../../lib/review/leafRecord.js';
 import { addLeafWorktree, headCommitOf } from '../../lib/review/leafWorktree.js';
 import { waitFor } from '../support/daemon.js';
+import { deadIdentity, startSleeper } from '../support/deadProcess.js';
 import { commitIn, git, makeProject, type Project } from '../support/project.js';
-
-/** A process that waits forever, the leader of its own process group (as a worker is). */
-function startSleeper(): ChildProcess {
-  return spawn(process.execPath, ['-e', 'setInterval(() => {}, 60000)'], { detached: true, stdio: 'ignore' });
-}
-
-/** The identity line of a process that ran and is gone. */
-async function deadIdentity(): Promise<string> {
-  const child = startSleeper();
-  await waitFor('the child to run', () => processIdentityOf(child.pid!) !== undefined);
-  const identity = processIdentityOf(child.pid!)!;
-  const exited = new Promise((done) => child.on('exit', done));
-  child.kill('SIGKILL');
-  await exited;
-  return identity;
-}
 
 describe('lib/review/leafClean', function () {
   this.timeout(20_000);
