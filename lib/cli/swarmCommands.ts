@@ -101,18 +101,21 @@ const monitor: CommandModule = {
 
 const demo: CommandModule = {
   command: 'demo',
-  describe: 'Run a three-role swarm of scripted agents end to end in a private tmux server',
+  describe: 'Run a swarm of scripted agents end to end in a private tmux server: coder → reviewer → qa, or with --review a coder and two review teachers',
   builder: (y) =>
-    y.option('tasks', { type: 'number', default: 4, describe: 'How many tasks to push through' })
+    y.option('tasks', { type: 'number', describe: 'How many tasks to push through (default 4, or 2 with --review)' })
+      .option('review', { type: 'boolean', default: false, describe: 'The review stage: a coder, a CTO and a COO teacher; every other task fails review' })
       .option('attach', { type: 'boolean', default: false, describe: 'Attach to the swarm to watch it live (detach with C-b d)' })
       .option('keep', { type: 'boolean', default: false, describe: 'Keep the demo project on disk' })
-      .option('timeout', { type: 'number', default: 180, describe: 'Seconds before the demo gives up' }),
+      .option('timeout', { type: 'number', default: 180, describe: 'Seconds before the demo gives up' })
+      .check((a) => a.tasks === undefined || (Number.isInteger(a.tasks) && (a.tasks as number) >= 1) || '--tasks must be a whole number of at least 1'),
   handler: async (args) => {
-    const { runDemo } = await import('../swarm/demo.js');
-    await runDemo({
-      binDir: binDir(), daemon: await daemonControl(), tasks: args.tasks as number, attach: args.attach as boolean, keep: args.keep as boolean,
-      timeoutMs: (args.timeout as number) * 1000, out: write,
-    });
+    const options = {
+      binDir: binDir(), daemon: await daemonControl(), tasks: (args.tasks as number | undefined) ?? (args.review ? 2 : 4), attach: args.attach as boolean,
+      keep: args.keep as boolean, timeoutMs: (args.timeout as number) * 1000, out: write,
+    };
+    if (args.review) await (await import('../swarm/reviewDemo.js')).runReviewDemo(options);
+    else await (await import('../swarm/demo.js')).runDemo(options);
   },
 };
 

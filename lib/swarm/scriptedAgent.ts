@@ -20,8 +20,8 @@ the agent of a role in swarmforge.conf. It runs ready_for_next at start and when
 line read from stdin mentions ready_for_next (a wake-up), works N milliseconds on each
 task (default 150), commits in its worktree, hands the work on with swarm_handoff (a
 git_handoff to --next, a note to --final), or with --review submits its output for review
-(baton review submit; a task message 'name FINDING: SEVERITY section: text' puts that
-FINDING line in the output), and runs done_with_current <id> until NO_TASK. Uses
+(baton review submit; each 'FINDING: SEVERITY section: text' or 'FINDING(cto): ...' part
+of a task message becomes a line of the output), and runs done_with_current <id> until NO_TASK. Uses
 $SWARMFORGE_ROLE.`;
 
 /** One task as printed by ready_for_next / done_with_current. */
@@ -87,12 +87,12 @@ function send(settings: AgentSettings, lines: string[]): void {
   process.stdout.write(run('swarm_handoff', [draft]));
 }
 
-/** Submits a piece of work for review; a `FINDING: ...` part of the task's message goes into the output on a line of its own. */
+/** Submits a piece of work for review; each `FINDING: ...` (or `FINDING(cto|coo): ...`) part of the task's message goes into the output on a line of its own. */
 function submitForReview(settings: AgentSettings, message: string): void {
-  const [name, finding] = message.split(/ (?=FINDING: )/);
+  const [name, ...findings] = message.split(/ (?=FINDING(?:\((?:cto|coo)\))?: )/);
   drafts += 1;
   const output = join(tmpdir(), `baton-agent-${settings.role}-${process.pid}-${drafts}.out`);
-  fs.writeFileSync(output, `Implemented ${name}.\n${finding ? `${finding}\n` : ''}`);
+  fs.writeFileSync(output, `Implemented ${name}.\n${findings.map((f) => `${f}\n`).join('')}`);
   process.stdout.write(`[${settings.role}] submitted ${name} for review: ${run('baton', ['review', 'submit', '--task', name!, '--output-file', output]).trim()}\n`);
 }
 

@@ -3,7 +3,6 @@
 // handoffd delivering the requests and the results and typing its wake-ups into the panes.
 // Two beads are submitted with `baton review submit`: one passes both lenses, one carries a
 // HIGH finding for the CTO lens only; both results reach the coder.
-import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -57,7 +56,6 @@ describe('baton review teacher in tmux (built bins)', function () {
       const runs = reviewerRecords(record).filter((r) => r.lens === lens);
       assert.deepEqual(runs.map((r) => r.cwd), [teacherWorktree(p.root, lens), teacherWorktree(p.root, lens)], 'each reviewer ran in its teacher\'s worktree');
       const screen = await panes.tmux.capturePane(panes.panes.get(`teacher-${lens}`)!);
-      console.log(screen, require('fs').readFileSync(join(p.root, '.swarmforge/daemon/handoffd.log'), 'utf8'));
       assert.match(screen, new RegExp(`VERDICT: ${good} ${lens} PASS score 100`));
       assert.match(screen, new RegExp(`VERDICT: ${bad} ${lens} ${lens === 'cto' ? 'FAIL score 88' : 'PASS score 100'}`));
     }

@@ -125,4 +125,26 @@ describe('baton up / down / monitor / demo (built bin)', function () {
     assert.deepEqual(fs.readdirSync('/tmp').filter((n) => n.startsWith('baton-demo-') && !before.has(n)), []);
     assert.deepEqual(processesMentioning(project), []);
   });
+
+  it('the review demo: two teachers review two tasks end to end, one accepted, one failed with its finding; summary with verdicts, scores and timings', async () => {
+    const r = await runBinAsync('baton', ['demo', '--review'], { cwd: process.cwd() });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /progress: coder 4\/4 {2}teacher-cto 2\/2 {2}teacher-coo 2\/2\n/);
+    assert.match(r.stdout, /Review summary \(times from submit\):\nBEAD +TASK +CTO +COO +ACCEPTED +CTO VERDICT +COO VERDICT +RESULT READ\n/);
+    const rows = r.stdout.split('\n').filter((l) => /^coder-general-[0-9a-f]{8} /.test(l)).map((l) => l.split(/ {2,}| (?=\d+ ms)/).map((c) => c.trim()).filter(Boolean));
+    const byTask = Object.fromEntries(rows.map((cells) => [cells[1], cells.slice(2, 5)]));
+    assert.deepEqual(byTask, { 'task-1': ['PASS 100', 'PASS 100', 'yes'], 'task-2': ['FAIL 88', 'PASS 100', 'no'] });
+    for (const cells of rows) assert.equal(cells.slice(5).filter((c) => /^\d+ ms$/.test(c)).length, 3, cells.join('|'));
+    assert.match(r.stdout, /\n {2}finding: cto HIGH security: the session token is written to the log\n/);
+    assert.match(r.stdout, /\n2 beads reviewed by a CTO and a COO teacher: 1 accepted, 1 failed; every result reached coder; scored and disposed in \d+ ms\.\n/);
+    const project = /^Demo project: (\S+)$/m.exec(r.stdout)![1]!;
+    assert.equal(fs.existsSync(project), false);
+    assert.deepEqual(processesMentioning(project), []);
+  });
+
+  it('the demo refuses a --tasks that is not a whole number of at least 1 before starting anything', () => {
+    const r = runBin('baton', ['demo', '--review', '--tasks', '0'], { cwd: process.cwd() });
+    assert.deepEqual([r.code, r.stdout], [1, '']);
+    assert.match(r.stderr, /--tasks must be a whole number of at least 1/);
+  });
 });
