@@ -47,7 +47,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   daemon: ['handoff', 'queue', 'adapters'],
   swarm: ['handoff', 'queue', 'adapters'],
   review: ['handoff', 'queue', 'adapters'],
-  cli: ['daemon', 'swarm', 'review', 'handoff', 'queue', 'adapters'],
+  run: ['handoff', 'queue', 'adapters'],
+  cli: ['daemon', 'swarm', 'review', 'run', 'handoff', 'queue', 'adapters'],
 };
 
 /** The lib folder of a repo-relative path (`lib/<folder>/...`), or undefined outside lib/. */

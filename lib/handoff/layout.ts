@@ -204,6 +204,35 @@ export function leafWorktreeNameOf(role: string, rand8: string): string {
   return `study-${role}-${rand8}`;
 }
 
+/** Where the run runtime keeps one run (docs/runtime.md §1): `ROOT/.swarmforge/runs/<run-id>/`. */
+export interface RunPaths {
+  dir: string;
+  /** `workflow.json`, the canonical record. */
+  workflow: string;
+  /** `lease.json`, the mutation owner. */
+  lease: string;
+  /** `artifacts/`, immutable evidence hashed in the manifest. */
+  artifacts: string;
+  /** `controller/phase.json`, the controller's local phase (never a checkpoint). */
+  phase: string;
+}
+
+/** `ROOT/.swarmforge/runs/`: one folder per run, and `locks/`. */
+export function runsDirOf(root: string): string {
+  return join(root, SWARM_DIR_NAME, 'runs');
+}
+
+/** `ROOT/.swarmforge/runs/locks/`: the request-scoped and per-run locks. */
+export function runLocksDirOf(root: string): string {
+  return join(runsDirOf(root), 'locks');
+}
+
+/** The files of run `runId` (a checked run id). */
+export function runPathsOf(root: string, runId: string): RunPaths {
+  const dir = join(runsDirOf(root), runId);
+  return { dir, workflow: join(dir, 'workflow.json'), lease: join(dir, 'lease.json'), artifacts: join(dir, 'artifacts'), phase: join(dir, 'controller', 'phase.json') };
+}
+
 /** Unix socket paths must stay below about 104 bytes. */
 const SOCKET_PATH_LIMIT = 100;
 
