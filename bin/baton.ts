@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // baton: the umbrella command for people and scripts (init, status, doctor) and the
 // synonyms handoff/ready/done of the three agent commands.
-import { runBaton } from '../lib/cli/baton.js';
-
-await runBaton(process.argv.slice(2));
+// `baton run` is dispatched before yargs loads (its start-up budget; lib/cli/runCommand.ts).
+const argv = process.argv.slice(2);
+if (argv[0] === 'run') await (await import('../lib/cli/runCommand.js')).runRunCommand(argv.slice(1));
+else await (await import('../lib/cli/baton.js')).runBaton(argv);

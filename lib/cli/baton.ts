@@ -9,8 +9,12 @@ import { QUEUE_COMMANDS } from './queueCommands.js';
 import { REVIEW_COMMAND } from './reviewCommands.js';
 import { SWARM_COMMANDS } from './swarmCommands.js';
 
+/** `baton run` as `baton --help` lists it; the command itself never reaches yargs (lib/cli/runCommand.ts). */
+const RUN_COMMAND_STUB = { command: 'run <action>', describe: 'Durable runs: workflow.json, gates, lease, approval (see baton run --help)', handler: () => undefined };
+
 /** Runs `baton` with the given arguments; sets process.exitCode. */
 export async function runBaton(argv: string[]): Promise<void> {
+  if (argv[0] === 'run') return (await import('./runCommand.js')).runRunCommand(argv.slice(1));
   try {
     await yargs(argv)
       .scriptName('baton')
@@ -21,6 +25,7 @@ export async function runBaton(argv: string[]): Promise<void> {
       .command(SWARM_COMMANDS)
       .command(REVIEW_COMMAND)
       .command(LEAF_COMMAND)
+      .command(RUN_COMMAND_STUB)
       .demandCommand(1, 'Name a command; see baton --help.')
       .fail((message, err) => {
         throw err ?? new HandoffFailure('usage', [`baton: ${message}`, "Run 'baton --help' for usage."]);

@@ -20,7 +20,7 @@ import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { fail } from '../handoff/errors.js';
-import { runLocksDirOf, runPathsOf, type RunPaths } from '../handoff/layout.js';
+import { runLocksDirOf, runPathsOf, runsDirOf, type RunPaths } from '../handoff/layout.js';
 import { batonVersion } from '../handoff/version.js';
 import { crashPoint } from '../queue/crash.js';
 import { fsyncDir, isCode, mkdirSynced } from '../queue/durable.js';
@@ -69,6 +69,17 @@ export function crossFieldProblems(wf: Workflow): string[] {
 export function requireRunId(runId: string): string {
   if (!RUN_ID_PATTERN.test(runId)) fail('usage', `malformed run id '${printable(runId)}': expected run-<YYYYMMDDTHHMMSSZ>-<6 hex>`);
   return runId;
+}
+
+/** The ids of every run folder that holds a record, sorted (oldest first). */
+export function runIdsOf(root: string): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(runsDirOf(root));
+  } catch {
+    return [];
+  }
+  return names.filter((n) => RUN_ID_PATTERN.test(n) && fs.existsSync(runPathsOf(root, n).workflow)).sort();
 }
 
 /** The record's bytes, never through a symlink; undefined when there is no such file. */
@@ -132,22 +143,22 @@ export function writeWorkflow(path: string, wf: Workflow): void {
   fsyncDir(dirname(path));
 }
 
-/** Runs `fn` holding the lock named `name` in the runs' lock folder (bounded wait, then LockBusy, exit 75). */
-function withRunsLock<T>(root: string, name: string, timeoutMs: number, fn: () => T): T {
+/** Runs `fn` (which may await) holding the lock named `name` in the runs' lock folder (bounded wait, then LockBusy, exit 75). */
+async function withRunsLock<T>(root: string, name: string, timeoutMs: number, fn: () => Promise<T> | T): Promise<T> {
   const release = acquireLock(join(runLocksDirOf(root), `${name}.lock`), timeoutMs);
   try {
-    return fn();
+    return await fn();
   } finally {
     release();
   }
 }
 
 /** Runs `fn` holding run `runId`'s lock. */
-export function withRunLock<T>(root: string, runId: string, fn: () => T, timeoutMs = RUN_LOCK_TIMEOUT_MS): T {
+export function withRunLock<T>(root: string, runId: string, fn: () => Promise<T> | T, timeoutMs = RUN_LOCK_TIMEOUT_MS): Promise<T> {
   return withRunsLock(root, `run-${requireRunId(runId).slice(4)}`, timeoutMs, fn);
 }
 
 /** Runs `fn` holding request `requestId`'s lock (a checked request id). */
-export function withRequestLock<T>(root: string, requestId: string, fn: () => T, timeoutMs = RUN_LOCK_TIMEOUT_MS): T {
+export function withRequestLock<T>(root: string, requestId: string, fn: () => Promise<T> | T, timeoutMs = RUN_LOCK_TIMEOUT_MS): Promise<T> {
   return withRunsLock(root, `request-${requestId}`, timeoutMs, fn);
 }
