@@ -25,7 +25,9 @@ function commonDirOf(dir: string): string | undefined {
 /** The absolute, real top level of `dir` when it is a work tree of ROOT's repository; else a refusal (exit 2). */
 export function resolveWorkTree(root: string, dir: string): string {
   const where = printable(dir);
-  if (!statSync(resolve(dir), { throwIfNoEntry: false })?.isDirectory()) fail('refused', `repository folder '${where}' does not exist`);
+  const stat = statSync(resolve(dir), { throwIfNoEntry: false });
+  if (stat === undefined) fail('refused', `repository folder '${where}' does not exist`);
+  if (!stat.isDirectory()) fail('refused', `'${where}' is not a folder`);
   let top: string;
   try {
     top = realpathSync(runGit(resolve(dir), ['rev-parse', '--path-format=absolute', '--show-toplevel']));

@@ -50,12 +50,14 @@ describe('lib/run/repoState', () => {
       assert.throws(() => resolveWorkTree(main, clone), refusal(/^'.*\/clone' is a work tree of another repository/));
     });
 
-    it('refuses a folder outside git, the git dir itself, and a folder that does not exist, each with its own message', () => {
+    it('refuses a folder outside git, the git dir itself, a folder that does not exist and a file, each with its own message', () => {
       const plain = join(dir, 'plain');
       fs.mkdirSync(plain);
       assert.throws(() => resolveWorkTree(main, plain), refusal(/^'.*\/plain' is not a git work tree: fatal: not a git repository/));
       assert.throws(() => resolveWorkTree(main, join(main, '.git')), refusal(/^'.*\/main\/\.git' is not a git work tree: fatal: this operation must be run in a work tree/));
       assert.throws(() => resolveWorkTree(main, join(dir, 'missing')), refusal(/^repository folder '.*\/missing' does not exist$/));
+      fs.writeFileSync(join(main, 'file.txt'), 'f\n');
+      assert.throws(() => resolveWorkTree(main, join(main, 'file.txt')), refusal(/^'.*\/main\/file\.txt' is not a folder$/));
     });
 
     it('refuses any folder when ROOT is not in a git repository', () => {
