@@ -1,7 +1,7 @@
 // Entry point of `npm run bench`: start-up, claim, swarm_handoff and handoffd figures, each
 // a ratio to a baseline measured in the same run, then one summary table. Expects the bins
 // built. Arguments name sections to run (startup claim handoff latency throughput idle
-// wake review teachers); none runs them all. bench/figures/ holds one file per figure of the README's
+// wake review teachers runs); none runs them all. bench/figures/ holds one file per figure of the README's
 // Performance section (named after its section), bench/support/ the code they share.
 import * as fs from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -12,6 +12,7 @@ import { benchHandoff } from './figures/handoff.js';
 import { benchIdle } from './figures/idle.js';
 import { benchLatency } from './figures/latency.js';
 import { benchReview } from './figures/review.js';
+import { benchRuns } from './figures/runs.js';
 import { benchStartup } from './figures/startup.js';
 import { benchTeachers } from './figures/teachers.js';
 import { benchThroughput } from './figures/throughput.js';
@@ -29,6 +30,7 @@ const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   wake: benchWake,
   review: benchReview,
   teachers: benchTeachers,
+  runs: benchRuns,
 };
 
 function load(): string {

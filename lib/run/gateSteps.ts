@@ -33,8 +33,8 @@ export async function acceptanceStep(ctx: RunContext, runId: string, token: stri
   requireLeaseToken(paths, token, ctx.now());
   requireState(before, 'acceptance', ['ACTIVE']);
   if (command !== undefined && command !== before.acceptance_command) fail('refused', 'acceptance: --command differs from the command configured at start; the configured one is the only one that counts');
-  const argv = splitAcceptanceCommand(before.acceptance_command);
-  const record = await runAcceptance({ argv, cwd: before.repo_root, timeoutMs: before.acceptance_timeout_s * 1000 });
+  splitAcceptanceCommand(before.acceptance_command);
+  const record = await runAcceptance({ command: before.acceptance_command, cwd: before.repo_root, timeoutMs: before.acceptance_timeout_s * 1000 });
   return changeRun(ctx, runId, (wf, p, now) => {
     requireLeaseToken(p, token, now);
     requireState(wf, 'acceptance', ['ACTIVE']);

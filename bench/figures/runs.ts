@@ -1,0 +1,82 @@
+// Figure 10: the run runtime's commands against a bare `node -e 0` (docs/runtime.md):
+// (a) `baton run status` (the record read and checked against the schema, every digest
+// recomputed); (b) the mutating actions a controller repeats most (a lease heartbeat, a
+// provider report, an owner's pause and resume; each a locked read-check-write with fsyncs);
+// (c) `status` of a record with 1,000 artifacts (1,000 files hashed).
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { BIN_DIR } from '../../test/support/project.js';
+import { makeRunRepo } from '../../test/support/runs.js';
+import { interleave } from '../support/interleave.js';
+import { atMost, figureOf, printFigure, printHeading, type Figure } from '../support/report.js';
+import { agentEnv, expectRun, timedNode } from '../support/spawnNode.js';
+import { summarize } from '../support/stats.js';
+
+const WARMUP = 3;
+const RUNS = 21;
+const ARTIFACTS = 1_000;
+
+/** `baton run ARGS` in `root`, synchronously, for setting up; returns its JSON status. */
+function setUp(root: string, args: string[]): Record<string, any> {
+  return JSON.parse(execFileSync(process.execPath, [join(BIN_DIR, 'baton.js'), 'run', ...args], { cwd: root, encoding: 'utf8', env: agentEnv('owner') })) as Record<string, any>;
+}
+
+/** A run with its lease held by this process, past one checkpoint (so pause is immediate). */
+function preparedRun(root: string): { runId: string; token: string } {
+  const runId = setUp(root, ['start', '--request', 'bench', '--task', 'bench', '--spec', 'spec.md', '--acceptance', 'node accept.mjs']).run_id as string;
+  const token = setUp(root, ['lease', runId, 'acquire', '--pid', String(process.pid)]).lease.token as string;
+  setUp(root, ['stage-start', runId, 'implementation', '--lease', token]);
+  setUp(root, ['acceptance', runId, '--lease', token]);
+  fs.writeFileSync(join(root, 'work.md'), 'work\n');
+  setUp(root, ['checkpoint', runId, 'implementation', '--artifact', 'work.md:work', '--lease', token]);
+  return { runId, token };
+}
+
+/** One figure: `args` (a list of argument vectors taken in turn) against node -e 0. */
+async function measure(section: string, name: string, root: string, argsInTurn: string[][], goal: number): Promise<Figure> {
+  const baton = join(BIN_DIR, 'baton.js');
+  const env = agentEnv('owner');
+  let turn = 0;
+  const [subject, base] = await interleave([
+    { name, run: async () => expectRun(name, await timedNode([baton, 'run', ...argsInTurn[turn++ % argsInTurn.length]!], root, env), '{') },
+    { name: 'node -e 0', run: async () => expectRun('node -e 0', await timedNode(['-e', '0'], root, env), '') },
+  ], WARMUP, RUNS);
+  const figure = figureOf(section, name, summarize(subject!), 'node -e 0', summarize(base!), atMost(goal));
+  printFigure(figure);
+  return figure;
+}
+
+/** Registers ARTIFACTS files into the run's record (as `artifact` would, in one write). */
+function manyArtifacts(root: string, runId: string): void {
+  const dir = join(root, '.swarmforge', 'runs', runId);
+  const record = JSON.parse(fs.readFileSync(join(dir, 'workflow.json'), 'utf8')) as { artifacts: unknown[] };
+  for (let i = 0; i < ARTIFACTS; i++) {
+    const rel = `artifacts/bench-${i}.json`;
+    const bytes = JSON.stringify({ kind: 'bench', n: i });
+    fs.writeFileSync(join(dir, rel), bytes);
+    record.artifacts.push({ path: rel, sha256: createHash('sha256').update(bytes).digest('hex'), type: 'bench', producer: 'bench' });
+  }
+  fs.writeFileSync(join(dir, 'workflow.json'), `${JSON.stringify(record, null, 2)}\n`);
+}
+
+/** Measures status, the mutating actions, and status over 1,000 artifacts. */
+export async function benchRuns(): Promise<Figure[]> {
+  printHeading('10. Runs: baton run status and mutating actions vs node -e 0');
+  const root = makeRunRepo();
+  try {
+    const { runId, token } = preparedRun(root);
+    const figures = [
+      await measure('10a', 'run status', root, [['status', runId]], 1.5),
+      await measure('10b', 'run lease heartbeat', root, [['lease', runId, 'heartbeat', '--lease', token]], 2),
+      await measure('10c', 'run provider --succeeded', root, [['provider', runId, '--name', 'p', '--succeeded', '--lease', token]], 2),
+      await measure('10d', 'run pause / resume', root, [['pause', runId], ['resume', runId]], 2),
+    ];
+    manyArtifacts(root, runId);
+    figures.push(await measure('10e', `run status, ${ARTIFACTS.toLocaleString('en')} artifacts`, root, [['status', runId]], 3));
+    return figures;
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
