@@ -34,7 +34,10 @@ function parseAction(name: string, a: RunAction, args: string[]): { values: RunV
   try {
     parsed = parseArgs({ args, options: { ...a.options, help: { type: 'boolean' } }, allowPositionals: true, strict: true }) as typeof parsed;
   } catch (err) {
-    fail('usage', `${(err as Error).message.split('\n')[0]}`);
+    const e = err as NodeJS.ErrnoException;
+    const option = /'(-[^']*)'/.exec(e.message)?.[1] ?? '';
+    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') fail('usage', `unknown option '${printable(option)}'; see baton run ${name} --help`);
+    fail('usage', `${printable(e.message.split('. ')[0]!)}; see baton run ${name} --help`);
   }
   if (parsed.values.help === true) return { ...parsed, help: true };
   const needed = a.positionals.filter((p) => !p.endsWith('?')).length;

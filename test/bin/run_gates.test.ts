@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { commitIn, git } from '../support/project.js';
+import { spawn } from 'node:child_process';
+import { waitFor } from '../support/daemon.js';
+import { BIN_DIR, commitIn, git } from '../support/project.js';
 import { batonRun, evidence, laneFile, leaseFor, makeRunRepo, ok, runAtReview, runDirOf, snapshotOf, startRun } from '../support/runs.js';
 
 /** The record of a run, parsed. */
@@ -44,6 +46,43 @@ describe('baton run gates and refusals (built bin)', function () {
     root = makeRunRepo();
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  describe('the command line', () => {
+    it('--help on baton run and on each action; an unknown action or option is a usage error (exit 1) that changes nothing', () => {
+      const help = batonRun(root, ['--help']);
+      assert.equal(help.code, 0);
+      assert.match(help.stdout, /^Usage: baton run <action>/);
+      for (const action of ['start', 'status', 'pause', 'review', 'resolve-review', 'lease']) {
+        const r = batonRun(root, [action, '--help']);
+        assert.deepEqual([r.code, r.stderr], [0, '']);
+        assert.match(r.stdout, new RegExp(`^Usage: baton run ${action}`));
+      }
+      const runId = startRun(root);
+      refused(root, runId, ['frobnicate', runId], 1, /^baton run: unknown action 'frobnicate'/);
+      refused(root, runId, ['pause', runId, '--bogus'], 1, /^baton run pause: unknown option '--bogus'; see baton run pause --help$/m);
+      refused(root, runId, ['cancel', runId, '--reason', '  '], 1, /--reason must not be empty/);
+      refused(root, runId, ['pause', 'run-20260101T000000Z-abcdef'], 1, /unknown run/);
+      refused(root, runId, ['pause', 'not-a-run'], 1, /malformed run id/);
+      const baton = batonRun(root, []);
+      assert.equal(baton.code, 1);
+    });
+
+    it('status without an id lists every run; --watch redraws when a run changes', async () => {
+      const first = startRun(root);
+      const second = startRun(root, [], 'req-2');
+      const list = JSON.parse(batonRun(root, ['status']).stdout) as { run_id: string }[];
+      assert.deepEqual(list.map((r) => r.run_id), [first, second]);
+      const watch = spawn(process.execPath, [join(BIN_DIR, 'baton.js'), 'run', 'status', first, '--watch'], { cwd: root });
+      let out = '';
+      watch.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+      await waitFor('the first status', () => /"status": "ACTIVE"/.test(out));
+      ok(batonRun(root, ['cancel', first, '--reason', 'enough']));
+      await waitFor('the redraw', () => /"status": "CANCELLED"/.test(out));
+      const exited = new Promise((done) => watch.on('exit', done));
+      watch.kill('SIGINT');
+      await exited;
+    });
+  });
 
   describe('the record', () => {
     it('an unknown property at the top level or inside an artifact entry is refused on read, exit 2', () => {
