@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { processRunning } from '../../lib/queue/lock.js';
-import { BoundedBytes, runBounded, type BoundedRunOptions } from '../../lib/review/boundedRun.js';
+import { BoundedBytes, runBounded, type BoundedRunOptions } from '../../lib/handoff/boundedRun.js';
 import { waitFor } from '../support/daemon.js';
 import { tempDir } from '../support/project.js';
 
@@ -15,7 +15,7 @@ const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60000)'], { 
 require('node:fs').writeFileSync(process.argv[1], process.pid + '\\n' + child.pid + '\\n');
 setInterval(() => {}, 60000);`;
 
-describe('lib/review/boundedRun', function () {
+describe('lib/handoff/boundedRun', function () {
   this.timeout(20_000);
   let dir: string;
   const options = (more: Partial<BoundedRunOptions> = {}): BoundedRunOptions => ({ cwd: dir, env: process.env, stdin: '', timeoutMs: 10_000, ...more });

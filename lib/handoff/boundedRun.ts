@@ -1,6 +1,7 @@
-// Running an outside program the review stage depends on (a leaf's worker; a reviewer
-// command could use the same): an argument vector, never a shell, in its own process
-// group, with its input on stdin and its output kept within bounds.
+// Running an outside program a stage depends on (a review leaf's worker, a run's
+// acceptance command): an argument vector, never a shell, in its own process group, with
+// its input on stdin and its output kept within bounds. It lives in lib/handoff because
+// both lib/review and lib/run need it and neither may import the other.
 //
 // Crash contract: the program is spawned detached (setsid), so it is the leader of a
 // process group of its own; a timeout or an abort (the leaf got SIGTERM/SIGINT) sends
