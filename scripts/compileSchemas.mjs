@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 const SCHEMAS = [
   { schema: 'schemas/bookbag.schema.json', out: 'lib/review/bookbagValidator.generated.ts', name: 'validateBookbagSchema' },
   { schema: 'schemas/workflow.schema.json', out: 'lib/run/workflowValidator.generated.ts', name: 'validateWorkflowSchema' },
+  { schema: 'schemas/lease.schema.json', out: 'lib/run/leaseValidator.generated.ts', name: 'validateLeaseSchema' },
 ];
 
 const check = process.argv.includes('--check');

@@ -16,12 +16,12 @@
 // (its caller aborts `signal`) kills the worker's group; the `finally` still removes the
 // worktree, nothing is submitted, and LeafInterrupted says how it ended. A failed worker
 // (non-zero exit, killed, timed out, not started) submits nothing: the audit says why.
+import { runBounded } from '../handoff/boundedRun.js';
 import { fail } from '../handoff/errors.js';
 import { leafFilesOf, leafWorktreeNameOf, reviewPathsOf, worktreePathOf, type LeafFiles } from '../handoff/layout.js';
 import { processIdentityOf } from '../queue/lock.js';
 import { newBead, newRand8 } from './beads.js';
 import { type Bookbag, type Difficulty } from './bookbag.js';
-import { runBounded } from './boundedRun.js';
 import { auditOf, endingOf, type LeafAudit } from './leafAudit.js';
 import { readLeafFile, writeLeafJson, type LeafRecord } from './leafRecord.js';
 import { addLeafWorktree, changedFilesOf, disposeLeaf, headCommitOf, newWorkOf } from './leafWorktree.js';

@@ -3,7 +3,7 @@
 // changed according to git, the verification the review receives, and the branch and
 // commit its work is on. Written once, after the worker ended and before its worktree is
 // removed; a person reads it to see why a leaf failed.
-import { type BoundedRun } from './boundedRun.js';
+import { type BoundedRun } from '../handoff/boundedRun.js';
 
 /** How a worker run ended, from the leaf's point of view. */
 export type LeafOutcome = 'succeeded' | 'failed' | 'timed-out' | 'interrupted';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type BoundedRun } from '../../lib/review/boundedRun.js';
+import { type BoundedRun } from '../../lib/handoff/boundedRun.js';
 import { auditOf, endingOf, outcomeOf, verificationOf, type AuditFacts } from '../../lib/review/leafAudit.js';
 
 const RUN: BoundedRun = { exitCode: 0, signal: null, timedOut: false, aborted: false, error: '', durationMs: 1234, stdout: 'out', stdoutDropped: 0, stderr: 'err', stderrDropped: 2 };

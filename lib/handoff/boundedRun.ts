@@ -1,6 +1,7 @@
-// Running an outside program the review stage depends on (a leaf's worker; a reviewer
-// command could use the same): an argument vector, never a shell, in its own process
-// group, with its input on stdin and its output kept within bounds.
+// Running an outside program a stage depends on (a review leaf's worker, a run's
+// acceptance command): an argument vector, never a shell, in its own process group, with
+// its input on stdin and its output kept within bounds. It lives in lib/handoff because
+// both lib/review and lib/run need it and neither may import the other.
 //
 // Crash contract: the program is spawned detached (setsid), so it is the leader of a
 // process group of its own; a timeout or an abort (the leaf got SIGTERM/SIGINT) sends
@@ -9,9 +10,10 @@
 // (or a disposable worktree) in use. If the caller itself is SIGKILLed the group lives on:
 // the caller records the leader's identity (onSpawn) for whoever cleans up after it.
 //
-// Output: stdout is kept from its start up to `stdoutLimit` bytes (it is the result),
-// stderr from its end up to `stderrLimit` bytes (the last lines say why it failed); the
-// bytes dropped are counted.
+// Output: by default stdout is kept from its start up to `stdoutLimit` bytes (it is the
+// result), stderr from its end up to `stderrLimit` bytes (the last lines say why it
+// failed); the bytes dropped are counted. A caller that needs another shape passes its own
+// keepers (acceptance keeps both ends of both streams with HeadTailBytes).
 import { spawn } from 'node:child_process';
 
 /** How to run the program. */
@@ -30,6 +32,19 @@ export interface BoundedRunOptions {
   stdoutLimit?: number;
   /** Bytes of stderr kept from the end (default 64 KiB). */
   stderrLimit?: number;
+  /** Keeps stdout instead of the default head (stdoutLimit is then unused). */
+  stdoutKeeper?: OutputKeeper;
+  /** Keeps stderr instead of the default tail (stderrLimit is then unused). */
+  stderrKeeper?: OutputKeeper;
+}
+
+/** What keeps a stream's bytes within bounds: BoundedBytes, HeadTailBytes, or a caller's own. */
+export interface OutputKeeper {
+  add(chunk: Buffer): void;
+  /** Bytes not kept. */
+  readonly dropped: number;
+  /** What was kept, as UTF-8 text. */
+  text(): string;
 }
 
 /** What happened. */
@@ -49,7 +64,7 @@ export interface BoundedRun {
 }
 
 /** Bytes of a stream kept within `limit`, from its head or its tail, with the count of bytes dropped. */
-export class BoundedBytes {
+export class BoundedBytes implements OutputKeeper {
   private chunks: Buffer[] = [];
   private kept = 0;
   dropped = 0;
@@ -75,9 +90,57 @@ export class BoundedBytes {
     }
   }
 
+  /** What was kept. */
+  bytes(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
+
   /** What was kept, as UTF-8 text. */
   text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
+    return this.bytes().toString('utf8');
+  }
+}
+
+/**
+ * Bytes of a stream kept from both ends: the first `limit` bytes and the last `limit`
+ * bytes after them (never overlapping), with the count of bytes dropped in between.
+ */
+export class HeadTailBytes implements OutputKeeper {
+  private readonly first: BoundedBytes;
+  private readonly last: BoundedBytes;
+  private headLength = 0;
+
+  constructor(private readonly limit: number) {
+    this.first = new BoundedBytes(limit, 'head');
+    this.last = new BoundedBytes(limit, 'tail');
+  }
+
+  /** Takes one chunk: what still fits goes to the head, the rest to the tail. */
+  add(chunk: Buffer): void {
+    const room = Math.max(0, this.limit - this.headLength);
+    if (room > 0) this.first.add(chunk.subarray(0, room));
+    this.headLength += Math.min(room, chunk.length);
+    if (chunk.length > room) this.last.add(chunk.subarray(room));
+  }
+
+  /** Bytes dropped between the head and the tail. */
+  get dropped(): number {
+    return this.last.dropped;
+  }
+
+  /** The first bytes of the stream. */
+  head(): Buffer {
+    return this.first.bytes();
+  }
+
+  /** The last bytes of the stream after the head. */
+  tail(): Buffer {
+    return this.last.bytes();
+  }
+
+  /** Head and tail together, as UTF-8 text (the whole stream when nothing was dropped). */
+  text(): string {
+    return Buffer.concat([this.head(), this.tail()]).toString('utf8');
   }
 }
 
@@ -100,8 +163,8 @@ export function runBounded(argv: string[], options: BoundedRunOptions): Promise<
   if (options.signal?.aborted) return Promise.resolve({ ...NOT_STARTED, error: '', aborted: true });
   return new Promise((resolve) => {
     const started = performance.now();
-    const out = new BoundedBytes(options.stdoutLimit ?? 1024 * 1024, 'head');
-    const err = new BoundedBytes(options.stderrLimit ?? 64 * 1024, 'tail');
+    const out = options.stdoutKeeper ?? new BoundedBytes(options.stdoutLimit ?? 1024 * 1024, 'head');
+    const err = options.stderrKeeper ?? new BoundedBytes(options.stderrLimit ?? 64 * 1024, 'tail');
     const state = { timedOut: false, aborted: false, error: '' };
     const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     const timer = setTimeout(() => {

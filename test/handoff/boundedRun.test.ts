@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { processRunning } from '../../lib/queue/lock.js';
-import { BoundedBytes, runBounded, type BoundedRunOptions } from '../../lib/review/boundedRun.js';
+import { BoundedBytes, HeadTailBytes, runBounded, type BoundedRunOptions } from '../../lib/handoff/boundedRun.js';
 import { waitFor } from '../support/daemon.js';
 import { tempDir } from '../support/project.js';
 
@@ -15,7 +15,7 @@ const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60000)'], { 
 require('node:fs').writeFileSync(process.argv[1], process.pid + '\\n' + child.pid + '\\n');
 setInterval(() => {}, 60000);`;
 
-describe('lib/review/boundedRun', function () {
+describe('lib/handoff/boundedRun', function () {
   this.timeout(20_000);
   let dir: string;
   const options = (more: Partial<BoundedRunOptions> = {}): BoundedRunOptions => ({ cwd: dir, env: process.env, stdin: '', timeoutMs: 10_000, ...more });
@@ -38,6 +38,15 @@ describe('lib/review/boundedRun', function () {
     assert.deepEqual([head.text(), head.dropped, tail.text(), tail.dropped], ['abcde', 4, 'efghi', 4]);
   });
 
+  it('HeadTailBytes keeps the first and the last bytes without overlap and counts what it dropped between them', () => {
+    const both = new HeadTailBytes(4);
+    for (const chunk of ['ab', 'cdef', 'ghijk', 'lm']) both.add(Buffer.from(chunk));
+    assert.deepEqual([both.head().toString(), both.tail().toString(), both.dropped], ['abcd', 'jklm', 5]);
+    const small = new HeadTailBytes(4);
+    for (const chunk of ['abc', 'def']) small.add(Buffer.from(chunk));
+    assert.deepEqual([small.head().toString(), small.tail().toString(), small.dropped, small.text()], ['abcd', 'ef', 0, 'abcdef']);
+  });
+
   it('gives the program its stdin, cwd and env, and reports its exit code, stdout and stderr', async () => {
     const run = await runBounded(node("process.stdin.on('data', (d) => process.stdout.write(process.cwd() + ' ' + process.env.X + ' ' + d)); process.stderr.write('e'); process.exitCode = 3;"),
       options({ stdin: 'the brief', env: { ...process.env, X: 'x' } }));
@@ -49,6 +58,14 @@ describe('lib/review/boundedRun', function () {
   it('keeps stdout from its start and stderr from its end within their limits', async () => {
     const run = await runBounded(node("process.stdout.write('a'.repeat(100) + 'b'.repeat(100)); process.stderr.write('c'.repeat(100) + 'd'.repeat(100));"), options({ stdoutLimit: 100, stderrLimit: 100 }));
     assert.deepEqual([run.stdout, run.stdoutDropped, run.stderr, run.stderrDropped], ['a'.repeat(100), 100, 'd'.repeat(100), 100]);
+  });
+
+  it('keeps each stream with the keepers it is given instead of the default bounds', async () => {
+    const stdoutKeeper = new HeadTailBytes(10);
+    const stderrKeeper = new HeadTailBytes(10);
+    const run = await runBounded(node("process.stdout.write('a'.repeat(10) + 'b'.repeat(50) + 'c'.repeat(10)); process.stderr.write('d'.repeat(15));"), options({ stdoutKeeper, stderrKeeper, stdoutLimit: 1, stderrLimit: 1 }));
+    assert.deepEqual([stdoutKeeper.head().toString(), stdoutKeeper.tail().toString(), stdoutKeeper.dropped], ['a'.repeat(10), 'c'.repeat(10), 50]);
+    assert.deepEqual([run.stdout, run.stdoutDropped, run.stderr, run.stderrDropped], ['a'.repeat(10) + 'c'.repeat(10), 50, 'd'.repeat(15), 0]);
   });
 
   it('a timeout kills the whole process group: the program and the child it started', async () => {
