@@ -1,5 +1,5 @@
 // `baton run status` and `baton run list` (docs/runtime.md §4): read-only, no lease, no
-// lock; a run's status, or every run's (oldest first). A run folder without a record (a
+// lock; a run's status, or every run's (oldest first, by created_at). A run folder without a record (a
 // start killed before its write) is no run and is skipped.
 import { type ActionReport, type RunContext } from './runContext.js';
 import { statusOf, type RunStatusView } from './runStatus.js';
@@ -12,8 +12,7 @@ export function statusOrList(ctx: RunContext, runId: string | undefined): Action
     const { workflow, paths } = readWorkflow(ctx.root, runId);
     return { status: statusOf(workflow, paths, now) };
   }
-  return runIdsOf(ctx.root).map((id) => {
-    const { workflow, paths } = readWorkflow(ctx.root, id);
-    return statusOf(workflow, paths, now);
-  });
+  const runs = runIdsOf(ctx.root).map((id) => readWorkflow(ctx.root, id));
+  runs.sort((a, b) => a.workflow.created_at.localeCompare(b.workflow.created_at) || a.workflow.run_id.localeCompare(b.workflow.run_id));
+  return runs.map(({ workflow, paths }) => statusOf(workflow, paths, now));
 }

@@ -279,7 +279,7 @@ describe('baton run gates and refusals (built bin)', function () {
       const token = leaseFor(root, runId);
       refused(root, runId, ['lease', runId, 'acquire', '--pid', String(process.pid)], 75, /lease held by pid/);
       refused(root, runId, ['stage-start', runId, 'implementation', '--lease', 'f'.repeat(32)], 2, /token/);
-      editLease(root, runId, (l) => { l.pid = 999_999_999; });
+      editLease(root, runId, (l) => { l.acquired_at = l.heartbeat_at = '2000-01-01T00:00:00.000Z'; l.expires_at = '2000-01-01T00:01:00.000Z'; });
       refused(root, runId, ['lease', runId, 'acquire', '--pid', String(process.pid)], 2, /stale lease.*--reclaim-stale/);
       const status = ok(batonRun(root, ['lease', runId, 'acquire', '--pid', String(process.pid), '--reclaim-stale']));
       assert.notEqual(status.lease.token, token);
@@ -304,6 +304,7 @@ describe('baton run gates and refusals (built bin)', function () {
   describe('resume and retry verification (§7): each check with its own message, nothing changed', () => {
     it('owner, machine, release, repo root, base commit, ancestry, drift, a damaged artifact, a live lease', () => {
       const { runId } = runAtReview(root);
+      const liveLease = fs.readFileSync(join(runDirOf(root, runId), 'lease.json'));
       ok(batonRun(root, ['pause', runId]));
       const check = (edit: (r: Record<string, any>) => void, pattern: RegExp) => {
         const original = fs.readFileSync(join(runDirOf(root, runId), 'workflow.json'));
@@ -327,8 +328,14 @@ describe('baton run gates and refusals (built bin)', function () {
       refused(root, runId, ['resume', runId], 2, /does not descend from base commit/);
       git(root, 'checkout', '-q', '-f', 'main');
       const work = recordOf(root, runId).artifacts[1].path as string;
+      const original = fs.readFileSync(join(runDirOf(root, runId), work));
       fs.appendFileSync(join(runDirOf(root, runId), work), 'x');
       refused(root, runId, ['resume', runId], 2, /artifact changed or missing/);
+      fs.writeFileSync(join(runDirOf(root, runId), work), original);
+      fs.writeFileSync(join(runDirOf(root, runId), 'lease.json'), liveLease);
+      refused(root, runId, ['resume', runId], 2, new RegExp(`a live lease is held by pid ${process.pid}`));
+      fs.rmSync(join(runDirOf(root, runId), 'lease.json'));
+      assert.equal(ok(batonRun(root, ['resume', runId])).status, 'ACTIVE');
     });
   });
 });
