@@ -27,10 +27,12 @@ import writeFileAtomic from 'write-file-atomic';
 import { fail } from '../handoff/errors.js';
 import { type RunPaths } from '../handoff/layout.js';
 import { crashPoint } from '../queue/crash.js';
-import { fsyncDir, isCode, unlinkSynced } from '../queue/durable.js';
+import { fsyncDir, unlinkSynced } from '../queue/durable.js';
 import { identityAlive, processIdentityOf } from '../queue/lock.js';
 import { printable } from '../queue/printable.js';
+import { machineId } from './identity.js';
 import { validateLeaseSchema } from './leaseValidator.generated.js';
+import { readRunFile } from './runStore.js';
 
 /** lease.json. */
 export interface Lease {
@@ -61,19 +63,6 @@ export interface AcquireOptions {
   reclaimStale?: boolean;
 }
 
-let cachedMachineId: string | undefined;
-/** This machine's id (`/etc/machine-id`), '' where there is none. */
-function machineId(): string {
-  if (cachedMachineId === undefined) {
-    try {
-      cachedMachineId = fs.readFileSync('/etc/machine-id', 'utf8').trim();
-    } catch {
-      cachedMachineId = '';
-    }
-  }
-  return cachedMachineId;
-}
-
 /** The schema's complaints about `data`, one line each (empty when valid). */
 function leaseSchemaProblems(data: unknown): string[] {
   if (validateLeaseSchema(data)) return [];
@@ -89,25 +78,10 @@ function crossFieldProblems(lease: Lease): string[] {
   return problems;
 }
 
-/** The lease file's bytes, never through a symlink; undefined when there is none. */
-function readLeaseBytes(path: string): Buffer | undefined {
-  try {
-    const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-    try {
-      return fs.readFileSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch (err) {
-    if (isCode(err, 'ENOENT')) return undefined;
-    if (isCode(err, 'ELOOP')) fail('refused', `invalid lease '${path}': is a symlink`);
-    throw err;
-  }
-}
 
 /** Reads the run's lease; undefined when there is none, a refusal (exit 2) when it is invalid. */
 export function readLease(paths: RunPaths): Lease | undefined {
-  const bytes = readLeaseBytes(paths.lease);
+  const bytes = readRunFile(paths.lease, 'lease');
   if (bytes === undefined) return undefined;
   let data: unknown;
   try {

@@ -82,8 +82,8 @@ export function runIdsOf(root: string): string[] {
   return names.filter((n) => RUN_ID_PATTERN.test(n) && fs.existsSync(runPathsOf(root, n).workflow)).sort();
 }
 
-/** The record's bytes, never through a symlink; undefined when there is no such file. */
-function readRecordBytes(path: string): Buffer | undefined {
+/** A run file's bytes (`what`: record, lease), never through a symlink; undefined when there is no such file. */
+export function readRunFile(path: string, what: string): Buffer | undefined {
   try {
     const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
     try {
@@ -93,7 +93,7 @@ function readRecordBytes(path: string): Buffer | undefined {
     }
   } catch (err) {
     if (isCode(err, 'ENOENT')) return undefined;
-    if (isCode(err, 'ELOOP')) fail('refused', `invalid record '${path}': is a symlink`);
+    if (isCode(err, 'ELOOP')) fail('refused', `invalid ${what} '${path}': is a symlink`);
     throw err;
   }
 }
@@ -121,7 +121,7 @@ export function parseWorkflow(bytes: Buffer, path: string, runId?: string): Work
 /** Reads and checks run `runId`'s record; an unknown run is a usage error (exit 1). */
 export function readWorkflow(root: string, runId: string): { workflow: Workflow; bytes: Buffer; paths: RunPaths } {
   const paths = runPathsOf(root, requireRunId(runId));
-  const bytes = readRecordBytes(paths.workflow);
+  const bytes = readRunFile(paths.workflow, 'record');
   if (bytes === undefined) fail('usage', `unknown run '${runId}': no ${paths.workflow}`);
   return { workflow: parseWorkflow(bytes, paths.workflow, runId), bytes, paths };
 }
