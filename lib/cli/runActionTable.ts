@@ -114,5 +114,21 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
       return (await controller()).providerStep(ctx, p[0]!, required(v, 'lease', 'provider'), { name: required(v, 'name', 'provider'), failed: v.failed === undefined ? undefined : required(v, 'failed', 'provider') });
     },
   },
+  reply: {
+    usage: 'reply RUN-ID --kind work|review|validation|resolution|question --stage S --cycle N --file F [--lane structured|independent]',
+    describe: 'Answer the controller (agents): the file is kept as an immutable artifact and a run_result is queued', options: { kind: str, stage: str, cycle: str, file: str, lane: str }, positionals: ['run-id'],
+    run: async (ctx, v, p) => {
+      const role = ctx.env.SWARMFORGE_ROLE;
+      if (!role) fail('usage', 'reply: Set SWARMFORGE_ROLE (the role that replies).');
+      const { REPLY_KINDS, replyToRun } = await import('../run/runReply.js');
+      const kind = required(v, 'kind', 'reply');
+      if (!(REPLY_KINDS as readonly string[]).includes(kind)) fail('usage', `reply: --kind is one of ${REPLY_KINDS.join(', ')}, not '${kind}'`);
+      const artifact = await replyToRun(ctx.root, ctx.cwd, {
+        runId: p[0]!, kind: kind as (typeof REPLY_KINDS)[number], stage: required(v, 'stage', 'reply'), cycle: wholeNumber(v, 'cycle', 'reply', -1, 1),
+        lane: v.lane as string | undefined, file: required(v, 'file', 'reply'), role,
+      }, ctx.now());
+      return (await import('../run/runListing.js')).withExtra(ctx, p[0]!, { reply: artifact });
+    },
+  },
   block: { usage: 'block RUN-ID --reason TEXT --lease TOKEN', describe: 'Block the run (exit 0: the block is what was asked)', options: { reason: str, ...lease }, positionals: ['run-id'], run: async (ctx, v, p) => (await controller()).blockStep(ctx, p[0]!, required(v, 'lease', 'block'), reasonOf(v, 'block')) },
 };

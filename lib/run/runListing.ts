@@ -16,3 +16,9 @@ export function statusOrList(ctx: RunContext, runId: string | undefined): Action
   runs.sort((a, b) => a.workflow.created_at.localeCompare(b.workflow.created_at) || a.workflow.run_id.localeCompare(b.workflow.run_id));
   return runs.map(({ workflow, paths }) => statusOf(workflow, paths, now));
 }
+
+/** One run's status with `extra` fields added (e.g. what a reply stored). */
+export function withExtra(ctx: RunContext, runId: string, extra: Record<string, unknown>): ActionReport {
+  const { workflow, paths } = readWorkflow(ctx.root, runId);
+  return { status: { ...statusOf(workflow, paths, ctx.now()), ...extra } };
+}
