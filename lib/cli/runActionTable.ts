@@ -130,5 +130,18 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
       return (await import('../run/runListing.js')).withExtra(ctx, p[0]!, { reply: artifact });
     },
   },
+  drive: {
+    usage: 'drive RUN-ID [--reclaim-stale] [--poll-interval S]', describe: 'Run the controller: move the run\'s work between agents over the queue until it ends', options: { 'reclaim-stale': flag, 'poll-interval': str }, positionals: ['run-id'],
+    run: async (ctx, v, p) => (await import('./runDrive.js')).driveFromCli(ctx, p[0]!, v['reclaim-stale'] === true, v['poll-interval'] as string | undefined),
+  },
+  answer: {
+    usage: 'answer RUN-ID TEXT', describe: 'Answer a worker\'s question (the controller forwards it to the same worker)', options: {}, positionals: ['run-id', 'text'],
+    run: async (ctx, _v, p) => {
+      if (p[1]!.trim() === '') fail('usage', 'answer: the answer must not be empty');
+      const { answerQuestion } = await import('../run/runAnswer.js');
+      await answerQuestion(ctx.root, p[0]!, p[1]!, ctx.now());
+      return (await import('../run/runListing.js')).withExtra(ctx, p[0]!, { answered: true });
+    },
+  },
   block: { usage: 'block RUN-ID --reason TEXT --lease TOKEN', describe: 'Block the run (exit 0: the block is what was asked)', options: { reason: str, ...lease }, positionals: ['run-id'], run: async (ctx, v, p) => (await controller()).blockStep(ctx, p[0]!, required(v, 'lease', 'block'), reasonOf(v, 'block')) },
 };

@@ -215,6 +215,8 @@ export interface RunPaths {
   artifacts: string;
   /** `controller/phase.json`, the controller's local phase (never a checkpoint). */
   phase: string;
+  /** `controller/controller.log`, what the controller did and rejected, a line each. */
+  controllerLog: string;
 }
 
 /** `ROOT/.swarmforge/runs/`: one folder per run, and `locks/`. */
@@ -230,7 +232,7 @@ export function runLocksDirOf(root: string): string {
 /** The files of run `runId` (a checked run id). */
 export function runPathsOf(root: string, runId: string): RunPaths {
   const dir = join(runsDirOf(root), runId);
-  return { dir, workflow: join(dir, 'workflow.json'), lease: join(dir, 'lease.json'), artifacts: join(dir, 'artifacts'), phase: join(dir, 'controller', 'phase.json') };
+  return { dir, workflow: join(dir, 'workflow.json'), lease: join(dir, 'lease.json'), artifacts: join(dir, 'artifacts'), phase: join(dir, 'controller', 'phase.json'), controllerLog: join(dir, 'controller', 'controller.log') };
 }
 
 /** Unix socket paths must stay below about 104 bytes. */

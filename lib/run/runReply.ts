@@ -1,5 +1,6 @@
 // `baton run reply` (docs/runtime.md §9.3): how an agent answers the controller. The
-// file is copied into the run's artifacts/ under its cycle-specific name (never
+// file is copied into the run's artifacts/ under its cycle-specific name (with the
+// generation, `-g<n>`, after the owner retried the run) (never
 // overwriting: a second reply of the same kind, stage, cycle and lane is refused), then a
 // `run_result` handoff is queued from the agent's role to the run's controller role. The
 // agent never writes run state: the copy is evidence the controller registers later.
@@ -14,6 +15,7 @@ import { runGit } from '../handoff/git.js';
 import { queueSystemHandoff } from '../handoff/systemSend.js';
 import { printable } from '../queue/printable.js';
 import { importArtifactFile, sha256Of } from './artifacts.js';
+import { generationOf, requestKey } from './controllerMail.js';
 import { readWorkflow } from './runStore.js';
 import { isTerminal, type Workflow } from './workflow.js';
 
@@ -65,7 +67,8 @@ export async function replyToRun(root: string, cwd: string, r: Reply, now = new 
   requireCurrent(workflow, r);
   const source = requireInsideWorktree(cwd, r.file);
   const ext = extname(source).slice(1).replace(/[^A-Za-z0-9]/g, '') || 'txt';
-  const name = `${r.stage}-c${r.cycle}-${r.kind}${r.lane ? `-${r.lane}` : ''}.${ext}`;
+  const generation = generationOf(workflow);
+  const name = `${r.stage}-c${r.cycle}-${r.kind}${r.lane ? `-${r.lane}` : ''}${generation > 0 ? `-g${generation}` : ''}.${ext}`;
   const target = resolve(paths.artifacts, name);
   let sha256: string;
   if (fs.existsSync(target)) {
@@ -78,7 +81,7 @@ export async function replyToRun(root: string, cwd: string, r: Reply, now = new 
   const question = r.kind === 'question' ? fs.readFileSync(source, 'utf8').slice(0, 4096) : '';
   await queueSystemHandoff(root, r.role, {
     to: [workflow.roles.controller], priority: '40', type: 'run_result',
-    headers: { run_id: r.runId, stage: r.stage, cycle: String(r.cycle), kind: r.kind, ...(r.lane ? { lane: r.lane } : {}), artifact, sha256 },
+    headers: { run_id: r.runId, stage: r.stage, cycle: String(r.cycle), kind: r.kind, ...(r.lane ? { lane: r.lane } : {}), key: requestKey(workflow, r.kind, r.stage, r.lane), artifact, sha256 },
     body: `${r.kind} reply of ${r.role} for run ${r.runId}, stage ${r.stage}, cycle ${r.cycle}: ${artifact}\n${question}`,
   }, now);
   return artifact;

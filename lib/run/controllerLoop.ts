@@ -1,0 +1,106 @@
+// `baton run drive <run-id>` (docs/runtime.md §9): the controller, a long-running process
+// outside every agent session. It holds the run's lease (heartbeat every TTL/3; a crashed
+// predecessor's lease is taken over only with --reclaim-stale), then loops: an ACTIVE run
+// takes its next step (lib/run/controllerStep.ts); a PAUSED or BLOCKED run is waited on
+// (the runtime released the lease; it is taken again when the owner resumes or retries);
+// at the approval gate it stays attached until the owner decides; a terminal run ends it.
+// Between steps it waits for mail or a change of the record (a watch, and a poll).
+import * as fs from 'node:fs';
+import { mailboxOf } from '../handoff/layout.js';
+import { crashPoint } from '../queue/crash.js';
+import { readPhase, writePhase } from './controllerPhase.js';
+import { pumpReplies, stepActiveRun, type Driver } from './controllerStep.js';
+import { leaseAcquireStep, leaseTokenStep } from './controllerSteps.js';
+import { DEFAULT_LEASE_TTL_S } from './lease.js';
+import { type RunContext } from './runContext.js';
+import { readWorkflow } from './runStore.js';
+import { isTerminal, type Workflow } from './workflow.js';
+
+/** How drive runs. */
+export interface DriveOptions {
+  reclaimStale: boolean;
+  pollMs: number;
+  say: (line: string) => void;
+  warn: (line: string) => void;
+  /** Stop (SIGTERM/SIGINT): the loop ends after its current step. */
+  signal?: AbortSignal;
+}
+
+/** Resolves after a change in one of `dirs`, after `ms`, or on abort, whichever comes first. */
+function changeIn(dirs: string[], ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((done) => {
+    const watchers: fs.FSWatcher[] = [];
+    const finish = () => {
+      clearTimeout(timer);
+      for (const w of watchers) w.close();
+      signal?.removeEventListener('abort', finish);
+      done();
+    };
+    const timer = setTimeout(finish, ms);
+    signal?.addEventListener('abort', finish);
+    for (const dir of dirs) {
+      try {
+        watchers.push(fs.watch(dir, finish));
+      } catch {
+        // not there yet: the poll covers it
+      }
+    }
+  });
+}
+
+/** Takes the lease for this process; returns its token. */
+async function takeLease(ctx: RunContext, runId: string, reclaimStale: boolean, say: (l: string) => void): Promise<string> {
+  const r = await leaseAcquireStep(ctx, runId, { pid: process.pid, reclaimStale });
+  const lease = r.status.lease as { token: string; expires_at: string };
+  say(`LEASE: held until ${lease.expires_at}${reclaimStale ? ' (a stale lease reclaimed if there was one)' : ''}`);
+  return lease.token;
+}
+
+/** A line for a state the controller waits in, once per state. */
+function waitingLine(wf: Workflow): string {
+  if (wf.status === 'WAITING_FOR_HUMAN_APPROVAL') return `APPROVAL: run ${wf.run_id} waits for its owner: baton run approve ${wf.run_id}, or baton run request-changes ${wf.run_id} --note TEXT`;
+  return `WAITING: run ${wf.run_id} is ${wf.status}${wf.block_reason ? `: ${wf.block_reason}` : ''}`;
+}
+
+/** Drives the run until it is terminal (or the signal aborts); returns its final status. */
+export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions): Promise<string> {
+  const { paths, workflow: first } = readWorkflow(ctx.root, runId);
+  const d: Driver = { ctx, runId, token: '', phase: readPhase(paths), say: o.say };
+  const heartbeat = setInterval(() => {
+    if (d.token) leaseTokenStep(ctx, runId, 'heartbeat', d.token).catch((err: Error) => o.warn(`heartbeat failed: ${err.message}`));
+  }, (DEFAULT_LEASE_TTL_S * 1000) / 3);
+  let shown = '';
+  try {
+    if (!isTerminal(first.status) && first.status !== 'PAUSED') d.token = await takeLease(ctx, runId, o.reclaimStale, o.say);
+    for (;;) {
+      const wf = readWorkflow(ctx.root, runId).workflow;
+      if (isTerminal(wf.status)) return wf.status;
+      if (o.signal?.aborted) return wf.status;
+      if (wf.status === 'PAUSED' || wf.status === 'BLOCKED') d.token = '';
+      else if (!d.token) d.token = await takeLease(ctx, runId, false, o.say);
+      if (wf.status === 'ACTIVE' || wf.status === 'WAITING_FOR_HUMAN_APPROVAL') await pumpReplies(d, wf);
+      const now = readWorkflow(ctx.root, runId).workflow;
+      let moved: 'moved' | 'waiting' = 'waiting';
+      if (now.status === 'ACTIVE' && d.phase.question === null) moved = await stepActiveRun(d, now);
+      else if (now.status !== 'ACTIVE') {
+        const line = waitingLine(now);
+        if (line !== shown) report(o, line);
+        shown = line;
+        if (now.status === 'WAITING_FOR_HUMAN_APPROVAL') crashPoint('drive:approval-wait');
+      }
+      writePhase(paths, d.phase);
+      if (moved === 'waiting') await changeIn([mailboxOf(ctx.root, now.roles.controller).inboxNew, paths.dir], o.pollMs, o.signal);
+    }
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+/** Reports to the owner; a report that cannot be written is a warning, and the controller keeps waiting. */
+function report(o: DriveOptions, line: string): void {
+  try {
+    o.say(line);
+  } catch (err) {
+    o.warn(`could not report to the owner: ${(err as Error).message}`);
+  }
+}

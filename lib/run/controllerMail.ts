@@ -1,0 +1,92 @@
+// The controller's mail (docs/runtime.md §9): requests to the agents, each with a
+// deterministic key (run, kind, stage, cycle, generation, lane) so a restarted controller
+// never sends one twice, and the replies it claims from its own inbox.
+//
+// Concurrency contract: the controller is the only reader of its role's inbox (one
+// controller per run, fenced by the lease); claims and completions hold the inbox lock like
+// ready_for_next and done_with_current.
+// Crash contract: a request is recorded in the phase file after it is queued; a kill
+// between the two is found by scanning the controller's outbox, sent/ and failed/ for the
+// key. A claimed reply stays in in_process/ until it is completed; a restart looks there
+// first, and a reply already handled (its id in the phase file) is completed, never used
+// twice.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { mailboxOf } from '../handoff/layout.js';
+import { queueSystemHandoff } from '../handoff/systemSend.js';
+import { claimItem, readItemsIn, readWaitingItems } from '../queue/claim.js';
+import { crashPoint } from '../queue/crash.js';
+import { finishItem } from '../queue/finish.js';
+import { type Item } from '../queue/item.js';
+import { withLock } from '../queue/lock.js';
+import { ensureMailbox } from '../queue/mailbox.js';
+import { itemNamesIn } from '../queue/names.js';
+import { type ControllerPhase } from './controllerPhase.js';
+import { type Workflow } from './workflow.js';
+
+/** The generation of the current cycle: how many times the owner retried the run (each retry may need the same request again). */
+export function generationOf(wf: Workflow): number {
+  return wf.history.filter((h) => h.action === 'retry').length;
+}
+
+/** The key of a request (and of the reply it awaits). */
+export function requestKey(wf: Workflow, kind: string, stage: string, lane?: string): string {
+  return `${wf.run_id}/${kind}/${stage}/c${wf.review_cycle}/g${generationOf(wf)}${lane ? `/${lane}` : ''}`;
+}
+
+/** What a request says. */
+export interface Request {
+  key: string;
+  to: string;
+  type: 'run_stage' | 'run_review' | 'run_validate' | 'run_resolve' | 'run_answer';
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Whether a handoff with `key` is already in the controller's outbox, sent/ or failed/. */
+function alreadyQueued(root: string, controller: string, key: string): boolean {
+  const box = mailboxOf(root, controller);
+  for (const dir of [box.outbox, box.sent, box.failed]) {
+    for (const name of fs.existsSync(dir) ? itemNamesIn(dir) : []) {
+      if (fs.readFileSync(join(dir, name), 'utf8').includes(`\nkey: ${key}\n`)) return true;
+    }
+  }
+  return false;
+}
+
+/** Queues a request once: not again when the phase file or the mailbox shows it was sent. Returns true when it queued it now. */
+export async function sendOnce(root: string, wf: Workflow, phase: ControllerPhase, request: Request, now: Date): Promise<boolean> {
+  if (phase.sent.includes(request.key)) return false;
+  const controller = wf.roles.controller;
+  const queued = alreadyQueued(root, controller, request.key);
+  if (!queued) {
+    await queueSystemHandoff(root, controller, {
+      to: [request.to], priority: '40', type: request.type,
+      headers: { run_id: wf.run_id, cycle: String(wf.review_cycle), ...request.headers, key: request.key }, body: request.body,
+    }, now);
+    crashPoint('drive:request-queued');
+  }
+  phase.sent.push(request.key);
+  return !queued;
+}
+
+/** The next reply to look at: one left in process by a crash first, else the next waiting one, claimed. */
+export async function nextReply(root: string, controller: string, now: Date): Promise<Item | undefined> {
+  const box = mailboxOf(root, controller);
+  ensureMailbox(box);
+  return withLock(box.inboxLock, async () => {
+    const inProcess = await readItemsIn(box.inProcess, () => undefined, 1);
+    if (inProcess[0]) return inProcess[0];
+    const [waiting] = await readWaitingItems(box, () => undefined, 1);
+    if (!waiting) return undefined;
+    const claimed = await claimItem(box, waiting, now);
+    crashPoint('drive:reply-claimed');
+    return claimed;
+  });
+}
+
+/** Completes a reply the controller handled. */
+export async function completeReply(root: string, controller: string, item: Item, now: Date): Promise<void> {
+  const box = mailboxOf(root, controller);
+  await withLock(box.inboxLock, () => finishItem(box, item, now));
+}
