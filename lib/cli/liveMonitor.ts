@@ -1,6 +1,7 @@
 // `baton monitor` without --once: redraws the view every second until the user presses
 // q (or Ctrl-C, which raw mode delivers as a key) or stdin ends; each view says how to quit.
 // With --json it prints one JSON view per line instead, for scripts.
+import { runsText, runsView } from '../run/runMonitor.js';
 import { monitorText, monitorView } from '../swarm/monitor.js';
 
 const QUIT_KEYS = new Set([0x71, 0x51, 0x03]); // q, Q, Ctrl-C
@@ -20,8 +21,8 @@ export async function liveMonitor(root: string, json: boolean, write: (text: str
   stdin.resume();
   try {
     while (!quit) {
-      const view = await monitorView(root);
-      write(json ? `${JSON.stringify(view)}\n` : `\x1b[H\x1b[2J${monitorText(view)}\nPress q to quit.\n`);
+      const view = { ...(await monitorView(root)), runs: runsView(root) };
+      write(json ? `${JSON.stringify(view)}\n` : `\x1b[H\x1b[2J${monitorText(view)}${runsText(view.runs)}\nPress q to quit.\n`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 1000);
         wake = () => {

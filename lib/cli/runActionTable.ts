@@ -134,6 +134,11 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
     usage: 'drive RUN-ID [--reclaim-stale] [--poll-interval S]', describe: 'Run the controller: move the run\'s work between agents over the queue until it ends', options: { 'reclaim-stale': flag, 'poll-interval': str }, positionals: ['run-id'],
     run: async (ctx, v, p) => (await import('./runDrive.js')).driveFromCli(ctx, p[0]!, v['reclaim-stale'] === true, v['poll-interval'] as string | undefined),
   },
+  up: {
+    usage: 'up RUN-ID [--request R]', describe: 'Start the swarm for an ACTIVE run, with its controller (baton run drive) and the monitor', options: { request: str }, positionals: ['run-id'],
+    run: async (ctx, v, p) => (await import('./runSwarm.js')).runUp(ctx, p[0]!, v.request as string | undefined),
+  },
+  down: { usage: 'down RUN-ID', describe: 'Stop the run\'s swarm and controller (the run is untouched)', options: {}, positionals: ['run-id'], run: async (ctx, _v, p) => (await import('./runSwarm.js')).runDown(ctx, p[0]!) },
   answer: {
     usage: 'answer RUN-ID TEXT', describe: 'Answer a worker\'s question (the controller forwards it to the same worker)', options: {}, positionals: ['run-id', 'text'],
     run: async (ctx, _v, p) => {

@@ -16,11 +16,11 @@ const write = (text: string): void => {
   process.stdout.write(text);
 };
 /** The folder of the built bins: the one of the running entry point. */
-const binDir = () => dirname(fs.realpathSync(process.argv[1]!));
+export const binDir = (): string => dirname(fs.realpathSync(process.argv[1]!));
 const json = <T>(y: Argv<T>) => y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
 
 /** handoffd of the running installation, started and stopped for the launcher. */
-async function daemonControl(): Promise<DaemonControl> {
+export async function daemonControl(): Promise<DaemonControl> {
   const { startDaemon, stopDaemon } = await import('../daemon/control.js');
   return {
     start: (root, extraArgs) => startDaemon({ root, handoffdPath: join(binDir(), 'handoffd.js'), extraArgs }),
@@ -94,8 +94,9 @@ const monitor: CommandModule = {
     const root = findRoot(process.cwd(), process.env);
     if (!args.once) return (await import('./liveMonitor.js')).liveMonitor(root, args.json as boolean, write);
     const { monitorText, monitorView } = await import('../swarm/monitor.js');
-    const view = await monitorView(root);
-    write(args.json ? `${JSON.stringify(view)}\n` : monitorText(view));
+    const { runsText, runsView } = await import('../run/runMonitor.js');
+    const view = { ...(await monitorView(root)), runs: runsView(root) };
+    write(args.json ? `${JSON.stringify(view)}\n` : `${monitorText(view)}${runsText(view.runs)}`);
   },
 };
 

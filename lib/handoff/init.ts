@@ -68,10 +68,10 @@ function publishTable(path: string, text: string): void {
 }
 
 /** Reads swarmforge.conf under the git top level of `cwd`, writes roles.tsv, reviewers.tsv and mailboxes; returns the roles (initProject without the import). */
-export function initRolesAndMailboxes(cwd: string): { root: string; roles: Role[] } {
+export function initRolesAndMailboxes(cwd: string, extraWindows: WindowConfig[] = []): { root: string; roles: Role[] } {
   const root = gitTopLevel(cwd);
   const config = readConfig(root);
-  const roles = rolesOf(root, config.windows);
+  const roles = rolesOf(root, withExtraWindows(config.windows, extraWindows));
   mkdirSynced(swarmDirOf(root));
   excludeSwarmDir(root);
   publishTable(rolesPathOf(root), formatRoles(roles));
@@ -88,8 +88,13 @@ export interface InitResult {
   imports: ImportReport;
 }
 
+/** The configured windows plus `extra` ones (roles a command adds, like `baton run up`'s controller) whose role the configuration does not already have. */
+export function withExtraWindows(windows: WindowConfig[], extra: WindowConfig[]): WindowConfig[] {
+  return [...windows, ...extra.filter((e) => !windows.some((w) => w.role === e.role))];
+}
+
 /** `baton init` (and the first step of `baton up`): roles.tsv and mailboxes, then the import of reference-layout mail. */
-export async function initProject(cwd: string): Promise<InitResult> {
-  const { root, roles } = initRolesAndMailboxes(cwd);
+export async function initProject(cwd: string, extraWindows: WindowConfig[] = []): Promise<InitResult> {
+  const { root, roles } = initRolesAndMailboxes(cwd, extraWindows);
   return { root, roles, imports: await importReferenceMail(root, roles) };
 }

@@ -14,7 +14,7 @@ import { Tmux } from '../adapters/tmux.js';
 import { sharesRoot, type WindowConfig } from '../handoff/config.js';
 import { runningDaemon } from '../handoff/daemonRecord.js';
 import { fail } from '../handoff/errors.js';
-import { excludeSwarmDir, initProject, readWindows, type InitResult } from '../handoff/init.js';
+import { excludeSwarmDir, initProject, readWindows, withExtraWindows, type InitResult } from '../handoff/init.js';
 import { panesFileOf, sessionNameOf, socketFileOf, tmuxSocketPathFor, WORKTREES_DIR_NAME } from '../handoff/layout.js';
 import { type Role } from '../handoff/roles.js';
 import { formatPanes, recordedSocketOf } from '../handoff/tmuxRecord.js';
@@ -44,6 +44,8 @@ export interface UpOptions {
   daemonArgs?: string[];
   /** How long to wait for the panes' shells. */
   shellTimeoutMs?: number;
+  /** Roles to add to the configured ones, each with its window (e.g. `baton run up`'s controller). */
+  extraWindows?: WindowConfig[];
 }
 
 /** What `baton up` started. */
@@ -83,9 +85,9 @@ async function waitForShells(tmux: Tmux, panes: string[], timeoutMs: number): Pr
 }
 
 /** Every check that can refuse `baton up`, before anything is created. */
-async function planSwarm(cwd: string): Promise<Plan> {
+async function planSwarm(cwd: string, extraWindows: WindowConfig[]): Promise<Plan> {
   const root = mainCheckoutOf(cwd);
-  const windows = readWindows(root);
+  const windows = withExtraWindows(readWindows(root), extraWindows);
   const missing = windows.filter((w) => !COMMANDS[w.agent] && !findProgram(w.agent)).map((w) => `baton: agent '${w.agent}' of role ${w.role} is not on PATH`);
   if (missing.length > 0) fail('environment', ...missing);
   const isPack = checkPackPrompts(root, windows.map((w) => w.role));
@@ -142,10 +144,10 @@ async function ensureDaemon(root: string, options: UpOptions, undo: UndoStack): 
 
 /** Starts the swarm of the project containing `cwd`; on failure takes back what it started. */
 export async function swarmUp(cwd: string, options: UpOptions): Promise<SwarmUp> {
-  const plan = await planSwarm(cwd);
+  const plan = await planSwarm(cwd, options.extraWindows ?? []);
   const undo = new UndoStack();
   try {
-    const { roles, imports } = await initProject(plan.root);
+    const { roles, imports } = await initProject(plan.root, options.extraWindows ?? []);
     prepareWorktrees(plan, undo);
     const commandDir = installCommandLinks(plan.root, options.binDir);
     const prompts = plan.isPack ? writeAgentPrompts(plan.root, roles) : new Map<string, string>();
