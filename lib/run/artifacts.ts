@@ -10,6 +10,12 @@
 // manifest entry after that. A crash before the record leaves an orphan file that no
 // manifest names: harmless, and its name counts as taken (artifactPathTaken), so the next
 // attempt writes `-2`. A file is never overwritten, whatever the crash left.
+// A copy named after its source (importArtifactFile) has no `-2` of its own choosing, so
+// its rerun looks at what a killed attempt left at that name, when no manifest names it: a
+// complete copy (the source's bytes) is reused; a torn one (a beginning of them: the kill
+// came between the file's creation and its last write) makes the copy take the next free
+// `<name>-<n>.<ext>`; anything else is refused. So the rerun of a killed checkpoint
+// registers its files instead of refusing them as existing.
 //
 // Trust: an artifact is checked through the run folder, component by component, with
 // lstat: a symlink anywhere below the run folder is reported, never followed, and the
@@ -218,8 +224,62 @@ export function importArtifactFile(paths: RunPaths, source: string, cwd: string,
   const inside = real.startsWith(runDir + sep);
   const relPath = inside ? inPlacePath(paths, source, named, relative(runDir, real).split(sep).join('/')) : copyTargetOf(source, opts.name);
   if (existing.some((a) => a.path === relPath)) fail('refused', `duplicate artifact path '${printable(relPath)}': an artifact path is recorded once`);
-  const sha256 = inside ? inPlaceDigest(paths, relPath) : copyIntoArtifacts(paths, source, real, relPath);
-  return { path: relPath, sha256, type: opts.type, producer: opts.producer };
+  if (inside) return { path: relPath, sha256: inPlaceDigest(paths, relPath), type: opts.type, producer: opts.producer };
+  const target = copyDestinationOf(paths, real, relPath, existing);
+  const sha256 = target.reused ?? copyIntoArtifacts(paths, source, real, target.path);
+  return { path: target.path, sha256, type: opts.type, producer: opts.producer };
+}
+
+/**
+ * Where the copy of `from` named `relPath` goes, after a killed attempt (crash contract
+ * above): `reused` is set when a complete unregistered copy is there. Past a torn copy at
+ * `relPath`, the first `<stem>-<n><ext>` that is free or such a complete copy. Any other
+ * file at `relPath` is left for copyIntoArtifacts to refuse.
+ */
+function copyDestinationOf(paths: RunPaths, from: string, relPath: string, existing: readonly Artifact[]): { path: string; reused?: string } {
+  const taken = artifactPathTaken(paths, existing);
+  if (!taken(relPath)) return { path: relPath };
+  const source = fs.statSync(from);
+  if (!source.isFile()) return { path: relPath };
+  const size = source.size;
+  const leftover = (p: string) => (existing.some((a) => a.path === p) ? undefined : digestOrProblem(paths, p));
+  const first = leftover(relPath);
+  if (first === undefined || !('sha256' in first)) return { path: relPath };
+  const whole = sha256OfStart(from, size);
+  if (first.sha256 === whole) return reuse(paths, relPath, whole);
+  const leftSize = fs.lstatSync(join(paths.dir, relPath)).size;
+  if (leftSize >= size || first.sha256 !== sha256OfStart(from, leftSize)) return { path: relPath };
+  const ext = posix.extname(relPath);
+  const stem = relPath.slice(0, relPath.length - ext.length);
+  for (let n = 2; n <= MAX_SUFFIX; n++) {
+    const candidate = `${stem}-${n}${ext}`;
+    if (!taken(candidate)) return { path: candidate };
+    const found = leftover(candidate);
+    if (found !== undefined && 'sha256' in found && found.sha256 === whole) return reuse(paths, candidate, whole);
+  }
+  throw new Error(`artifact name: ${MAX_SUFFIX} names of ${relPath} are taken`);
+}
+
+/** A complete copy a killed attempt left, reused: its folder entry made durable. */
+function reuse(paths: RunPaths, relPath: string, sha256: string): { path: string; reused: string } {
+  fsyncDir(paths.artifacts);
+  return { path: relPath, reused: sha256 };
+}
+
+/** The digest of the first `length` bytes of `file`. */
+function sha256OfStart(file: string, length: number): string {
+  const hash = createHash('sha256');
+  const fd = fs.openSync(file, fs.constants.O_RDONLY);
+  try {
+    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    for (let left = length, n = 1; left > 0 && n > 0; left -= n) {
+      n = fs.readSync(fd, buffer, 0, Math.min(CHUNK_BYTES, left), null);
+      hash.update(buffer.subarray(0, n));
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  return hash.digest('hex');
 }
 
 function realPathOfSource(source: string, named: string): string {
@@ -263,8 +323,10 @@ function copyIntoArtifacts(paths: RunPaths, source: string, from: string, relPat
     ensureArtifactsFolder(paths);
     const output = openNewArtifact(to, relPath);
     try {
+      crashPoint('run:artifact-created');
       const sha256 = copyAndHash(input, output);
       fs.fsyncSync(output);
+      crashPoint('run:artifact-copied');
       fsyncDir(dirname(to));
       return sha256;
     } catch (err) {
