@@ -102,10 +102,12 @@ const monitor: CommandModule = {
 
 const demo: CommandModule = {
   command: 'demo',
-  describe: 'Run a swarm of scripted agents end to end in a private tmux server: coder → reviewer → qa, or with --review a coder and two review teachers',
+  describe: 'Run a swarm of scripted agents end to end in a private tmux server: coder → reviewer → qa; --review: a coder and two review teachers; --run: a durable run and its controller',
   builder: (y) =>
     y.option('tasks', { type: 'number', describe: 'How many tasks to push through (default 4, or 2 with --review)' })
       .option('review', { type: 'boolean', default: false, describe: 'The review stage: a coder, a CTO and a COO teacher; every other task fails review' })
+      .option('run', { type: 'boolean', default: false, describe: 'A durable run driven by its controller: stage, two review cycles, validation, resolution, approval' })
+      .conflicts('review', 'run')
       .option('attach', { type: 'boolean', default: false, describe: 'Attach to the swarm to watch it live (detach with C-b d)' })
       .option('keep', { type: 'boolean', default: false, describe: 'Keep the demo project on disk' })
       .option('timeout', { type: 'number', default: 180, describe: 'Seconds before the demo gives up' })
@@ -115,7 +117,8 @@ const demo: CommandModule = {
       binDir: binDir(), daemon: await daemonControl(), tasks: (args.tasks as number | undefined) ?? (args.review ? 2 : 4), attach: args.attach as boolean,
       keep: args.keep as boolean, timeoutMs: (args.timeout as number) * 1000, out: write,
     };
-    if (args.review) await (await import('../swarm/reviewDemo.js')).runReviewDemo(options);
+    if (args.run) await (await import('../swarm/runDemo.js')).runRunDemo(options);
+    else if (args.review) await (await import('../swarm/reviewDemo.js')).runReviewDemo(options);
     else await (await import('../swarm/demo.js')).runDemo(options);
   },
 };

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { attachSession } from '../adapters/tmux.js';
 import { fail } from '../handoff/errors.js';
+import { type WindowConfig } from '../handoff/config.js';
 import { configPathOf, daemonPathsOf, mailboxOf } from '../handoff/layout.js';
 import { completedItemPaths } from '../queue/finish.js';
 import { swarmDown, swarmUp, type DaemonControl, type SwarmUp } from './up.js';
@@ -32,19 +33,34 @@ export interface DemoSwarm {
 
 const GIT_IDENTITY = { GIT_AUTHOR_NAME: 'Baton demo', GIT_AUTHOR_EMAIL: 'demo@baton.invalid', GIT_COMMITTER_NAME: 'Baton demo', GIT_COMMITTER_EMAIL: 'demo@baton.invalid' };
 
-/** Runs `body` against a swarm of `conf` in a new demo project, then stops it and removes the project (unless keep). */
-export async function withDemoSwarm(options: DemoOptions, conf: string, body: (demo: DemoSwarm) => Promise<void>): Promise<void> {
+/** What a demo adds before its swarm starts: committed files, and roles of its own (with their windows), decided once the project exists. */
+export interface DemoSetup {
+  files?: Record<string, string>;
+  extraWindows?: (root: string) => WindowConfig[];
+}
+
+/** The demo project: a git repository with the demo's conf and files committed. */
+function makeDemoProject(conf: string, files: Record<string, string>): string {
   const root = fs.realpathSync(fs.mkdtempSync(join(tmpdir(), 'baton-demo-')));
+  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: root });
+  fs.mkdirSync(dirname(configPathOf(root)));
+  fs.writeFileSync(configPathOf(root), conf);
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(join(root, name), text);
+  if (Object.keys(files).length > 0) execFileSync('git', ['add', '--', ...Object.keys(files)], { cwd: root });
+  execFileSync('git', ['commit', '-q', '--allow-empty', '-m', 'demo start'], { cwd: root, env: { ...process.env, ...GIT_IDENTITY } });
+  return root;
+}
+
+/** Runs `body` against a swarm of `conf` in a new demo project, then stops it and removes the project (unless keep). */
+export async function withDemoSwarm(options: DemoOptions, conf: string, body: (demo: DemoSwarm) => Promise<void>, setup: DemoSetup = {}): Promise<void> {
   const started = Date.now();
+  const root = makeDemoProject(conf, setup.files ?? {});
   let up = false;
   try {
-    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: root });
-    execFileSync('git', ['commit', '-q', '--allow-empty', '-m', 'demo start'], { cwd: root, env: { ...process.env, ...GIT_IDENTITY } });
-    fs.mkdirSync(dirname(configPathOf(root)));
-    fs.writeFileSync(configPathOf(root), conf);
     options.out(`Demo project: ${root}\n`);
     Object.assign(process.env, GIT_IDENTITY);
-    const swarm = await swarmUp(root, { binDir: options.binDir, daemon: options.daemon, daemonArgs: ['--poll-interval', '200', '--rewake-interval', '2'] });
+    const extraWindows = setup.extraWindows?.(root) ?? [];
+    const swarm = await swarmUp(root, { binDir: options.binDir, daemon: options.daemon, daemonArgs: ['--poll-interval', '200', '--rewake-interval', '2'], extraWindows });
     up = true;
     options.out(`Swarm up: tmux -S ${swarm.socket} attach -t ${swarm.session}\n`);
     await body({ root, swarm, started });
