@@ -3,7 +3,9 @@
 // "works" briefly on each task, commits in its worktree, hands the work on with
 // swarm_handoff (a git_handoff to --next, or a note to --final) or, with --review, submits
 // it for review (`baton review submit`), and runs done_with_current <id> until NO_TASK. A
-// `review_result` it receives is only noted. It uses only the commands a real agent uses.
+// `review_result` it receives is only noted. A run's requests (run_stage, run_review,
+// run_validate, run_resolve, run_answer) it answers with `baton run reply`
+// (lib/swarm/scriptedRunReplies.ts). It uses only the commands a real agent uses.
 // `--help` prints its usage and `--version` the package version, without starting.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -11,9 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { batonVersion } from '../handoff/version.js';
+import { answerRunTask, isRunTask, runReplyOptions, type RunAgentState, type RunReplyOptions } from './scriptedRunReplies.js';
 
 /** The scripted agent's usage (`baton-scripted-agent --help`). */
 export const SCRIPTED_AGENT_USAGE = `Usage: baton-scripted-agent [--next ROLE] [--final ROLE] [--review] [--work-ms N]
+         [--ask QUESTION] [--findings 'CYCLE=ID SEVERITY TITLE;...|CYCLE=...']
+         [--findings-lane structured|independent|both] [--invalid ID,ID]
 
 A stand-in for a real agent in a swarm pane (the demo's and the tests' agent), started as
 the agent of a role in swarmforge.conf. It runs ready_for_next at start and whenever a
@@ -22,7 +27,15 @@ task (default 150), commits in its worktree, hands the work on with swarm_handof
 git_handoff to --next, a note to --final), or with --review submits its output for review
 (baton review submit; each 'FINDING: SEVERITY section: text' or 'FINDING(cto): ...' part
 of a task message becomes a line of the output), and runs done_with_current <id> until NO_TASK. Uses
-$SWARMFORGE_ROLE.`;
+$SWARMFORGE_ROLE.
+
+A run's requests it answers with baton run reply, the reply file written under
+.baton/replies/ in its worktree: run_stage with an empty commit and a work report (with
+--ask, the first run_stage gets the question instead, and its work follows the run_answer);
+run_review with a lane file of the cycle's --findings (an empty entry or none: no
+findings), reported by the structured lane unless --findings-lane says otherwise;
+run_validate judging every listed finding valid except the --invalid ones; run_resolve
+with an empty commit and every listed finding resolved.`;
 
 /** One task as printed by ready_for_next / done_with_current. */
 export interface PrintedTask {
@@ -57,15 +70,17 @@ export interface AgentSettings {
   /** Submit each piece of work for review instead of handing it on. */
   review: boolean;
   workMs: number;
+  /** How it answers a run's requests. */
+  run: RunReplyOptions;
 }
 
-/** Parses `--next ROLE`, `--final ROLE`, `--work-ms N`. */
+/** Parses `--next ROLE`, `--final ROLE`, `--work-ms N`, `--review` and the run options (`--ask`, `--findings`, `--findings-lane`, `--invalid`; a malformed one is refused). */
 export function agentSettings(argv: string[], env: NodeJS.ProcessEnv): AgentSettings {
   const value = (flag: string) => {
     const i = argv.indexOf(flag);
     return i >= 0 ? argv[i + 1] : undefined;
   };
-  return { role: env.SWARMFORGE_ROLE ?? 'agent', next: value('--next'), final: value('--final'), review: argv.includes('--review'), workMs: Number(value('--work-ms') ?? 150) };
+  return { role: env.SWARMFORGE_ROLE ?? 'agent', next: value('--next'), final: value('--final'), review: argv.includes('--review'), workMs: Number(value('--work-ms') ?? 150), run: runReplyOptions(argv) };
 }
 
 function run(command: string, args: string[]): string {
@@ -96,7 +111,11 @@ function submitForReview(settings: AgentSettings, message: string): void {
   process.stdout.write(`[${settings.role}] submitted ${name} for review: ${run('baton', ['review', 'submit', '--task', name!, '--output-file', output]).trim()}\n`);
 }
 
-async function work(settings: AgentSettings, task: PrintedTask): Promise<void> {
+async function work(settings: AgentSettings, task: PrintedTask, state: RunAgentState): Promise<void> {
+  if (isRunTask(task.type)) {
+    await answerRunTask(settings.role, settings.run, state, task.path, (line) => process.stdout.write(`${line}\n`));
+    return;
+  }
   const message = task.payload.trim().split('\n').pop() ?? '';
   if ((task.type === 'note' && message.startsWith('QA passed')) || task.type === 'review_result') {
     process.stdout.write(`[${settings.role}] noted: ${task.type === 'review_result' ? task.payload.trim().split('\n')[0] : message}\n`);
@@ -112,8 +131,13 @@ async function work(settings: AgentSettings, task: PrintedTask): Promise<void> {
   if (settings.review) submitForReview(settings, name);
 }
 
+/** What the agent remembers across tasks (the run question it asked). */
+export function newAgentState(): RunAgentState {
+  return { asked: false };
+}
+
 /** Runs ready_for_next, works through everything it hands out, until NO_TASK. */
-export async function drainInbox(settings: AgentSettings): Promise<void> {
+export async function drainInbox(settings: AgentSettings, state: RunAgentState = newAgentState()): Promise<void> {
   let output = run('ready_for_next', []);
   for (;;) {
     const { batch, tasks } = parseTasks(output);
@@ -121,7 +145,7 @@ export async function drainInbox(settings: AgentSettings): Promise<void> {
       process.stdout.write(`[${settings.role}] idle (${output.trim().split('\n')[0]})\n`);
       return;
     }
-    for (const task of tasks) await work(settings, task);
+    for (const task of tasks) await work(settings, task, state);
     const id = batch ? batch.split('/').pop()! : tasks[0]!.path.split('/').pop()!;
     output = run('done_with_current', [id]);
   }
@@ -142,6 +166,7 @@ export async function runScriptedAgent(argv: string[], env: NodeJS.ProcessEnv): 
     return;
   }
   const settings = agentSettings(argv, env);
+  const state = newAgentState();
   process.stdout.write(`[${settings.role}] scripted agent ready\n`);
   let running = Promise.resolve();
   let queued = false;
@@ -150,7 +175,7 @@ export async function runScriptedAgent(argv: string[], env: NodeJS.ProcessEnv): 
     queued = true;
     running = running.then(async () => {
       queued = false;
-      await drainInbox(settings);
+      await drainInbox(settings, state);
     });
   };
   trigger();

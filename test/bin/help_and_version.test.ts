@@ -43,9 +43,15 @@ describe('--version and --help (built bins)', () => {
     const r = run(process.execPath, [join(BIN_DIR, 'baton-scripted-agent.js'), '--help']);
     assert.equal(r.signal, null, 'it started instead of answering');
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /^Usage: baton-scripted-agent \[--next ROLE\] \[--final ROLE\] \[--review\] \[--work-ms N\]\n/);
+    assert.match(r.stdout, /^Usage: baton-scripted-agent \[--next ROLE\] \[--final ROLE\] \[--review\] \[--work-ms N\]\n +\[--ask QUESTION\] \[--findings 'CYCLE=ID SEVERITY TITLE;\.\.\.\|CYCLE=\.\.\.'\]\n +\[--findings-lane structured\|independent\|both\] \[--invalid ID,ID\]\n/);
     assert.doesNotMatch(r.stdout, /scripted agent ready/);
     assert.equal(r.stderr, '');
+  });
+
+  it('baton-scripted-agent with a malformed run option says which, exit 1, without starting', () => {
+    const r = run(process.execPath, [join(BIN_DIR, 'baton-scripted-agent.js'), '--findings', '1=sec-1 Important the token is logged', '--findings-lane', 'everywhere']);
+    assert.equal(r.signal, null, 'it started instead of refusing');
+    assert.deepEqual([r.status, r.stdout, r.stderr], [1, '', "baton-scripted-agent: --findings-lane is structured, independent or both, not 'everywhere'\n"]);
   });
 
   it('baton-scripted-reviewer --help prints its usage and exits without reviewing (no findings document)', () => {

@@ -95,14 +95,25 @@ describe('lib/swarm/scriptedAgent', () => {
   });
 
   describe('agentSettings', () => {
+    const noRun = { ask: undefined, findings: {}, findingsLane: 'structured', invalid: [] };
+
     it('reads --next, --final and --work-ms, and the role from SWARMFORGE_ROLE', () => {
-      assert.deepEqual(agentSettings(['--next', 'reviewer', '--work-ms', '10'], { SWARMFORGE_ROLE: 'coder' }), { role: 'coder', next: 'reviewer', final: undefined, review: false, workMs: 10 });
-      assert.deepEqual(agentSettings(['--final', 'coder'], { SWARMFORGE_ROLE: 'qa' }), { role: 'qa', next: undefined, final: 'coder', review: false, workMs: 150 });
+      assert.deepEqual(agentSettings(['--next', 'reviewer', '--work-ms', '10'], { SWARMFORGE_ROLE: 'coder' }), { role: 'coder', next: 'reviewer', final: undefined, review: false, workMs: 10, run: noRun });
+      assert.deepEqual(agentSettings(['--final', 'coder'], { SWARMFORGE_ROLE: 'qa' }), { role: 'qa', next: undefined, final: 'coder', review: false, workMs: 150, run: noRun });
     });
 
     it('defaults to role "agent" and 150 ms of work', () => {
-      assert.deepEqual(agentSettings([], {}), { role: 'agent', next: undefined, final: undefined, review: false, workMs: 150 });
+      assert.deepEqual(agentSettings([], {}), { role: 'agent', next: undefined, final: undefined, review: false, workMs: 150, run: noRun });
       assert.equal(agentSettings(['--review'], { SWARMFORGE_ROLE: 'coder' }).review, true);
+    });
+
+    it('reads the run options --ask, --findings, --findings-lane, --invalid, and refuses a malformed one', () => {
+      const argv = ['--ask', 'Which database?', '--findings', '1=sec-1 Important the session token is logged|2=', '--findings-lane', 'both', '--invalid', 'sec-1'];
+      assert.deepEqual(agentSettings(argv, { SWARMFORGE_ROLE: 'worker' }).run, {
+        ask: 'Which database?', findings: { 1: ['sec-1 Important the session token is logged'], 2: [] }, findingsLane: 'both', invalid: ['sec-1'],
+      });
+      assert.throws(() => agentSettings(['--findings-lane', 'all'], {}), /--findings-lane is structured, independent or both, not 'all'/);
+      assert.throws(() => agentSettings(['--findings', '1=sec-1'], {}), /'sec-1' is not '<id> <Severity> <title>'/);
     });
   });
 
@@ -114,6 +125,10 @@ describe('lib/swarm/scriptedAgent', () => {
       assert.equal(answerWithoutStarting(['--version']), `${batonVersion()}\n`);
       assert.equal(answerWithoutStarting(['--next', 'qa', '--work-ms', '5']), undefined);
       assert.match(SCRIPTED_AGENT_USAGE, /^Usage: baton-scripted-agent \[--next ROLE\] \[--final ROLE\] \[--review\] \[--work-ms N\]\n/);
+      for (const option of ['[--ask QUESTION]', "[--findings 'CYCLE=ID SEVERITY TITLE;...|CYCLE=...']", '[--findings-lane structured|independent|both]', '[--invalid ID,ID]']) {
+        assert.ok(SCRIPTED_AGENT_USAGE.split('\n\n')[0]!.includes(option), `the usage line names ${option}`);
+      }
+      for (const type of ['run_stage', 'run_review', 'run_validate', 'run_resolve', 'run_answer', 'baton run reply']) assert.ok(SCRIPTED_AGENT_USAGE.includes(type), type);
     });
   });
 });
