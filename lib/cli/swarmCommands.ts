@@ -107,10 +107,10 @@ const demo: CommandModule = {
     y.option('tasks', { type: 'number', describe: 'How many tasks to push through (default 4, or 2 with --review)' })
       .option('review', { type: 'boolean', default: false, describe: 'The review stage: a coder, a CTO and a COO teacher; every other task fails review' })
       .option('run', { type: 'boolean', default: false, describe: 'A durable run driven by its controller: stage, two review cycles, validation, resolution, approval' })
-      .conflicts('review', 'run')
       .option('attach', { type: 'boolean', default: false, describe: 'Attach to the swarm to watch it live (detach with C-b d)' })
       .option('keep', { type: 'boolean', default: false, describe: 'Keep the demo project on disk' })
       .option('timeout', { type: 'number', default: 180, describe: 'Seconds before the demo gives up' })
+      .check((a) => !(a.review && a.run) || '--review and --run are two demos: choose one')
       .check((a) => a.tasks === undefined || (Number.isInteger(a.tasks) && (a.tasks as number) >= 1) || '--tasks must be a whole number of at least 1'),
   handler: async (args) => {
     const options = {

@@ -142,6 +142,21 @@ describe('baton up / down / monitor / demo (built bin)', function () {
     assert.deepEqual(processesMentioning(project), []);
   });
 
+  it('the run demo: the controller drives a run through a failed and a clean review cycle to the approval gate; approved; history and artifact hashes printed', async () => {
+    const r = await runBinAsync('baton', ['demo', '--run'], { cwd: process.cwd() });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const states = r.stdout.split('\n').filter((l) => l.startsWith('run: ')).map((l) => l.split('  ').slice(0, 2).join(' '));
+    assert.deepEqual(states, ['run: ACTIVE/IDLE cycle 1', 'run: ACTIVE/STAGE_ACTIVE cycle 1', 'run: ACTIVE/REVIEW_PENDING cycle 1', 'run: ACTIVE/FINDINGS_PENDING cycle 1',
+      'run: ACTIVE/REVIEW_PENDING cycle 2', 'run: WAITING_FOR_HUMAN_APPROVAL/APPROVAL_PENDING cycle 2', 'run: COMPLETED/DONE cycle 2']);
+    const actions = r.stdout.split('\n').filter((l) => /^ {2}\+ *\d+ ms {2}/.test(l)).map((l) => l.split(/\s+/)[4]);
+    assert.deepEqual(actions, ['start', 'lease', 'stage-start', 'acceptance', 'checkpoint', 'review', 'resolve-review', 'acceptance', 'review', 'approve']);
+    assert.equal(r.stdout.split('\n').filter((l) => /^ {2}[0-9a-f]{16} {2}/.test(l)).length, 9);
+    assert.match(r.stdout, /COMPLETED in \d+ ms: one review cycle with an Important finding/);
+    const project = /^Demo project: (\S+)$/m.exec(r.stdout)![1]!;
+    assert.equal(fs.existsSync(project), false);
+    assert.deepEqual(processesMentioning(project), []);
+  });
+
   it('the demo refuses a --tasks that is not a whole number of at least 1 before starting anything', () => {
     const r = runBin('baton', ['demo', '--review', '--tasks', '0'], { cwd: process.cwd() });
     assert.deepEqual([r.code, r.stdout], [1, '']);
