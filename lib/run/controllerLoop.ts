@@ -6,9 +6,13 @@
 // at the approval gate it stays attached until the owner decides; a terminal run ends it.
 // Between steps it waits for mail or a change of the record (a watch, and a poll).
 import * as fs from 'node:fs';
+import { HandoffFailure } from '../handoff/errors.js';
 import { mailboxOf } from '../handoff/layout.js';
+import { LockBusy } from '../queue/lock.js';
 import { crashPoint } from '../queue/crash.js';
+import { itemNamesIn } from '../queue/names.js';
 import { readPhase, writePhase } from './controllerPhase.js';
+import { queuedKeys } from './controllerMail.js';
 import { pumpReplies, stepActiveRun, type Driver } from './controllerStep.js';
 import { leaseAcquireStep, leaseTokenStep } from './controllerSteps.js';
 import { DEFAULT_LEASE_TTL_S } from './lease.js';
@@ -26,8 +30,8 @@ export interface DriveOptions {
   signal?: AbortSignal;
 }
 
-/** Resolves after a change in one of `dirs`, after `ms`, or on abort, whichever comes first. */
-function changeIn(dirs: string[], ms: number, signal?: AbortSignal): Promise<void> {
+/** Resolves after a change in one of `dirs`, after `ms`, or on abort, whichever comes first; at once when `ready` already holds once the watches are set (nothing that arrived before them is missed). */
+function changeIn(dirs: string[], ms: number, ready: () => boolean, signal?: AbortSignal): Promise<void> {
   return new Promise((done) => {
     const watchers: fs.FSWatcher[] = [];
     const finish = () => {
@@ -45,6 +49,7 @@ function changeIn(dirs: string[], ms: number, signal?: AbortSignal): Promise<voi
         // not there yet: the poll covers it
       }
     }
+    if (ready()) finish();
   });
 }
 
@@ -65,7 +70,8 @@ function waitingLine(wf: Workflow): string {
 /** Drives the run until it is terminal (or the signal aborts); returns its final status. */
 export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions): Promise<string> {
   const { paths, workflow: first } = readWorkflow(ctx.root, runId);
-  const d: Driver = { ctx, runId, token: '', phase: readPhase(paths), say: o.say };
+  const d: Driver = { ctx, runId, token: '', paths, phase: readPhase(paths), say: o.say };
+  d.phase.sent = [...new Set([...d.phase.sent, ...queuedKeys(ctx.root, first.roles.controller)])];
   const heartbeat = setInterval(() => {
     if (d.token) leaseTokenStep(ctx, runId, 'heartbeat', d.token).catch((err: Error) => o.warn(`heartbeat failed: ${err.message}`));
   }, (DEFAULT_LEASE_TTL_S * 1000) / 3);
@@ -79,9 +85,10 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
       if (wf.status === 'PAUSED' || wf.status === 'BLOCKED') d.token = '';
       else if (!d.token) d.token = await takeLease(ctx, runId, false, o.say);
       if (wf.status === 'ACTIVE' || wf.status === 'WAITING_FOR_HUMAN_APPROVAL') await pumpReplies(d, wf);
-      const now = readWorkflow(ctx.root, runId).workflow;
+      const current = readWorkflow(ctx.root, runId);
+      const now = current.workflow;
       let moved: 'moved' | 'waiting' = 'waiting';
-      if (now.status === 'ACTIVE' && d.phase.question === null) moved = await stepActiveRun(d, now);
+      if (now.status === 'ACTIVE' && d.phase.question === null) moved = await stepTolerantly(d, now, o);
       else if (now.status !== 'ACTIVE') {
         const line = waitingLine(now);
         if (line !== shown) report(o, line);
@@ -89,10 +96,27 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
         if (now.status === 'WAITING_FOR_HUMAN_APPROVAL') crashPoint('drive:approval-wait');
       }
       writePhase(paths, d.phase);
-      if (moved === 'waiting') await changeIn([mailboxOf(ctx.root, now.roles.controller).inboxNew, paths.dir], o.pollMs, o.signal);
+      const inbox = mailboxOf(ctx.root, now.roles.controller).inboxNew;
+      const seen = current.bytes;
+      if (moved === 'waiting') await changeIn([inbox, paths.dir], o.pollMs, () => itemNamesIn(inbox).length > 0 || !readWorkflow(ctx.root, runId).bytes.equals(seen), o.signal);
     }
   } finally {
     clearInterval(heartbeat);
+  }
+}
+
+/**
+ * One step; a step the runtime refuses because the record moved meanwhile (the owner paused
+ * or cancelled between the controller's read and its action) or whose lock stayed busy is a
+ * warning, and the loop reads the record again. Anything else ends the controller.
+ */
+async function stepTolerantly(d: Driver, wf: Workflow, o: DriveOptions): Promise<'moved' | 'waiting'> {
+  try {
+    return await stepActiveRun(d, wf);
+  } catch (err) {
+    if (!(err instanceof LockBusy) && !(err instanceof HandoffFailure && err.kind === 'refused')) throw err;
+    o.warn(`${err instanceof HandoffFailure ? err.lines[0] : (err as Error).message}; reading the run again`);
+    return 'waiting';
   }
 }
 

@@ -6,8 +6,8 @@
 // controller per run, fenced by the lease); claims and completions hold the inbox lock like
 // ready_for_next and done_with_current.
 // Crash contract: a request is recorded in the phase file after it is queued; a kill
-// between the two is found by scanning the controller's outbox, sent/ and failed/ for the
-// key. A claimed reply stays in in_process/ until it is completed; a restart looks there
+// between the two is found when the next controller starts, by one scan of the
+// controller's outbox, sent/ and failed/ for the keys (queuedKeys). A claimed reply stays in in_process/ until it is completed; a restart looks there
 // first, and a reply already handled (its id in the phase file) is completed, never used
 // twice.
 import * as fs from 'node:fs';
@@ -43,31 +43,29 @@ export interface Request {
   body: string;
 }
 
-/** Whether a handoff with `key` is already in the controller's outbox, sent/ or failed/. */
-function alreadyQueued(root: string, controller: string, key: string): boolean {
+/** The keys of every request in the controller's outbox, sent/ and failed/: read once when a controller starts, so one killed between queueing a request and recording it never queues it again. */
+export function queuedKeys(root: string, controller: string): string[] {
   const box = mailboxOf(root, controller);
+  const keys: string[] = [];
   for (const dir of [box.outbox, box.sent, box.failed]) {
     for (const name of fs.existsSync(dir) ? itemNamesIn(dir) : []) {
-      if (fs.readFileSync(join(dir, name), 'utf8').includes(`\nkey: ${key}\n`)) return true;
+      const key = /\nkey: (\S+)\n/.exec(fs.readFileSync(join(dir, name), 'utf8'))?.[1];
+      if (key !== undefined) keys.push(key);
     }
   }
-  return false;
+  return keys;
 }
 
-/** Queues a request once: not again when the phase file or the mailbox shows it was sent. Returns true when it queued it now. */
+/** Queues a request once: not again when the phase file (completed at start from the mailbox, queuedKeys) shows it was sent. Returns true when it queued it now. */
 export async function sendOnce(root: string, wf: Workflow, phase: ControllerPhase, request: Request, now: Date): Promise<boolean> {
   if (phase.sent.includes(request.key)) return false;
-  const controller = wf.roles.controller;
-  const queued = alreadyQueued(root, controller, request.key);
-  if (!queued) {
-    await queueSystemHandoff(root, controller, {
-      to: [request.to], priority: '40', type: request.type,
-      headers: { run_id: wf.run_id, cycle: String(wf.review_cycle), ...request.headers, key: request.key }, body: request.body,
-    }, now);
-    crashPoint('drive:request-queued');
-  }
+  await queueSystemHandoff(root, wf.roles.controller, {
+    to: [request.to], priority: '40', type: request.type,
+    headers: { run_id: wf.run_id, cycle: String(wf.review_cycle), ...request.headers, key: request.key }, body: request.body,
+  }, now);
+  crashPoint('drive:request-queued');
   phase.sent.push(request.key);
-  return !queued;
+  return true;
 }
 
 /** The next reply to look at: one left in process by a crash first, else the next waiting one, claimed. */

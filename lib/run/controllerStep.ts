@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { crashPoint } from '../queue/crash.js';
 import { type Item } from '../queue/item.js';
+import { type RunPaths } from '../handoff/layout.js';
 import { completeReply, nextReply, requestKey, sendOnce } from './controllerMail.js';
 import { logLine, writePhase, type ControllerPhase } from './controllerPhase.js';
 import { resolvePrompt, reviewPrompt, stagePrompt, validatePrompt } from './controllerPrompts.js';
@@ -15,7 +16,6 @@ import { acceptanceStep, resolveReviewStep, reviewStep } from './gateSteps.js';
 import { blockingIdsOf } from './reviewActions.js';
 import { type RunContext } from './runContext.js';
 import { nextStageOf } from './stageActions.js';
-import { readWorkflow } from './runStore.js';
 import { type Workflow } from './workflow.js';
 import * as fs from 'node:fs';
 
@@ -24,6 +24,7 @@ export interface Driver {
   ctx: RunContext;
   runId: string;
   token: string;
+  paths: RunPaths;
   phase: ControllerPhase;
   say: (line: string) => void;
 }
@@ -40,7 +41,7 @@ export function awaitedKeys(wf: Workflow): string[] {
 /** Handles one reply: a question, an answer for the worker, the awaited reply, or a rejection. */
 async function handleReply(d: Driver, wf: Workflow, item: Item): Promise<void> {
   const h = item.headers as Record<string, string | undefined>;
-  const paths = readWorkflow(d.ctx.root, d.runId).paths;
+  const paths = d.paths;
   const note = (line: string) => {
     d.say(line);
     logLine(paths, line);
@@ -65,7 +66,7 @@ async function handleReply(d: Driver, wf: Workflow, item: Item): Promise<void> {
 
 /** Takes every reply waiting in the controller's inbox. */
 export async function pumpReplies(d: Driver, wf: Workflow): Promise<void> {
-  const { paths } = readWorkflow(d.ctx.root, d.runId);
+  const paths = d.paths;
   for (let item = await nextReply(d.ctx.root, wf.roles.controller, new Date()); item; item = await nextReply(d.ctx.root, wf.roles.controller, new Date())) {
     if (!d.phase.handled.includes(item.id)) {
       await handleReply(d, wf, item);
@@ -78,7 +79,7 @@ export async function pumpReplies(d: Driver, wf: Workflow): Promise<void> {
 
 /** The absolute path of a reply's artifact. */
 function artifactOf(d: Driver, key: string): string {
-  return join(readWorkflow(d.ctx.root, d.runId).paths.dir, d.phase.replies[key]!);
+  return join(d.paths.dir, d.phase.replies[key]!);
 }
 
 /** Whether the last acceptance passed after `since` (ISO). */
@@ -89,7 +90,7 @@ function acceptedAfter(wf: Workflow, since: string): boolean {
 /** Sends a request once and records it. */
 async function request(d: Driver, wf: Workflow, r: Parameters<typeof sendOnce>[3]): Promise<'waiting'> {
   if (await sendOnce(d.ctx.root, wf, d.phase, r, new Date())) d.say(`SENT: ${r.type} to ${r.to} (${r.key})`);
-  writePhase(readWorkflow(d.ctx.root, d.runId).paths, d.phase);
+  writePhase(d.paths, d.phase);
   return 'waiting';
 }
 
