@@ -28,6 +28,12 @@ export function required(v: RunValues, name: string, action: string): string {
   return value;
 }
 
+/** A whole-number option that must be given. */
+export function requiredWholeNumber(v: RunValues, name: string, action: string, min: number): number {
+  required(v, name, action);
+  return wholeNumber(v, name, action, min, min);
+}
+
 /** A whole-number option (with its default when absent). */
 export function wholeNumber(v: RunValues, name: string, action: string, fallback: number, min = 0): number {
   const value = v[name];
@@ -101,11 +107,11 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
   },
   review: {
     usage: 'review RUN-ID --cycle N --lane structured=FILE --lane independent=FILE --lease TOKEN', describe: 'Record both review lanes of the current cycle', options: { cycle: str, lane: { type: 'string', multiple: true }, ...lease }, positionals: ['run-id'],
-    run: async (ctx, v, p) => (await gates()).reviewStep(ctx, p[0]!, required(v, 'lease', 'review'), wholeNumber(v, 'cycle', 'review', -1, 1), (v.lane as string[] | undefined) ?? []),
+    run: async (ctx, v, p) => (await gates()).reviewStep(ctx, p[0]!, required(v, 'lease', 'review'), requiredWholeNumber(v, 'cycle', 'review', 1), (v.lane as string[] | undefined) ?? []),
   },
   'resolve-review': {
     usage: 'resolve-review RUN-ID --cycle N --validation FILE --resolution FILE --lease TOKEN', describe: 'Record the validation and resolution of the blocking findings', options: { cycle: str, validation: str, resolution: str, ...lease }, positionals: ['run-id'],
-    run: async (ctx, v, p) => (await gates()).resolveReviewStep(ctx, p[0]!, required(v, 'lease', 'resolve-review'), wholeNumber(v, 'cycle', 'resolve-review', -1, 1), { validation: v.validation as string | undefined, resolution: required(v, 'resolution', 'resolve-review') }),
+    run: async (ctx, v, p) => (await gates()).resolveReviewStep(ctx, p[0]!, required(v, 'lease', 'resolve-review'), requiredWholeNumber(v, 'cycle', 'resolve-review', 1), { validation: v.validation as string | undefined, resolution: required(v, 'resolution', 'resolve-review') }),
   },
   provider: {
     usage: 'provider RUN-ID --name P (--failed REASON | --succeeded) --lease TOKEN', describe: 'Record a provider failure (backoff, then BLOCKED) or success', options: { name: str, failed: str, succeeded: flag, ...lease }, positionals: ['run-id'],
@@ -124,7 +130,7 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
       const kind = required(v, 'kind', 'reply');
       if (!(REPLY_KINDS as readonly string[]).includes(kind)) fail('usage', `reply: --kind is one of ${REPLY_KINDS.join(', ')}, not '${kind}'`);
       const artifact = await replyToRun(ctx.root, ctx.cwd, {
-        runId: p[0]!, kind: kind as (typeof REPLY_KINDS)[number], stage: required(v, 'stage', 'reply'), cycle: wholeNumber(v, 'cycle', 'reply', -1, 1),
+        runId: p[0]!, kind: kind as (typeof REPLY_KINDS)[number], stage: required(v, 'stage', 'reply'), cycle: requiredWholeNumber(v, 'cycle', 'reply', 1),
         lane: v.lane as string | undefined, file: required(v, 'file', 'reply'), role,
       }, ctx.now());
       return (await import('../run/runListing.js')).withExtra(ctx, p[0]!, { reply: artifact });

@@ -73,7 +73,8 @@ export async function runRunCommand(argv: string[]): Promise<void> {
     if (Array.isArray(result)) return write(`${JSON.stringify(result, null, 2)}\n`);
     write(`${JSON.stringify(result.status, null, 2)}\n`);
     if (result.blocked !== undefined) {
-      process.stderr.write(`baton run ${name}: blocked: ${printable(result.blocked)}\n`);
+      const { redactSecrets } = await import('../run/redact.js');
+      process.stderr.write(`baton run ${name}: blocked: ${printable(redactSecrets(result.blocked))}\n`);
       exitAs('refused');
     }
   } catch (err) {

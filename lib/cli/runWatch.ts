@@ -29,6 +29,8 @@ export async function watchStatus(ctx: RunContext, runId: string | undefined): P
     const stop = () => {
       clearInterval(timer);
       watcher?.close();
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
       done();
     };
     process.once('SIGINT', stop);

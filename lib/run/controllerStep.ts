@@ -84,7 +84,7 @@ function artifactOf(d: Driver, key: string): string {
 
 /** Whether the last acceptance passed after `since` (ISO). */
 function acceptedAfter(wf: Workflow, since: string): boolean {
-  return wf.last_acceptance_ok === true && wf.last_acceptance_at !== null && wf.last_acceptance_at > since;
+  return wf.last_acceptance_ok === true && wf.last_acceptance_at !== null && Date.parse(wf.last_acceptance_at) > Date.parse(since);
 }
 
 /** Sends a request once and records it. */

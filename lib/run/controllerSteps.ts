@@ -55,6 +55,36 @@ export function stageStartStep(ctx: RunContext, runId: string, token: string, st
   });
 }
 
+/** One file an action registers. */
+export interface Named {
+  source: string;
+  type: string;
+  producer: string;
+  name?: string;
+}
+
+/**
+ * Registers every named file, or none: a file this call copied into artifacts/ is removed
+ * again when a later one is refused (a duplicate, an overwrite), so a refused action leaves
+ * nothing behind. Files registered in place were there before and stay.
+ */
+export function importAll(paths: RunPaths, cwd: string, existing: Artifact[], named: Named[]): Artifact[] {
+  const added: Artifact[] = [];
+  const copied: string[] = [];
+  try {
+    for (const n of named) {
+      const entry = importArtifactFile(paths, n.source, cwd, [...existing, ...added], { type: n.type, producer: n.producer, ...(n.name ? { name: n.name } : {}) });
+      const target = resolve(paths.dir, entry.path);
+      if (resolve(cwd, n.source) !== target && fs.realpathSync(resolve(cwd, n.source)) !== target) copied.push(target);
+      added.push(entry);
+    }
+  } catch (err) {
+    for (const file of copied) fs.rmSync(file, { force: true });
+    throw err;
+  }
+  return added;
+}
+
 /** `PATH:TYPE` of checkpoint's --artifact. */
 export function parseArtifactArg(arg: string): { path: string; type: string } {
   const at = arg.lastIndexOf(':');
@@ -70,11 +100,8 @@ export function checkpointStep(ctx: RunContext, runId: string, token: string, st
     requireLeaseToken(paths, token, now);
     requireCheckpointable(wf, stage, named.length);
     const bad = badArtifactsOf(wf, paths);
-    const added: Artifact[] = [];
-    if (bad.length === 0) {
-      for (const a of named) added.push(importArtifactFile(paths, a.path, ctx.cwd, [...wf.artifacts, ...added], { type: a.type, producer: actorOf(wf) }));
-    }
-    return checkpointStage(wf, stage, headOf(wf.repo_root), added, bad, actorOf(wf), now);
+    const added = bad.length === 0 ? importAll(paths, ctx.cwd, wf.artifacts, named.map((a) => ({ source: a.path, type: a.type, producer: actorOf(wf) }))) : [];
+    return checkpointStage(wf, stage, headOf(wf.repo_root), added, bad, actorOf(wf), now, named.length);
   });
 }
 

@@ -7,9 +7,9 @@ import * as fs from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { fail } from '../handoff/errors.js';
 import { runAcceptance, type AcceptanceRecord } from './acceptance.js';
-import { artifactNameOf, importArtifactFile, writeEvidence } from './artifacts.js';
+import { artifactNameOf, writeEvidence } from './artifacts.js';
 import { splitAcceptanceCommand } from './commandWords.js';
-import { takenIn } from './controllerSteps.js';
+import { importAll, takenIn } from './controllerSteps.js';
 import { parseLaneFile, parseResolutionFile, parseValidationFile, resolutionGaps, validationGaps } from './evidence.js';
 import { requireLeaseToken } from './lease.js';
 import { badArtifactsOf } from './ownerSteps.js';
@@ -50,7 +50,7 @@ export async function acceptanceStep(ctx: RunContext, runId: string, token: stri
 }
 
 /** The extension a registered copy keeps (`txt` when the file has none). */
-const extOf = (file: string) => extname(file).slice(1).replace(/[^A-Za-z0-9]/g, '') || 'txt';
+const extOf = (file: string) => extname(file).slice(1).toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 16) || 'txt';
 
 /** A named evidence file's text; a missing one is a usage error. */
 function readNamed(ctx: RunContext, action: string, file: string): string {
@@ -81,10 +81,9 @@ export async function reviewStep(ctx: RunContext, runId: string, token: string, 
     requireLeaseToken(p, token, now);
     requireReviewable(wf, cycle);
     const bad = badArtifactsOf(wf, p);
-    const files: Artifact[] = [];
-    if (bad.length === 0) {
-      for (const g of given) files.push(importArtifactFile(p, g.file, ctx.cwd, [...wf.artifacts, ...files], { type: 'review', producer: g.lane, name: artifactNameOf('review', cycle, g.lane, extOf(g.file), takenIn(wf, p)).slice('artifacts/'.length) }));
-    }
+    const files = bad.length > 0 ? [] : importAll(p, ctx.cwd, wf.artifacts, given.map((g) => ({
+      source: g.file, type: 'review', producer: g.lane, name: artifactNameOf('review', cycle, g.lane, extOf(g.file), takenIn(wf, p)).slice('artifacts/'.length),
+    })));
     return recordReview(wf, cycle, lanes, files, bad, wf.roles.controller, now);
   });
 }
@@ -113,11 +112,11 @@ export async function resolveReviewStep(ctx: RunContext, runId: string, token: s
     requireLeaseToken(p, token, now);
     requireResolvable(wf, cycle);
     const bad = badArtifactsOf(wf, p);
-    const registered: Artifact[] = [];
-    if (bad.length === 0) {
-      const named = [...(files.validation === undefined ? [] : [{ file: files.validation, kind: 'validation' }]), { file: files.resolution, kind: 'resolution' }];
-      for (const n of named) registered.push(importArtifactFile(p, n.file, ctx.cwd, [...wf.artifacts, ...registered], { type: n.kind, producer: n.kind === 'validation' ? wf.roles.validator : wf.roles.worker, name: artifactNameOf('review', cycle, n.kind, extOf(n.file), takenIn(wf, p)).slice('artifacts/'.length) }));
-    }
+    const named = [...(files.validation === undefined ? [] : [{ file: files.validation, kind: 'validation' }]), { file: files.resolution, kind: 'resolution' }];
+    const registered = bad.length > 0 ? [] : importAll(p, ctx.cwd, wf.artifacts, named.map((n) => ({
+      source: n.file, type: n.kind, producer: n.kind === 'validation' ? wf.roles.validator : wf.roles.worker,
+      name: artifactNameOf('review', cycle, n.kind, extOf(n.file), takenIn(wf, p)).slice('artifacts/'.length),
+    })));
     return resolveReview(wf, cycle, parsed, registered, bad, wf.roles.controller, now);
   });
 }

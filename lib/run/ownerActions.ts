@@ -12,13 +12,18 @@ export function requireOwner(wf: Workflow, action: string, user: string): void {
   if (wf.owner !== user) fail('refused', `${action}: run ${wf.run_id} belongs to ${wf.owner}; you are ${user}`);
 }
 
-/** Pause: PAUSED at once when no stage is active and a checkpoint exists, else a pause request honoured at the next checkpoint. */
+/**
+ * Pause: PAUSED at once when no stage is active, else a pause request honoured at the next
+ * checkpoint. (runtime.md §4 pauses at once only after a checkpoint; a run with no stage
+ * active and no checkpoint yet, just started or sent back by request-changes, would then
+ * keep a request no checkpoint can ever honour: nothing is in flight, so it pauses at once.)
+ */
 export function pauseRun(wf: Workflow, user: string, now: Date): ActionOutcome {
   requireOwner(wf, 'pause', user);
   requireState(wf, 'pause', ['ACTIVE']);
   if (wf.pause_requested) fail('refused', `pause: run ${wf.run_id} already has a pause request; it pauses at the next checkpoint`);
   const from = stateOf(wf);
-  if (wf.active_stage === null && wf.last_checkpoint_at !== null) {
+  if (wf.active_stage === null) {
     return { workflow: logged({ ...wf, status: 'PAUSED' }, now, { actor: user, action: 'pause', from, detail: 'paused at once' }) };
   }
   return { workflow: logged({ ...wf, pause_requested: true, phase: 'PAUSE_REQUESTED' }, now, { actor: user, action: 'pause', from, detail: 'pause requested: honoured at the next checkpoint' }) };
@@ -32,7 +37,7 @@ export function resumeRun(wf: Workflow, user: string, problems: string[], now: D
   return { workflow: logged({ ...wf, status: 'ACTIVE' }, now, { actor: user, action: 'resume', from: stateOf(wf) }) };
 }
 
-/** Retry: BLOCKED → ACTIVE in the same phase; a run blocked by the cycle limit needs more cycles. */
+/** Retry: BLOCKED → ACTIVE in the same phase (back to the approval gate when approve blocked it); a run blocked by the cycle limit needs more cycles. */
 export function retryRun(wf: Workflow, user: string, addCycles: number, problems: string[], now: Date): ActionOutcome {
   requireOwner(wf, 'retry', user);
   requireState(wf, 'retry', ['BLOCKED']);
@@ -40,7 +45,8 @@ export function retryRun(wf: Workflow, user: string, addCycles: number, problems
   const atLimit = wf.phase === 'FINDINGS_PENDING' && wf.blocking_findings > 0 && wf.review_cycle >= wf.max_review_cycles;
   if (atLimit && addCycles < 1) fail('refused', `retry: run ${wf.run_id} reached its review cycle limit (${wf.max_review_cycles}); retry --add-cycles N`);
   const detail = addCycles > 0 ? `${addCycles} review cycle(s) added: limit ${wf.max_review_cycles + addCycles}` : `was blocked: ${wf.block_reason ?? ''}`;
-  const next: Workflow = { ...wf, status: 'ACTIVE', block_reason: null, provider_attempts: 0, max_review_cycles: wf.max_review_cycles + addCycles };
+  const status = wf.phase === 'APPROVAL_PENDING' ? 'WAITING_FOR_HUMAN_APPROVAL' : 'ACTIVE';
+  const next: Workflow = { ...wf, status, block_reason: null, provider_attempts: 0, max_review_cycles: wf.max_review_cycles + addCycles };
   return { workflow: logged(next, now, { actor: user, action: 'retry', from: stateOf(wf), detail }) };
 }
 

@@ -21,7 +21,7 @@ export function requireReviewable(wf: Workflow, cycle: number): void {
   requireState(wf, 'review', ['ACTIVE'], ['REVIEW_PENDING']);
   if (cycle !== wf.review_cycle) fail('refused', `review: run ${wf.run_id} is in review cycle ${wf.review_cycle}, not ${cycle} (mixed generations are refused)`);
   if (wf.last_acceptance_ok !== true || wf.last_acceptance_at === null) fail('refused', `review: run ${wf.run_id} has no passing acceptance`);
-  if (wf.last_resolution_at !== null && wf.last_acceptance_at <= wf.last_resolution_at) {
+  if (wf.last_resolution_at !== null && Date.parse(wf.last_acceptance_at) <= Date.parse(wf.last_resolution_at)) {
     fail('refused', `review: the last acceptance (${wf.last_acceptance_at}) ran before the last resolution (${wf.last_resolution_at}); run acceptance again`);
   }
 }
@@ -43,7 +43,7 @@ export function recordReview(wf: Workflow, cycle: number, lanes: LaneFindings[],
   }
   const pending: Workflow = { ...base, phase: 'FINDINGS_PENDING' };
   if (wf.review_cycle >= wf.max_review_cycles) {
-    return blockRun(pending, actor, 'review', `review cycle limit reached with ${blocking} blocking findings`, now);
+    return blockRun(pending, actor, 'review', `review cycle limit reached with ${blocking} blocking findings`, now, [], from);
   }
   return { workflow: logged(pending, now, { actor, action: 'review', from, detail: `cycle ${cycle}: ${blocking} blocking finding(s)` }) };
 }

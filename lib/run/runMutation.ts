@@ -39,9 +39,9 @@ export function stateOf(wf: Workflow): string {
 }
 
 /** A blocking outcome: the run is BLOCKED with `reason` (the phase kept for retry), evidence registered, one history entry. */
-export function blockRun(wf: Workflow, actor: string, action: string, reason: string, now: Date, evidence: Workflow['artifacts'] = []): ActionOutcome {
+export function blockRun(wf: Workflow, actor: string, action: string, reason: string, now: Date, evidence: Workflow['artifacts'] = [], from = stateOf(wf)): ActionOutcome {
   const next: Workflow = { ...wf, status: 'BLOCKED', block_reason: reason, artifacts: [...wf.artifacts, ...evidence] };
-  return { workflow: logged(next, now, { actor, action, from: stateOf(wf), detail: `blocked: ${reason}` }), blocked: reason };
+  return { workflow: logged(next, now, { actor, action, from, detail: `blocked: ${reason}` }), blocked: reason };
 }
 
 /** Refuses any action on a terminal run. */

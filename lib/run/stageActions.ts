@@ -25,13 +25,13 @@ export function requireCheckpointable(wf: Workflow, stage: string, artifactCount
   if (wf.active_stage !== stage) fail('refused', `checkpoint: the active stage of run ${wf.run_id} is ${wf.active_stage ?? '(none)'}, not ${stage}`);
   const since = wf.last_checkpoint_at ?? wf.created_at;
   if (wf.last_acceptance_ok !== true || wf.last_acceptance_at === null) fail('refused', `checkpoint: run ${wf.run_id} has no passing acceptance; run acceptance first`);
-  if (wf.last_acceptance_at <= since) fail('refused', `checkpoint: the last acceptance (${wf.last_acceptance_at}) is stale: it ran before ${wf.last_checkpoint_at === null ? 'the start' : 'the previous checkpoint'} (${since})`);
+  if (Date.parse(wf.last_acceptance_at) <= Date.parse(since)) fail('refused', `checkpoint: the last acceptance (${wf.last_acceptance_at}) is stale: it ran before ${wf.last_checkpoint_at === null ? 'the start' : 'the previous checkpoint'} (${since})`);
   if (artifactCount < 1) fail('refused', 'checkpoint: name at least one artifact (--artifact PATH:TYPE)');
 }
 
 /** checkpoint: the stage is done at `head`; PAUSED when a pause was requested; next phase IDLE or REVIEW_PENDING. */
-export function checkpointStage(wf: Workflow, stage: string, head: string, added: Artifact[], artifactsBad: string[], actor: string, now: Date): ActionOutcome {
-  requireCheckpointable(wf, stage, added.length);
+export function checkpointStage(wf: Workflow, stage: string, head: string, added: Artifact[], artifactsBad: string[], actor: string, now: Date, named = added.length): ActionOutcome {
+  requireCheckpointable(wf, stage, named);
   if (artifactsBad.length > 0) return blockRun(wf, actor, 'checkpoint', `artifact changed or missing: ${artifactsBad[0]}`, now);
   const done: Workflow = {
     ...wf, current_commit: head, last_checkpoint_commit: head, active_stage: null, last_completed_stage: stage,

@@ -64,7 +64,7 @@ const validation = (p: Prepared) => evidence(p.root, 'validation.json', JSON.str
 const resolution = (p: Prepared) => evidence(p.root, 'resolution.json', JSON.stringify({ cycle: 1, resolved: [{ id: 'sec-1', change: 'token masked', tests: 'log test' }] }));
 
 const ROWS: Row[] = [
-  { action: 'pause', args: (p) => ['pause', p.runId], legal: ACTIVE, then: (s, from) => assert.equal(s.status, from === 'REVIEW' || from === 'FINDINGS' ? 'PAUSED' : 'ACTIVE') },
+  { action: 'pause', args: (p) => ['pause', p.runId], legal: ACTIVE, then: (s, from) => assert.equal(s.status, from === 'STAGE' ? 'ACTIVE' : 'PAUSED') },
   { action: 'resume', args: (p) => ['resume', p.runId], legal: ['PAUSED'], then: (s) => assert.deepEqual([s.status, s.phase], ['ACTIVE', 'REVIEW_PENDING']) },
   { action: 'retry', args: (p) => ['retry', p.runId], legal: ['BLOCKED'], then: (s) => assert.deepEqual([s.status, s.block_reason], ['ACTIVE', null]) },
   { action: 'approve', args: (p) => ['approve', p.runId], legal: ['WAITING'], then: (s) => assert.deepEqual([s.status, s.phase], ['COMPLETED', 'DONE']) },

@@ -183,6 +183,28 @@ describe('lib/run/controllerSteps', () => {
       await assert.rejects(checkpointStep(ctx, runId, token, 'implementation', []), failure('refused', 'checkpoint: name at least one artifact (--artifact PATH:TYPE)'));
       assert.deepEqual(bytesOf(), before);
     });
+
+    // BUG-BEGIN (left out of the commit: a failing test of a bug in lib/run/controllerSteps.ts checkpointStep)
+    it('a changed artifact at checkpoint is a blocking outcome (BLOCKED), not a refusal asking for an artifact', async () => {
+      const token = await inStage();
+      const acceptance = recordOf().artifacts[0]!.path;
+      fs.appendFileSync(join(paths().dir, acceptance), ' ');
+      fs.writeFileSync(join(root, 'work.md'), 'w\n');
+      const report = await checkpointStep(ctx, runId, token, 'implementation', ['work.md:work']);
+      assert.match(report.blocked!, new RegExp(`^artifact changed or missing: ${acceptance} \\(changed `));
+      assert.deepEqual([report.status.status, report.status.phase, report.status.lease], ['BLOCKED', 'STAGE_ACTIVE', { held: false }]);
+      assert.equal(fs.existsSync(join(paths().dir, 'artifacts', 'work.md')), false);
+      assert.equal(fs.existsSync(paths().lease), false, 'BLOCKED releases the lease');
+    });
+
+    it('a refused checkpoint changes nothing: no copy of a named file is left in artifacts/', async () => {
+      const token = await inStage();
+      fs.writeFileSync(join(root, 'work.md'), 'w\n');
+      const artifacts = fs.readdirSync(join(paths().dir, 'artifacts'));
+      await assert.rejects(checkpointStep(ctx, runId, token, 'implementation', ['work.md:work', 'work.md:again']), failure('refused', /^duplicate artifact path 'artifacts\/work\.md'/));
+      assert.deepEqual(fs.readdirSync(join(paths().dir, 'artifacts')), artifacts);
+    });
+    // BUG-END
   });
 
   describe('artifact', () => {

@@ -202,6 +202,14 @@ describe('lib/run/gateSteps', () => {
       assert.deepEqual(recordOf().findings, []);
     });
 
+    // BUG-BEGIN (left out of the commit: a failing test of a bug in lib/run/gateSteps.ts extOf)
+    it('a lane file with an upper-case extension (findings.MD) is registered, not an internal error "bad extension"', async () => {
+      await toReview();
+      const report = await reviewStep(ctx, runId, token, 1, [`structured=${write('findings.MD', 'LANE: structured\nCYCLE: 1\n')}`, `independent=${lane('independent', 1)}`]);
+      assert.equal(report.status.status, 'WAITING_FOR_HUMAN_APPROVAL');
+    });
+    // BUG-END
+
     it('the last allowed cycle with blocking findings is a blocking outcome', async () => {
       configure({ max_review_cycles: 1 });
       await toReview();

@@ -95,11 +95,6 @@ describe('lib/run/ownerActions', () => {
       assert.deepEqual(entry, { at: AT, actor: 'alice', action: 'pause', from: 'ACTIVE/STAGE_ACTIVE', to: 'ACTIVE/PAUSE_REQUESTED', detail: 'pause requested: honoured at the next checkpoint' });
     });
 
-    it('before any checkpoint: a pause request too', () => {
-      const { wf } = written(pauseRun(idle, 'alice', NOW));
-      assert.deepEqual(changedFields(idle, wf), { pause_requested: true, phase: 'PAUSE_REQUESTED' });
-    });
-
     it('refuses a second request, and every status but ACTIVE', () => {
       const requested = pauseRun(stage, 'alice', NOW).workflow!;
       assert.throws(() => pauseRun(requested, 'alice', NOW), refused(`pause: run ${ID} already has a pause request; it pauses at the next checkpoint`));
@@ -230,6 +225,22 @@ describe('lib/run/ownerActions', () => {
       }
     });
   });
+
+  // BUG-BEGIN (left out of the commit: failing tests of bugs in lib/run/ownerActions.ts)
+  it('a run that approve blocked on a bad digest returns to WAITING_FOR_HUMAN_APPROVAL on retry, where it can be approved', () => {
+    const blockedAtApproval = approveRun(waiting, 'alice', ['artifacts/review-c1-structured.txt (missing)'], NOW).workflow!;
+    const { wf } = written(retryRun(blockedAtApproval, 'alice', 0, [], NOW));
+    assert.deepEqual([wf.status, wf.phase], ['WAITING_FOR_HUMAN_APPROVAL', 'APPROVAL_PENDING']);
+    written(approveRun(wf, 'alice', [], NOW));
+  });
+
+  it('a pause of an ACTIVE/IDLE run with no stage active and no checkpoint yet can be honoured (it pauses at once)', () => {
+    // As it is, the request puts the run in PAUSE_REQUESTED, where stage-start (needs IDLE) and checkpoint (needs an active
+    // stage) are refused, so no checkpoint can ever honour it: the run can only be cancelled or failed.
+    const { wf } = written(pauseRun(idle, 'alice', NOW));
+    assert.equal(wf.status, 'PAUSED');
+  });
+  // BUG-END
 
   it('no action changes the record it was given', () => {
     const frozen = structuredClone(waiting);

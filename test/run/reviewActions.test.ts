@@ -139,6 +139,14 @@ describe('lib/run/reviewActions', () => {
     });
   });
 
+  // BUG-BEGIN (left out of the commit: a failing test of a bug in lib/run/reviewActions.ts recordReview)
+  it('the history entry of a review blocked by the cycle limit names the state the run was in (ACTIVE/REVIEW_PENDING)', () => {
+    const outcome = recordReview({ ...pending, max_review_cycles: 1 }, 1, lanes([{ id: 'sec-1', severity: 'Critical', title: 't' }]), LANE_FILES, [], 'controller', NOW);
+    const { entry } = written(outcome);
+    assert.deepEqual([entry.from, entry.to], ['ACTIVE/REVIEW_PENDING', 'BLOCKED/FINDINGS_PENDING']);
+  });
+  // BUG-END
+
   describe('blockingIdsOf', () => {
     it('the distinct blocking ids of the current cycle only', () => {
       const wf = {

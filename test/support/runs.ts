@@ -38,7 +38,7 @@ export function startRun(root: string, extra: string[] = [], request = 'req-1'):
 
 /** Acquires the lease for the test process; returns its token. */
 export function leaseFor(root: string, runId: string): string {
-  return ok(batonRun(root, ['lease', runId, 'acquire', '--pid', String(process.pid)])).lease.token as string;
+  return ok(batonRun(root, ['lease', runId, 'acquire', '--pid', String(process.pid), '--ttl', '3600'])).lease.token as string;
 }
 
 /** Writes an evidence file under `root/evidence/`; returns its path relative to root. */
