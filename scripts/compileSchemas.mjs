@@ -17,13 +17,16 @@ const SCHEMAS = [
 /**
  * ajv's standalone code `require()`s its runtime helpers (ucs2length for minLength, equal
  * for const and uniqueItems), which an ES module cannot do: each becomes an import of the
- * same CommonJS module, whose `default` export both Node and esbuild expose as `.default`.
+ * same CommonJS module. Node and esbuild give its whole `exports` as the default import
+ * (the helper is its `.default`); tsx's CommonJS path (mocha requires the .ts test files)
+ * honours `__esModule` and gives the helper itself, so the module object is rebuilt then.
  */
 function asEsm(code) {
   const imports = [];
   const body = code.replace(/require\("(ajv\/dist\/runtime\/[a-z0-9]+)"\)/g, (_, spec) => {
-    imports.push(`import ajvRuntime${imports.length} from "${spec}.js";`);
-    return `ajvRuntime${imports.length - 1}`;
+    const name = `ajvRuntime${imports.length}`;
+    imports.push(`import ${name} from "${spec}.js";`);
+    return `(${name}.default ? ${name} : { default: ${name} })`;
   });
   return `${imports.join('')}${body}`;
 }
