@@ -2,10 +2,11 @@
 // and one bundled file starts ~30% faster than tsc output (see docs/decisions.md).
 // Code splitting keeps heavy modules (js-yaml, yargs) in chunks loaded only on the
 // paths that need them, so `ready_for_next` on an empty inbox loads almost nothing.
-// The agent hooks (bin/hook-*.ts) are built on their own, sharing chunks only with each
-// other: a hook runs at every session start and every stop, and each chunk file costs an
-// ESM load (about 4 ms on the development VM; hook-stop split across the twelve chunks it
-// would share with the other bins took 1.5× `node -e 0`, as one file 1.1×).
+// Each agent hook (bin/hook-*.ts) is built on its own: a hook runs at every session start
+// and every stop, and each chunk file costs an ESM load (about 4 ms on the development VM;
+// hook-stop split across the twelve chunks it would share with the other bins took 1.5×
+// `node -e 0`, as one file 1.1×). Built alone, a hook is one file plus the chunks of what
+// it imports lazily (session-start: the run store, only when the project has runs).
 // The package version is written into every bundle (__BATON_VERSION__, read by
 // lib/handoff/version.ts), so `<bin> --version` reads no file at run time.
 import { build } from 'esbuild';
@@ -35,7 +36,7 @@ const bundle = (entryPoints, prefix) => build({
   logLevel: 'warning',
 });
 await bundle(bins.filter((bin) => !isHook(bin)), '');
-await bundle(bins.filter(isHook), 'hook-');
+for (const hook of bins.filter(isHook)) await bundle([hook], `${hook.slice(4, -3)}-`);
 for (const bin of bins) {
   const out = `dist/bin/${bin.slice(4, -3)}.js`;
   await chmod(out, 0o755);
