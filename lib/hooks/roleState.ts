@@ -1,7 +1,8 @@
 // What the acting role's mailbox holds, as a hook sees it: read-only, no lock, no repair.
 // A hook runs in the role's own agent session, the only one that claims from this inbox,
-// so the two listings cannot race with a claim of its own; a handoff delivered between
-// them only makes the count one short for this call. Which role acts and where its
+// and between that session's own calls, so no claim moves an item while it lists; a
+// handoff handoffd delivers meanwhile is counted or not, as if it had come a moment
+// earlier or later. Which role acts and where its
 // project is are decided as every agent command decides them (lib/handoff/context.ts:
 // $SWARMFORGE_ROLE, then ROOT from the directory, then the role in roles.tsv); any failure
 // there is thrown, and the hook prints nothing.
