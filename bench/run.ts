@@ -1,9 +1,9 @@
 // Entry point of `npm run bench`: start-up, claim, swarm_handoff and handoffd figures, each
 // a ratio to a baseline measured in the same run, then one summary table. Expects the bins
 // built. Arguments name sections to run (startup claim handoff latency throughput idle
-// wake review teachers runs controller); none runs them all. bench/figures/ holds one file
-// per figure of the README's Performance section (named after its section), bench/support/
-// the code they share.
+// wake review teachers runs hooks controller); none runs them all. bench/figures/ holds one
+// file per figure of the README's Performance section (named after its section),
+// bench/support/ the code they share.
 import * as fs from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { BIN_DIR } from '../test/support/project.js';
 import { benchClaim } from './figures/claim.js';
 import { benchController } from './figures/controller.js';
 import { benchHandoff } from './figures/handoff.js';
+import { benchHooks } from './figures/hooks.js';
 import { benchIdle } from './figures/idle.js';
 import { benchLatency } from './figures/latency.js';
 import { benchReview } from './figures/review.js';
@@ -33,6 +34,7 @@ const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   review: benchReview,
   teachers: benchTeachers,
   runs: benchRuns,
+  hooks: benchHooks,
   controller: benchController,
 };
 
@@ -44,7 +46,7 @@ function load(): string {
 export async function runBenchmarks(names: string[] = []): Promise<Figure[]> {
   const unknown = names.filter((n) => !(n in SECTIONS));
   if (unknown.length > 0) throw new Error(`unknown section ${unknown.join(', ')}; sections: ${Object.keys(SECTIONS).join(' ')}`);
-  for (const bin of ['ready_for_next', 'swarm_handoff', 'baton', 'handoffd', 'baton-scripted-reviewer']) {
+  for (const bin of ['ready_for_next', 'swarm_handoff', 'baton', 'handoffd', 'baton-scripted-reviewer', 'hook-session-start', 'hook-stop']) {
     if (!fs.existsSync(join(BIN_DIR, `${bin}.js`))) throw new Error(`missing ${join(BIN_DIR, `${bin}.js`)}: run \`node scripts/build.mjs\` first`);
   }
   const start = process.hrtime.bigint();

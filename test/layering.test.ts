@@ -37,8 +37,9 @@ function importsOf(file: string, text: string): Import[] {
  * Which lib folders each lib folder may import (besides itself), following architecture.md:
  * the queue knows nothing above it; handoff (agent semantics and the on-disk layout) sits
  * on the queue; the daemon and the launcher are siblings above handoff that never import
- * each other (lib/cli, which may import anything, wires them together); the tmux adapter
- * imports nothing. A lib folder missing from this table is a violation until it is added.
+ * each other (lib/cli, which may import anything, wires them together); the agent hooks
+ * read the queue and the run records and import nothing that runs anything; the tmux
+ * adapter imports nothing. A lib folder missing from this table is a violation until it is added.
  */
 const MAY_IMPORT: Record<string, string[]> = {
   queue: [],
@@ -48,7 +49,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   swarm: ['handoff', 'queue', 'adapters'],
   review: ['handoff', 'queue', 'adapters'],
   run: ['handoff', 'queue', 'adapters'],
-  cli: ['daemon', 'swarm', 'review', 'run', 'handoff', 'queue', 'adapters'],
+  hooks: ['run', 'handoff', 'queue'],
+  cli: ['daemon', 'swarm', 'review', 'run', 'hooks', 'handoff', 'queue', 'adapters'],
 };
 
 /** The lib folder of a repo-relative path (`lib/<folder>/...`), or undefined outside lib/. */

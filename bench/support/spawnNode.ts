@@ -10,15 +10,16 @@ export interface TimedRun {
   stderr: string;
 }
 
-/** Runs `node <args>` in `cwd` with `env` and measures wall time until it has exited. */
-export function timedNode(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<TimedRun> {
+/** Runs `node <args>` in `cwd` with `env` (and `input` written to its stdin, then closed) and measures wall time until it has exited. */
+export function timedNode(args: string[], cwd: string, env: NodeJS.ProcessEnv, input?: string): Promise<TimedRun> {
   return new Promise((done) => {
     const start = process.hrtime.bigint();
-    execFile(process.execPath, args, { cwd, env, encoding: 'utf8' }, (err, stdout, stderr) => {
+    const child = execFile(process.execPath, args, { cwd, env, encoding: 'utf8' }, (err, stdout, stderr) => {
       const ms = msSince(start);
       const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
       done({ ms, code, stdout, stderr });
     });
+    if (input !== undefined) child.stdin?.end(input);
   });
 }
 

@@ -4,6 +4,7 @@ import yargs from 'yargs';
 import { HandoffFailure } from '../handoff/errors.js';
 import { batonVersion } from '../handoff/version.js';
 import { reportFailure } from './failure.js';
+import { HOOKS_COMMAND } from './hooksCommand.js';
 import { LEAF_COMMAND } from './leafCommands.js';
 import { QUEUE_COMMANDS } from './queueCommands.js';
 import { REVIEW_COMMAND } from './reviewCommands.js';
@@ -25,6 +26,7 @@ export async function runBaton(argv: string[]): Promise<void> {
       .command(SWARM_COMMANDS)
       .command(REVIEW_COMMAND)
       .command(LEAF_COMMAND)
+      .command(HOOKS_COMMAND)
       .command(RUN_COMMAND_STUB)
       .demandCommand(1, 'Name a command; see baton --help.')
       .fail((message, err) => {

@@ -15,6 +15,8 @@
 //   .swarmforge/prompts/<role>.md                            each agent's instructions (written by baton up)
 //   .swarmforge/reviewers.tsv, .swarmforge/reviews/          the review stage (docs/review.md §1)
 //   .swarmforge/reviews/leaves/<bead>/, .worktrees/study-<role>-<rand8>/   a leaf's files and worktree
+//   .claude/settings.json, .codex/hooks.json                 the agents' project settings that
+//                                                            `baton hooks install` merges hooks into
 // Every other module asks this one for a path; a test keeps these names out of the rest
 // of lib/. The tmux session name is derived from ROOT here too.
 import { createHash } from 'node:crypto';
@@ -233,6 +235,14 @@ export function runLocksDirOf(root: string): string {
 export function runPathsOf(root: string, runId: string): RunPaths {
   const dir = join(runsDirOf(root), runId);
   return { dir, workflow: join(dir, 'workflow.json'), lease: join(dir, 'lease.json'), artifacts: join(dir, 'artifacts'), phase: join(dir, 'controller', 'phase.json'), controllerLog: join(dir, 'controller', 'controller.log') };
+}
+
+/** The agents whose project settings `baton hooks install` knows. */
+export type HookAgent = 'claude' | 'codex';
+
+/** The project settings file that holds an agent's hooks: `ROOT/.claude/settings.json` (Claude Code) or `ROOT/.codex/hooks.json` (Codex). */
+export function agentHooksPathOf(root: string, agent: HookAgent): string {
+  return agent === 'claude' ? join(root, '.claude', 'settings.json') : join(root, '.codex', 'hooks.json');
 }
 
 /** Unix socket paths must stay below about 104 bytes. */

@@ -96,6 +96,8 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   /** runBinAsync only: SIGKILL the bin after this many ms (a bin blocked forever then fails its test instead of hanging it). */
   timeoutMs?: number;
+  /** runBin only: what the bin reads on stdin (an agent hook's JSON); none by default. */
+  input?: string;
 }
 
 function envOf(options: RunOptions): NodeJS.ProcessEnv {
@@ -110,8 +112,13 @@ function envOf(options: RunOptions): NodeJS.ProcessEnv {
 
 /** Runs a built bin synchronously (`node dist/bin/<bin>.js args...`). */
 export function runBin(bin: string, args: string[], options: RunOptions): RunResult {
-  const result = spawnSync(process.execPath, [join(BIN_DIR, `${bin}.js`), ...args], {
-    cwd: options.cwd, env: envOf(options), maxBuffer: 64 * 1024 * 1024,
+  return runExecutable(process.execPath, [join(BIN_DIR, `${bin}.js`), ...args], options);
+}
+
+/** Runs an executable file synchronously (argv only; a script through its own `#!` line). */
+export function runExecutable(file: string, args: string[], options: RunOptions): RunResult {
+  const result = spawnSync(file, args, {
+    cwd: options.cwd, env: envOf(options), maxBuffer: 64 * 1024 * 1024, ...(options.input === undefined ? {} : { input: options.input }),
   });
   return {
     code: result.status, signal: result.signal, stdout: result.stdout.toString('utf8'),

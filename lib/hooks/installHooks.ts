@@ -1,0 +1,75 @@
+// `baton hooks install`: Baton's hooks merged into an agent's project settings under ROOT
+// (lib/handoff/layout.ts agentHooksPathOf), the hooks being the package's own `hooks/`
+// scripts by absolute path, so the settings work from any directory.
+//
+// Crash contract: the file is replaced with write-file-atomic (temp file in its folder,
+// fsync, rename; the existing file's mode is kept), then its folder is fsync'd: a reader
+// sees the old settings or the merged ones, never a torn file. A refused or unchanged file
+// is not written at all; a dry run writes nothing.
+import * as fs from 'node:fs';
+import { dirname, join } from 'node:path';
+import { quote } from 'shell-quote';
+import writeFileAtomic from 'write-file-atomic';
+import { fail } from '../handoff/errors.js';
+import { agentHooksPathOf, type HookAgent } from '../handoff/layout.js';
+import { fsyncDir, isCode } from '../queue/durable.js';
+import { printable } from '../queue/printable.js';
+import { MalformedSettings, mergeHookSettings, type HookCommands, type MergedSettings } from './hookSettings.js';
+
+/** The file names of the package's hook scripts, by event. */
+const SCRIPT_NAMES: HookCommands = { SessionStart: 'session-start', Stop: 'stop' };
+
+/** How far above the running bin's folder the package's `hooks/` is looked for (dist/bin → the package is two up). */
+const MAX_LEVELS_UP = 3;
+
+/**
+ * The package's hook scripts as settings commands: the first `hooks/` folder holding both
+ * scripts in `fromDir` or one of its parents (the built `baton` runs from `<package>/dist/bin`).
+ * The agents run a command through a shell, so a path with a space or a shell character
+ * is quoted. Fails (exit 1) when there is none.
+ */
+export function packageHookCommands(fromDir: string): HookCommands {
+  for (let dir = fromDir, level = 0; level <= MAX_LEVELS_UP; dir = dirname(dir), level++) {
+    const paths = { SessionStart: join(dir, 'hooks', SCRIPT_NAMES.SessionStart), Stop: join(dir, 'hooks', SCRIPT_NAMES.Stop) };
+    if (fs.statSync(paths.SessionStart, { throwIfNoEntry: false })?.isFile() && fs.statSync(paths.Stop, { throwIfNoEntry: false })?.isFile()) {
+      return { SessionStart: quote([paths.SessionStart]), Stop: quote([paths.Stop]) };
+    }
+  }
+  fail('environment', `baton: cannot find the package's hooks/ folder above '${printable(fromDir)}'`);
+}
+
+/** The outcome of one install. */
+export interface HookInstall extends MergedSettings {
+  agent: HookAgent;
+  path: string;
+  commands: HookCommands;
+  dryRun: boolean;
+}
+
+/** The settings file's text, or undefined when there is none. */
+function readSettings(path: string): string | undefined {
+  try {
+    return fs.readFileSync(path, 'utf8');
+  } catch (err) {
+    if (isCode(err, 'ENOENT')) return undefined;
+    throw err;
+  }
+}
+
+/** Merges `commands` into `agent`'s settings under `root`; writes unless `dryRun` or nothing changed. A malformed file is refused (exit 2) and left as it is. */
+export function installHooks(root: string, agent: HookAgent, commands: HookCommands, dryRun: boolean): HookInstall {
+  const path = agentHooksPathOf(root, agent);
+  let merged: MergedSettings;
+  try {
+    merged = mergeHookSettings(readSettings(path), commands);
+  } catch (err) {
+    if (err instanceof MalformedSettings) fail('refused', `baton: cannot merge hooks into '${printable(path)}': ${printable(err.message)}`);
+    throw err;
+  }
+  if (merged.changed && !dryRun) {
+    fs.mkdirSync(dirname(path), { recursive: true });
+    writeFileAtomic.sync(path, merged.text, { fsync: true });
+    fsyncDir(dirname(path));
+  }
+  return { ...merged, agent, path, commands, dryRun };
+}
