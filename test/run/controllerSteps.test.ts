@@ -7,7 +7,6 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { HandoffFailure } from '../../lib/handoff/errors.js';
 import { runPathsOf } from '../../lib/handoff/layout.js';
 import {
   artifactStep, blockStep, checkpointStep, leaseAcquireStep, leaseTokenStep, parseArtifactArg, providerStep, stageStartStep, takenIn,
@@ -19,21 +18,12 @@ import { type RunContext } from '../../lib/run/runContext.js';
 import { readWorkflow } from '../../lib/run/runStore.js';
 import { commitIn, git } from '../support/project.js';
 import { makeRunRepo } from '../support/runs.js';
+import { failure } from '../support/failures.js';
 
 const START: StartOptions = {
   request: 'req-1', task: 'add the thing', spec: 'spec.md', acceptance: 'true', stages: ['implementation', 'docs'], maxCycles: 3,
   acceptanceTimeoutS: 60, retryAttempts: 3, retryBaseMs: 100, roles: { worker: 'worker', reviewers: ['reviewer-a', 'reviewer-b'], validator: 'validator', controller: 'ctl' },
 };
-
-function failure(kind: string, message: RegExp | string): (err: unknown) => boolean {
-  return (err: unknown) => {
-    assert.ok(err instanceof HandoffFailure, `not a HandoffFailure: ${String(err)}`);
-    assert.equal(err.kind, kind, err.message);
-    if (typeof message === 'string') assert.equal(err.message, message);
-    else assert.match(err.message, message);
-    return true;
-  };
-}
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 

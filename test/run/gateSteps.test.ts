@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { HandoffFailure } from '../../lib/handoff/errors.js';
 import { runPathsOf } from '../../lib/handoff/layout.js';
 import { checkpointStep, leaseAcquireStep, stageStartStep } from '../../lib/run/controllerSteps.js';
 import { acceptanceStep, resolveReviewStep, reviewStep } from '../../lib/run/gateSteps.js';
@@ -14,21 +13,12 @@ import { startStep, type StartOptions } from '../../lib/run/ownerSteps.js';
 import { type RunContext } from '../../lib/run/runContext.js';
 import { readWorkflow, workflowText, writeWorkflow } from '../../lib/run/runStore.js';
 import { makeRunRepo } from '../support/runs.js';
+import { failure } from '../support/failures.js';
 
 const START: StartOptions = {
   request: 'req-1', task: 'add the thing', spec: 'spec.md', acceptance: 'true', stages: ['implementation'], maxCycles: 3,
   acceptanceTimeoutS: 60, retryAttempts: 3, retryBaseMs: 100, roles: { worker: 'worker', reviewers: ['reviewer-a', 'reviewer-b'], validator: 'validator', controller: 'ctl' },
 };
-
-function failure(kind: string, message: RegExp | string): (err: unknown) => boolean {
-  return (err: unknown) => {
-    assert.ok(err instanceof HandoffFailure, `not a HandoffFailure: ${String(err)}`);
-    assert.equal(err.kind, kind, err.message);
-    if (typeof message === 'string') assert.equal(err.message, message);
-    else assert.match(err.message, message);
-    return true;
-  };
-}
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 

@@ -7,7 +7,6 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { HandoffFailure } from '../../lib/handoff/errors.js';
 import { runPathsOf, runsDirOf, type RunPaths } from '../../lib/handoff/layout.js';
 import { batonVersion } from '../../lib/handoff/version.js';
 import { leaseAcquireStep, checkpointStep, stageStartStep, blockStep } from '../../lib/run/controllerSteps.js';
@@ -23,21 +22,12 @@ import { readWorkflow } from '../../lib/run/runStore.js';
 import { type Workflow } from '../../lib/run/workflow.js';
 import { commitIn, git, tempDir } from '../support/project.js';
 import { makeRunRepo } from '../support/runs.js';
+import { failure } from '../support/failures.js';
 
 const START: StartOptions = {
   request: 'req-1', task: 'add the thing', spec: 'spec.md', acceptance: 'true', stages: ['implementation'], maxCycles: 3,
   acceptanceTimeoutS: 60, retryAttempts: 3, retryBaseMs: 1000, roles: { worker: 'worker', reviewers: ['reviewer-a', 'reviewer-b'], validator: 'validator', controller: 'controller' },
 };
-
-function failure(kind: string, message: RegExp | string): (err: unknown) => boolean {
-  return (err: unknown) => {
-    assert.ok(err instanceof HandoffFailure, `not a HandoffFailure: ${String(err)}`);
-    assert.equal(err.kind, kind, err.message);
-    if (typeof message === 'string') assert.equal(err.message, message);
-    else assert.match(err.message, message);
-    return true;
-  };
-}
 
 describe('lib/run/ownerSteps', () => {
   let root: string;

@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { HandoffFailure } from '../../lib/handoff/errors.js';
 import { runLocksDirOf, runPathsOf, runsDirOf } from '../../lib/handoff/layout.js';
 import { batonVersion } from '../../lib/handoff/version.js';
 import { acquireLock, lockHolder } from '../../lib/queue/lock.js';
@@ -12,18 +11,9 @@ import { newWorkflow, startRun, type StartRequest } from '../../lib/run/runStart
 import { crossFieldProblems, readWorkflow, runIdsOf, workflowSchemaProblems, workflowText, writeWorkflow } from '../../lib/run/runStore.js';
 import { type Workflow } from '../../lib/run/workflow.js';
 import { commitIn, git, tempDir } from '../support/project.js';
+import { failure } from '../support/failures.js';
 
 const NOW = new Date('2026-03-04T05:06:07.089Z');
-
-function failure(kind: string, message: RegExp | string): (err: unknown) => boolean {
-  return (err: unknown) => {
-    assert.ok(err instanceof HandoffFailure, `not a HandoffFailure: ${String(err)}`);
-    assert.equal(err.kind, kind, err.message);
-    if (typeof message === 'string') assert.equal(err.message, message);
-    else assert.match(err.message, message);
-    return true;
-  };
-}
 
 describe('lib/run/runStart', () => {
   let root: string;

@@ -14,21 +14,12 @@ import {
 import { type Workflow } from '../../lib/run/workflow.js';
 import { tempDir } from '../support/project.js';
 import { checkpointed, sampleWorkflow } from './sampleWorkflow.js';
+import { failure } from '../support/failures.js';
 
 const RUN_ID = 'run-20260102T030405Z-a1b2c3';
 const BASE = 'b'.repeat(40);
 
 /** A matcher for assert.throws/rejects: a HandoffFailure of `kind` whose message is `message` (a string: exactly). */
-function failure(kind: string, message: RegExp | string): (err: unknown) => boolean {
-  return (err: unknown) => {
-    assert.ok(err instanceof HandoffFailure, `not a HandoffFailure: ${String(err)}`);
-    assert.equal(err.kind, kind, err.message);
-    if (typeof message === 'string') assert.equal(err.message, message);
-    else assert.match(err.message, message);
-    return true;
-  };
-}
-
 describe('lib/run/runStore', () => {
   let root: string;
   let valid: Workflow;
