@@ -145,9 +145,13 @@ describe('baton up / down / monitor / demo (built bin)', function () {
   it('the run demo: the controller drives a run through a failed and a clean review cycle to the approval gate; approved; history and artifact hashes printed', async () => {
     const r = await runBinAsync('baton', ['demo', '--run'], { cwd: process.cwd() });
     assert.equal(r.code, 0, r.stdout + r.stderr);
+    // The demo polls the status, so a loaded machine may skip a short state; what it shows keeps the run's order and ends at the gate, then COMPLETED.
+    const order = ['run: ACTIVE/IDLE cycle 1', 'run: ACTIVE/STAGE_ACTIVE cycle 1', 'run: ACTIVE/REVIEW_PENDING cycle 1', 'run: ACTIVE/FINDINGS_PENDING cycle 1',
+      'run: ACTIVE/REVIEW_PENDING cycle 2', 'run: WAITING_FOR_HUMAN_APPROVAL/APPROVAL_PENDING cycle 2', 'run: COMPLETED/DONE cycle 2'];
     const states = r.stdout.split('\n').filter((l) => l.startsWith('run: ')).map((l) => l.split('  ').slice(0, 2).join(' '));
-    assert.deepEqual(states, ['run: ACTIVE/IDLE cycle 1', 'run: ACTIVE/STAGE_ACTIVE cycle 1', 'run: ACTIVE/REVIEW_PENDING cycle 1', 'run: ACTIVE/FINDINGS_PENDING cycle 1',
-      'run: ACTIVE/REVIEW_PENDING cycle 2', 'run: WAITING_FOR_HUMAN_APPROVAL/APPROVAL_PENDING cycle 2', 'run: COMPLETED/DONE cycle 2']);
+    assert.deepEqual(states.map((st) => order.indexOf(st)), [...states.map((st) => order.indexOf(st))].sort((a, b) => a - b), states.join(' | '));
+    assert.ok(states.every((st) => order.includes(st)), states.join(' | '));
+    assert.deepEqual(states.slice(-2), order.slice(-2));
     const actions = r.stdout.split('\n').filter((l) => /^ {2}\+ *\d+ ms {2}/.test(l)).map((l) => l.split(/\s+/)[4]);
     assert.deepEqual(actions, ['start', 'lease', 'stage-start', 'acceptance', 'checkpoint', 'review', 'resolve-review', 'acceptance', 'review', 'approve']);
     assert.equal(r.stdout.split('\n').filter((l) => /^ {2}[0-9a-f]{16} {2}/.test(l)).length, 9);
