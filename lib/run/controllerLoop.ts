@@ -49,7 +49,7 @@ function changeIn(dirs: string[], ms: number, ready: () => boolean, signal?: Abo
         // not there yet: the poll covers it
       }
     }
-    if (ready()) finish();
+    if (ready() || signal?.aborted) finish();
   });
 }
 
