@@ -7,6 +7,9 @@
 // hook-stop split across the twelve chunks it would share with the other bins took 1.5×
 // `node -e 0`, as one file 1.1×). Built alone, a hook is one file plus the chunks of what
 // it imports lazily (session-start: the run store, only when the project has runs).
+// `baton run`'s own bundle (bin/baton-run.ts) is one file without chunks: its lazy imports
+// split it over some twenty files, and twenty ES module loads cost more than parsing one
+// (`baton run status` 1.7× `node -e 0` split, 1.5× as one file).
 // The package version is written into every bundle (__BATON_VERSION__, read by
 // lib/handoff/version.ts), so `<bin> --version` reads no file at run time.
 import { build } from 'esbuild';
@@ -17,12 +20,13 @@ const { version } = JSON.parse(await readFile('package.json', 'utf8'));
 await rm('dist/bin/chunks', { recursive: true, force: true });
 const bins = (await readdir('bin')).filter((f) => f.endsWith('.ts')).map((f) => `bin/${f}`);
 const isHook = (bin) => bin.startsWith('bin/hook-');
+const isRun = (bin) => bin === 'bin/baton-run.ts';
 /** One esbuild run over `entryPoints`, with chunks named `chunks/<prefix><name>-<hash>`. */
-const bundle = (entryPoints, prefix) => build({
+const bundle = (entryPoints, prefix, splitting = true) => build({
   entryPoints,
   outdir: 'dist/bin',
   bundle: true,
-  splitting: true,
+  splitting,
   format: 'esm',
   platform: 'node',
   target: 'node20',
@@ -35,7 +39,8 @@ const bundle = (entryPoints, prefix) => build({
   },
   logLevel: 'warning',
 });
-await bundle(bins.filter((bin) => !isHook(bin)), '');
+await bundle(bins.filter((bin) => !isHook(bin) && !isRun(bin)), '');
+for (const run of bins.filter(isRun)) await bundle([run], '', false);
 for (const hook of bins.filter(isHook)) await bundle([hook], `${hook.slice(4, -3)}-`);
 for (const bin of bins) {
   const out = `dist/bin/${bin.slice(4, -3)}.js`;
