@@ -13,7 +13,6 @@ import { resolvePrompt, reviewPrompt, stagePrompt, validatePrompt } from './cont
 import { checkpointStep, stageStartStep } from './controllerSteps.js';
 import { parseValidationFile, validIdsOf } from './evidence.js';
 import { acceptanceStep, resolveReviewStep, reviewStep } from './gateSteps.js';
-import { blockingIdsOf } from './reviewActions.js';
 import { type RunContext } from './runContext.js';
 import { nextStageOf } from './stageActions.js';
 import { type Workflow } from './workflow.js';
@@ -134,7 +133,7 @@ async function reviewPendingStep(d: Driver, wf: Workflow): Promise<'moved' | 'wa
 
 /** The findings of the cycle: validation (read-only), then resolution of the valid ones, then recorded. */
 async function findingsStep(d: Driver, wf: Workflow): Promise<'moved' | 'waiting'> {
-  const blocking = wf.findings.filter((f) => f.cycle === wf.review_cycle && blockingIdsOf(wf).includes(f.id) && f.blocking);
+  const blocking = wf.findings.filter((f) => f.cycle === wf.review_cycle && f.blocking);
   const vkey = requestKey(wf, 'validation', 'review');
   if (!(vkey in d.phase.replies)) return request(d, wf, { key: vkey, to: wf.roles.validator, type: 'run_validate', headers: { stage: 'review', kind: 'validation' }, body: validatePrompt(wf, blocking) });
   const validation = await parseValidationFile(fs.readFileSync(artifactOf(d, vkey), 'utf8'), wf.review_cycle).catch(() => undefined);
