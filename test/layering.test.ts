@@ -45,12 +45,13 @@ const MAY_IMPORT: Record<string, string[]> = {
   queue: [],
   adapters: [],
   handoff: ['queue'],
-  daemon: ['handoff', 'queue', 'adapters'],
+  bridge: ['handoff', 'queue'],
+  daemon: ['bridge', 'handoff', 'queue', 'adapters'],
   swarm: ['handoff', 'queue', 'adapters'],
   review: ['handoff', 'queue', 'adapters'],
   run: ['handoff', 'queue', 'adapters'],
   hooks: ['run', 'handoff', 'queue'],
-  cli: ['daemon', 'swarm', 'review', 'run', 'hooks', 'handoff', 'queue', 'adapters'],
+  cli: ['bridge', 'daemon', 'swarm', 'review', 'run', 'hooks', 'handoff', 'queue', 'adapters'],
 };
 
 /** The lib folder of a repo-relative path (`lib/<folder>/...`), or undefined outside lib/. */
@@ -71,6 +72,8 @@ function violationsOf(file: string, text: string): string[] {
       else if (to !== layer && !MAY_IMPORT[layer]!.includes(to!)) problems.push(`${says}: lib/${layer} may import only ${['itself', ...MAY_IMPORT[layer]!.map((l) => `lib/${l}`)].join(', ')}`);
     } else if (layer === 'queue' && !spec.startsWith('node:') && spec !== 'js-yaml') {
       problems.push(`${says}: lib/queue uses only node: builtins and js-yaml`);
+    } else if (layer !== 'bridge' && spec.startsWith('@nats-io/')) {
+      problems.push(`${says}: only lib/bridge imports the NATS client`);
     }
   }
   return problems;
@@ -175,7 +178,9 @@ describe('layering', () => {
     ]);
     const sideways = "import { a } from '../daemon/control.js';\nimport { b } from '../swarm/up.js';\nimport { c } from '../handoff/layout.js';\nimport { d } from '../adapters/tmux.js';\n";
     assert.deepEqual(violationsOf('lib/swarm/s.ts', sideways), ["lib/swarm/s.ts imports '../daemon/control.js': lib/swarm may import only itself, lib/handoff, lib/queue, lib/adapters"]);
-    assert.deepEqual(violationsOf('lib/daemon/d.ts', sideways), ["lib/daemon/d.ts imports '../swarm/up.js': lib/daemon may import only itself, lib/handoff, lib/queue, lib/adapters"]);
+    assert.deepEqual(violationsOf('lib/daemon/d.ts', sideways), ["lib/daemon/d.ts imports '../swarm/up.js': lib/daemon may import only itself, lib/bridge, lib/handoff, lib/queue, lib/adapters"]);
+    assert.deepEqual(violationsOf('lib/daemon/d.ts', "import { connect } from '@nats-io/transport-node';\n"), ["lib/daemon/d.ts imports '@nats-io/transport-node': only lib/bridge imports the NATS client"]);
+    assert.deepEqual(violationsOf('lib/bridge/b.ts', "import { connect } from '@nats-io/transport-node';\nimport { d } from '../daemon/state.js';\n"), ["lib/bridge/b.ts imports '../daemon/state.js': lib/bridge may import only itself, lib/handoff, lib/queue"]);
     assert.deepEqual(violationsOf('lib/cli/c.ts', sideways), []);
     assert.deepEqual(violationsOf('lib/adapters/a.ts', sideways).length, 3);
     assert.deepEqual(violationsOf('lib/newthing/n.ts', ''), ['lib/newthing/n.ts: lib/newthing is not in the layering table; add it with the folders it may import']);

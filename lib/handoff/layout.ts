@@ -15,6 +15,10 @@
 //   .swarmforge/prompts/<role>.md                            each agent's instructions (written by baton up)
 //   .swarmforge/reviewers.tsv, .swarmforge/reviews/          the review stage (docs/review.md §1)
 //   .swarmforge/reviews/leaves/<bead>/, .worktrees/study-<role>-<rand8>/   a leaf's files and worktree
+//   swarmforge/nodes.conf                                    the roster of a swarm across machines
+//   .swarmforge/node, nodes.tsv                              the local node's name, `<role>\t<node>` rows
+//   .swarmforge/bridge.json                                  handoffd's bridge view (link, counts)
+//   .swarmforge/nats/                                        `baton nats up`'s server store and pid
 //   .claude/settings.json, .codex/hooks.json                 the agents' project settings that
 //                                                            `baton hooks install` merges hooks into
 // Every other module asks this one for a path; a test keeps these names out of the rest
@@ -258,4 +262,34 @@ export function tmuxSocketPathFor(root: string): string {
 /** The tmux session name of a project (one per ROOT). */
 export function sessionNameOf(root: string): string {
   return `baton-${basename(root).replace(/[^A-Za-z0-9-]/g, '-')}`;
+}
+
+/** The files of a swarm across machines (docs/bridge.md). */
+export interface BridgePaths {
+  /** `ROOT/swarmforge/nodes.conf`: the roster, committed, the same on every node. */
+  roster: string;
+  /** `ROOT/.swarmforge/node`: the local node's name (written by `baton init --node NAME`). */
+  node: string;
+  /** `ROOT/.swarmforge/nodes.tsv`: `<role>\t<node>` rows (written by `baton init`). */
+  nodesTable: string;
+  /** `ROOT/.swarmforge/bridge.json`: handoffd's view of the link and the counts (advisory, not state). */
+  state: string;
+  /** `ROOT/.swarmforge/nats/`: the store of a local `nats-server -js` (`baton nats up`). */
+  natsDir: string;
+  /** `ROOT/.swarmforge/nats/nats-server.pid`. */
+  natsPid: string;
+}
+
+/** The bridge paths of a project. */
+export function bridgePathsOf(root: string): BridgePaths {
+  const dir = join(root, SWARM_DIR_NAME);
+  const natsDir = join(dir, 'nats');
+  return {
+    roster: join(root, 'swarmforge', 'nodes.conf'),
+    node: join(dir, 'node'),
+    nodesTable: join(dir, 'nodes.tsv'),
+    state: join(dir, 'bridge.json'),
+    natsDir,
+    natsPid: join(natsDir, 'nats-server.pid'),
+  };
 }
