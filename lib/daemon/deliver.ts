@@ -32,7 +32,15 @@ import { type Role } from '../handoff/roles.js';
 export type Delivery = Delivered | Failed;
 
 /** A handoff in sent/, its copies durable in every recipient's new/ (or already received). */
-export interface Delivered { kind: 'delivered'; id: string; name: string; from: string; copied: string[]; already: string[]; sentPath: string }
+export interface Delivered { kind: 'delivered'; id: string; name: string; from: string; copied: string[]; already: string[]; sentPath: string; remote?: string[] }
+
+/** A handoff whose remote recipients are still to be published (docs/bridge.md §3). */
+export interface RemoteCopies {
+  /** The remote recipients. */
+  roles: string[];
+  /** The outbox file's exact bytes (what is published). */
+  bytes: Buffer;
+}
 
 /** A refused handoff, in failed/ with its .error. */
 export interface Failed { kind: 'failed'; name: string; from: string; reason: string; failedPath: string }
@@ -47,13 +55,18 @@ export interface DeliveryScope {
   ensured?: Set<string>;
   /** Mailbox paths by role (optional; e.g. the caller's memo of mailboxOf). */
   boxOf?: (role: string) => Mailbox;
+  /** With a bridge: true for a role on another node (its copy is published, not written here). */
+  isRemote?: (role: string) => boolean;
+  /** With a bridge: the server's size limit, once known (a larger handoff for a remote role is refused). */
+  maxPayload?: () => number | undefined;
 }
 
 function boxIn(scope: DeliveryScope, role: string): Mailbox {
   return scope.boxOf?.(role) ?? mailboxOf(scope.root, role);
 }
 
-class Refused extends Error {}
+/** A handoff that cannot be delivered (it goes to failed/ with the message as its .error). */
+export class Refused extends Error {}
 
 /** The id of the item at `path`; undefined if unusable, null if it has gone meanwhile. */
 async function idAt(path: string): Promise<string | undefined | null> {
@@ -77,7 +90,7 @@ function checkHeaders(item: Item, sender: string, roles: Map<string, Role>): str
 }
 
 /** Recipients that still need a copy; refuses the whole handoff on a name clash. */
-async function recipientsToCopy(scope: DeliveryScope, item: Item, recipients: string[], deep: boolean): Promise<string[]> {
+export async function recipientsToCopy(scope: DeliveryScope, item: Item, recipients: string[], deep: boolean): Promise<string[]> {
   const pending: string[] = [];
   for (const role of recipients) {
     const places = copyPlaces(boxIn(scope, role), item.name, deep);
@@ -105,6 +118,8 @@ export interface Copied {
   /** The new/ folders that received a copy. */
   newDirs: string[];
   deep: boolean;
+  /** With a bridge, the copies still to publish. */
+  remote?: RemoteCopies;
 }
 
 /**
@@ -124,7 +139,10 @@ export async function copyHandoff(scope: DeliveryScope, sender: string, name: st
       if (err instanceof UnusableItem) throw new Refused(err.reason);
       throw err;
     }
-    const recipients = checkHeaders(item, sender, scope.roles);
+    const all = checkHeaders(item, sender, scope.roles);
+    const remote = scope.isRemote ? all.filter(scope.isRemote) : [];
+    const recipients = all.filter((r) => !remote.includes(r));
+    const remoteCopies = remote.length > 0 ? remoteCopiesOf(scope, path, remote) : undefined;
     const batchRoles = deep ? recipients.filter((r) => scope.roles.get(r)?.mode !== 'task') : [];
     if (batchRoles.length > 0) releases = lockInboxes(scope, batchRoles);
     const pending = await recipientsToCopy(scope, item, recipients, deep);
@@ -139,22 +157,37 @@ export async function copyHandoff(scope: DeliveryScope, sender: string, name: st
       newDirs.push(target.inboxNew);
       crashPoint('deliver:recipient-done');
     }
-    return { kind: 'copied', id: item.id, name, from: sender, copied: pending, already: recipients.filter((r) => !pending.includes(r)), path, newDirs, deep };
+    const already = recipients.filter((r) => !pending.includes(r));
+    return { kind: 'copied', id: item.id, name, from: sender, copied: pending, already, path, newDirs, deep, ...(remoteCopies ? { remote: remoteCopies } : {}) };
   } catch (err) {
     if (!(err instanceof Refused)) throw err;
-    // A mailbox made by hand or in the reference layout may lack failed/: create it, as
-    // renameInto creates sent/ for a delivery.
-    ensureFolder(box.failed);
-    const failedPath = freeNameIn(box.failed, name);
-    writeFileSynced(`${failedPath}.error.tmp`, `${err.message}\n`, false);
-    renameSynced(`${failedPath}.error.tmp`, `${failedPath}.error`);
-    crashPoint('deliver:error-written');
-    moveOriginal(path, failedPath);
-    crashPoint('deliver:failed-synced');
-    return { kind: 'failed', name, from: sender, reason: err.message, failedPath };
+    return failHandoff(scope, sender, name, err.message);
   } finally {
     for (const release of releases.reverse()) release();
   }
+}
+
+/** The bytes to publish for the remote recipients; refuses a handoff over the server's known size limit before any copy is made. */
+function remoteCopiesOf(scope: DeliveryScope, path: string, roles: string[]): RemoteCopies {
+  const bytes = fs.readFileSync(path);
+  const limit = scope.maxPayload?.();
+  if (limit !== undefined && bytes.length > limit) throw new Refused(`too large for the bridge: ${bytes.length} bytes is over the server's max_payload of ${limit}`);
+  return { roles, bytes };
+}
+
+/** Moves `outbox/<name>` of `sender` to failed/ with `<reason>` in its .error beside it. */
+export function failHandoff(scope: DeliveryScope, sender: string, name: string, reason: string): Failed {
+  const box = boxIn(scope, sender);
+  // A mailbox made by hand or in the reference layout may lack failed/: create it, as
+  // renameInto creates sent/ for a delivery.
+  ensureFolder(box.failed);
+  const failedPath = freeNameIn(box.failed, name);
+  writeFileSynced(`${failedPath}.error.tmp`, `${reason}\n`, false);
+  renameSynced(`${failedPath}.error.tmp`, `${failedPath}.error`);
+  crashPoint('deliver:error-written');
+  moveOriginal(join(box.outbox, name), failedPath);
+  crashPoint('deliver:failed-synced');
+  return { kind: 'failed', name, from: sender, reason, failedPath };
 }
 
 /**
@@ -177,7 +210,7 @@ export function finishHandoffs(scope: DeliveryScope, group: Copied[]): Delivered
   crashPoint('deliver:sent-synced');
   return moved.map(({ c, box, sentPath }) => {
     if (c.deep) removeStaleError(box, c.name);
-    return { kind: 'delivered', id: c.id, name: c.name, from: c.from, copied: c.copied, already: c.already, sentPath };
+    return { kind: 'delivered', id: c.id, name: c.name, from: c.from, copied: c.copied, already: c.already, sentPath, ...(c.remote ? { remote: c.remote.roles } : {}) };
   });
 }
 
@@ -203,7 +236,7 @@ function removeStaleError(box: Mailbox, name: string): void {
  * each other) for a delivery that may repeat an earlier one: while held, no claim or
  * completion can move an earlier copy between the search for it and the new link.
  */
-function lockInboxes(scope: DeliveryScope, recipients: string[]): Release[] {
+export function lockInboxes(scope: DeliveryScope, recipients: string[]): Release[] {
   const releases: Release[] = [];
   try {
     for (const role of [...recipients].sort()) releases.push(acquireLock(boxIn(scope, role).inboxLock));

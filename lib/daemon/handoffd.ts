@@ -13,6 +13,7 @@ import { mkdirSynced } from '../queue/durable.js';
 import { acquireLock, LockBusy, type Release } from '../queue/lock.js';
 import { removeStaleOutboxTemps } from '../queue/tempFiles.js';
 import { DaemonAlreadyRunning } from './alreadyRunning.js';
+import { startBridgeOf } from './bridgeStart.js';
 import { FolderWatchers } from './folderWatchers.js';
 import { DaemonLog } from './log.js';
 import { runPass } from './pass.js';
@@ -89,6 +90,7 @@ export async function runHandoffd(options: DaemonOptions): Promise<void> {
   try {
     fs.rmSync(paths.stop, { force: true });
     removeLeftovers(state);
+    state.bridge = await startBridgeOf(options.root, log, () => signal.notify());
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
     watchers.watch(paths.dir, 'stop');
@@ -98,6 +100,7 @@ export async function runHandoffd(options: DaemonOptions): Promise<void> {
     await loop(state, signal, options.pollIntervalMs);
     await Promise.allSettled([...state.wakes]);
   } finally {
+    await state.bridge?.close();
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
     watchers.close();

@@ -9,6 +9,7 @@
 // at start-up) may be partly delivered: its next try searches deep for earlier copies.
 import * as fs from 'node:fs';
 import { type Role } from '../handoff/roles.js';
+import { receiveArrivals, settlePublishes, startPublishing } from './bridgePass.js';
 import { copyHandoff, finishHandoffs, type Copied, type DeliveryScope } from './deliver.js';
 import { boxOf, currentRoles, reportOnce, type DaemonState } from './state.js';
 import { scheduleWakes } from './wakeScheduler.js';
@@ -29,7 +30,10 @@ export interface Queued {
 export async function runPass(state: DaemonState, startup: boolean): Promise<void> {
   const roles = currentRoles(state);
   const changedBefore = state.stats.delivered + state.stats.failed;
-  const delivered = await deliverQueue(state, roles, outboxQueue(state, roles), startup);
+  const scope = scopeOf(state, roles);
+  const received = state.bridge ? await receiveArrivals(state, scope, state.bridge) : new Set<string>();
+  const delivered = await deliverQueue(state, scope, outboxQueue(state, roles), startup);
+  for (const role of received) delivered.add(role);
   const now = Date.now();
   const allViews = now >= state.viewsDueAt;
   if (allViews) {
@@ -58,9 +62,16 @@ export function outboxQueue(state: DaemonState, roles: Map<string, Role>): Queue
   return queue.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.sender < b.sender ? -1 : 1));
 }
 
-/** Delivers the queue (until a stop is requested); returns the roles that received a copy. */
-async function deliverQueue(state: DaemonState, roles: Map<string, Role>, queue: Queued[], startup: boolean): Promise<Set<string>> {
+/** The delivery scope of a pass (with the bridge's view of remote roles when there is one). */
+function scopeOf(state: DaemonState, roles: Map<string, Role>): DeliveryScope {
   const scope: DeliveryScope = { root: state.root, roles, tmp: state.paths.tmp, ensured: state.ensured, boxOf: (role) => boxOf(state, role) };
+  const bridge = state.bridge;
+  if (bridge) Object.assign(scope, { isRemote: (role: string) => bridge.isRemote(role), maxPayload: () => bridge.maxPayload() });
+  return scope;
+}
+
+/** Delivers the queue (until a stop is requested); returns the roles that received a copy. */
+async function deliverQueue(state: DaemonState, scope: DeliveryScope, queue: Queued[], startup: boolean): Promise<Set<string>> {
   const delivered = new Set<string>();
   let group: Copied[] = [];
   for (const [index, { sender, name }] of queue.entries()) {
@@ -69,11 +80,16 @@ async function deliverQueue(state: DaemonState, roles: Map<string, Role>, queue:
       if (state.stopRequested()) break;
     }
     const copied = await copyOne(state, scope, sender, name, startup);
+    if (copied && state.bridge && !startPublishing(state.bridge, copied)) {
+      // The bridge cannot publish now: the local copies are made, the original waits in the outbox.
+      state.retryDeep.add(`${sender}/${name}`);
+      continue;
+    }
     if (copied) group.push(copied);
-    if (group.length >= GROUP_SIZE) group = finishGroup(state, scope, group, delivered);
+    if (group.length >= GROUP_SIZE) group = await finishGroup(state, scope, group, delivered);
   }
   // Also after a stop: the copies made are finished before the daemon exits.
-  if (group.length > 0) finishGroup(state, scope, group, delivered);
+  if (group.length > 0) await finishGroup(state, scope, group, delivered);
   return delivered;
 }
 
@@ -94,13 +110,14 @@ async function copyOne(state: DaemonState, scope: DeliveryScope, sender: string,
   return undefined;
 }
 
-/** Delivery step 3 for a group (finishHandoffs), logged per handoff; returns the next, empty group. */
-function finishGroup(state: DaemonState, scope: DeliveryScope, group: Copied[], delivered: Set<string>): Copied[] {
+/** Delivery step 3 for a group (finishHandoffs, after its remote publishes are stored), logged per handoff; returns the next, empty group. */
+async function finishGroup(state: DaemonState, scope: DeliveryScope, group: Copied[], delivered: Set<string>): Promise<Copied[]> {
+  const ready = state.bridge ? await settlePublishes(state, scope, group) : group;
   try {
-    for (const result of finishHandoffs(scope, group)) {
+    for (const result of finishHandoffs(scope, ready)) {
       state.retryDeep.delete(`${result.from}/${result.name}`);
       state.stats.delivered += 1;
-      state.log.write('delivered', { id: result.id, name: result.name, from: result.from, to: [...result.copied, ...result.already].join(',') });
+      state.log.write('delivered', { id: result.id, name: result.name, from: result.from, to: [...result.copied, ...result.already, ...(result.remote ?? [])].join(',') });
       for (const role of result.copied) delivered.add(role);
     }
   } catch (err) {

@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import { mailboxOf, rolesPathOf, type DaemonPaths } from '../handoff/layout.js';
 import { readRoles, type Role } from '../handoff/roles.js';
 import { type Mailbox } from '../queue/mailbox.js';
+import type { Bridge } from '../bridge/bridge.js';
 import { ListingCache } from './listingCache.js';
 import { type DaemonLog } from './log.js';
 import { WakePolicy } from './wakePolicy.js';
@@ -61,6 +62,8 @@ export interface DaemonState {
   readonly watch: (dir: string) => void;
   /** True once TERM/INT or the stop sentinel asked the daemon to stop. */
   readonly stopRequested: () => boolean;
+  /** The bridge to other nodes, when the project has a roster (docs/bridge.md). */
+  bridge?: Bridge;
 }
 
 /** A fresh state for a daemon run. */

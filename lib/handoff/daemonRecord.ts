@@ -12,7 +12,7 @@ import { printable } from '../queue/printable.js';
 import { daemonPathsOf } from './layout.js';
 
 /** The events the daemon logs. */
-export type DaemonEvent = 'started' | 'delivered' | 'failed' | 'quarantined' | 'woke' | 'wake-failed' | 'error' | 'stopped';
+export type DaemonEvent = 'started' | 'delivered' | 'failed' | 'quarantined' | 'woke' | 'wake-failed' | 'error' | 'stopped' | 'received' | 'bridge-connected' | 'bridge-error' | 'bridge-refused';
 
 /** Formats one log line (without the newline); a value with a non-printable character is JSON-quoted with it escaped. */
 export function formatLogLine(when: Date, event: DaemonEvent, details: Record<string, string | number>): string {

@@ -1,0 +1,148 @@
+// The bridge's connection (docs/bridge.md §3): handoffd starts fully without a server; the
+// link connects in the background, retrying with a backoff capped at the settings' cap,
+// and after every (re)connect sets up the stream, the consumers and the KV bucket again
+// before it says it is up. Each change of state is logged once (`bridge-connected`,
+// `bridge-error`); an error text goes through redactSecrets before anyone sees it.
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { type KV } from '@nats-io/kv';
+import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
+import { type BridgeSettings } from './bridgeSettings.js';
+import { redactSecrets } from './secrets.js';
+import { ensureConsumer, ensureStream, openOwners } from './wireSetup.js';
+
+/** What the link needs to know. */
+export interface LinkConfig {
+  urls: string[];
+  swarm: string;
+  node: string;
+  /** The local roles (their consumers are set up at each connect). */
+  roles: string[];
+  /** The credentials file's content, or '' without one. */
+  credentials: string;
+  settings: BridgeSettings;
+  log: (event: 'bridge-connected' | 'bridge-error', details: Record<string, string>) => void;
+  /** Called after each completed set-up (first connect and every reconnect). */
+  onUp: (wire: Wire) => void;
+  /** Called when the connection is lost. */
+  onDown: () => void;
+}
+
+/** A connection that is set up: the handles the bridge works with. */
+export interface Wire {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  owners: KV;
+  maxPayload: number;
+}
+
+/** The connection and its state. */
+export class BridgeLink {
+  wire: Wire | undefined;
+  lastError: string | null = null;
+  private closed = false;
+  private nc: NatsConnection | undefined;
+  private wake: () => void = () => undefined;
+
+  constructor(private readonly config: LinkConfig) {}
+
+  /** True while connected and set up. */
+  get connected(): boolean {
+    return this.wire !== undefined;
+  }
+
+  /** Connects in the background until close(); never throws. */
+  start(): void {
+    void this.connectLoop();
+  }
+
+  /** Records and logs an error (redacted), once per distinct text in a row. */
+  error(err: unknown): void {
+    const text = redactSecrets((err as Error)?.message ?? String(err), this.config.credentials);
+    if (text === this.lastError) return;
+    this.lastError = text;
+    this.config.log('bridge-error', { problem: text });
+  }
+
+  private async connectLoop(): Promise<void> {
+    for (let delay = 250; !this.closed; delay = Math.min(delay * 2, this.config.settings.backoffCapMs)) {
+      try {
+        const nc = await connect({
+          servers: this.config.urls, name: `baton-${this.config.node}`, maxReconnectAttempts: -1,
+          reconnectTimeWait: Math.min(1000, this.config.settings.backoffCapMs), timeout: 5000,
+          ...(this.config.credentials ? { authenticator: credsAuthenticator(new TextEncoder().encode(this.config.credentials)) } : {}),
+        });
+        this.nc = nc;
+        if (this.closed) break;
+        void this.watch(nc);
+        await this.setUp(nc);
+        return;
+      } catch (err) {
+        this.error(err);
+        await this.nc?.close().catch(() => undefined);
+        this.nc = undefined;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** Sets up the server side and announces the link; a failure closes the connection (the loop retries). */
+  private async setUp(nc: NatsConnection): Promise<void> {
+    const jsm = await jetstreamManager(nc);
+    await ensureStream(jsm, this.config.swarm, this.config.settings);
+    for (const role of this.config.roles) await ensureConsumer(jsm, this.config.swarm, role, this.config.settings);
+    const owners = await openOwners(nc, this.config.swarm);
+    this.wire = { nc, js: jetstream(nc), jsm, owners, maxPayload: nc.info?.max_payload ?? 1024 * 1024 };
+    this.lastError = null;
+    this.config.log('bridge-connected', { server: nc.getServer() });
+    this.config.onUp(this.wire);
+  }
+
+  /** Sets up again after a reconnect, retrying with the backoff while the connection lasts. */
+  private async setUpAgain(nc: NatsConnection): Promise<void> {
+    for (let delay = 250; !this.closed && this.nc === nc && !nc.isClosed(); delay = Math.min(delay * 2, this.config.settings.backoffCapMs)) {
+      try {
+        await this.setUp(nc);
+        return;
+      } catch (err) {
+        this.error(err);
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+
+  /** Follows the connection's status: down on a disconnect, set up again on a reconnect. */
+  private async watch(nc: NatsConnection): Promise<void> {
+    for await (const status of nc.status()) {
+      if (this.closed) return;
+      if (status.type === 'disconnect') {
+        this.wire = undefined;
+        this.error(new Error(`disconnected from ${status.server}`));
+        this.config.onDown();
+      } else if (status.type === 'reconnect') {
+        void this.setUpAgain(nc);
+      }
+    }
+    // The client gave up (closed): connect afresh unless we are closing.
+    if (!this.closed && this.nc === nc) {
+      this.wire = undefined;
+      this.config.onDown();
+      this.nc = undefined;
+      void this.connectLoop();
+    }
+  }
+
+  /** Closes the connection (pending acks are not awaited: unacknowledged messages are redelivered). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wake();
+    this.wire = undefined;
+    await this.nc?.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,65 @@
+// bridge.json: handoffd's view of the link for `baton status`, `baton monitor` and
+// `baton doctor` (docs/bridge.md §4). Advisory, like health.json: written by replacement
+// (temp + rename, no fsync), never read back by the daemon. Counts come from the server:
+// per role, `unacked` is what its consumer delivered without an acknowledgement yet and
+// `pending` what the stream still holds beyond that. Credentials never reach it (only the
+// node, the roles and redacted errors do).
+import * as fs from 'node:fs';
+import { type Roster } from '../handoff/roster.js';
+import { type Wire } from './bridgeLink.js';
+import { consumerNameOf, streamNameOf, streamSubjectsOf, subjectOf } from './wireNames.js';
+
+/** The content of bridge.json. */
+export interface BridgeReport {
+  pid: number;
+  node: string;
+  swarm: string;
+  connected: boolean;
+  last_error: string | null;
+  remote_roles: Record<string, string>;
+  pending: Record<string, number>;
+  unacked: Record<string, number>;
+  updated_at: string;
+}
+
+/** What a report is made of. */
+export interface ReportInput {
+  connected: boolean;
+  last_error: string | null;
+  node: string;
+  roster: Roster;
+  wire: Wire | undefined;
+}
+
+/** Per role, the server's pending and unacknowledged counts (empty when not connected). */
+async function countsOf(wire: Wire | undefined, roster: Roster): Promise<Pick<BridgeReport, 'pending' | 'unacked'>> {
+  const pending: Record<string, number> = {};
+  const unacked: Record<string, number> = {};
+  if (!wire) return { pending, unacked };
+  const stream = streamNameOf(roster.swarm);
+  const info = await wire.jsm.streams.info(stream, { subjects_filter: streamSubjectsOf(roster.swarm) });
+  for (const role of roster.nodeOfRole.keys()) {
+    const stored = info.state.subjects?.[subjectOf(roster.swarm, role)] ?? 0;
+    const consumer = await wire.jsm.consumers.info(stream, consumerNameOf(role)).catch(() => undefined);
+    unacked[role] = consumer?.num_ack_pending ?? 0;
+    pending[role] = Math.max(0, stored - unacked[role]!);
+  }
+  return { pending, unacked };
+}
+
+/** Writes bridge.json; a failure to count or to write is ignored (the report is advisory). */
+export async function writeBridgeReport(path: string, input: ReportInput): Promise<void> {
+  const remote: Record<string, string> = {};
+  for (const [role, node] of input.roster.nodeOfRole) if (node !== input.node) remote[role] = node;
+  const counts = await countsOf(input.wire, input.roster).catch(() => ({ pending: {}, unacked: {} }));
+  const report: BridgeReport = {
+    pid: process.pid, node: input.node, swarm: input.roster.swarm, connected: input.connected, last_error: input.last_error,
+    remote_roles: remote, ...counts, updated_at: new Date().toISOString(),
+  };
+  try {
+    fs.writeFileSync(`${path}.tmp`, `${JSON.stringify(report)}\n`, { mode: 0o600 });
+    fs.renameSync(`${path}.tmp`, path);
+  } catch {
+    // advisory
+  }
+}

@@ -1,0 +1,34 @@
+// The names the bridge uses on the NATS server (docs/bridge.md §2): one stream per swarm,
+// one subject and one durable consumer per role, one KV bucket of role owners, and the
+// message id that makes a repeated publish of the same (handoff, recipient) a duplicate.
+// Pure functions: nothing here loads the NATS client.
+
+/** The stream of a swarm: `BATON_<SWARM>` (upper-cased, `-` → `_`). */
+export function streamNameOf(swarm: string): string {
+  return `BATON_${swarm.toUpperCase().replace(/-/g, '_')}`;
+}
+
+/** Every role's subject of a swarm, as the stream's subject filter. */
+export function streamSubjectsOf(swarm: string): string {
+  return `baton.${swarm}.inbox.*`;
+}
+
+/** The subject a handoff for `role` is published to. */
+export function subjectOf(swarm: string, role: string): string {
+  return `baton.${swarm}.inbox.${role}`;
+}
+
+/** The durable pull consumer of `role`. */
+export function consumerNameOf(role: string): string {
+  return `baton_${role}`;
+}
+
+/** The KV bucket that holds each role's owner lease. */
+export function ownersBucketOf(swarm: string): string {
+  return `baton_${swarm}_owners`;
+}
+
+/** The `Nats-Msg-Id` of one (handoff, recipient) pair. */
+export function messageIdOf(id: string, role: string): string {
+  return `${id}:${role}`;
+}

@@ -1,0 +1,94 @@
+// The bridge's part of a handoffd pass (docs/bridge.md §3). Send: a handoff with remote
+// recipients leaves the outbox only when its local copies are durable and every remote
+// publish is stored by the server; a temporary failure keeps it in the outbox (retried
+// after the bridge's backoff, never failed for that reason), a message over the server's
+// size limit goes to failed/. Receive: the arrivals queued by the bridge are copied, new/
+// is fsync'd, and only then are they acknowledged; the recipients are woken by the pass.
+//
+// Crash contract: killed after the publishes were stored and before the move to sent/,
+// the restarted daemon publishes again with the same Nats-Msg-Id (a duplicate for the
+// server within its window, a copy the receiver finds by id after it); killed after a
+// copy and before its acknowledgement, the message is redelivered and found by id.
+import { crashPoint } from '../queue/crash.js';
+import { fsyncDir } from '../queue/durable.js';
+import type { Arrival, Bridge, PublishOutcome } from '../bridge/bridge.js';
+import { failHandoff, type Copied, type DeliveryScope } from './deliver.js';
+import { copyArrival } from './deliverArrival.js';
+import { reportOnce, type DaemonState } from './state.js';
+
+/** The publishes in flight of one copied handoff (all remote recipients). */
+const inFlight = new WeakMap<Copied, Promise<PromiseSettledResult<PublishOutcome>[]>>();
+
+/** Starts publishing a copied handoff's remote copies; false when the bridge cannot publish now (it stays in the outbox). */
+export function startPublishing(bridge: Bridge, copied: Copied): boolean {
+  const remote = copied.remote;
+  if (!remote) return true;
+  if (!bridge.canPublish()) return false;
+  const handoff = { id: copied.id, name: copied.name, from: copied.from, bytes: remote.bytes };
+  inFlight.set(copied, Promise.allSettled(remote.roles.map((role) => bridge.publish(role, handoff))));
+  return true;
+}
+
+/** Waits for the group's publishes; returns the handoffs ready for sent/ (too large ones are moved to failed/, the rest wait in the outbox). */
+export async function settlePublishes(state: DaemonState, scope: DeliveryScope, group: Copied[]): Promise<Copied[]> {
+  const ready: Copied[] = [];
+  for (const copied of group) {
+    const publishes = inFlight.get(copied);
+    if (!publishes) {
+      if (!copied.remote) ready.push(copied);
+      continue;
+    }
+    const results = await publishes;
+    const tooLarge = results.find((r): r is PromiseFulfilledResult<PublishOutcome> => r.status === 'fulfilled' && r.value.kind === 'too-large');
+    if (tooLarge && tooLarge.value.kind === 'too-large') {
+      const failed = failHandoff(scope, copied.from, copied.name, tooLarge.value.reason);
+      state.stats.failed += 1;
+      state.log.write('failed', { name: copied.name, from: copied.from, reason: failed.reason });
+    } else if (results.every((r) => r.status === 'fulfilled')) {
+      ready.push(copied);
+    } else {
+      state.retryDeep.add(`${copied.from}/${copied.name}`);
+    }
+  }
+  if (group.some((c) => c.remote)) crashPoint('bridge:publish-stored');
+  return ready;
+}
+
+/** Copies the bridge's arrivals, fsyncs the new/ folders, acknowledges them; returns the roles that received a copy. */
+export async function receiveArrivals(state: DaemonState, scope: DeliveryScope, bridge: Bridge): Promise<Set<string>> {
+  const arrivals = bridge.takeArrivals();
+  const received = new Set<string>();
+  if (arrivals.length === 0) return received;
+  const toAck: { arrival: Arrival; id: string; copied: boolean }[] = [];
+  const newDirs = new Set<string>();
+  for (const arrival of arrivals) {
+    try {
+      const outcome = await copyArrival(scope, arrival.role, arrival.name, arrival.bytes);
+      if (outcome.kind === 'refused') {
+        arrival.refuse(outcome.reason);
+        state.log.write('bridge-refused', { role: arrival.role, name: arrival.name ?? '', problem: outcome.reason });
+        continue;
+      }
+      if (outcome.kind === 'copied') newDirs.add(outcome.newDir);
+      toAck.push({ arrival, id: outcome.id, copied: outcome.kind === 'copied' });
+    } catch (err) {
+      // Not acknowledged: the server redelivers it after the ack wait.
+      state.ensured.clear();
+      reportOnce(state, `receive:${arrival.role}/${arrival.name}:${(err as Error).message}`, { what: 'receive', role: arrival.role, name: arrival.name ?? '', problem: (err as Error).message });
+    }
+  }
+  for (const dir of newDirs) fsyncDir(dir);
+  crashPoint('bridge:copies-synced');
+  await Promise.all(toAck.map(async ({ arrival, id, copied }) => {
+    try {
+      await arrival.ack();
+    } catch (err) {
+      reportOnce(state, `ack:${id}:${(err as Error).message}`, { what: 'ack', id, role: arrival.role, problem: (err as Error).message });
+    }
+    if (!copied) return;
+    received.add(arrival.role);
+    state.stats.delivered += 1;
+    state.log.write('received', { id, name: arrival.name ?? '', to: arrival.role });
+  }));
+  return received;
+}

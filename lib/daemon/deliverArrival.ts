@@ -1,0 +1,54 @@
+// The copy of a handoff that arrived over the bridge (docs/bridge.md §3, Receive): written
+// exactly as a local delivery writes one (recipient and enqueued_at added, body bytes
+// unchanged; temp, fsync, link), unless the recipient already holds that id in new/,
+// in_process/ (batches included) or completed/: the wire is at-least-once, and this check,
+// not the server's duplicate window, is what keeps one copy per (id, recipient). The
+// caller fsyncs new/ before it acknowledges the message.
+//
+// Concurrency contract: called by handoffd's pass only (one at a time, under the daemon
+// lock); for a batch-mode recipient the deep search holds its inbox lock, as a local
+// repeat delivery does (deliver.ts).
+import { join } from 'node:path';
+import { deliverCopy } from '../queue/deliver.js';
+import { EnvelopeError, parseEnvelope, serializeEnvelope, type Envelope } from '../queue/envelope.js';
+import { type Release } from '../queue/lock.js';
+import { ensureMailbox } from '../queue/mailbox.js';
+import { isItemName, isoOf, MAX_NAME_BYTES } from '../queue/names.js';
+import { lockInboxes, recipientsToCopy, Refused, type DeliveryScope } from './deliver.js';
+
+/** What became of an arrival: copied into new/ (not yet fsync'd there), already held, or refused for good. */
+export type ArrivalOutcome = { kind: 'copied'; id: string; newDir: string } | { kind: 'already'; id: string } | { kind: 'refused'; reason: string };
+
+/** Copies the handoff `bytes` named `name` into `role`'s inbox/new/ unless that id is already there. */
+export async function copyArrival(scope: DeliveryScope, role: string, name: string | undefined, bytes: Uint8Array, now = new Date()): Promise<ArrivalOutcome> {
+  if (name === undefined || !isItemName(name) || name.includes('/') || Buffer.byteLength(name) > MAX_NAME_BYTES) return { kind: 'refused', reason: `bad Baton-Name header '${name ?? ''}'` };
+  if (!scope.roles.has(role)) return { kind: 'refused', reason: `unknown recipient ${role}` };
+  let envelope: Envelope;
+  try {
+    envelope = await parseEnvelope(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  } catch (err) {
+    if (err instanceof EnvelopeError) return { kind: 'refused', reason: err.message };
+    throw err;
+  }
+  const { headers, body } = envelope;
+  const id = headers.id;
+  if (!id) return { kind: 'refused', reason: 'no id header' };
+  const copy = await serializeEnvelope({ ...headers, recipient: role, enqueued_at: isoOf(now) }, body);
+  const box = scope.boxOf?.(role);
+  if (!box) throw new Error('copyArrival needs the scope\'s boxOf');
+  let releases: Release[] = [];
+  try {
+    if (scope.roles.get(role)?.mode !== 'task') releases = lockInboxes(scope, [role]);
+    const pending = await recipientsToCopy(scope, { ...envelope, id, name, path: '' }, [role], true);
+    if (pending.length === 0) return { kind: 'already', id };
+    if (!scope.ensured?.has(role)) ensureMailbox(box);
+    scope.ensured?.add(role);
+    deliverCopy(join(scope.tmp, `${role}.${name}`), copy, box.inboxNew, name);
+    return { kind: 'copied', id, newDir: box.inboxNew };
+  } catch (err) {
+    if (err instanceof Refused) return { kind: 'refused', reason: err.message };
+    throw err;
+  } finally {
+    for (const release of releases.reverse()) release();
+  }
+}
