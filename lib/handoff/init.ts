@@ -7,9 +7,9 @@ import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fsyncDir, mkdirSynced, renameSynced, writeFileSynced } from '../queue/durable.js';
 import { ensureMailbox } from '../queue/mailbox.js';
-import { parseConfig, sharesRoot, type ReviewerConfig, type WindowConfig } from './config.js';
+import { readConfig, sharesRoot, type WindowConfig } from './config.js';
 import { fail } from './errors.js';
-import { configPathOf, mailboxOf, reviewersPathOf, rolesPathOf, sessionNameOf, SWARM_DIR_NAME, swarmDirOf, worktreePathOf } from './layout.js';
+import { mailboxOf, reviewersPathOf, rolesPathOf, sessionNameOf, SWARM_DIR_NAME, swarmDirOf, worktreePathOf } from './layout.js';
 import { importReferenceMail, type ImportReport } from './referenceImport.js';
 import { formatReviewers } from './reviewers.js';
 import { formatRoles, type Role } from './roles.js';
@@ -44,15 +44,6 @@ export function excludeSwarmDir(root: string, pattern = `${SWARM_DIR_NAME}/`): v
   if (current.split('\n').some((l) => l.trim() === pattern || l.trim() === `/${pattern}`)) return;
   fs.mkdirSync(join(resolve(root, gitDir), 'info'), { recursive: true });
   fs.appendFileSync(exclude, `${current === '' || current.endsWith('\n') ? '' : '\n'}${pattern}\n`);
-}
-
-/** ROOT's swarmforge.conf, parsed; fails with every error (file, line, rule) when it is missing or invalid. */
-export function readConfig(root: string): { windows: WindowConfig[]; reviewers: ReviewerConfig[] } {
-  const confPath = configPathOf(root);
-  if (!fs.existsSync(confPath)) fail('environment', `baton: no swarmforge/swarmforge.conf in '${root}'`);
-  const parsed = parseConfig(fs.readFileSync(confPath, 'utf8'), confPath);
-  if (!parsed.ok) fail('environment', ...parsed.errors);
-  return parsed;
 }
 
 /** The windows of ROOT's swarmforge.conf (see readConfig). */
