@@ -24,20 +24,34 @@ export function importLines(imports: InitResult['imports']): string {
   ].join('');
 }
 
-/** `baton init`'s lines: ROOT, each role, then the import report. */
-function initText({ root, roles, imports }: InitResult): string {
-  return `INITIALIZED: ${root}\n${roles.map((r) => `ROLE: ${r.role} ${r.mode} ${r.worktreePath}\n`).join('')}${importLines(imports)}`;
+/** With a roster, `baton init`'s lines for it: each node with its roles, then the local node when it is known. */
+function nodeLines({ roster, node }: InitResult): string {
+  if (roster === undefined) return '';
+  const nodes = [...roster.nodes].map(([name, roles]) => `NODE: ${name} ${roles.join(',')}\n`).join('');
+  return `${nodes}${node === undefined ? '' : `LOCAL NODE: ${node}\n`}`;
+}
+
+/** `baton init`'s lines: ROOT, each role, the nodes, then the import report. */
+function initText(result: InitResult): string {
+  const { root, roles, imports } = result;
+  return `INITIALIZED: ${root}\n${roles.map((r) => `ROLE: ${r.role} ${r.mode} ${r.worktreePath}\n`).join('')}${nodeLines(result)}${importLines(imports)}`;
+}
+
+/** `baton init --json`: ROOT, the roles, with a roster the local node (null while unknown) and each node's roles, and the import report. */
+function initJson(result: InitResult): string {
+  const roles = result.roles.map((r) => ({ role: r.role, mode: r.mode, worktree: r.worktreePath }));
+  const nodes = result.roster === undefined ? {} : { node: result.node ?? null, nodes: Object.fromEntries(result.roster.nodes) };
+  return `${JSON.stringify({ root: result.root, roles, ...nodes, imported: result.imports.imported, not_imported: result.imports.left }, null, 2)}\n`;
 }
 
 const init: CommandModule = {
   command: 'init',
-  describe: 'Read swarmforge/swarmforge.conf; write .swarmforge/roles.tsv and every mailbox; import SwarmForge mail left in worktrees',
-  builder: (y) => json(y),
+  describe: 'Read swarmforge/swarmforge.conf (and swarmforge/nodes.conf); write .swarmforge/roles.tsv (nodes.tsv) and every mailbox; import SwarmForge mail left in worktrees',
+  builder: (y) => json(y).option('node', { type: 'string', describe: 'Record NAME, a node of swarmforge/nodes.conf, as this machine\'s node (.swarmforge/node)' }),
   handler: async (args) => {
     const { initProject } = await import('../handoff/init.js');
-    const result = await initProject(process.cwd());
-    const roles = result.roles.map((r) => ({ role: r.role, mode: r.mode, worktree: r.worktreePath }));
-    write(args.json ? `${JSON.stringify({ root: result.root, roles, imported: result.imports.imported, not_imported: result.imports.left }, null, 2)}\n` : initText(result));
+    const result = await initProject(process.cwd(), [], { node: args.node as string | undefined });
+    write(args.json ? initJson(result) : initText(result));
   },
 };
 

@@ -5,6 +5,9 @@
 // The extra agent arguments are kept as written (the rest of the line): like the
 // reference launcher, `baton up` hands them to the pane's shell, which splits and
 // expands them (quotes, $VARIABLES).
+import * as fs from 'node:fs';
+import { fail } from './errors.js';
+import { configPathOf } from './layout.js';
 import { isValidRoleName, type ReceiveMode } from './roleName.js';
 
 /** One `window` line. */
@@ -105,4 +108,13 @@ export function parseConfig(text: string, file: string): ConfigResult {
   const { windows, reviewers, errors } = parse;
   if (windows.length === 0 && errors.length === 0) errors.push(`${file}: no window lines; add 'window <role> <agent> <worktree> [task|batch]'`);
   return errors.length > 0 ? { ok: false, errors } : { ok: true, windows, reviewers };
+}
+
+/** ROOT's swarmforge.conf, parsed; fails with every error (file, line, rule) when it is missing or invalid. */
+export function readConfig(root: string): { windows: WindowConfig[]; reviewers: ReviewerConfig[] } {
+  const confPath = configPathOf(root);
+  if (!fs.existsSync(confPath)) fail('environment', `baton: no swarmforge/swarmforge.conf in '${root}'`);
+  const parsed = parseConfig(fs.readFileSync(confPath, 'utf8'), confPath);
+  if (!parsed.ok) fail('environment', ...parsed.errors);
+  return parsed;
 }

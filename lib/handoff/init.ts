@@ -1,18 +1,21 @@
-// `baton init`: swarmforge.conf → .swarmforge/roles.tsv (and reviewers.tsv) and every role's mailbox, with
-// .swarmforge/ excluded from git; then the mail the SwarmForge reference scripts left in
-// their per-worktree mailboxes is imported into the roles' mailboxes (referenceImport.ts).
+// `baton init`: swarmforge.conf → .swarmforge/roles.tsv (and reviewers.tsv) and every role's
+// mailbox, with .swarmforge/ excluded from git; with a roster (swarmforge/nodes.conf, checked
+// before anything is written) also nodes.tsv, and with --node NAME the local node's name.
+// Then the mail the SwarmForge reference scripts left in their per-worktree mailboxes is
+// imported into the roles' mailboxes (referenceImport.ts).
 // No tmux and no worktrees (the launcher adds those).
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fsyncDir, mkdirSynced, renameSynced, writeFileSynced } from '../queue/durable.js';
 import { ensureMailbox } from '../queue/mailbox.js';
-import { parseConfig, sharesRoot, type ReviewerConfig, type WindowConfig } from './config.js';
+import { readConfig, sharesRoot, type WindowConfig } from './config.js';
 import { fail } from './errors.js';
-import { configPathOf, mailboxOf, reviewersPathOf, rolesPathOf, sessionNameOf, SWARM_DIR_NAME, swarmDirOf, worktreePathOf } from './layout.js';
+import { bridgePathsOf, mailboxOf, reviewersPathOf, rolesPathOf, sessionNameOf, SWARM_DIR_NAME, swarmDirOf, worktreePathOf } from './layout.js';
 import { importReferenceMail, type ImportReport } from './referenceImport.js';
 import { formatReviewers } from './reviewers.js';
 import { formatRoles, type Role } from './roles.js';
+import { formatNodesTable, knownLocalNodeOf, readRoster, type Roster } from './roster.js';
 
 /** The git top level of `dir`, or fails: Baton projects are git repositories. */
 export function gitTopLevel(dir: string): string {
@@ -46,15 +49,6 @@ export function excludeSwarmDir(root: string, pattern = `${SWARM_DIR_NAME}/`): v
   fs.appendFileSync(exclude, `${current === '' || current.endsWith('\n') ? '' : '\n'}${pattern}\n`);
 }
 
-/** ROOT's swarmforge.conf, parsed; fails with every error (file, line, rule) when it is missing or invalid. */
-export function readConfig(root: string): { windows: WindowConfig[]; reviewers: ReviewerConfig[] } {
-  const confPath = configPathOf(root);
-  if (!fs.existsSync(confPath)) fail('environment', `baton: no swarmforge/swarmforge.conf in '${root}'`);
-  const parsed = parseConfig(fs.readFileSync(confPath, 'utf8'), confPath);
-  if (!parsed.ok) fail('environment', ...parsed.errors);
-  return parsed;
-}
-
 /** The windows of ROOT's swarmforge.conf (see readConfig). */
 export function readWindows(root: string): WindowConfig[] {
   return readConfig(root).windows;
@@ -67,24 +61,55 @@ function publishTable(path: string, text: string): void {
   renameSynced(temp, path);
 }
 
-/** Reads swarmforge.conf under the git top level of `cwd`, writes roles.tsv, reviewers.tsv and mailboxes; returns the roles (initProject without the import). */
-export function initRolesAndMailboxes(cwd: string, extraWindows: WindowConfig[] = []): { root: string; roles: Role[] } {
+/** What `baton init` is told besides the project. */
+export interface InitOptions {
+  /** `--node NAME`: the local node to record in ROOT/.swarmforge/node (a node of the roster). */
+  node?: string;
+}
+
+/** What init wrote: ROOT, the roles, and with a roster the roster and the local node (undefined while unknown). */
+export interface InitTables {
+  root: string;
+  roles: Role[];
+  roster?: Roster;
+  node?: string;
+}
+
+/** Refuses `--node NAME` without a roster, or with a name the roster does not have (before anything is written). */
+function checkNodeOption(root: string, roster: Roster | undefined, node: string): void {
+  const { roster: rosterPath } = bridgePathsOf(root);
+  if (roster === undefined) fail('usage', `baton: --node needs a roster, and there is no '${rosterPath}'`);
+  if (!roster.nodes.has(node)) fail('usage', `baton: node '${node}' is not in '${rosterPath}' (its nodes: ${[...roster.nodes.keys()].join(', ')})`);
+}
+
+/** Writes nodes.tsv from the roster, or removes one left from a roster that is gone; then the local node's name when given. */
+function publishNodes(root: string, roster: Roster | undefined, node: string | undefined): void {
+  const paths = bridgePathsOf(root);
+  if (roster === undefined) fs.rmSync(paths.nodesTable, { force: true });
+  else publishTable(paths.nodesTable, formatNodesTable(roster));
+  if (node !== undefined) publishTable(paths.node, `${node}\n`);
+}
+
+/** Reads swarmforge.conf (and nodes.conf) under the git top level of `cwd`, writes roles.tsv, reviewers.tsv, nodes.tsv, the node file and mailboxes (initProject without the import). */
+export function initRolesAndMailboxes(cwd: string, extraWindows: WindowConfig[] = [], options: InitOptions = {}): InitTables {
   const root = gitTopLevel(cwd);
   const config = readConfig(root);
+  const roster = readRoster(root);
+  if (options.node !== undefined) checkNodeOption(root, roster, options.node);
   const roles = rolesOf(root, withExtraWindows(config.windows, extraWindows));
   mkdirSynced(swarmDirOf(root));
   excludeSwarmDir(root);
   publishTable(rolesPathOf(root), formatRoles(roles));
   if (config.reviewers.length > 0 || fs.existsSync(reviewersPathOf(root))) publishTable(reviewersPathOf(root), formatReviewers(config.reviewers));
+  publishNodes(root, roster, options.node);
   for (const role of roles) ensureMailbox(mailboxOf(root, role.role));
   fsyncDir(swarmDirOf(root));
-  return { root, roles };
+  if (roster === undefined) return { root, roles };
+  return { root, roles, roster, node: knownLocalNodeOf(root, roster) };
 }
 
-/** What `baton init` did: ROOT, the roles, and the reference mail it imported or left in place. */
-export interface InitResult {
-  root: string;
-  roles: Role[];
+/** What `baton init` did: ROOT, the roles, the roster and local node when there is a roster, and the reference mail it imported or left in place. */
+export interface InitResult extends InitTables {
   imports: ImportReport;
 }
 
@@ -94,7 +119,7 @@ export function withExtraWindows(windows: WindowConfig[], extra: WindowConfig[])
 }
 
 /** `baton init` (and the first step of `baton up`): roles.tsv and mailboxes, then the import of reference-layout mail. */
-export async function initProject(cwd: string, extraWindows: WindowConfig[] = []): Promise<InitResult> {
-  const { root, roles } = initRolesAndMailboxes(cwd, extraWindows);
-  return { root, roles, imports: await importReferenceMail(root, roles) };
+export async function initProject(cwd: string, extraWindows: WindowConfig[] = [], options: InitOptions = {}): Promise<InitResult> {
+  const tables = initRolesAndMailboxes(cwd, extraWindows, options);
+  return { ...tables, imports: await importReferenceMail(tables.root, tables.roles) };
 }

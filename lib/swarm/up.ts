@@ -1,8 +1,10 @@
 // `baton up` and `baton down`: swarmforge.conf → worktrees, roles.tsv, agent prompts, a
 // tmux server on a private socket with one window per role (and a monitor window),
-// handoffd, then the agents, started only once every pane's shell is ready. Everything is
-// checked before anything starts (agents on PATH, the pack's prompt files, a first commit
-// when worktrees are needed); if a later step fails, up takes back what it started (the
+// handoffd, then the agents, started only once every pane's shell is ready. With a roster
+// (swarmforge/nodes.conf) only the local node's roles get windows, worktrees and agents;
+// roles.tsv and the mailboxes still hold every role of the swarm. Everything is checked
+// before anything starts (the local node, agents on PATH, the pack's prompt files, a first
+// commit when worktrees are needed); if a later step fails, up takes back what it started (the
 // tmux server, the daemon it started, the files recording them, the worktrees it created)
 // and fails with the original cause. `down` stops the daemon and every tmux server the
 // project's socket files name, and leaves worktrees, roles.tsv and mailboxes in place.
@@ -17,6 +19,7 @@ import { fail } from '../handoff/errors.js';
 import { excludeSwarmDir, initProject, readWindows, withExtraWindows, type InitResult } from '../handoff/init.js';
 import { panesFileOf, sessionNameOf, socketFileOf, tmuxSocketPathFor, WORKTREES_DIR_NAME } from '../handoff/layout.js';
 import { type Role } from '../handoff/roles.js';
+import { localNodeOf, readRoster, rolesOfNode } from '../handoff/roster.js';
 import { formatPanes, recordedSocketOf } from '../handoff/tmuxRecord.js';
 import { failPoint } from '../queue/crash.js';
 import { renameSynced, writeFileSynced } from '../queue/durable.js';
@@ -84,10 +87,24 @@ async function waitForShells(tmux: Tmux, panes: string[], timeoutMs: number): Pr
   }
 }
 
+/**
+ * The windows this machine starts: every configured one plus the extra ones; with a roster
+ * only those of the local node's roles (fails when the local node is unknown), and the extra
+ * windows whose role swarmforge.conf does not have (a command adds them on the node it runs on).
+ */
+function localWindows(root: string, extraWindows: WindowConfig[]): WindowConfig[] {
+  const configured = readWindows(root);
+  const all = withExtraWindows(configured, extraWindows);
+  const roster = readRoster(root);
+  if (roster === undefined) return all;
+  const local = new Set(rolesOfNode(roster, localNodeOf(root, roster)));
+  return all.filter((w) => local.has(w.role) || !configured.some((c) => c.role === w.role));
+}
+
 /** Every check that can refuse `baton up`, before anything is created. */
 async function planSwarm(cwd: string, extraWindows: WindowConfig[]): Promise<Plan> {
   const root = mainCheckoutOf(cwd);
-  const windows = withExtraWindows(readWindows(root), extraWindows);
+  const windows = localWindows(root, extraWindows);
   const missing = windows.filter((w) => !COMMANDS[w.agent] && !findProgram(w.agent)).map((w) => `baton: agent '${w.agent}' of role ${w.role} is not on PATH`);
   if (missing.length > 0) fail('environment', ...missing);
   const isPack = checkPackPrompts(root, windows.map((w) => w.role));
@@ -147,7 +164,8 @@ export async function swarmUp(cwd: string, options: UpOptions): Promise<SwarmUp>
   const plan = await planSwarm(cwd, options.extraWindows ?? []);
   const undo = new UndoStack();
   try {
-    const { roles, imports } = await initProject(plan.root, options.extraWindows ?? []);
+    const { roles: allRoles, imports } = await initProject(plan.root, options.extraWindows ?? []);
+    const roles = allRoles.filter((r) => plan.windows.some((w) => w.role === r.role));
     prepareWorktrees(plan, undo);
     const commandDir = installCommandLinks(plan.root, options.binDir);
     const prompts = plan.isPack ? writeAgentPrompts(plan.root, roles) : new Map<string, string>();

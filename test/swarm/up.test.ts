@@ -78,6 +78,39 @@ describe('lib/swarm/up', function () {
     }
   });
 
+  describe('with a roster (swarmforge/nodes.conf)', () => {
+    beforeEach(() => {
+      fs.writeFileSync(join(root, 'swarmforge', 'nodes.conf'), 'swarm demo\nnats nats://127.0.0.1:4222\nnode laptop coder\nnode server QA\n');
+      delete process.env.BATON_NODE;
+    });
+    afterEach(() => {
+      delete process.env.BATON_NODE;
+    });
+
+    it('starts windows and worktrees only for the local node\'s roles; roles.tsv, the mailboxes and nodes.tsv hold every role', async () => {
+      process.env.BATON_NODE = 'laptop';
+      const swarm = await swarmUp(root, options);
+      assert.deepEqual([...swarm.panes.keys()], ['coder']);
+      const windows = (await new Tmux(tmuxSocketPathFor(root)).listPanes(swarm.session)).map((p) => p.window);
+      assert.deepEqual(windows.sort(), ['coder', 'monitor']);
+      assert.equal(fs.existsSync(join(root, '.worktrees', 'qa')), false, 'no worktree for the other node\'s role');
+      assert.deepEqual(branches(), ['main']);
+      assert.deepEqual(fs.readFileSync(rolesPathOf(root), 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t')[0]), ['coder', 'QA']);
+      assert.ok(fs.existsSync(join(swarmDirOf(root), 'handoffs', 'QA', 'outbox')), 'a local draft may still address QA');
+      assert.equal(fs.readFileSync(join(swarmDirOf(root), 'nodes.tsv'), 'utf8'), 'coder\tlaptop\nQA\tserver\n');
+    });
+
+    it('refuses an unknown local node before it creates anything', async () => {
+      await assert.rejects(swarmUp(root, options), (err: unknown) => err instanceof HandoffFailure && err.kind === 'environment'
+        && err.lines.join('\n') === 'local node unknown: set BATON_NODE or run baton init --node NAME');
+      process.env.BATON_NODE = 'desktop';
+      await assert.rejects(swarmUp(root, options), { message: 'local node unknown: set BATON_NODE or run baton init --node NAME' });
+      assert.equal(fs.existsSync(swarmDirOf(root)), false);
+      assert.equal(await serverRuns(), false);
+      assert.equal(runningDaemon(root), undefined);
+    });
+  });
+
   it('down: nothing running; a server left without its socket file; then a whole swarm', async () => {
     assert.deepEqual(await swarmDown(root, daemon), { daemon: undefined, server: false });
     const tmux = new Tmux(tmuxSocketPathFor(root));
