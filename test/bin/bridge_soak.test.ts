@@ -1,0 +1,132 @@
+// The bridge's soak (issue 12): handoffs to three recipients each over two nodes (senders
+// on both), while either handoffd or the nats-server is SIGKILLed at random moments and
+// restarted (the server on the same store), and an agent on node b works its inbox off
+// meanwhile. In the end: 0 lost, 0 duplicated, 0 torn (every copy parses and carries its
+// body), and nothing pending (both outboxes empty, every stream message acknowledged).
+// `npm test` runs the short size; `npm run soak` 2,000 handoffs with 24 kills.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { queueSystemHandoff } from '../../lib/handoff/systemSend.js';
+import { parseEnvelope } from '../../lib/queue/envelope.js';
+import { waitFor } from '../support/daemon.js';
+import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
+import { itemsIn, runBinAsync, type Project } from '../support/project.js';
+import { byTier, sizeFrom } from '../support/tier.js';
+import { makeTwoNodes, type TwoNodes } from '../support/twoNodes.js';
+
+const QUICK = { BATON_BRIDGE_ACK_WAIT_MS: '1500', BATON_BRIDGE_BACKOFF_CAP_MS: '500' };
+const ROUTES = { a: { from: 'coder', to: ['reviewer', 'QA', 'coder'] }, b: { from: 'reviewer', to: ['coder', 'QA', 'reviewer'] } } as const;
+
+/** A small PRNG (mulberry32) so a failing seed can be replayed with BATON_BRIDGE_SOAK_SEED. */
+function prng(seed: number): () => number {
+  let t = seed >>> 0;
+  return () => {
+    t = (t + 0x6d2b79f5) >>> 0;
+    let r = Math.imul(t ^ (t >>> 15), 1 | t);
+    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
+    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Every copy in a role's inbox folders (batches included): id → [body hash, ...]; throws on a file that does not parse. */
+async function copiesOf(p: Project, role: string): Promise<Map<string, string[]>> {
+  const box = p.box(role);
+  const dirs = [box.inboxNew, box.inProcess, box.completed];
+  for (const dir of [box.inProcess, box.completed]) for (const e of fs.readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) dirs.push(join(dir, e.name));
+  const copies = new Map<string, string[]>();
+  for (const dir of dirs) {
+    for (const name of itemsIn(dir)) {
+      const { headers, body } = await parseEnvelope(fs.readFileSync(join(dir, name)));
+      assert.equal(headers.recipient, role, `${dir}/${name} is addressed to ${role}`);
+      copies.set(headers.id!, [...(copies.get(headers.id!) ?? []), createHash('sha256').update(body).digest('hex')]);
+    }
+  }
+  return copies;
+}
+
+describe('the bridge soak (built bins, real nats-server, random SIGKILLs)', function () {
+  const HANDOFFS = sizeFrom('BATON_BRIDGE_SOAK_HANDOFFS', { short: 300, full: 2000 });
+  const KILLS = sizeFrom('BATON_BRIDGE_SOAK_KILLS', { short: 6, full: 24 });
+  const seed = Number(process.env.BATON_BRIDGE_SOAK_SEED ?? Math.floor(Math.random() * 2 ** 31));
+  this.timeout(byTier({ short: 240_000, full: 1_800_000 }));
+  let nats: NatsServerHandle;
+  let nodes: TwoNodes;
+  let working = true;
+  before(async () => {
+    nats = await startNatsServer();
+    nodes = makeTwoNodes(nats);
+  });
+  after(async () => {
+    working = false;
+    await nodes.cleanup();
+    await nats.stop();
+  });
+
+  /** An agent on node b working reviewer's inbox off during the soak (its copies move to in_process/ and completed/). */
+  async function work(): Promise<void> {
+    const options = { role: 'reviewer', cwd: nodes.b.root };
+    while (working) {
+      const done = await runBinAsync('done_with_current', [], options);
+      if (done.code !== 0) await runBinAsync('ready_for_next', [], options);
+      await waitFor('a moment', () => true);
+    }
+  }
+
+  /** Both handoffds and the server up, nothing in either outbox, every message acknowledged. */
+  function settled(): boolean {
+    const drained = (node: 'a' | 'b') => {
+      try {
+        const r = JSON.parse(fs.readFileSync(join(nodes[node].root, '.swarmforge', 'bridge.json'), 'utf8')) as { connected: boolean; pending: Record<string, number>; unacked: Record<string, number> };
+        return r.connected && [...Object.values(r.pending), ...Object.values(r.unacked)].every((n) => n === 0);
+      } catch {
+        return false;
+      }
+    };
+    return itemsIn(nodes.a.box('coder').outbox).length === 0 && itemsIn(nodes.b.box('reviewer').outbox).length === 0 && drained('a') && drained('b');
+  }
+
+  it(`delivers handoffs × 3 recipients over two nodes exactly once across random kills of either handoffd or the server`, async () => {
+    const rand = prng(seed);
+    process.stderr.write(`      bridge soak: ${HANDOFFS} handoffs, ${KILLS} kills, seed ${seed} (BATON_BRIDGE_SOAK_SEED replays)\n`);
+    await nodes.start('a', QUICK);
+    await nodes.start('b', QUICK);
+    const worker = work();
+    const bodies = new Map<string, string>();
+    const killAt = new Set(Array.from({ length: KILLS }, (_, i) => Math.floor(((i + 1) * HANDOFFS) / (KILLS + 1))));
+    const killed: string[] = [];
+    for (let i = 0; i < HANDOFFS; i++) {
+      const node = rand() < 0.5 ? 'a' : 'b';
+      const body = Buffer.from(`handoff ${i}\n${'x'.repeat(Math.floor(rand() * 2000))}\n---\nend ${i} é ✓\n`);
+      const path = await queueSystemHandoff(nodes[node].root, ROUTES[node].from, { to: [...ROUTES[node].to], priority: '50', type: 'note', headers: { message: `m${i}` }, body });
+      const { headers } = await parseEnvelope(fs.readFileSync(path));
+      bodies.set(headers.id!, createHash('sha256').update(body).digest('hex'));
+      if (killAt.has(i)) {
+        const target = (['a', 'b', 'server'] as const)[Math.floor(rand() * 3)]!;
+        killed.push(target);
+        if (target === 'server') await nats.restart();
+        else {
+          await nodes.kill(target);
+          await nodes.start(target, QUICK);
+        }
+      }
+    }
+    await waitFor('both outboxes empty and every message acknowledged', settled, byTier({ short: 120_000, full: 1_200_000 }));
+    working = false;
+    await worker;
+    assert.equal(killed.length, KILLS);
+    for (const role of ['coder', 'reviewer', 'QA']) {
+      const node = role === 'coder' ? nodes.a : nodes.b;
+      const copies = await copiesOf(node, role);
+      const expected = [...bodies.keys()].sort();
+      assert.deepEqual([...copies.keys()].sort(), expected, `${role}: every handoff once (0 lost)`);
+      for (const [id, hashes] of copies) {
+        assert.equal(hashes.length, 1, `${role}: ${id} held ${hashes.length} times (0 duplicated)`);
+        assert.equal(hashes[0], bodies.get(id), `${role}: ${id}'s body intact (0 torn)`);
+      }
+    }
+    assert.equal(itemsIn(nodes.a.box('coder').sent).length + itemsIn(nodes.b.box('reviewer').sent).length, HANDOFFS);
+    assert.deepEqual([...itemsIn(nodes.a.box('coder').failed), ...itemsIn(nodes.b.box('reviewer').failed)], []);
+  });
+});

@@ -1,0 +1,91 @@
+// Two nodes of one swarm on this machine for the bridge's tests: two ROOTs made from the
+// same swarmforge.conf and nodes.conf (coder on node a; reviewer and QA on node b), one
+// real nats-server on 127.0.0.1, and a handoffd per node started as a child process
+// (BATON_NODE names its node). Each test uses its own swarm name, so tests sharing a
+// server never see each other's stream.
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { parseEnvelope } from '../../lib/queue/envelope.js';
+import { startHandoffd, type DaemonChild } from './daemon.js';
+import { type NatsServerHandle } from './nats.js';
+import { itemsIn, makeProject, noteDraft, runBin, writeDraft, type Project } from './project.js';
+
+let swarms = 0;
+
+/** The roster text: swarm `swarm`, server `url`, coder on a, reviewer and QA on b (and `extra` lines). */
+export function nodesConf(swarm: string, url: string, extra = ''): string {
+  return `# two nodes on one machine\nswarm ${swarm}\nnats ${url}\n${extra}node a coder\nnode b reviewer,QA\n`;
+}
+
+/** Two nodes: their projects and their handoffds. */
+export interface TwoNodes {
+  swarm: string;
+  a: Project;
+  b: Project;
+  /** The running handoffd of each node (set by start). */
+  daemons: Partial<Record<'a' | 'b', DaemonChild>>;
+  /** Starts `node`'s handoffd (BATON_NODE=node, a short poll interval, `env` added). */
+  start: (node: 'a' | 'b', env?: Record<string, string>) => Promise<DaemonChild>;
+  /** SIGKILLs `node`'s handoffd and waits for it. */
+  kill: (node: 'a' | 'b') => Promise<void>;
+  /** Queues a note from `from` on `node` to `to`; returns the outbox path. */
+  send: (node: 'a' | 'b', from: string, to: string, message?: string) => string;
+  /** SIGKILLs both handoffds and removes both ROOTs. */
+  cleanup: () => Promise<void>;
+}
+
+/** Makes two initialised ROOTs sharing one roster on `nats`. */
+export function makeTwoNodes(nats: NatsServerHandle, rosterExtra = ''): TwoNodes {
+  swarms += 1;
+  const swarm = `t${process.pid}-${swarms}`;
+  const a = makeProject();
+  const b = makeProject();
+  for (const p of [a, b]) fs.writeFileSync(join(p.root, 'swarmforge', 'nodes.conf'), nodesConf(swarm, nats.url, rosterExtra));
+  const nodes: TwoNodes = {
+    swarm, a, b, daemons: {},
+    start: async (node, env = {}) => {
+      const daemon = await startHandoffd(nodes[node].root, ['--poll-interval', '200'], { BATON_NODE: node, ...env });
+      nodes.daemons[node] = daemon;
+      return daemon;
+    },
+    kill: async (node) => {
+      const daemon = nodes.daemons[node];
+      delete nodes.daemons[node];
+      if (!daemon) return;
+      if (daemon.child.exitCode === null && daemon.child.signalCode === null) daemon.child.kill('SIGKILL');
+      await daemon.exited;
+    },
+    send: (node, from, to, message = 'hello') => {
+      const root = nodes[node].root;
+      const r = runBin('swarm_handoff', [writeDraft(root, noteDraft(to, message), `d-${Math.random()}.txt`)], { role: from, cwd: root });
+      if (r.code !== 0) throw new Error(`swarm_handoff failed: ${r.stderr}`);
+      return r.stdout.replace('HANDOFF QUEUED: ', '').trim();
+    },
+    cleanup: async () => {
+      await nodes.kill('a');
+      await nodes.kill('b');
+      a.cleanup();
+      b.cleanup();
+    },
+  };
+  return nodes;
+}
+
+/** Every (id, recipient) pair held in a role's inbox (new/, in_process/ and its batches, completed/ and its batches), with its count. */
+export async function heldCopies(p: Project, role: string): Promise<Map<string, number>> {
+  const box = p.box(role);
+  const counts = new Map<string, number>();
+  const dirs = [box.inboxNew, box.inProcess, box.completed];
+  for (const dir of [box.inProcess, box.completed]) {
+    if (!fs.existsSync(dir)) continue;
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) dirs.push(join(dir, e.name));
+  }
+  for (const dir of dirs) {
+    for (const name of itemsIn(dir)) {
+      const { headers } = await parseEnvelope(fs.readFileSync(join(dir, name)));
+      const key = `${headers.id}:${headers.recipient}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  }
+  return counts;
+}
