@@ -14,9 +14,6 @@ import { basename, delimiter, dirname, join, resolve } from 'node:path';
 /** The only address a local server listens on. */
 export const NATS_HOST = '127.0.0.1';
 
-/** The port `baton nats up` uses unless told otherwise (NATS's own default). */
-export const DEFAULT_NATS_PORT = 4222;
-
 /** How long start-up may take before it counts as failed. */
 const HEALTHY_WITHIN_MS = 15_000;
 
@@ -288,7 +285,9 @@ export interface NatsServerUp {
 /**
  * Starts a detached nats-server for `storeDir`, writes its pid file and waits until it is
  * healthy. A server of this store already running is reported (once it answers), never
- * doubled; a stale pid file is removed; a busy port is refused before spawning.
+ * doubled; a stale pid file is removed; a busy port is refused before spawning. Callers
+ * serialise calls for one store (`baton nats up` holds a lock): two at once could both
+ * find no server and both spawn one.
  */
 export async function natsServerUp(options: UpOptions): Promise<NatsServerUp> {
   const running = runningNatsServer(options.pidFile, options.storeDir);

@@ -4,11 +4,16 @@
 // nodes.conf's `nats` at a real cluster). The adapter is imported when the command runs.
 // Failures reach reportFailure as they are: a busy port, a missing or failing nats-server
 // are environment failures (exit 1) whose one-line message says what and where.
+// Concurrency: up and down hold the lock `nats/lock` of the project while they act, so two
+// `baton nats up` at once start one server (the second waits, then finds it already up)
+// and a `down` never races a start half-way through writing its pid file.
+import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import type { NatsServerUp } from '../adapters/natsServer.js';
 import { fail } from '../handoff/errors.js';
 import { bridgePathsOf } from '../handoff/layout.js';
 import { findRoot } from '../handoff/root.js';
+import { withLock } from '../queue/lock.js';
 
 const write = (text: string): void => {
   process.stdout.write(text);
@@ -43,7 +48,8 @@ const up: CommandModule = {
     const port = portOption(args.port);
     const { natsDir, natsPid } = bridgePathsOf(findRoot(process.cwd(), process.env));
     const { natsServerUp } = await import('../adapters/natsServer.js');
-    write(upText(await natsServerUp({ port, storeDir: natsDir, pidFile: natsPid }), args.json as boolean));
+    const server = await withLock(lockOf(natsDir), () => natsServerUp({ port, storeDir: natsDir, pidFile: natsPid }));
+    write(upText(server, args.json as boolean));
   },
 };
 
@@ -54,10 +60,14 @@ const down: CommandModule = {
   handler: async (args) => {
     const { natsDir, natsPid } = bridgePathsOf(findRoot(process.cwd(), process.env));
     const { natsServerDown } = await import('../adapters/natsServer.js');
-    const stopped = await natsServerDown({ storeDir: natsDir, pidFile: natsPid, timeoutMs: timeoutOption(args.timeout) });
+    const timeoutMs = timeoutOption(args.timeout);
+    const stopped = await withLock(lockOf(natsDir), () => natsServerDown({ storeDir: natsDir, pidFile: natsPid, timeoutMs }));
     write(downText(stopped, args.json as boolean));
   },
 };
+
+/** The lock of the local server's start and stop: a lock folder in its store folder (the adapter owns the store's other files). */
+const lockOf = (natsDir: string): string => join(natsDir, 'lock');
 
 function timeoutOption(value: unknown): number {
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value * 1000;

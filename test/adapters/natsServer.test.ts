@@ -71,6 +71,13 @@ describe('lib/adapters/natsServer (real nats-server)', () => {
     assert.deepEqual(second, { ...first, started: false }, 'the running server\'s own port, not the one asked for');
   });
 
+  it('a server of this store that runs but does not answer: up waits its bound, then NatsServerFailed naming the URL', async () => {
+    const { pid } = await up();
+    process.kill(pid, 'SIGSTOP');
+    await assert.rejects(up({ timeoutMs: 300 }), (err: Error) => err instanceof NatsServerFailed
+      && err.message === `nats-server did not answer on nats://127.0.0.1:${port} within 300 ms`);
+  });
+
   it('up on a busy port: NatsPortBusy naming the port, nothing spawned, no pid file', async () => {
     const other = await occupy(port);
     cleanups.push(() => new Promise<void>((done) => other.close(() => done())));

@@ -10,7 +10,7 @@ import { natsInfoOf, runningNatsServer } from '../../lib/adapters/natsServer.js'
 import { bridgePathsOf } from '../../lib/handoff/layout.js';
 import { waitFor } from '../support/daemon.js';
 import { freePort } from '../support/nats.js';
-import { makeProject, runBin, tempDir, type Project, type RunResult } from '../support/project.js';
+import { makeProject, runBin, runBinsTogether, tempDir, type Project, type RunResult } from '../support/project.js';
 
 /** True while `pid` runs (a zombie counts as gone). */
 const alive = (pid: number) => {
@@ -70,6 +70,15 @@ describe('baton nats up|down (built bin, real nats-server)', () => {
     assert.deepEqual(JSON.parse(ok(nats('up', '--port', String(port), '--json'))), { ...started, started: false });
     assert.deepEqual(JSON.parse(ok(nats('down', '--json'))), { stopped: true, pid: started.pid, escalated: false });
     assert.deepEqual(JSON.parse(ok(nats('down', '--json'))), { stopped: false });
+  });
+
+  it('two `baton nats up` at once start one server: one says up, the other already up, the same pid', async () => {
+    const run = { bin: 'baton', args: ['nats', 'up', '--port', String(port)], options: { cwd: p.root } };
+    const results = await runBinsTogether([run, run]);
+    const outs = results.map(ok).sort();
+    const pid = pidOf(outs[0]!);
+    assert.deepEqual(outs, [`nats-server already up on nats://127.0.0.1:${port} (pid ${pid})\n`, `nats-server up on nats://127.0.0.1:${port} (pid ${pid})\n`]);
+    assert.equal(runningNatsServer(paths().natsPid, paths().natsDir)?.pid, pid);
   });
 
   it('a busy port: exit 1, one line on stderr naming the port, nothing on stdout, no pid file', async () => {
