@@ -6,6 +6,7 @@ import { batonVersion } from '../handoff/version.js';
 import { reportFailure } from './failure.js';
 import { HOOKS_COMMAND } from './hooksCommand.js';
 import { LEAF_COMMAND } from './leafCommands.js';
+import { NATS_COMMAND } from './natsCommand.js';
 import { QUEUE_COMMANDS } from './queueCommands.js';
 import { REVIEW_COMMAND } from './reviewCommands.js';
 import { SWARM_COMMANDS } from './swarmCommands.js';
@@ -27,6 +28,7 @@ export async function runBaton(argv: string[]): Promise<void> {
       .command(REVIEW_COMMAND)
       .command(LEAF_COMMAND)
       .command(HOOKS_COMMAND)
+      .command(NATS_COMMAND)
       .command(RUN_COMMAND_STUB)
       .demandCommand(1, 'Name a command; see baton --help.')
       .fail((message, err) => {

@@ -1,0 +1,139 @@
+// A real nats-server for tests and benchmarks: `-js` on 127.0.0.1, a free port, a store of
+// its own, spawned through lib/adapters/natsServer.ts (argv, no shell) and waited for by
+// polling its INFO line with a deadline (never a fixed sleep).
+//
+// Cleaning up: every caller stops what it started, in an `after`/`afterEach` hook:
+//   let nats: NatsServerHandle;
+//   before(async () => { nats = await startNatsServer(); });
+//   after(() => nats.stop());
+// stop() ends the server and removes a store this module made; kill() and restart() keep
+// the store (a crash, then the same server again). As a safety net every server started
+// here is SIGKILLed when the test process exits, and on SIGTERM/SIGHUP. The servers run in
+// the test process's process group (not detached), so Ctrl-C in a terminal reaches them
+// too. Only a test process killed with SIGKILL can leave one behind.
+import * as fs from 'node:fs';
+import { createServer } from 'node:net';
+import { NATS_HOST, NatsPortBusy, natsUrlOf, spawnNatsServer, waitUntilHealthy, type SpawnedNatsServer } from '../../lib/adapters/natsServer.js';
+import { tempDir } from './project.js';
+
+/** A running test server. */
+export interface NatsServerHandle {
+  /** `nats://127.0.0.1:<port>`. */
+  url: string;
+  port: number;
+  storeDir: string;
+  /** The pid of the current process (a restart changes it). */
+  pid: number;
+  /** Sends `signal` (SIGKILL by default) and waits for the exit; the store stays. */
+  kill: (signal?: NodeJS.Signals) => Promise<void>;
+  /** Starts the server again on the same port and store (killing the current one first if it runs); waits until healthy. */
+  restart: () => Promise<void>;
+  /** SIGTERM, wait (SIGKILL after 5 s), then remove the store if this module made it. Call it in `after`. */
+  stop: () => Promise<void>;
+}
+
+/** Options of startNatsServer. */
+export interface NatsServerOptions {
+  /** The store; a new temporary folder by default (removed by stop()). */
+  storeDir?: string;
+  /** The port; a free one on 127.0.0.1 by default. */
+  port?: number;
+}
+
+/** What is running, for the exit-time safety net. */
+const running = new Set<SpawnedNatsServer>();
+const ownedStores = new Set<string>();
+
+/** A port on 127.0.0.1 nobody listens on right now (the kernel's choice). */
+export function freePort(): Promise<number> {
+  return new Promise((done, failed) => {
+    const probe = createServer();
+    probe.once('error', failed);
+    probe.listen({ port: 0, host: NATS_HOST }, () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => done(port));
+    });
+  });
+}
+
+/** Starts a nats-server -js on 127.0.0.1 and resolves once it answers. */
+export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServerHandle> {
+  installSafetyNet();
+  const storeDir = options.storeDir ?? tempDir('baton-nats-');
+  if (options.storeDir === undefined) ownedStores.add(storeDir);
+  let server = await launch(storeDir, options.port);
+  const handle: NatsServerHandle = {
+    url: natsUrlOf(server.port), port: server.port, storeDir, pid: server.child.pid!,
+    kill: (signal = 'SIGKILL') => endProcess(server, signal),
+    restart: async () => {
+      await endProcess(server, 'SIGKILL');
+      server = await launch(storeDir, handle.port);
+      handle.pid = server.child.pid!;
+    },
+    stop: async () => {
+      await endProcess(server, 'SIGTERM');
+      if (ownedStores.delete(storeDir)) fs.rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+  return handle;
+}
+
+/**
+ * Spawns one server and waits until it is healthy. A free port found by the kernel may be
+ * taken by a parallel test before the server binds it: without a port of its own choosing,
+ * the caller gets a fresh port and another try (three in all).
+ */
+async function launch(storeDir: string, port: number | undefined): Promise<SpawnedNatsServer> {
+  for (let attempt = 1; ; attempt += 1) {
+    const server = spawnNatsServer({ port: port ?? (await freePort()), storeDir, detached: false });
+    running.add(server);
+    try {
+      await waitUntilHealthy(server);
+      return server;
+    } catch (err) {
+      await endProcess(server, 'SIGKILL');
+      if (port !== undefined || !(err instanceof NatsPortBusy) || attempt === 3) throw err;
+    }
+  }
+}
+
+/** Signals a server and waits for its exit; SIGKILL after 5 s if `signal` did not end it. */
+async function endProcess(server: SpawnedNatsServer, signal: NodeJS.Signals): Promise<void> {
+  const { child } = server;
+  if (!server.ended()) {
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  }
+  running.delete(server);
+}
+
+/** SIGKILLs every server still running (synchronously: it runs at process exit) and removes the stores made here. */
+function killAll(): void {
+  for (const server of running) if (!server.ended()) server.child.kill('SIGKILL');
+  running.clear();
+  for (const store of ownedStores) fs.rmSync(store, { recursive: true, force: true });
+  ownedStores.clear();
+}
+
+/**
+ * Kills the servers when the test process ends: at `exit`, and on SIGTERM and SIGHUP (the
+ * handler then re-raises the signal so the process still dies of it, as it would have,
+ * unless someone else listens for it).
+ * SIGINT is left to mocha; the servers share its process group and get the terminal's
+ * Ctrl-C themselves.
+ */
+let netInstalled = false;
+function installSafetyNet(): void {
+  if (netInstalled) return;
+  netInstalled = true;
+  process.once('exit', killAll);
+  for (const sig of ['SIGTERM', 'SIGHUP'] as const) {
+    process.once(sig, () => {
+      killAll();
+      if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
+    });
+  }
+}
