@@ -67,6 +67,10 @@ export class Bridge {
   private leases: RoleLeases | undefined;
   private leaseTimer: NodeJS.Timeout | undefined;
   private reportTimer: NodeJS.Timeout | undefined;
+  /** Per role, the node whose lease refused this one (logged once per holder). */
+  private readonly refusedBy = new Map<string, string>();
+  /** True while claimRoles runs (a slow server must not start a second run beside it). */
+  private claiming = false;
   private backoffUntil = 0;
   private backoffMs = 0;
   private lastMaxPayload: number | undefined;
@@ -167,19 +171,28 @@ export class Bridge {
   /** Takes or renews each local role's lease; consumes the roles held, stops the ones lost. */
   private async claimRoles(): Promise<void> {
     const wire = this.link.wire;
-    if (!wire || !this.leases) return;
-    for (const role of this.localRoles) {
-      try {
-        const refusal = await this.leases.claim(role);
-        if (refusal) {
-          this.stopConsuming(role);
-          this.host.log('bridge-refused', { role, problem: `its lease is held by node ${refusal.holder}` });
-        } else if (!this.consuming.has(role)) {
-          await this.consume(wire, role);
-        }
-      } catch (err) {
-        this.link.error(err);
+    if (!wire || !this.leases || this.claiming) return;
+    this.claiming = true;
+    try {
+      for (const role of this.localRoles) await this.claimRole(wire, this.leases, role);
+    } finally {
+      this.claiming = false;
+    }
+  }
+
+  private async claimRole(wire: Wire, leases: RoleLeases, role: string): Promise<void> {
+    try {
+      const refusal = await leases.claim(role);
+      if (refusal) {
+        this.stopConsuming(role);
+        if (this.refusedBy.get(role) !== refusal.holder) this.host.log('bridge-refused', { role, problem: `its lease is held by node ${refusal.holder}` });
+        this.refusedBy.set(role, refusal.holder);
+      } else {
+        this.refusedBy.delete(role);
+        if (!this.consuming.has(role)) await this.consume(wire, role);
       }
+    } catch (err) {
+      this.link.error(err);
     }
   }
 

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { WAKE_TEXT } from '../../lib/daemon/waker.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
-import { afterPasses, daemonLog, startPanes, waitFor } from '../support/daemon.js';
+import { afterPasses, daemonLog, startPanes, stopHandoffd, waitFor } from '../support/daemon.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
 import { itemsIn, placeItem } from '../support/project.js';
 import { heldCopies, makeTwoNodes, type TwoNodes } from '../support/twoNodes.js';
@@ -131,9 +131,12 @@ describe('handoffd across two nodes (built bins, real nats-server)', function ()
       await afterPasses(nodes.a.root, 3);
       assert.deepEqual(itemsIn(nodes.a.box('coder').outbox), [remote], 'kept in the outbox');
       assert.deepEqual(itemsIn(nodes.a.box('coder').failed), [], 'never failed for an unreachable server');
+      assert.equal(await stopHandoffd(nodes.a.root, nodes.daemons.a!), 0, 'stops cleanly while the server is away');
+      assert.deepEqual(itemsIn(nodes.a.box('coder').outbox), [remote], 'and the handoff still waits');
     } finally {
       await nats.restart();
     }
+    await nodes.start('a');
     await nodes.start('b');
     await waitFor('the remote copy after the server came back', () => fs.existsSync(join(nodes.b.box('reviewer').inboxNew, remote)), 30_000);
     assert.deepEqual(itemsIn(nodes.a.box('coder').outbox), []);
