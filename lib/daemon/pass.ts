@@ -81,8 +81,10 @@ async function deliverQueue(state: DaemonState, scope: DeliveryScope, queue: Que
     }
     const copied = await copyOne(state, scope, sender, name, startup);
     if (copied && state.bridge && !startPublishing(state.bridge, copied)) {
-      // The bridge cannot publish now: the local copies are made, the original waits in the outbox.
+      // The bridge cannot publish now: the local copies are made (their recipients are
+      // woken), the original waits in the outbox.
       state.retryDeep.add(`${sender}/${name}`);
+      for (const role of copied.copied) delivered.add(role);
       continue;
     }
     if (copied) group.push(copied);
@@ -112,6 +114,8 @@ async function copyOne(state: DaemonState, scope: DeliveryScope, sender: string,
 
 /** Delivery step 3 for a group (finishHandoffs, after its remote publishes are stored), logged per handoff; returns the next, empty group. */
 async function finishGroup(state: DaemonState, scope: DeliveryScope, group: Copied[], delivered: Set<string>): Promise<Copied[]> {
+  // Copies in new/ are worth a wake-up even if a remote publish keeps their original in the outbox.
+  if (state.bridge) for (const c of group) for (const role of c.copied) delivered.add(role);
   const ready = state.bridge ? await settlePublishes(state, scope, group) : group;
   try {
     for (const result of finishHandoffs(scope, ready)) {

@@ -142,4 +142,22 @@ describe('handoffd across two nodes (built bins, real nats-server)', function ()
     assert.deepEqual(itemsIn(nodes.a.box('coder').outbox), []);
     assert.ok(logged('a', 'bridge-connected').length >= 1);
   });
+
+  it('with the server away, a handoff to a local and a remote role: the local copy is made and its recipient woken, the original waits', async () => {
+    await nats.kill();
+    try {
+      const panes = await startPanes(nodes.a.root, ['coder']);
+      killPanes = panes.kill;
+      await nodes.start('a');
+      const name = nameOf(nodes.send('a', 'coder', 'coder,reviewer', 'half now'));
+      await waitFor('the local copy', () => fs.existsSync(join(nodes.a.box('coder').inboxNew, name)));
+      await waitFor('coder woken on a', () => logged('a', 'woke').some((l) => l.includes('role=coder')));
+      assert.deepEqual(itemsIn(nodes.a.box('coder').outbox), [name]);
+    } finally {
+      await nats.restart();
+    }
+    await nodes.start('b');
+    await waitFor('the remote copy and sent/', () => itemsIn(nodes.b.box('reviewer').inboxNew).length === 1 && itemsIn(nodes.a.box('coder').sent).length === 1, 30_000);
+    assert.deepEqual(itemsIn(nodes.a.box('coder').inboxNew).length, 1, 'the local copy was not made twice');
+  });
 });
