@@ -1,13 +1,14 @@
 // Entry point of `npm run bench`: start-up, claim, swarm_handoff and handoffd figures, each
 // a ratio to a baseline measured in the same run, then one summary table. Expects the bins
 // built. Arguments name sections to run (startup claim handoff latency throughput idle
-// wake review teachers runs hooks controller); none runs them all. bench/figures/ holds one
-// file per figure of the README's Performance section (named after its section),
-// bench/support/ the code they share.
+// wake review teachers runs hooks controller bridge; bridge needs nats-server on the PATH);
+// none runs them all. bench/figures/ holds one file per figure of the README's Performance
+// section (named after its section), bench/support/ the code they share.
 import * as fs from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN_DIR } from '../test/support/project.js';
+import { benchBridge } from './figures/bridge.js';
 import { benchClaim } from './figures/claim.js';
 import { benchController } from './figures/controller.js';
 import { benchHandoff } from './figures/handoff.js';
@@ -36,6 +37,7 @@ const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   runs: benchRuns,
   hooks: benchHooks,
   controller: benchController,
+  bridge: benchBridge,
 };
 
 function load(): string {

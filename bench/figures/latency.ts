@@ -10,15 +10,15 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { daemonPathsOf, mailboxOf, swarmDirOf } from '../../lib/handoff/layout.js';
-import { ensureMailbox, type Mailbox } from '../../lib/queue/mailbox.js';
+import { ensureMailbox } from '../../lib/queue/mailbox.js';
 import { startPanes } from '../../test/support/daemon.js';
 import { makeProject, type Project } from '../../test/support/project.js';
-import { Arrivals } from '../support/arrivals.js';
 import { Cleanups } from '../support/cleanups.js';
 import { logEvents, startDaemon, waitDelivered, type Daemon } from '../support/daemonChild.js';
 import { deliveryFsyncs } from '../support/deliveryFsyncs.js';
+import { laneOf, sender, type Lane } from '../support/deliveryLanes.js';
 import { handoffFile, queueBacklog, stageHandoff } from '../support/handoffFiles.js';
-import { interleave, type Contender } from '../support/interleave.js';
+import { interleave } from '../support/interleave.js';
 import { startRawWatcher, type RawWatcher } from '../support/rawWatcherProcess.js';
 import { budget, figureOf, printFigure, printHeading, type Figure } from '../support/report.js';
 import { formatMs, msSince, quantile, summarize } from '../support/stats.js';
@@ -31,51 +31,9 @@ const MISSED_MS = 100;
 const SENDER = 'coder';
 const RECIPIENT = 'reviewer';
 
-/** One deliverer under test: where handoffs go in, where copies come out, how to tell it is idle. */
-interface Lane {
-  name: string;
-  sender: Mailbox;
-  arrivals: Arrivals;
-  /** Resolves once the deliverer has finished with `name`, the `count`th handoff of this lane. */
-  finished: (name: string, count: number) => Promise<void>;
-  sent: number;
-  seq: number;
-  /** Name of the handoff in flight. */
-  current: string;
-}
-
-function laneOf(name: string, project: Project, finished: Lane['finished']): Lane {
-  const sender = mailboxOf(project.root, SENDER);
-  const recipient = mailboxOf(project.root, RECIPIENT);
-  ensureMailbox(sender);
-  ensureMailbox(recipient);
-  return { name, sender, arrivals: new Arrivals(recipient.inboxNew), finished, sent: 0, seq: 0, current: '' };
-}
-
-/** A contender that publishes one handoff on `lane` and waits for its copy. */
-function sender(lane: Lane): Contender {
-  let publish: () => void = () => undefined;
-  let arrived: Promise<void> = Promise.resolve();
-  return {
-    name: lane.name,
-    prepare: async () => {
-      const file = await handoffFile(++lane.seq, SENDER, [RECIPIENT]);
-      publish = stageHandoff(lane.sender, file);
-      arrived = lane.arrivals.expect(file.name);
-      // keep a rejected arrival from being unhandled before run() awaits it
-      arrived.catch(() => undefined);
-      lane.current = file.name;
-      lane.sent += 1;
-    },
-    run: async () => {
-      publish();
-      await arrived;
-    },
-    reset: async () => {
-      await lane.finished(lane.current, lane.sent);
-      fs.unlinkSync(join(lane.arrivals.dir, lane.current));
-    },
-  };
+/** A lane from SENDER to RECIPIENT within one project. */
+function projectLane(name: string, project: Project, finished: Lane['finished']): Lane {
+  return laneOf(name, SENDER, mailboxOf(project.root, SENDER), RECIPIENT, mailboxOf(project.root, RECIPIENT), finished);
 }
 
 /**
@@ -146,8 +104,8 @@ export async function benchLatency(): Promise<Figure[]> {
     const raw: RawWatcher = await startRawWatcher(rawBox.outbox, rawBox.sent, rawTmp, [mailboxOf(rawProject.root, RECIPIENT).inboxNew]);
     cleanups.add(() => raw.stop());
 
-    const daemonLane = laneOf('handoffd', daemonProject, (_name, count) => waitDelivered(daemonProject.root, count));
-    const rawLane = laneOf('raw watcher', rawProject, (name) => raw.delivered(name));
+    const daemonLane = projectLane('handoffd', daemonProject, (_name, count) => waitDelivered(daemonProject.root, count));
+    const rawLane = projectLane('raw watcher', rawProject, (name) => raw.delivered(name));
     cleanups.add(() => daemonLane.arrivals.close());
     cleanups.add(() => rawLane.arrivals.close());
 

@@ -1,5 +1,8 @@
 // handoffd as the daemon figures run it: the built bin as a child process (argv only), its
-// health counters and log, its CPU time, and a stop that waits for its exit.
+// health counters and log, its CPU time, and a stop that waits for its exit. A figure stops
+// its daemons in its clean-ups; as a safety net, every daemon still running is SIGKILLed
+// when the bench process exits or is ended by SIGTERM, SIGHUP or SIGINT.
+import { type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { parseLogLine } from '../../lib/handoff/daemonRecord.js';
 import { daemonPathsOf } from '../../lib/handoff/layout.js';
@@ -12,11 +15,14 @@ export interface Daemon {
   stop: () => Promise<void>;
 }
 
-/** Starts `dist/bin/handoffd.js --root root --quiet ...args` and waits for its pid file. */
-export async function startDaemon(root: string, args: string[] = []): Promise<Daemon> {
-  const d = await startHandoffd(root, ['--quiet', ...args]);
+/** Starts `dist/bin/handoffd.js --root root --quiet ...args` (with `env` added, e.g. BATON_NODE) and waits for its pid file. */
+export async function startDaemon(root: string, args: string[] = [], env: Record<string, string> = {}): Promise<Daemon> {
+  const d = await startHandoffd(root, ['--quiet', ...args], env);
   if (d.child.exitCode !== null || d.child.pid === undefined) throw new Error(`handoffd did not start: ${d.stderr()}`);
   const pid = d.child.pid;
+  installSafetyNet();
+  running.add(d.child);
+  void d.exited.then(() => running.delete(d.child));
   return {
     pid,
     stop: async () => {
@@ -27,6 +33,27 @@ export async function startDaemon(root: string, args: string[] = []): Promise<Da
       if (code !== 0) throw new Error(`handoffd exited ${code}: ${d.stderr()}`);
     },
   };
+}
+
+/** Daemons started and not yet exited, for the safety net. */
+const running = new Set<ChildProcess>();
+let netInstalled = false;
+
+/** SIGKILLs every running daemon at exit and on a fatal signal (re-raised afterwards, unless another listener handles it). */
+function installSafetyNet(): void {
+  if (netInstalled) return;
+  netInstalled = true;
+  const killAll = () => {
+    for (const child of running) child.kill('SIGKILL');
+    running.clear();
+  };
+  process.once('exit', killAll);
+  for (const sig of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
+    process.once(sig, () => {
+      killAll();
+      if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
+    });
+  }
 }
 
 /** The daemon's health counters (undefined while the file is missing or being rewritten). */
