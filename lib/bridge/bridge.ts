@@ -205,6 +205,13 @@ export class Bridge {
     const consumer = await wire.js.consumers.get(streamNameOf(this.config.roster.swarm), consumerNameOf(role));
     const messages = await consumer.consume({ max_messages: 256, callback: (m) => this.arrived(role, m) });
     this.consuming.set(role, messages);
+    // A consume the client ends by itself (the consumer vanished, an error) is started again
+    // by the next lease round; one this bridge stopped is already out of the map.
+    void messages.closed().then((reason) => {
+      if (this.consuming.get(role) !== messages) return;
+      this.consuming.delete(role);
+      if (reason instanceof Error) this.link.error(reason);
+    });
   }
 
   private arrived(role: string, m: JsMsg): void {

@@ -2,7 +2,8 @@
 // `baton doctor` (docs/bridge.md §4). Advisory, like health.json: written by replacement
 // (temp + rename, no fsync), never read back by the daemon. Counts come from the server:
 // per role, `unacked` is what its consumer delivered without an acknowledgement yet and
-// `pending` what the stream still holds beyond that. Credentials never reach it (only the
+// `pending` what it has yet to deliver (the stream's count for the role's subject while no
+// consumer exists: its node never connected). Credentials never reach it (only the
 // node, the roles and redacted errors do).
 import * as fs from 'node:fs';
 import { type Roster } from '../handoff/roster.js';
@@ -39,10 +40,12 @@ async function countsOf(wire: Wire | undefined, roster: Roster): Promise<Pick<Br
   const stream = streamNameOf(roster.swarm);
   const info = await wire.jsm.streams.info(stream, { subjects_filter: streamSubjectsOf(roster.swarm) });
   for (const role of roster.nodeOfRole.keys()) {
-    const stored = info.state.subjects?.[subjectOf(roster.swarm, role)] ?? 0;
     const consumer = await wire.jsm.consumers.info(stream, consumerNameOf(role)).catch(() => undefined);
     unacked[role] = consumer?.num_ack_pending ?? 0;
-    pending[role] = Math.max(0, stored - unacked[role]!);
+    // The consumer's own count once it exists: after a killed server restarts, its stream
+    // can show messages that were acknowledged (and delivered) before the kill, behind the
+    // consumer's ack floor; they are not waiting for anyone.
+    pending[role] = consumer ? consumer.num_pending : (info.state.subjects?.[subjectOf(roster.swarm, role)] ?? 0);
   }
   return { pending, unacked };
 }
