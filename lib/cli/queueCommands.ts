@@ -2,7 +2,8 @@
 // agent commands (handoff, ready, done), as a command table like swarmCommands.ts. Each
 // calls one lib function, imported when it runs, and prints; failures are thrown to runBaton.
 // doctor adds the review stage's findings (lib/review/reviewDoctor.ts) to the queue's:
-// lib/handoff may not import lib/review.
+// lib/handoff may not import lib/review. With a roster, status (and the monitor) show the
+// bridge as lib/handoff/bridgeView.ts reads it, never loading the NATS client.
 import type { Argv, CommandModule } from 'yargs';
 import { type InitResult } from '../handoff/init.js';
 import { findRoot } from '../handoff/root.js';
@@ -57,14 +58,17 @@ const init: CommandModule = {
 
 const status: CommandModule = {
   command: 'status',
-  describe: 'Per role: items in outbox, new, in process, completed, failed; ages; whether handoffd runs',
+  describe: 'Per role: items in outbox, new, in process, completed, failed; ages; whether handoffd runs; with a roster, the bridge',
   builder: (y) => json(y),
   handler: async (args) => {
     const root = findRoot(process.cwd(), process.env);
-    const [{ daemonLine, statusOf, statusTable }, { daemonStatus }] = await Promise.all([import('../handoff/status.js'), import('../handoff/daemonRecord.js')]);
+    const [{ daemonLine, statusOf, statusTable }, { daemonStatus }, { bridgeText, bridgeViewOf }] = await Promise.all([
+      import('../handoff/status.js'), import('../handoff/daemonRecord.js'), import('../handoff/bridgeView.js')]);
+    const bridge = bridgeViewOf(root);
     const rows = statusOf(root);
     const daemon = daemonStatus(root);
-    write(args.json ? `${JSON.stringify({ roles: rows, daemon }, null, 2)}\n` : `${statusTable(rows)}\n${daemonLine(daemon)}`);
+    if (args.json) return write(`${JSON.stringify({ roles: rows, daemon, ...(bridge ? { bridge } : {}) }, null, 2)}\n`);
+    write(`${statusTable(rows, bridge)}\n${daemonLine(daemon)}${bridgeText(bridge, rows.map((r) => r.role))}`);
   },
 };
 

@@ -141,6 +141,11 @@ export function bridgeLines(view: BridgeView, roles: string[]): string[] {
   return [`bridge: ${bridgeLinkText(view)}`, ...bridgeRoleLines(view, roles)];
 }
 
+/** bridgeLines as text, a newline after each line; empty without a view (no roster). */
+export function bridgeText(view: BridgeView | undefined, roles: string[]): string {
+  return view === undefined ? '' : bridgeLines(view, roles).map((line) => `${line}\n`).join('');
+}
+
 /** A role's name as a per-role listing shows it: `reviewer (on node b)` for a remote role, else the name. */
 export function roleLabel(role: string, view: BridgeView | undefined): string {
   const node = view !== undefined && Object.hasOwn(view.remote_roles, role) ? view.remote_roles[role] : undefined;
