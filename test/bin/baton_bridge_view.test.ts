@@ -6,9 +6,10 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { bridgePathsOf, daemonPathsOf } from '../../lib/handoff/layout.js';
 import { deadPid, leaveDeadDaemon, pretendDaemonRuns, TWO_NODES, writeBridgeJson, writeRoster } from '../support/bridgeView.js';
-import { makeProject, runBin, type Project, type RunResult } from '../support/project.js';
+import { BIN_DIR, makeProject, runBin, runExecutable, tempDir, type Project, type RunResult } from '../support/project.js';
 
 const COUNTS = { pending: { coder: 0, reviewer: 3, QA: 1 }, unacked: { coder: 2, reviewer: 1, QA: 0 } };
 const ROLE_LINES = [
@@ -124,6 +125,26 @@ describe('baton status, monitor and doctor: the bridge (built bin)', function ()
     for (const args of [['status'], ['status', '--json'], ['monitor', '--once']]) {
       const refused = baton(args);
       assert.deepEqual([refused.code, refused.stdout, refused.stderr], [1, '', errors.map((e) => `${e}\n`).join('')], args.join(' '));
+    }
+  });
+
+  it('loads no NATS code: with a roster, status, monitor and doctor load none of the built chunks that hold the NATS client', () => {
+    writeRoster(p.root);
+    const chunks = join(BIN_DIR, 'chunks');
+    const nats = fs.readdirSync(chunks).filter((name) => /jetstream/i.test(fs.readFileSync(join(chunks, name), 'utf8')));
+    assert.ok(nats.length > 0, 'the build keeps the NATS client in chunks of its own');
+    const hooks = tempDir('baton-hooks-');
+    try {
+      fs.writeFileSync(join(hooks, 'loader.mjs'), "export async function load(url, context, next) {\n  if (url.includes('/chunks/')) process.stderr.write(`LOADED ${url.split('/').pop()}\\n`);\n  return next(url, context);\n}\n");
+      fs.writeFileSync(join(hooks, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(hooks, 'loader.mjs')).href)});\n`);
+      for (const args of [['status'], ['status', '--json'], ['monitor', '--once'], ['doctor']]) {
+        const r = runExecutable(process.execPath, ['--import', join(hooks, 'register.mjs'), join(BIN_DIR, 'baton.js'), ...args], { cwd: p.root, env: { BATON_NODE: 'a' } });
+        const loaded = r.stderr.split('\n').filter((l) => l.startsWith('LOADED ')).map((l) => l.slice('LOADED '.length));
+        assert.ok(loaded.length > 0, `${args.join(' ')}: the loader saw the chunks (${r.stderr})`);
+        assert.deepEqual(loaded.filter((name) => nats.includes(name)), [], args.join(' '));
+      }
+    } finally {
+      fs.rmSync(hooks, { recursive: true, force: true });
     }
   });
 
