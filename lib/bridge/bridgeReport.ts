@@ -6,22 +6,10 @@
 // consumer exists: its node never connected). Credentials never reach it (only the
 // node, the roles and redacted errors do).
 import * as fs from 'node:fs';
+import { type BridgeReport } from '../handoff/bridgeView.js';
 import { type Roster } from '../handoff/roster.js';
 import { type Wire } from './bridgeLink.js';
 import { consumerNameOf, streamNameOf, streamSubjectsOf, subjectOf } from './wireNames.js';
-
-/** The content of bridge.json. */
-export interface BridgeReport {
-  pid: number;
-  node: string;
-  swarm: string;
-  connected: boolean;
-  last_error: string | null;
-  remote_roles: Record<string, string>;
-  pending: Record<string, number>;
-  unacked: Record<string, number>;
-  updated_at: string;
-}
 
 /** What a report is made of. */
 export interface ReportInput {

@@ -2,8 +2,10 @@
 // agent commands (handoff, ready, done), as a command table like swarmCommands.ts. Each
 // calls one lib function, imported when it runs, and prints; failures are thrown to runBaton.
 // doctor adds the review stage's findings (lib/review/reviewDoctor.ts) to the queue's:
-// lib/handoff may not import lib/review.
+// lib/handoff may not import lib/review. With a roster, status, doctor (and the monitor)
+// show the bridge as lib/handoff/bridgeView.ts reads it, never loading the NATS client.
 import type { Argv, CommandModule } from 'yargs';
+import { type DoctorFinding } from '../handoff/doctor.js';
 import { type InitResult } from '../handoff/init.js';
 import { findRoot } from '../handoff/root.js';
 import { printable } from '../queue/printable.js';
@@ -57,30 +59,37 @@ const init: CommandModule = {
 
 const status: CommandModule = {
   command: 'status',
-  describe: 'Per role: items in outbox, new, in process, completed, failed; ages; whether handoffd runs',
+  describe: 'Per role: items in outbox, new, in process, completed, failed; ages; whether handoffd runs; with a roster, the bridge',
   builder: (y) => json(y),
   handler: async (args) => {
     const root = findRoot(process.cwd(), process.env);
-    const [{ daemonLine, statusOf, statusTable }, { daemonStatus }] = await Promise.all([import('../handoff/status.js'), import('../handoff/daemonRecord.js')]);
+    const [{ daemonLine, statusOf, statusTable }, { daemonStatus }, { bridgeText, bridgeViewOf }] = await Promise.all([
+      import('../handoff/status.js'), import('../handoff/daemonRecord.js'), import('../handoff/bridgeView.js')]);
+    const bridge = bridgeViewOf(root);
     const rows = statusOf(root);
     const daemon = daemonStatus(root);
-    write(args.json ? `${JSON.stringify({ roles: rows, daemon }, null, 2)}\n` : `${statusTable(rows)}\n${daemonLine(daemon)}`);
+    if (args.json) return write(`${JSON.stringify({ roles: rows, daemon, ...(bridge ? { bridge } : {}) }, null, 2)}\n`);
+    write(`${statusTable(rows, bridge)}\n${daemonLine(daemon)}${bridgeText(bridge, rows.map((r) => r.role))}`);
   },
 };
 
 const doctorCommand: CommandModule = {
   command: 'doctor',
-  describe: 'Check every mailbox invariant, look for stranded mail, orphan leaves and inconsistent bookbags; name a fix for each problem; exit 2 if any',
+  describe: 'Check every mailbox invariant, look for stranded mail, orphan leaves and inconsistent bookbags; with a roster, the bridge; name a fix for each problem; exit 2 if any',
   builder: (y) => json(y).option('fix', { type: 'boolean', default: false, describe: 'Delete temp files older than 36 h (the only safe repair)' }),
   handler: async (args) => {
-    const [{ doctor }, { reviewFindings }] = await Promise.all([import('../handoff/doctor.js'), import('../review/reviewDoctor.js')]);
+    const [{ doctor }, { reviewFindings }, { bridgeDoctorLines }] = await Promise.all([
+      import('../handoff/doctor.js'), import('../review/reviewDoctor.js'), import('../handoff/bridgeDoctor.js')]);
     const root = findRoot(process.cwd(), process.env);
     const queueReport = await doctor(root, args.fix as boolean);
     const report = { ...queueReport, findings: [...queueReport.findings, ...reviewFindings(root)] };
     if (args.json) write(`${JSON.stringify(report, null, 2)}\n`);
     else {
+      const entry = (label: string) => (f: DoctorFinding) => `${label}: ${printable(f.path)}: ${printable(f.problem)}\n  fix: ${printable(f.remedy)}\n`;
       write(report.fixed.map((p) => `REMOVED: ${printable(p)}\n`).join(''));
-      write(report.findings.map((f) => `PROBLEM: ${printable(f.path)}: ${printable(f.problem)}\n  fix: ${printable(f.remedy)}\n`).join(''));
+      write(bridgeDoctorLines(report).map((line) => `${printable(line)}\n`).join(''));
+      write((report.warnings ?? []).map(entry('WARNING')).join(''));
+      write(report.findings.map(entry('PROBLEM')).join(''));
       if (report.findings.length === 0) write('OK: no problems found\n');
     }
     if (report.findings.length > 0) exitAs('problemsFound');

@@ -88,7 +88,7 @@ const attach: CommandModule = {
 
 const monitor: CommandModule = {
   command: 'monitor',
-  describe: 'Live view of every role and the daemon (refreshes every second; q quits)',
+  describe: 'Live view of every role and the daemon, and with a roster the bridge (refreshes every second; q quits)',
   builder: (y) => json(y).option('once', { type: 'boolean', default: false, describe: 'Print one view and exit' }),
   handler: async (args) => {
     const root = findRoot(process.cwd(), process.env);

@@ -2,13 +2,17 @@
 // and a remedy each; and the work nothing would otherwise show: mail still in the SwarmForge
 // reference scripts' per-worktree mailboxes (not imported yet, or not importable), mailboxes
 // of roles no longer configured that still hold items, and outbox mail while no handoffd
-// runs to deliver it.
+// runs to deliver it. With a roster (swarmforge/nodes.conf), the bridge's checks too
+// (bridgeDoctor.ts): its problems join the findings, and the report gains its warnings, the
+// roster and the bridge; without one the report is as it always was.
 // `--fix` does only what is provably safe: delete temp files older than 36 h (no step
 // of the protocol keeps a temp file that long), each deletion reported.
 import * as fs from 'node:fs';
 import { findImportedCopy } from '../queue/foreignImport.js';
 import { inspectMailbox } from '../queue/inspect.js';
 import { itemNamesIn } from '../queue/names.js';
+import { bridgeChecks, type RosterSummary } from './bridgeDoctor.js';
+import { type BridgeView } from './bridgeView.js';
 import { runningDaemon } from './daemonRecord.js';
 import { mailboxOf, rolesPathOf } from './layout.js';
 import { pendingReferenceMail, remedyForPending, type ImportableMail } from './referenceMail.js';
@@ -31,10 +35,16 @@ export interface DoctorFinding {
 export interface DoctorReport {
   findings: DoctorFinding[];
   fixed: string[];
+  /** With a roster only: what is worth knowing but no problem (the bridge's link, handoffd not running). */
+  warnings?: DoctorFinding[];
+  /** With a roster only: the roster (null when invalid). */
+  roster?: RosterSummary | null;
+  /** With a roster only: the bridge as status shows it (null when the roster is invalid). */
+  bridge?: BridgeView | null;
 }
 
-/** Checks the project at `root`; with `fix`, deletes stale temp files first and checks again. */
-export async function doctor(root: string, fix: boolean, now = Date.now()): Promise<DoctorReport> {
+/** Checks the project at `root`; with `fix`, deletes stale temp files first and checks again; `env` gives BATON_NODE. */
+export async function doctor(root: string, fix: boolean, now = Date.now(), env: NodeJS.ProcessEnv = process.env): Promise<DoctorReport> {
   const fixed: string[] = [];
   if (fix) {
     for (const finding of await findAll(root, now)) {
@@ -43,7 +53,10 @@ export async function doctor(root: string, fix: boolean, now = Date.now()): Prom
       fixed.push(finding.path);
     }
   }
-  return { findings: await findAll(root, now), fixed };
+  const findings = await findAll(root, now);
+  const bridge = bridgeChecks(root, env);
+  if (bridge === undefined) return { findings, fixed };
+  return { findings: [...findings, ...bridge.findings], fixed, warnings: bridge.warnings, roster: bridge.roster, bridge: bridge.bridge };
 }
 
 async function findAll(root: string, now: number): Promise<DoctorFinding[]> {

@@ -1,13 +1,15 @@
 // `baton status`: per role, how many items sit in each folder and how long the oldest
 // waiting item and the work in process have been there; and whether handoffd runs (a
 // killed daemon leaves its files behind, so only the live holder of its lock counts).
-// Reads only; takes no lock.
+// With a roster, the bridge too (bridgeView.ts): the link, and remote roles marked, since
+// their mailbox here is not where their mail lands. Reads only; takes no lock.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { inProcessOf } from '../queue/claim.js';
 import { completedItemPaths } from '../queue/finish.js';
 import { type Mailbox } from '../queue/mailbox.js';
 import { itemNamesIn } from '../queue/names.js';
+import { roleLabel, type BridgeView } from './bridgeView.js';
 import { DAEMON_NOT_RUNNING, type DaemonStatus } from './daemonRecord.js';
 import { mailboxOf } from './layout.js';
 import { readRoles } from './roles.js';
@@ -76,11 +78,11 @@ export function humanDuration(s: number | null): string {
   return `${Math.floor(s / 86400)}d${String(Math.floor((s % 86400) / 3600)).padStart(2, '0')}h`;
 }
 
-/** The status as an aligned text table. */
-export function statusTable(rows: RoleStatus[]): string {
+/** The status as an aligned text table; with a bridge view, a remote role's name says its node (`reviewer (on node b)`). */
+export function statusTable(rows: RoleStatus[], bridge?: BridgeView): string {
   const header = ['ROLE', 'MODE', 'OUTBOX', 'NEW', 'IN_PROCESS', 'COMPLETED', 'FAILED', 'OLDEST_WAITING', 'IN_PROCESS_FOR'];
   const body = rows.map((r) => [
-    r.role, r.mode, String(r.outbox), String(r.new), String(r.in_process), String(r.completed), String(r.failed),
+    roleLabel(r.role, bridge), r.mode, String(r.outbox), String(r.new), String(r.in_process), String(r.completed), String(r.failed),
     humanDuration(r.oldest_waiting_s), humanDuration(r.in_process_s),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));

@@ -4,8 +4,10 @@
 // A daemon that was killed leaves its log and health.json behind: only the live holder of
 // its lock counts as running, and a problem it logged is shown as the previous run's, never
 // as the current state. Each run starts with a `started` line; a run that ended without a
-// `stopped` line was killed or crashed.
+// `stopped` line was killed or crashed. With a roster, the bridge as lib/handoff/bridgeView.ts
+// reads it: the link, each role's node and counts, remote roles marked in the table.
 import { Tmux, type PaneInfo } from '../adapters/tmux.js';
+import { bridgeLines, bridgeViewOf, roleLabel, type BridgeView } from '../handoff/bridgeView.js';
 import { daemonLogTail, daemonStatus, parseLogLine, type DaemonStatus } from '../handoff/daemonRecord.js';
 import { humanDuration, statusOf, type RoleStatus } from '../handoff/status.js';
 import { readPanes, recordedSocketOf } from '../handoff/tmuxRecord.js';
@@ -33,6 +35,8 @@ export interface MonitorView {
   at: string;
   /** `last_error`: the running daemon's last problem since it started (null when none runs); `previous_run`: the last run, when none runs. */
   daemon: DaemonStatus & { last_error: string | null; previous_run: PreviousRun | null };
+  /** With a roster only (absent without one). */
+  bridge?: BridgeView;
   roles: MonitorRole[];
 }
 
@@ -65,8 +69,9 @@ async function panesOf(root: string): Promise<Map<string, PaneInfo>> {
   return byId;
 }
 
-/** Gathers the monitor view of the project at `root`. */
-export async function monitorView(root: string, now = Date.now()): Promise<MonitorView> {
+/** Gathers the monitor view of the project at `root`; an invalid roster fails as readRoster does. */
+export async function monitorView(root: string, now = Date.now(), env: NodeJS.ProcessEnv = process.env): Promise<MonitorView> {
+  const bridge = bridgeViewOf(root, env);
   const { lastDelivery, lastWake, run } = readLog(root);
   const panes = await panesOf(root);
   const paneIds = readPanes(root);
@@ -86,7 +91,7 @@ export async function monitorView(root: string, now = Date.now()): Promise<Monit
   const daemon = status.running
     ? { ...status, last_error: run.last_error, previous_run: null }
     : { ...status, last_error: null, previous_run: ran ? run : null };
-  return { at: new Date(now).toISOString(), daemon, roles };
+  return { at: new Date(now).toISOString(), daemon, ...(bridge ? { bridge } : {}), roles };
 }
 
 function ago(iso: string | null, now: number): string {
@@ -111,12 +116,13 @@ export function monitorText(view: MonitorView): string {
     : ['handoffd: NOT RUNNING: start it with baton daemon start', ...previousRunLines(d.previous_run, now)];
   const header = ['ROLE', 'PANE', 'NEW', 'IN_PROCESS', 'DONE', 'FAILED', 'WORKING_FOR', 'LAST_DELIVERY', 'LAST_WAKE'];
   const rows = view.roles.map((r) => [
-    r.role, r.pane_state, String(r.new), String(r.in_process), String(r.completed), String(r.failed),
+    roleLabel(r.role, view.bridge), r.pane_state, String(r.new), String(r.in_process), String(r.completed), String(r.failed),
     humanDuration(r.in_process_s), ago(r.last_delivery_at, now), ago(r.last_wake_at, now),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const table = [header, ...rows].map((row) => row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd());
   const current = view.roles.filter((r) => r.in_process_path).map((r) => `  ${r.role}: ${r.in_process_path!.split('/').pop()}`);
-  return [`Baton monitor  ${view.at}`, ...head, '', ...table,
+  const bridge = view.bridge ? bridgeLines(view.bridge, view.roles.map((r) => r.role)) : [];
+  return [`Baton monitor  ${view.at}`, ...head, ...bridge, '', ...table,
     ...(current.length ? ['', 'In process:', ...current] : [])].join('\n') + '\n';
 }

@@ -88,6 +88,18 @@ describe('lib/handoff/status', () => {
     assert.equal(statusTable([]), 'ROLE  MODE  OUTBOX  NEW  IN_PROCESS  COMPLETED  FAILED  OLDEST_WAITING  IN_PROCESS_FOR\n');
   });
 
+  it('statusTable with a bridge view: a remote role\'s name says its node, the columns stay aligned', () => {
+    const rows: RoleStatus[] = [
+      { role: 'coder', mode: 'task', outbox: 0, new: 0, in_process: 0, completed: 0, failed: 0, oldest_waiting_s: null, in_process_s: null, in_process_path: null },
+      { role: 'QA', mode: 'batch', outbox: 0, new: 1, in_process: 0, completed: 0, failed: 0, oldest_waiting_s: 5, in_process_s: null, in_process_path: null },
+    ];
+    const bridge = { node: 'a', connected: true, last_error: null, remote_roles: { QA: 'b' }, pending: {}, unacked: {} };
+    assert.equal(statusTable(rows, bridge),
+      'ROLE            MODE   OUTBOX  NEW  IN_PROCESS  COMPLETED  FAILED  OLDEST_WAITING  IN_PROCESS_FOR\n' +
+      'coder           task   0       0    0           0          0       -               -\n' +
+      'QA (on node b)  batch  0       1    0           0          0       5s              -\n');
+  });
+
   it('inProcessCount: the items in process (a batch counts its items) and the path of the file or batch', async () => {
     const box = mailboxOf(root, 'QA');
     assert.deepEqual(inProcessCount(box), { count: 0, current: null });

@@ -4,9 +4,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { formatLogLine } from '../../lib/handoff/daemonRecord.js';
-import { daemonPathsOf } from '../../lib/handoff/layout.js';
+import { bridgePathsOf, daemonPathsOf } from '../../lib/handoff/layout.js';
 import { acquireLock } from '../../lib/queue/lock.js';
 import { monitorText, monitorView } from '../../lib/swarm/monitor.js';
+import { writeRoster } from '../support/bridgeView.js';
 import { startPanes, waitFor } from '../support/daemon.js';
 import { makeProject, placeItem, type Project } from '../support/project.js';
 
@@ -70,6 +71,28 @@ describe('lib/swarm/monitor', function () {
     const reviewer = lines.find((l) => l.startsWith('reviewer'))!;
     assert.equal(reviewer.indexOf('no pane'), header.indexOf('PANE'), 'columns are aligned');
     assert.match(text, /\nIn process:\n {2}coder: 50_\S+\.handoff\n$/);
+  });
+
+  it('with a roster: monitorView has the bridge (env gives the local node) and monitorText its lines after the daemon\'s, remote roles marked in the table', async () => {
+    writeRoster(p.root);
+    try {
+      const view = await monitorView(p.root, now, { BATON_NODE: 'a' });
+      assert.deepEqual(Object.keys(view), ['at', 'daemon', 'bridge', 'roles']);
+      assert.deepEqual(view.bridge, { node: 'a', connected: false, last_error: 'handoffd is not running', remote_roles: { reviewer: 'b', QA: 'b' }, pending: {}, unacked: {} });
+      const lines = monitorText(view).split('\n');
+      assert.deepEqual(lines.slice(4, 9), [
+        'bridge: node a, not connected: handoffd is not running',
+        'local role coder on node a: pending -, unacked -',
+        'remote role reviewer on node b: pending -, unacked -',
+        'remote role QA on node b: pending -, unacked -',
+        '',
+      ]);
+      assert.deepEqual(lines.slice(10, 13).map((l) => l.split(/\s{2,}/)[0]), ['coder', 'reviewer (on node b)', 'QA (on node b)']);
+      assert.equal(lines[11]!.indexOf('no pane'), lines[9]!.indexOf('PANE'), 'columns are aligned');
+    } finally {
+      fs.rmSync(bridgePathsOf(p.root).roster);
+    }
+    assert.equal('bridge' in (await monitorView(p.root, now, { BATON_NODE: 'a' })), false, 'no roster, no bridge key');
   });
 
   it('shows the command of a live pane from panes.tsv and the tmux socket', async () => {
