@@ -220,7 +220,7 @@ export class Bridge {
       ack: async () => {
         if (!(await m.ackAck())) throw new Error('the server did not confirm the acknowledgement');
       },
-      refuse: (reason) => m.term(reason),
+      refuse: () => m.term(), // no reason: nats-server before 2.10 ignores a "+TERM <reason>" and redelivers forever
     });
     this.host.notify();
   }

@@ -73,14 +73,15 @@ export class BridgeLink {
           ...(this.config.credentials ? { authenticator: credsAuthenticator(new TextEncoder().encode(this.config.credentials)) } : {}),
         });
         this.nc = nc;
-        if (this.closed) break;
+        if (this.closed) return await nc.close().catch(() => undefined);
         void this.watch(nc);
         await this.setUp(nc);
         return;
       } catch (err) {
         this.error(err);
-        await this.nc?.close().catch(() => undefined);
-        this.nc = undefined;
+        const failed = this.nc;
+        this.nc = undefined; // before the close: watch() must not take it for a lost link and start a second loop
+        await failed?.close().catch(() => undefined);
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);

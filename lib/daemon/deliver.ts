@@ -197,7 +197,8 @@ export function failHandoff(scope: DeliveryScope, sender: string, name: string, 
  * the group costs a few folder fsyncs instead of three per handoff.
  */
 export function finishHandoffs(scope: DeliveryScope, group: Copied[]): Delivered[] {
-  for (const dir of new Set(group.flatMap((c) => c.newDirs))) fsyncDir(dir);
+  // A retry (deep) also fsyncs new/ of the recipients found holding a copy: an earlier try may have linked it there unsynced.
+  for (const dir of new Set(group.flatMap((c) => (c.deep ? [...c.newDirs, ...c.already.map((r) => boxIn(scope, r).inboxNew)] : c.newDirs)))) fsyncDir(dir);
   crashPoint('deliver:copies-done');
   const moved = group.map((c) => {
     const box = boxIn(scope, c.from);

@@ -1,0 +1,295 @@
+// The bridge of one handoffd against a real nats-server (docs/bridge.md §2–3): a publish
+// resolves only once the server stored it (a repeat of the same id is a duplicate, still
+// stored), an over-size one is refused for good, one that fails for now throws and backs
+// off; messages for a local role are queued as arrivals with their name and exact bytes,
+// acknowledged or refused by the daemon; a role whose lease another node holds is not
+// consumed, and the refusal is logged with the role.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { Bridge, type Arrival, type Outgoing } from '../../lib/bridge/bridge.js';
+import { type BridgeReport } from '../../lib/bridge/bridgeReport.js';
+import { bridgeSettingsOf, type BridgeSettings } from '../../lib/bridge/bridgeSettings.js';
+import { consumerNameOf, streamNameOf, subjectOf } from '../../lib/bridge/wireNames.js';
+import { openOwners } from '../../lib/bridge/wireSetup.js';
+import { type Roster } from '../../lib/handoff/roster.js';
+import { waitFor } from '../support/daemon.js';
+import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
+import { tempDir } from '../support/project.js';
+
+/** A bridge and what it told its host. */
+interface Hosted {
+  bridge: Bridge;
+  events: { event: string; details: Record<string, string> }[];
+  /** When each event was logged (Date.now()), in the order of `events`. */
+  loggedAt: number[];
+  notified: number;
+  arrivals: Arrival[];
+  reportPath: string;
+}
+
+describe('lib/bridge/bridge (real nats-server)', function () {
+  this.timeout(30_000);
+  const quick: BridgeSettings = { ...bridgeSettingsOf({}), backoffCapMs: 400, countsIntervalMs: 200 };
+  let nats: NatsServerHandle;
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+  let dir: string;
+  let swarms = 0;
+  let swarm: string;
+  let roster: Roster;
+  const hosted: Hosted[] = [];
+  before(async () => {
+    nats = await startNatsServer();
+    nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 });
+    jsm = await jetstreamManager(nc);
+  });
+  after(async () => {
+    await nc?.close();
+    await nats?.stop();
+  });
+  beforeEach(() => {
+    dir = tempDir();
+    swarms += 1;
+    swarm = `bridge-${swarms}`;
+    roster = {
+      file: join(dir, 'nodes.conf'), swarm, urls: [nats.url],
+      nodes: new Map([['a', ['coder']], ['b', ['reviewer', 'QA']]]),
+      nodeOfRole: new Map([['coder', 'a'], ['reviewer', 'b'], ['QA', 'b']]),
+    };
+  });
+  afterEach(async () => {
+    await Promise.all(hosted.splice(0).map((h) => h.bridge.close()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const start = (node: 'a' | 'b', settings: BridgeSettings = quick): Hosted => {
+    const h = { events: [], loggedAt: [], notified: 0, arrivals: [], reportPath: join(dir, `bridge-${node}.json`) } as unknown as Hosted;
+    h.bridge = new Bridge({ roster, node, credentials: '', settings, reportPath: h.reportPath }, {
+      log: (event, details) => {
+        h.events.push({ event, details });
+        h.loggedAt.push(Date.now());
+      },
+      notify: () => void (h.notified += 1),
+    });
+    hosted.push(h);
+    h.bridge.start();
+    return h;
+  };
+  const connected = (h: Hosted) => waitFor('the bridge connected', () => h.bridge.canPublish());
+  /** Waits until `n` arrivals were taken from `h` in all. */
+  const arrivalsOf = async (h: Hosted, n: number) => {
+    await waitFor(`${n} arrival(s)`, () => {
+      h.arrivals.push(...h.bridge.takeArrivals());
+      return h.arrivals.length >= n;
+    });
+    return h.arrivals;
+  };
+  let seq = 0;
+  const outgoing = (text = 'body'): Outgoing => {
+    seq += 1;
+    const id = `20260615T140531Z_${String(seq).padStart(6, '0')}_from_coder`;
+    return { id, name: `50_${id}_to_reviewer.handoff`, from: 'coder', bytes: Buffer.from(`---\nid: ${id}\nfrom: coder\nto: reviewer\n---\n${text}\r\n\x00\xff`, 'latin1') };
+  };
+  const streamMessages = async () => (await jsm.streams.info(streamNameOf(swarm))).state.messages;
+  const consumerInfo = (role: string) => jsm.consumers.info(streamNameOf(swarm), consumerNameOf(role));
+
+  describe('publish', () => {
+    it('resolves {kind: stored} once the server stored it: subject, Nats-Msg-Id, Baton-Name, Baton-From, the exact bytes', async () => {
+      const a = start('a');
+      await connected(a);
+      const h = outgoing();
+      assert.deepEqual(await a.bridge.publish('reviewer', h), { kind: 'stored' });
+      const stored = await jsm.streams.getMessage(streamNameOf(swarm), { last_by_subj: subjectOf(swarm, 'reviewer') });
+      assert.ok(stored);
+      assert.equal(stored.subject, `baton.${swarm}.inbox.reviewer`);
+      assert.equal(stored.header.get('Nats-Msg-Id'), `${h.id}:reviewer`);
+      assert.equal(stored.header.get('Baton-Name'), h.name);
+      assert.equal(stored.header.get('Baton-From'), 'coder');
+      assert.ok(Buffer.from(stored.data).equals(h.bytes), 'the bytes as they are in the outbox');
+    });
+
+    it('a repeat of the same (id, recipient) is a duplicate for the server and still {kind: stored}; another recipient is a message of its own', async () => {
+      const a = start('a');
+      await connected(a);
+      const h = outgoing();
+      await a.bridge.publish('reviewer', h);
+      assert.deepEqual(await a.bridge.publish('reviewer', h), { kind: 'stored' });
+      assert.deepEqual(await a.bridge.publish('reviewer', { ...h, bytes: Buffer.from('other bytes, same id') }), { kind: 'stored' });
+      assert.equal(await streamMessages(), 1, 'stored once');
+      await a.bridge.publish('QA', h);
+      assert.equal(await streamMessages(), 2);
+    });
+
+    it('a handoff over the server\'s max_payload is {kind: too-large} with the sizes, nothing stored, and no backoff', async () => {
+      const a = start('a');
+      await connected(a);
+      assert.equal(a.bridge.maxPayload(), 1024 * 1024);
+      const big = { ...outgoing(), bytes: Buffer.alloc(1024 * 1024 + 1, 'x') };
+      const result = await a.bridge.publish('reviewer', big);
+      assert.deepEqual(result, { kind: 'too-large', reason: 'too large for the bridge: 1048577 bytes is over the server\'s max_payload of 1048576' });
+      assert.equal(await streamMessages(), 0);
+      assert.equal(a.bridge.canPublish(), true);
+      assert.deepEqual(a.events.filter((e) => e.event === 'bridge-error'), []);
+    });
+
+    it('a handoff at the limit whose headers take it over is too-large as well (not a temporary failure retried forever)', async () => {
+      const a = start('a');
+      await connected(a);
+      const result = await a.bridge.publish('reviewer', { ...outgoing(), bytes: Buffer.alloc(1024 * 1024, 'x') });
+      assert.equal(result.kind, 'too-large');
+      assert.match((result as { reason: string }).reason, /^too large for the bridge: 1048576 bytes and the headers are over the server's max_payload of 1048576$/);
+      assert.equal(a.bridge.canPublish(), true);
+    });
+
+    it('while disconnected: publish throws, canPublish() is false; reconnected: true again', async () => {
+      const a = start('a');
+      await connected(a);
+      await nats.kill();
+      try {
+        await waitFor('the link down', () => !a.bridge.linkState().connected);
+        assert.equal(a.bridge.canPublish(), false);
+        await assert.rejects(a.bridge.publish('reviewer', outgoing()), /not connected/);
+        assert.equal(a.bridge.maxPayload(), 1024 * 1024, 'the last known limit is kept for the daemon\'s checks');
+      } finally {
+        await nats.restart();
+      }
+      await connected(a);
+      assert.deepEqual(await a.bridge.publish('reviewer', outgoing()), { kind: 'stored' });
+    });
+
+    it('a publish that fails for now throws, logs bridge-error, and backs off: 250 ms, doubling, capped; a pass is asked for when it ends', async () => {
+      const a = start('a');
+      await connected(a);
+      // a consumes coder (its own role) first; only then is the stream taken away, so that consume does not fail as well.
+      await waitFor('a pulling for coder', async () => (await consumerInfo('coder')).num_waiting > 0);
+      await jsm.streams.delete(streamNameOf(swarm)); // nothing stores the subject any more: every publish fails
+      const failOnce = async () => {
+        const notified = a.notified;
+        const before = Date.now();
+        await assert.rejects(a.bridge.publish('reviewer', outgoing()));
+        const after = Date.now();
+        return { before, after, notified };
+      };
+      for (const ms of [250, 400, 400]) {
+        const { before, after, notified } = await failOnce();
+        assert.equal(a.bridge.canPublish(before + ms - 1), false, `backing off ${ms} ms`);
+        assert.equal(a.bridge.canPublish(after + ms), true, `not longer than ${ms} ms`);
+        await waitFor('a pass asked for when the backoff ends', () => a.notified > notified);
+        assert.ok(Date.now() >= before + ms - 2, 'not before the backoff ends');
+      }
+      const errors = a.events.filter((e) => e.event === 'bridge-error');
+      assert.equal(errors.length, 1, `one line for the same error repeated: ${JSON.stringify(errors)}`);
+      assert.equal(a.bridge.linkState().last_error, errors[0]!.details.problem);
+    });
+  });
+
+  describe('arrivals', () => {
+    it('a message for a local role is queued with its role, name and exact bytes; ack() removes it from the stream', async () => {
+      const b = start('b');
+      const a = start('a');
+      await connected(a);
+      const h = outgoing();
+      await a.bridge.publish('reviewer', h);
+      const [arrival] = await arrivalsOf(b, 1);
+      assert.equal(arrival!.role, 'reviewer');
+      assert.equal(arrival!.name, h.name);
+      assert.ok(Buffer.from(arrival!.bytes).equals(h.bytes));
+      assert.ok(b.notified > 0, 'the daemon was told');
+      assert.deepEqual(b.bridge.takeArrivals(), [], 'taken once');
+      assert.equal((await consumerInfo('reviewer')).num_ack_pending, 1);
+      await arrival!.ack();
+      assert.equal((await consumerInfo('reviewer')).num_ack_pending, 0);
+      assert.equal(await streamMessages(), 0, 'acknowledged: gone from the work queue');
+    });
+
+    it('a message without a Baton-Name header arrives with name undefined (the daemon refuses it)', async () => {
+      const b = start('b');
+      await connected(b);
+      await jetstream(nc).publish(subjectOf(swarm, 'QA'), 'raw');
+      const [arrival] = await arrivalsOf(b, 1);
+      assert.deepEqual([arrival!.role, arrival!.name, Buffer.from(arrival!.bytes).toString()], ['QA', undefined, 'raw']);
+      await arrival!.ack();
+    });
+
+    it('refuse() terminates the message: never delivered again, while one left unacknowledged is redelivered after the ack wait', async () => {
+      const b = start('b', { ...quick, ackWaitMs: 500 });
+      const a = start('a');
+      await connected(a);
+      const refused = outgoing('refused');
+      const left = outgoing('left');
+      await a.bridge.publish('reviewer', refused);
+      await a.bridge.publish('reviewer', left);
+      const first = await arrivalsOf(b, 2);
+      first.find((x) => x.name === refused.name)!.refuse('bad Baton-Name header');
+      await waitFor('the unacknowledged one redelivered', async () => (await arrivalsOf(b, 3)).length >= 3);
+      const names = b.arrivals.map((x) => x.name);
+      assert.deepEqual(names.filter((n) => n === refused.name), [refused.name], 'the refused message came once');
+      assert.equal(names.filter((n) => n === left.name).length >= 2, true);
+      await b.arrivals.at(-1)!.ack();
+      await waitFor('nothing pending for reviewer', async () => (await consumerInfo('reviewer')).num_ack_pending === 0);
+      assert.equal(await streamMessages(), 0, 'the refused message is gone from the work queue too');
+    });
+
+    it('ack() rejects when the acknowledgement is not confirmed (here: a second ack of the same message)', async () => {
+      const b = start('b');
+      await connected(b);
+      await jetstream(nc).publish(subjectOf(swarm, 'QA'), 'x');
+      const [arrival] = await arrivalsOf(b, 1);
+      await arrival!.ack();
+      await assert.rejects(arrival!.ack());
+    });
+  });
+
+  describe('ownership', () => {
+    it('a role whose lease another node holds is not consumed, and bridge-refused names the role and the holder', async () => {
+      const owners = await openOwners(nc, swarm);
+      await owners.create('reviewer', 'a');
+      const b = start('b');
+      await waitFor('bridge-refused for reviewer', () => b.events.some((e) => e.event === 'bridge-refused'));
+      assert.deepEqual(b.events.filter((e) => e.event === 'bridge-refused'), [{ event: 'bridge-refused', details: { role: 'reviewer', problem: 'its lease is held by node a' } }]);
+      await jetstream(nc).publish(subjectOf(swarm, 'reviewer'), 'for reviewer');
+      await jetstream(nc).publish(subjectOf(swarm, 'QA'), 'for QA');
+      const [arrival] = await arrivalsOf(b, 1);
+      assert.equal(arrival!.role, 'QA', 'QA, whose lease b holds, is consumed');
+      assert.equal((await owners.get('QA'))?.string(), 'b');
+      assert.equal((await owners.get('reviewer'))?.string(), 'a');
+      const reviewer = await consumerInfo('reviewer');
+      assert.deepEqual([reviewer.num_pending, reviewer.num_ack_pending, reviewer.delivered.stream_seq], [1, 0, 0], 'reviewer\'s message untouched');
+      assert.ok(b.bridge.takeArrivals().every((x) => x.role !== 'reviewer'));
+    });
+
+    it('a lease its holder stopped renewing is taken over after the expiry, and the role is consumed from then on', async () => {
+      const owners = await openOwners(nc, swarm);
+      await owners.create('reviewer', 'a');
+      const b = start('b', { ...quick, leaseRenewMs: 100, leaseExpiryMs: 600 });
+      await waitFor('bridge-refused for reviewer', () => b.events.some((e) => e.event === 'bridge-refused'));
+      const refusedAt = b.loggedAt[b.events.findIndex((e) => e.event === 'bridge-refused')]!;
+      await jetstream(nc).publish(subjectOf(swarm, 'reviewer'), 'waited for the lease');
+      const [arrival] = await arrivalsOf(b, 1);
+      assert.ok(Date.now() - refusedAt >= 500, 'not before the expiry');
+      assert.equal(arrival!.role, 'reviewer');
+      assert.equal((await owners.get('reviewer'))?.string(), 'b');
+      await arrival!.ack();
+    });
+  });
+
+  it('isRemote: true only for a role the roster puts on another node', () => {
+    const b = start('b');
+    assert.deepEqual(['coder', 'reviewer', 'QA', 'nobody'].map((r) => b.bridge.isRemote(r)), [true, false, false, false]);
+    assert.deepEqual(b.bridge.localRoles, ['reviewer', 'QA']);
+  });
+
+  it('writes bridge.json at start and when up; close() stops, and its last report says disconnected', async () => {
+    const b = start('b');
+    const read = () => JSON.parse(fs.readFileSync(b.reportPath, 'utf8')) as BridgeReport;
+    await waitFor('a report saying connected', () => fs.existsSync(b.reportPath) && read().connected);
+    assert.deepEqual(read().remote_roles, { coder: 'a' });
+    await b.bridge.close();
+    hosted.splice(hosted.indexOf(b), 1);
+    assert.equal(read().connected, false);
+    assert.equal(b.bridge.canPublish(), false);
+  });
+});
