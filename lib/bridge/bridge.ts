@@ -56,6 +56,18 @@ export interface BridgeConfig {
   reportPath: string;
 }
 
+/**
+ * Room kept for the message's headers under the server's max_payload (the limit counts
+ * them): the Nats-Msg-Id, Baton-Name and Baton-From of a Baton handoff take a few hundred
+ * bytes, so a handoff that fits the check before any copy is made also fits on the wire.
+ */
+export const HEADER_ROOM = 1024;
+
+/** The .error text of a handoff over the limit. */
+function tooLargeReason(bytes: number, limit: number): string {
+  return `too large for the bridge: ${bytes} bytes is over its limit of ${limit - HEADER_ROOM} (the server's max_payload of ${limit} less room for the headers)`;
+}
+
 /** What became of a publish: stored by the server (a duplicate counts), or refused for good because it is too large. */
 export type PublishOutcome = { kind: 'stored' } | { kind: 'too-large'; reason: string };
 
@@ -104,9 +116,10 @@ export class Bridge {
     return this.link.connected && now >= this.backoffUntil;
   }
 
-  /** The server's size limit for a message, once known. */
+  /** The largest handoff file the bridge takes, once the server's limit is known: its max_payload less HEADER_ROOM. */
   maxPayload(): number | undefined {
-    return this.link.wire?.maxPayload ?? this.lastMaxPayload;
+    const limit = this.link.wire?.maxPayload ?? this.lastMaxPayload;
+    return limit === undefined ? undefined : limit - HEADER_ROOM;
   }
 
   /** Publishes one handoff to one remote role; resolves when the server has stored it; throws on a temporary failure. */
@@ -114,7 +127,7 @@ export class Bridge {
     const wire = this.link.wire;
     if (!wire) throw new Error('not connected');
     const limit = wire.maxPayload;
-    if (handoff.bytes.length > limit) return { kind: 'too-large', reason: `too large for the bridge: ${handoff.bytes.length} bytes is over the server's max_payload of ${limit}` };
+    if (handoff.bytes.length > limit - HEADER_ROOM) return { kind: 'too-large', reason: tooLargeReason(handoff.bytes.length, limit) };
     const h = natsHeaders();
     h.set('Baton-Name', handoff.name);
     h.set('Baton-From', handoff.from);

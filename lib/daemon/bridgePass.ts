@@ -41,7 +41,11 @@ export async function settlePublishes(state: DaemonState, scope: DeliveryScope, 
     const results = await publishes;
     const tooLarge = results.find((r): r is PromiseFulfilledResult<PublishOutcome> => r.status === 'fulfilled' && r.value.kind === 'too-large');
     if (tooLarge && tooLarge.value.kind === 'too-large') {
-      const failed = failHandoff(scope, copied.from, copied.name, tooLarge.value.reason);
+      // Only when the limit was not known before the copies (no server yet): the local
+      // recipients keep theirs, and the .error says so.
+      const local = [...copied.copied, ...copied.already];
+      const reason = local.length > 0 ? `${tooLarge.value.reason}; the local recipients ${local.join(', ')} received it` : tooLarge.value.reason;
+      const failed = failHandoff(scope, copied.from, copied.name, reason);
       state.stats.failed += 1;
       state.log.write('failed', { name: copied.name, from: copied.from, reason: failed.reason });
     } else if (results.every((r) => r.status === 'fulfilled')) {

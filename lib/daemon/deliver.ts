@@ -171,7 +171,7 @@ export async function copyHandoff(scope: DeliveryScope, sender: string, name: st
 function remoteCopiesOf(scope: DeliveryScope, path: string, roles: string[]): RemoteCopies {
   const bytes = fs.readFileSync(path);
   const limit = scope.maxPayload?.();
-  if (limit !== undefined && bytes.length > limit) throw new Refused(`too large for the bridge: ${bytes.length} bytes is over the server's max_payload of ${limit}`);
+  if (limit !== undefined && bytes.length > limit) throw new Refused(`too large for the bridge: ${bytes.length} bytes is over its limit of ${limit} (the server's max_payload less room for the headers)`);
   return { roles, bytes };
 }
 

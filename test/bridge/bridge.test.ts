@@ -9,8 +9,8 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
-import { Bridge, type Arrival, type Outgoing } from '../../lib/bridge/bridge.js';
-import { type BridgeReport } from '../../lib/bridge/bridgeReport.js';
+import { Bridge, HEADER_ROOM, type Arrival, type Outgoing } from '../../lib/bridge/bridge.js';
+import { type BridgeReport } from '../../lib/handoff/bridgeView.js';
 import { bridgeSettingsOf, type BridgeSettings } from '../../lib/bridge/bridgeSettings.js';
 import { consumerNameOf, streamNameOf, subjectOf } from '../../lib/bridge/wireNames.js';
 import { openOwners } from '../../lib/bridge/wireSetup.js';
@@ -126,22 +126,23 @@ describe('lib/bridge/bridge (real nats-server)', function () {
     it('a handoff over the server\'s max_payload is {kind: too-large} with the sizes, nothing stored, and no backoff', async () => {
       const a = start('a');
       await connected(a);
-      assert.equal(a.bridge.maxPayload(), 1024 * 1024);
+      assert.equal(a.bridge.maxPayload(), 1024 * 1024 - HEADER_ROOM);
       const big = { ...outgoing(), bytes: Buffer.alloc(1024 * 1024 + 1, 'x') };
       const result = await a.bridge.publish('reviewer', big);
-      assert.deepEqual(result, { kind: 'too-large', reason: 'too large for the bridge: 1048577 bytes is over the server\'s max_payload of 1048576' });
+      assert.deepEqual(result, { kind: 'too-large', reason: 'too large for the bridge: 1048577 bytes is over its limit of 1047552 (the server\'s max_payload of 1048576 less room for the headers)' });
       assert.equal(await streamMessages(), 0);
       assert.equal(a.bridge.canPublish(), true);
       assert.deepEqual(a.events.filter((e) => e.event === 'bridge-error'), []);
     });
 
-    it('a handoff at the limit whose headers take it over is too-large as well (not a temporary failure retried forever)', async () => {
+    it('a handoff that fits max_payload only without its headers is too-large as well (not a temporary failure retried forever); one within the limit is stored', async () => {
       const a = start('a');
       await connected(a);
-      const result = await a.bridge.publish('reviewer', { ...outgoing(), bytes: Buffer.alloc(1024 * 1024, 'x') });
+      const result = await a.bridge.publish('reviewer', { ...outgoing(), bytes: Buffer.alloc(1024 * 1024 - 100, 'x') });
       assert.equal(result.kind, 'too-large');
-      assert.match((result as { reason: string }).reason, /^too large for the bridge: 1048576 bytes and the headers are over the server's max_payload of 1048576$/);
+      assert.match((result as { reason: string }).reason, /^too large for the bridge: 1048476 bytes is over its limit of 1047552 /);
       assert.equal(a.bridge.canPublish(), true);
+      assert.deepEqual(await a.bridge.publish('reviewer', { ...outgoing(), bytes: Buffer.alloc(1024 * 1024 - HEADER_ROOM, 'x') }), { kind: 'stored' });
     });
 
     it('while disconnected: publish throws, canPublish() is false; reconnected: true again', async () => {
@@ -152,7 +153,7 @@ describe('lib/bridge/bridge (real nats-server)', function () {
         await waitFor('the link down', () => !a.bridge.linkState().connected);
         assert.equal(a.bridge.canPublish(), false);
         await assert.rejects(a.bridge.publish('reviewer', outgoing()), /not connected/);
-        assert.equal(a.bridge.maxPayload(), 1024 * 1024, 'the last known limit is kept for the daemon\'s checks');
+        assert.equal(a.bridge.maxPayload(), 1024 * 1024 - HEADER_ROOM, 'the last known limit is kept for the daemon\'s checks');
       } finally {
         await nats.restart();
       }

@@ -174,6 +174,17 @@ describe('lib/daemon/bridgePass', function () {
       assert.deepEqual(events('failed').map((e) => e.details), [{ name: c.name, from: 'coder', reason }]);
     });
 
+    it('too large found only at the publish (the limit was unknown when the local copies were made): the .error names the local recipients that received it', async () => {
+      const c = await copied('reviewer,QA');
+      const reason = 'too large for the bridge: 2000000 bytes is over its limit of 1047552 (the server\'s max_payload of 1048576 less room for the headers)';
+      s.outcomeOf = () => Promise.resolve({ kind: 'too-large', reason });
+      startPublishing(s.bridge, c);
+      assert.deepEqual(await settlePublishes(state, scope, [c]), []);
+      assert.deepEqual(itemsIn(p.box('coder').failed), [c.name]);
+      assert.equal(fs.readFileSync(join(p.box('coder').failed, `${c.name}.error`), 'utf8'), `${reason}; the local recipients QA received it\n`);
+      assert.deepEqual(itemsIn(p.box('QA').inboxNew), [c.name], 'the local copy stays');
+    });
+
     it('a publish that failed for now: kept in the outbox, marked for a deep retry, never failed', async () => {
       const c = await copied('reviewer');
       s.outcomeOf = () => Promise.reject(new Error('not connected'));

@@ -87,6 +87,7 @@ async function launch(storeDir: string, port: number | undefined): Promise<Spawn
   for (let attempt = 1; ; attempt += 1) {
     const server = spawnNatsServer({ port: port ?? (await freePort()), storeDir, detached: false });
     running.add(server);
+    installSafetyNet();
     try {
       await waitUntilHealthy(server);
       return server;
@@ -108,6 +109,7 @@ async function endProcess(server: SpawnedNatsServer, signal: NodeJS.Signals): Pr
     clearTimeout(timer);
   }
   running.delete(server);
+  if (running.size === 0) removeSignalNet();
 }
 
 /** SIGKILLs every server still running (synchronously: it runs at process exit) and removes the stores made here. */
@@ -121,19 +123,31 @@ function killAll(): void {
 /**
  * Kills the servers when the test process ends: at `exit`, and on SIGTERM and SIGHUP (the
  * handler then re-raises the signal so the process still dies of it, as it would have,
- * unless someone else listens for it).
+ * unless someone else listens for it). The signal handlers are there only while a server
+ * runs: a mocha worker runs other test files after this one, and those count and emit
+ * signal listeners of their own.
  * SIGINT is left to mocha; the servers share its process group and get the terminal's
  * Ctrl-C themselves.
  */
-let netInstalled = false;
+let exitNetInstalled = false;
+const signalNet = new Map<NodeJS.Signals, () => void>();
 function installSafetyNet(): void {
-  if (netInstalled) return;
-  netInstalled = true;
-  process.once('exit', killAll);
+  if (!exitNetInstalled) process.once('exit', killAll);
+  exitNetInstalled = true;
   for (const sig of ['SIGTERM', 'SIGHUP'] as const) {
-    process.once(sig, () => {
+    if (signalNet.has(sig)) continue;
+    const handler = () => {
+      signalNet.delete(sig);
       killAll();
       if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
-    });
+    };
+    signalNet.set(sig, handler);
+    process.once(sig, handler);
   }
+}
+
+/** Takes the signal handlers away once no server runs. */
+function removeSignalNet(): void {
+  for (const [sig, handler] of signalNet) process.off(sig, handler);
+  signalNet.clear();
 }
