@@ -16,7 +16,7 @@ import { BridgeLink, type Wire } from './bridgeLink.js';
 import { writeBridgeReport } from './bridgeReport.js';
 import { type BridgeSettings } from './bridgeSettings.js';
 import { RoleLeases } from './roleLeases.js';
-import { consumerNameOf, messageIdOf, streamNameOf, subjectOf } from './wireNames.js';
+import { consumerNameOf, messageIdOf, streamNameOf, subjectOf, wireSizeOf } from './wireNames.js';
 
 /** A message for a local role: its copy is written by the daemon, then it is acknowledged. */
 export interface Arrival {
@@ -28,6 +28,8 @@ export interface Arrival {
   ack(): Promise<void>;
   /** Refuses a message that can never be delivered (the server will not redeliver it). */
   refuse(reason: string): void;
+  /** Gives a message back for redelivery after `ms` (its copy cannot be made now, e.g. the role is not yet in roles.tsv). */
+  retryLater(ms: number): void;
 }
 
 /** One handoff to publish to one remote recipient. */
@@ -56,18 +58,6 @@ export interface BridgeConfig {
   reportPath: string;
 }
 
-/**
- * Room kept for the message's headers under the server's max_payload (the limit counts
- * them): the Nats-Msg-Id, Baton-Name and Baton-From of a Baton handoff take a few hundred
- * bytes, so a handoff that fits the check before any copy is made also fits on the wire.
- */
-export const HEADER_ROOM = 1024;
-
-/** The .error text of a handoff over the limit. */
-function tooLargeReason(bytes: number, limit: number): string {
-  return `too large for the bridge: ${bytes} bytes is over its limit of ${limit - HEADER_ROOM} (the server's max_payload of ${limit} less room for the headers)`;
-}
-
 /** What became of a publish: stored by the server (a duplicate counts), or refused for good because it is too large. */
 export type PublishOutcome = { kind: 'stored' } | { kind: 'too-large'; reason: string };
 
@@ -83,6 +73,9 @@ export class Bridge {
   private readonly refusedBy = new Map<string, string>();
   /** True while claimRoles runs (a slow server must not start a second run beside it). */
   private claiming = false;
+  private claimAgain = false;
+  /** The report being written, awaited by close() so that none lands after the last. */
+  private reporting: Promise<void> = Promise.resolve();
   private backoffUntil = 0;
   private backoffMs = 0;
   private lastMaxPayload: number | undefined;
@@ -116,18 +109,25 @@ export class Bridge {
     return this.link.connected && now >= this.backoffUntil;
   }
 
-  /** The largest handoff file the bridge takes, once the server's limit is known: its max_payload less HEADER_ROOM. */
+  /** The server's size limit for a message (it counts the headers), once known. */
   maxPayload(): number | undefined {
-    const limit = this.link.wire?.maxPayload ?? this.lastMaxPayload;
-    return limit === undefined ? undefined : limit - HEADER_ROOM;
+    return this.link.wire?.maxPayload ?? this.lastMaxPayload;
+  }
+
+  /** Why `handoff` cannot travel to one of `roles` (its bytes and headers over max_payload); undefined when it fits or the limit is not known yet. */
+  tooLarge(handoff: Outgoing, roles: string[]): string | undefined {
+    const limit = this.maxPayload();
+    if (limit === undefined) return undefined;
+    const size = Math.max(...roles.map((role) => wireSizeOf(role, handoff)));
+    return size > limit ? `too large for the bridge: ${size} bytes with its headers is over the server's max_payload of ${limit}` : undefined;
   }
 
   /** Publishes one handoff to one remote role; resolves when the server has stored it; throws on a temporary failure. */
   async publish(role: string, handoff: Outgoing): Promise<PublishOutcome> {
     const wire = this.link.wire;
     if (!wire) throw new Error('not connected');
-    const limit = wire.maxPayload;
-    if (handoff.bytes.length > limit - HEADER_ROOM) return { kind: 'too-large', reason: tooLargeReason(handoff.bytes.length, limit) };
+    const tooLarge = this.tooLarge(handoff, [role]);
+    if (tooLarge) return { kind: 'too-large', reason: tooLarge };
     const h = natsHeaders();
     h.set('Baton-Name', handoff.name);
     h.set('Baton-From', handoff.from);
@@ -136,16 +136,20 @@ export class Bridge {
       this.backoffMs = 0;
       return { kind: 'stored' };
     } catch (err) {
-      // The limit counts the headers too: the client refuses what our check let through.
-      if (/max_payload/.test((err as Error).message)) return { kind: 'too-large', reason: `too large for the bridge: ${handoff.bytes.length} bytes and the headers are over the server's max_payload of ${limit}` };
+      // A safety net: the client's own size check (should its header encoding ever grow).
+      if (/max_payload/.test((err as Error).message)) return { kind: 'too-large', reason: `too large for the bridge: ${handoff.bytes.length} bytes and the headers are over the server's max_payload of ${wire.maxPayload}` };
+      // The stream vanished under a live connection (deleted by hand; the client then says
+      // "no responders" or, in v3, "jetstream is not enabled"): set it up again.
+      if (/no responders|stream not found|jetstream is not enabled/i.test((err as Error).message)) this.link.repair();
       this.failed(err);
       throw err;
     }
   }
 
-  /** Backs off after a failed publish (doubling, capped); a pass runs again when it ends. */
+  /** Backs off after a failed publish (doubling once per backoff, capped: a group's many failures count once); a pass runs again when it ends. */
   private failed(err: unknown): void {
     this.link.error(err);
+    if (Date.now() < this.backoffUntil) return;
     this.backoffMs = Math.min(Math.max(250, this.backoffMs * 2), this.config.settings.backoffCapMs);
     this.backoffUntil = Date.now() + this.backoffMs;
     setTimeout(() => this.host.notify(), this.backoffMs).unref();
@@ -183,11 +187,19 @@ export class Bridge {
 
   /** Takes or renews each local role's lease; consumes the roles held, stops the ones lost. */
   private async claimRoles(): Promise<void> {
-    const wire = this.link.wire;
-    if (!wire || !this.leases || this.claiming) return;
+    if (this.claiming) {
+      // After a reconnect the consumers were stopped: run again as soon as this round ends.
+      this.claimAgain = true;
+      return;
+    }
     this.claiming = true;
     try {
-      for (const role of this.localRoles) await this.claimRole(wire, this.leases, role);
+      do {
+        this.claimAgain = false;
+        const wire = this.link.wire;
+        if (!wire || !this.leases) return;
+        for (const role of this.localRoles) await this.claimRole(wire, this.leases, role);
+      } while (this.claimAgain);
     } finally {
       this.claiming = false;
     }
@@ -206,6 +218,8 @@ export class Bridge {
       }
     } catch (err) {
       this.link.error(err);
+      // The consumer or the stream vanished under a live connection: set them up again.
+      if (/not found/i.test((err as Error).message)) this.link.repair();
     }
   }
 
@@ -234,6 +248,7 @@ export class Bridge {
         if (!(await m.ackAck())) throw new Error('the server did not confirm the acknowledgement');
       },
       refuse: () => m.term(), // no reason: nats-server before 2.10 ignores a "+TERM <reason>" and redelivers forever
+      retryLater: (ms) => m.nak(ms),
     });
     this.host.notify();
   }
@@ -245,7 +260,9 @@ export class Bridge {
 
   /** Refreshes bridge.json (advisory: what status, monitor and doctor show). */
   async report(): Promise<void> {
-    await writeBridgeReport(this.config.reportPath, { ...this.linkState(), node: this.config.node, roster: this.config.roster, wire: this.link.wire });
+    const input = { ...this.linkState(), node: this.config.node, roster: this.config.roster, wire: this.link.wire };
+    this.reporting = this.reporting.then(() => writeBridgeReport(this.config.reportPath, input));
+    await this.reporting;
   }
 
   /**

@@ -41,6 +41,9 @@ export class BridgeLink {
   wire: Wire | undefined;
   lastError: string | null = null;
   private closed = false;
+  /** Moves at every lost connection: a set-up begun before it announces nothing. */
+  private generation = 0;
+  private settingUp = false;
   private nc: NatsConnection | undefined;
   private wake: () => void = () => undefined;
 
@@ -75,47 +78,74 @@ export class BridgeLink {
         this.nc = nc;
         if (this.closed) return await nc.close().catch(() => undefined);
         void this.watch(nc);
-        await this.setUp(nc);
+        await this.setUp(nc, this.generation);
         return;
       } catch (err) {
+        if (this.closed) return;
         this.error(err);
         const failed = this.nc;
         this.nc = undefined; // before the close: watch() must not take it for a lost link and start a second loop
         await failed?.close().catch(() => undefined);
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delay);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      await this.pause(delay);
     }
   }
 
-  /** Sets up the server side and announces the link; a failure closes the connection (the loop retries). */
-  private async setUp(nc: NatsConnection): Promise<void> {
+  /** Waits `ms` (cut short by close(); never keeps the process alive). */
+  private async pause(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wake = () => undefined;
+  }
+
+  /**
+   * Sets up the server side and announces the link; a failure closes the connection (the
+   * loop retries). A set-up overtaken by a disconnect (the generation moved) or by close()
+   * announces nothing: the next reconnect sets up again.
+   */
+  private async setUp(nc: NatsConnection, generation: number): Promise<void> {
     const jsm = await jetstreamManager(nc);
     await ensureStream(jsm, this.config.swarm, this.config.settings);
     for (const role of this.config.roles) await ensureConsumer(jsm, this.config.swarm, role, this.config.settings);
     const owners = await openOwners(nc, this.config.swarm);
+    if (this.closed || this.nc !== nc || generation !== this.generation) return;
     this.wire = { nc, js: jetstream(nc), jsm, owners, maxPayload: nc.info?.max_payload ?? 1024 * 1024 };
     this.lastError = null;
     this.config.log('bridge-connected', { server: nc.getServer() });
     this.config.onUp(this.wire);
   }
 
-  /** Sets up again after a reconnect, retrying with the backoff while the connection lasts. */
+  /** Sets up again after a reconnect (one run at a time), retrying with the backoff while the link is connected and not set up. */
   private async setUpAgain(nc: NatsConnection): Promise<void> {
-    for (let delay = 250; !this.closed && this.nc === nc && !nc.isClosed(); delay = Math.min(delay * 2, this.config.settings.backoffCapMs)) {
-      try {
-        await this.setUp(nc);
-        return;
-      } catch (err) {
-        this.error(err);
+    if (this.settingUp) return;
+    this.settingUp = true;
+    try {
+      for (let delay = 250; !this.closed && this.nc === nc && !nc.isClosed() && !this.wire; delay = Math.min(delay * 2, this.config.settings.backoffCapMs)) {
+        try {
+          await this.setUp(nc, this.generation);
+          if (this.wire) return;
+        } catch (err) {
+          this.error(err);
+        }
+        await this.pause(delay);
       }
-      await new Promise((resolve) => setTimeout(resolve, delay));
+    } finally {
+      this.settingUp = false;
     }
+  }
+
+  /** Sets everything up again on the live connection (a stream or consumer deleted meanwhile); no-op while down or already repairing. */
+  repair(): void {
+    const nc = this.nc;
+    if (!nc || !this.wire || this.settingUp) return;
+    this.wire = undefined;
+    void this.setUpAgain(nc);
   }
 
   /** Follows the connection's status: down on a disconnect, set up again on a reconnect. */
@@ -123,6 +153,7 @@ export class BridgeLink {
     for await (const status of nc.status()) {
       if (this.closed) return;
       if (status.type === 'disconnect') {
+        this.generation += 1;
         this.wire = undefined;
         this.error(new Error(`disconnected from ${status.server}`));
         this.config.onDown();
@@ -132,6 +163,7 @@ export class BridgeLink {
     }
     // The client gave up (closed): connect afresh unless we are closing.
     if (!this.closed && this.nc === nc) {
+      this.generation += 1;
       this.wire = undefined;
       this.config.onDown();
       this.nc = undefined;

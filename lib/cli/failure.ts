@@ -76,6 +76,15 @@ export function reportFailureAndExit(program: string, err: unknown): never {
   process.exit();
 }
 
+/**
+ * Ends a finished daemon at once with the exit code already set: a library may keep a
+ * socket open after its close (the NATS client's connect attempt to a server that accepts
+ * but never answers), and a stopped handoffd must not wait for it.
+ */
+export function exitFinished(): never {
+  process.exit();
+}
+
 /** Sets the exit code a test double was told to end with (`baton-scripted-worker --exit N`). */
 export function exitAsScripted(code: number): void {
   process.exitCode = code;

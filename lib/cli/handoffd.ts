@@ -3,7 +3,7 @@ import yargs from 'yargs';
 import { runHandoffd } from '../daemon/handoffd.js';
 import { findRoot } from '../handoff/root.js';
 import { batonVersion } from '../handoff/version.js';
-import { reportFailure } from './failure.js';
+import { exitFinished, reportFailure } from './failure.js';
 
 /** Parses argv and runs the daemon in the foreground; sets process.exitCode. */
 export async function runHandoffdCommand(argv: string[]): Promise<void> {
@@ -37,4 +37,5 @@ export async function runHandoffdCommand(argv: string[]): Promise<void> {
   } catch (err) {
     reportFailure('handoffd', err);
   }
+  exitFinished();
 }

@@ -13,7 +13,7 @@ import { crashPoint } from '../queue/crash.js';
 import { fsyncDir } from '../queue/durable.js';
 import type { Arrival, Bridge, PublishOutcome } from '../bridge/bridge.js';
 import { failHandoff, type Copied, type DeliveryScope } from './deliver.js';
-import { copyArrival } from './deliverArrival.js';
+import { copyArrival, type ArrivalOutcome } from './deliverArrival.js';
 import { reportOnce, type DaemonState } from './state.js';
 
 /** The publishes in flight of one copied handoff (all remote recipients). */
@@ -58,6 +58,9 @@ export async function settlePublishes(state: DaemonState, scope: DeliveryScope, 
   return ready;
 }
 
+/** How long an arrival this node cannot take now waits before its redelivery. */
+const DEFER_MS = 5_000;
+
 /** Copies the bridge's arrivals, fsyncs the new/ folders, acknowledges them; returns the roles that received a copy. */
 export async function receiveArrivals(state: DaemonState, scope: DeliveryScope, bridge: Bridge): Promise<Set<string>> {
   const arrivals = bridge.takeArrivals();
@@ -66,22 +69,18 @@ export async function receiveArrivals(state: DaemonState, scope: DeliveryScope, 
   const toAck: { arrival: Arrival; id: string; copied: boolean }[] = [];
   const newDirs = new Set<string>();
   for (const arrival of arrivals) {
-    try {
-      const outcome = await copyArrival(scope, arrival.role, arrival.name, arrival.bytes);
-      if (outcome.kind === 'refused') {
-        arrival.refuse(outcome.reason);
-        state.log.write('bridge-refused', { role: arrival.role, name: arrival.name ?? '', problem: outcome.reason });
-        continue;
-      }
-      if (outcome.kind === 'copied') newDirs.add(outcome.newDir);
-      toAck.push({ arrival, id: outcome.id, copied: outcome.kind === 'copied' });
-    } catch (err) {
-      // Not acknowledged: the server redelivers it after the ack wait.
-      state.ensured.clear();
-      reportOnce(state, `receive:${arrival.role}/${arrival.name}:${(err as Error).message}`, { what: 'receive', role: arrival.role, name: arrival.name ?? '', problem: (err as Error).message });
-    }
+    const outcome = await copyOrReport(state, scope, arrival);
+    if (outcome?.kind !== 'copied' && outcome?.kind !== 'already') continue;
+    newDirs.add(outcome.newDir);
+    toAck.push({ arrival, id: outcome.id, copied: outcome.kind === 'copied' });
   }
-  for (const dir of newDirs) fsyncDir(dir);
+  try {
+    for (const dir of newDirs) fsyncDir(dir);
+  } catch (err) {
+    // Not acknowledged: redelivered after the ack wait, and found by id then.
+    reportOnce(state, `receive-fsync:${(err as Error).message}`, { what: 'receive', problem: (err as Error).message });
+    return received;
+  }
   crashPoint('bridge:copies-synced');
   await Promise.all(toAck.map(async ({ arrival, id, copied }) => {
     try {
@@ -95,4 +94,24 @@ export async function receiveArrivals(state: DaemonState, scope: DeliveryScope, 
     state.log.write('received', { id, name: arrival.name ?? '', to: arrival.role });
   }));
   return received;
+}
+
+/** One arrival's copy; a refusal is terminated and logged, a deferral given back for later and reported once, an error left for the redelivery. */
+async function copyOrReport(state: DaemonState, scope: DeliveryScope, arrival: Arrival): Promise<ArrivalOutcome | undefined> {
+  try {
+    const outcome = await copyArrival(scope, arrival.role, arrival.name, arrival.bytes);
+    if (outcome.kind === 'refused') {
+      arrival.refuse(outcome.reason);
+      state.log.write('bridge-refused', { role: arrival.role, name: arrival.name ?? '', problem: outcome.reason });
+    } else if (outcome.kind === 'deferred') {
+      arrival.retryLater(DEFER_MS);
+      reportOnce(state, `defer:${arrival.role}:${outcome.reason}`, { what: 'receive', role: arrival.role, name: arrival.name ?? '', problem: outcome.reason });
+    }
+    return outcome;
+  } catch (err) {
+    // Not acknowledged: the server redelivers it after the ack wait.
+    state.ensured.clear();
+    reportOnce(state, `receive:${arrival.role}/${arrival.name}:${(err as Error).message}`, { what: 'receive', role: arrival.role, name: arrival.name ?? '', problem: (err as Error).message });
+    return undefined;
+  }
 }

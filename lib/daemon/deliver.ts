@@ -57,8 +57,8 @@ export interface DeliveryScope {
   boxOf?: (role: string) => Mailbox;
   /** With a bridge: true for a role on another node (its copy is published, not written here). */
   isRemote?: (role: string) => boolean;
-  /** With a bridge: the server's size limit, once known (a larger handoff for a remote role is refused). */
-  maxPayload?: () => number | undefined;
+  /** With a bridge: why a handoff cannot travel to these remote roles (over the server's size limit, once known), else undefined. */
+  tooLargeForBridge?: (handoff: { id: string; name: string; from: string; bytes: Uint8Array }, roles: string[]) => string | undefined;
 }
 
 function boxIn(scope: DeliveryScope, role: string): Mailbox {
@@ -142,7 +142,7 @@ export async function copyHandoff(scope: DeliveryScope, sender: string, name: st
     const all = checkHeaders(item, sender, scope.roles);
     const remote = scope.isRemote ? all.filter(scope.isRemote) : [];
     const recipients = all.filter((r) => !remote.includes(r));
-    const remoteCopies = remote.length > 0 ? remoteCopiesOf(scope, path, remote) : undefined;
+    const remoteCopies = remote.length > 0 ? remoteCopiesOf(scope, item, path, remote) : undefined;
     const batchRoles = deep ? recipients.filter((r) => scope.roles.get(r)?.mode !== 'task') : [];
     if (batchRoles.length > 0) releases = lockInboxes(scope, batchRoles);
     const pending = await recipientsToCopy(scope, item, recipients, deep);
@@ -168,10 +168,10 @@ export async function copyHandoff(scope: DeliveryScope, sender: string, name: st
 }
 
 /** The bytes to publish for the remote recipients; refuses a handoff over the server's known size limit before any copy is made. */
-function remoteCopiesOf(scope: DeliveryScope, path: string, roles: string[]): RemoteCopies {
+function remoteCopiesOf(scope: DeliveryScope, item: Item, path: string, roles: string[]): RemoteCopies {
   const bytes = fs.readFileSync(path);
-  const limit = scope.maxPayload?.();
-  if (limit !== undefined && bytes.length > limit) throw new Refused(`too large for the bridge: ${bytes.length} bytes is over its limit of ${limit} (the server's max_payload less room for the headers)`);
+  const tooLarge = scope.tooLargeForBridge?.({ id: item.id, name: item.name, from: item.headers.from ?? '', bytes }, roles);
+  if (tooLarge !== undefined) throw new Refused(tooLarge);
   return { roles, bytes };
 }
 

@@ -16,13 +16,22 @@ import { ensureMailbox } from '../queue/mailbox.js';
 import { isItemName, isoOf, MAX_NAME_BYTES } from '../queue/names.js';
 import { lockInboxes, recipientsToCopy, Refused, type DeliveryScope } from './deliver.js';
 
-/** What became of an arrival: copied into new/ (not yet fsync'd there), already held, or refused for good. */
-export type ArrivalOutcome = { kind: 'copied'; id: string; newDir: string } | { kind: 'already'; id: string } | { kind: 'refused'; reason: string };
+/**
+ * What became of an arrival: copied into new/ (not yet fsync'd there); already held (its
+ * new/ to fsync too: the earlier copy may not be durable yet); refused for good (content
+ * that can never be a handoff); or deferred (this node cannot take it now: the role is not
+ * in its roles.tsv yet, or the name is taken by another id; redelivered later).
+ */
+export type ArrivalOutcome =
+  | { kind: 'copied'; id: string; newDir: string }
+  | { kind: 'already'; id: string; newDir: string }
+  | { kind: 'refused'; reason: string }
+  | { kind: 'deferred'; reason: string };
 
 /** Copies the handoff `bytes` named `name` into `role`'s inbox/new/ unless that id is already there. */
 export async function copyArrival(scope: DeliveryScope, role: string, name: string | undefined, bytes: Uint8Array, now = new Date()): Promise<ArrivalOutcome> {
   if (name === undefined || !isItemName(name) || name.includes('/') || Buffer.byteLength(name) > MAX_NAME_BYTES) return { kind: 'refused', reason: `bad Baton-Name header '${name ?? ''}'` };
-  if (!scope.roles.has(role)) return { kind: 'refused', reason: `unknown recipient ${role}` };
+  if (!scope.roles.has(role)) return { kind: 'deferred', reason: `${role} is not in roles.tsv (run baton init)` };
   let envelope: Envelope;
   try {
     envelope = await parseEnvelope(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
@@ -40,13 +49,13 @@ export async function copyArrival(scope: DeliveryScope, role: string, name: stri
   try {
     if (scope.roles.get(role)?.mode !== 'task') releases = lockInboxes(scope, [role]);
     const pending = await recipientsToCopy(scope, { ...envelope, id, name, path: '' }, [role], true);
-    if (pending.length === 0) return { kind: 'already', id };
+    if (pending.length === 0) return { kind: 'already', id, newDir: box.inboxNew };
     if (!scope.ensured?.has(role)) ensureMailbox(box);
     scope.ensured?.add(role);
     deliverCopy(join(scope.tmp, `${role}.${name}`), copy, box.inboxNew, name);
     return { kind: 'copied', id, newDir: box.inboxNew };
   } catch (err) {
-    if (err instanceof Refused) return { kind: 'refused', reason: err.message };
+    if (err instanceof Refused) return { kind: 'deferred', reason: err.message };
     throw err;
   } finally {
     for (const release of releases.reverse()) release();

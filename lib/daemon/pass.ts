@@ -66,7 +66,7 @@ export function outboxQueue(state: DaemonState, roles: Map<string, Role>): Queue
 function scopeOf(state: DaemonState, roles: Map<string, Role>): DeliveryScope {
   const scope: DeliveryScope = { root: state.root, roles, tmp: state.paths.tmp, ensured: state.ensured, boxOf: (role) => boxOf(state, role) };
   const bridge = state.bridge;
-  if (bridge) Object.assign(scope, { isRemote: (role: string) => bridge.isRemote(role), maxPayload: () => bridge.maxPayload() });
+  if (bridge) Object.assign(scope, { isRemote: (role: string) => bridge.isRemote(role), tooLargeForBridge: bridge.tooLarge.bind(bridge) });
   return scope;
 }
 

@@ -4,13 +4,14 @@
 // in sent/, headers and body byte-identical, the recipient woken on its own node.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import { join } from 'node:path';
 import { WAKE_TEXT } from '../../lib/daemon/waker.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { afterPasses, daemonLog, startPanes, stopHandoffd, waitFor } from '../support/daemon.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
 import { itemsIn, placeItem } from '../support/project.js';
-import { heldCopies, makeTwoNodes, type TwoNodes } from '../support/twoNodes.js';
+import { heldCopies, makeTwoNodes, nodesConf, type TwoNodes } from '../support/twoNodes.js';
 
 describe('handoffd across two nodes (built bins, real nats-server)', function () {
   this.timeout(60_000);
@@ -112,7 +113,7 @@ describe('handoffd across two nodes (built bins, real nats-server)', function ()
     const staged = await placeItem(join(nodes.a.root, 'staging'), { from: 'coder', to: 'reviewer,coder', id: '20260101T000000Z_000001_from_coder' }, Buffer.alloc(1100 * 1024, 'x'), name);
     fs.renameSync(staged, join(nodes.a.box('coder').outbox, name));
     await waitFor('failed/', () => fs.existsSync(join(nodes.a.box('coder').failed, `${name}.error`)) && fs.existsSync(join(nodes.a.box('coder').failed, name)));
-    assert.match(fs.readFileSync(join(nodes.a.box('coder').failed, `${name}.error`), 'utf8'), /^too large for the bridge: \d+ bytes is over its limit of 1047552 \(the server's max_payload less room for the headers\)\n$/);
+    assert.match(fs.readFileSync(join(nodes.a.box('coder').failed, `${name}.error`), 'utf8'), /^too large for the bridge: \d+ bytes with its headers is over the server's max_payload of 1048576\n$/);
     assert.deepEqual(itemsIn(nodes.a.box('coder').failed), [name]);
     assert.deepEqual(itemsIn(nodes.a.box('coder').inboxNew), [], 'no local copy either');
     await afterPasses(nodes.b.root, 2);
@@ -161,5 +162,21 @@ describe('handoffd across two nodes (built bins, real nats-server)', function ()
     await nodes.start('b');
     await waitFor('the remote copy and sent/', () => itemsIn(nodes.b.box('reviewer').inboxNew).length === 1 && itemsIn(nodes.a.box('coder').sent).length === 1, 30_000);
     assert.deepEqual(itemsIn(nodes.a.box('coder').inboxNew).length, 1, 'the local copy was not made twice');
+  });
+
+  it('stops promptly when its server accepts connections but never answers (a hung server or a proxy without a backend)', async () => {
+    const silent = net.createServer((socket) => socket.on('error', () => undefined));
+    await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+    try {
+      const port = (silent.address() as net.AddressInfo).port;
+      fs.writeFileSync(join(nodes.a.root, 'swarmforge', 'nodes.conf'), nodesConf(nodes.swarm, `nats://127.0.0.1:${port}`));
+      const daemon = await nodes.start('a');
+      await waitFor('a connect attempt', () => silent.connections > 0 || logged('a', 'bridge-error').length > 0, 20_000);
+      const name = nameOf(nodes.send('a', 'coder', 'coder', 'local still works'));
+      await waitFor('the local copy', () => fs.existsSync(join(nodes.a.box('coder').inboxNew, name)));
+      assert.equal(await Promise.race([stopHandoffd(nodes.a.root, daemon), new Promise((done) => setTimeout(() => done('still running after 20 s'), 20_000))]), 0);
+    } finally {
+      silent.close();
+    }
   });
 });

@@ -13,7 +13,7 @@ import { streamNameOf } from '../../lib/bridge/wireNames.js';
 import { daemonLog, waitFor } from '../support/daemon.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
 import { itemsIn, runBin } from '../support/project.js';
-import { heldCopies, makeTwoNodes, type TwoNodes } from '../support/twoNodes.js';
+import { bridgeDrained, heldCopies, makeTwoNodes, type TwoNodes } from '../support/twoNodes.js';
 
 /** Short timings so a redelivery or an expired window shows in about a second. */
 const QUICK = { BATON_BRIDGE_ACK_WAIT_MS: '1500', BATON_BRIDGE_DUPLICATE_WINDOW_MS: '1000', BATON_BRIDGE_BACKOFF_CAP_MS: '500' };
@@ -33,15 +33,7 @@ describe('the bridge under faults (built bins, real nats-server, SIGKILL)', func
 
   const logged = (node: 'a' | 'b', event: string) => daemonLog(nodes[node].root).filter((l) => l.split(' ')[1] === event);
   const nameOf = (path: string) => path.split('/').pop()!;
-  /** bridge.json of `node`: every role's pending and unacked counts at 0. */
-  const drained = (node: 'a' | 'b') => {
-    try {
-      const r = JSON.parse(fs.readFileSync(join(nodes[node].root, '.swarmforge', 'bridge.json'), 'utf8')) as { connected: boolean; pending: Record<string, number>; unacked: Record<string, number> };
-      return r.connected && Object.keys(r.pending).length > 0 && [...Object.values(r.pending), ...Object.values(r.unacked)].every((n) => n === 0);
-    } catch {
-      return false;
-    }
-  };
+  const drained = (node: 'a' | 'b') => bridgeDrained(nodes[node]);
   /** The stream's last sequence: how many messages the server ever stored for this swarm. */
   const storedMessages = async () => {
     const nc = await connect({ servers: nats.url });

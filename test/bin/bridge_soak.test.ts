@@ -10,11 +10,11 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { queueSystemHandoff } from '../../lib/handoff/systemSend.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
-import { waitFor } from '../support/daemon.js';
+import { daemonLog, waitFor } from '../support/daemon.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
 import { itemsIn, runBinAsync, type Project } from '../support/project.js';
 import { byTier, sizeFrom } from '../support/tier.js';
-import { makeTwoNodes, type TwoNodes } from '../support/twoNodes.js';
+import { bridgeDrained, makeTwoNodes, type TwoNodes } from '../support/twoNodes.js';
 
 const QUICK = { BATON_BRIDGE_ACK_WAIT_MS: '1500', BATON_BRIDGE_BACKOFF_CAP_MS: '500' };
 const ROUTES = { a: { from: 'coder', to: ['reviewer', 'QA', 'coder'] }, b: { from: 'reviewer', to: ['coder', 'QA', 'reviewer'] } } as const;
@@ -76,15 +76,19 @@ describe('the bridge soak (built bins, real nats-server, random SIGKILLs)', func
 
   /** Both handoffds and the server up, nothing in either outbox, every message acknowledged. */
   function settled(): boolean {
-    const drained = (node: 'a' | 'b') => {
-      try {
-        const r = JSON.parse(fs.readFileSync(join(nodes[node].root, '.swarmforge', 'bridge.json'), 'utf8')) as { connected: boolean; pending: Record<string, number>; unacked: Record<string, number> };
-        return r.connected && [...Object.values(r.pending), ...Object.values(r.unacked)].every((n) => n === 0);
-      } catch {
-        return false;
-      }
-    };
-    return itemsIn(nodes.a.box('coder').outbox).length === 0 && itemsIn(nodes.b.box('reviewer').outbox).length === 0 && drained('a') && drained('b');
+    return itemsIn(nodes.a.box('coder').outbox).length === 0 && itemsIn(nodes.b.box('reviewer').outbox).length === 0 && bridgeDrained(nodes.a) && bridgeDrained(nodes.b);
+  }
+
+  /** What each node holds and reports, for a failure message. */
+  function stateOf(): string {
+    return (['a', 'b'] as const).map((node) => {
+      const p = nodes[node];
+      const root = p.root;
+      const outbox = itemsIn(p.box(ROUTES[node].from).outbox).length;
+      const report = fs.existsSync(join(root, '.swarmforge', 'bridge.json')) ? fs.readFileSync(join(root, '.swarmforge', 'bridge.json'), 'utf8').trim() : 'no bridge.json';
+      const log = daemonLog(root).filter((l) => !/ (delivered|received|wake-failed|woke) /.test(l)).slice(-8).join(' | ');
+      return `node ${node}: outbox ${outbox}; ${report}; log: ${log}`;
+    }).join(' ;; ');
   }
 
   it(`delivers handoffs × 3 recipients over two nodes exactly once across random kills of either handoffd or the server`, async () => {
@@ -113,7 +117,9 @@ describe('the bridge soak (built bins, real nats-server, random SIGKILLs)', func
         }
       }
     }
-    await waitFor('both outboxes empty and every message acknowledged', settled, byTier({ short: 120_000, full: 1_200_000 }));
+    await waitFor('both outboxes empty and every message acknowledged', settled, byTier({ short: 120_000, full: 1_200_000 })).catch((err: Error) => {
+      throw new Error(`${err.message} (seed ${seed}): ${stateOf()}`);
+    });
     working = false;
     await worker;
     assert.equal(killed.length, KILLS);

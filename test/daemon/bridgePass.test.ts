@@ -90,7 +90,7 @@ describe('lib/daemon/bridgePass', function () {
     // This node holds coder; reviewer is on another node.
     scope = {
       root: p.root, roles: currentRoles(state), tmp: paths.tmp, ensured: state.ensured, boxOf: (role) => boxOf(state, role),
-      isRemote: (role) => role === 'reviewer', maxPayload: () => 1024 * 1024,
+      isRemote: (role) => role === 'reviewer', tooLargeForBridge: () => undefined,
     };
     s = standIn();
   });
@@ -212,7 +212,7 @@ describe('lib/daemon/bridgePass', function () {
     let restore: (() => void) | undefined;
     beforeEach(() => {
       ({ order, restore } = followDurability());
-      state.bridge = Object.assign(s.bridge, { isRemote: (role: string) => role === 'reviewer', maxPayload: () => 1024 * 1024 });
+      state.bridge = Object.assign(s.bridge, { isRemote: (role: string) => role === 'reviewer', tooLarge: () => undefined });
     });
     afterEach(() => restore?.());
 
@@ -243,8 +243,8 @@ describe('lib/daemon/bridgePass', function () {
     afterEach(() => restore?.());
 
     /** An arrival as the bridge queues it; records its ack and refusal in `order`. */
-    const arrival = (role: string, name: string | undefined, bytes: Uint8Array, ack: () => Promise<void> = () => Promise.resolve()): Arrival & { refused?: string } => {
-      const a: Arrival & { refused?: string } = {
+    const arrival = (role: string, name: string | undefined, bytes: Uint8Array, ack: () => Promise<void> = () => Promise.resolve()): Arrival & { refused?: string; deferred?: number } => {
+      const a: Arrival & { refused?: string; deferred?: number } = {
         role, name, bytes,
         ack: async () => {
           order.push(`ack ${name}`);
@@ -253,6 +253,10 @@ describe('lib/daemon/bridgePass', function () {
         refuse: (reason) => {
           a.refused = reason;
           order.push(`refuse ${name}`);
+        },
+        retryLater: (ms) => {
+          a.deferred = ms;
+          order.push(`defer ${name}`);
         },
       };
       return a;
@@ -309,6 +313,18 @@ describe('lib/daemon/bridgePass', function () {
         { role: 'coder', name: 'no-suffix', problem: "bad Baton-Name header 'no-suffix'" },
         { role: 'QA', name: '', problem: "bad Baton-Name header ''" },
       ]);
+    });
+
+    it('an arrival this node cannot take now (its role not in roles.tsv yet) is given back for later: neither acknowledged nor refused, reported once', async () => {
+      const h = await handoff();
+      const early = arrival('newrole', h.name, h.bytes);
+      s.arrivals.push(early, arrival('newrole', h.name, h.bytes));
+      assert.deepEqual(await receiveArrivals(state, scope, s.bridge), new Set());
+      assert.equal(early.deferred, 5_000);
+      assert.equal(early.refused, undefined);
+      assert.deepEqual(order.filter((o) => !o.startsWith('fsync')), [`defer ${h.name}`, `defer ${h.name}`]);
+      assert.deepEqual(events('error').map((e) => e.details), [{ what: 'receive', role: 'newrole', name: h.name, problem: 'newrole is not in roles.tsv (run baton init)' }]);
+      assert.deepEqual(events('bridge-refused'), []);
     });
 
     it('a copy that throws is not acknowledged nor refused (the server redelivers it); the error is logged once; the mailbox cache is cleared', async () => {

@@ -126,7 +126,7 @@ describe('lib/daemon/deliverArrival', () => {
           fs.mkdirSync(dir, { recursive: true });
           const held = await serializeEnvelope({ ...(await parseEnvelope(h.bytes)).headers, recipient: role, enqueued_at: 'earlier' }, Buffer.from('b'));
           fs.writeFileSync(join(dir, h.name), held);
-          assert.deepEqual(await copyArrival(scope, role, h.name, h.bytes, now), { kind: 'already', id: h.id });
+          assert.deepEqual(await copyArrival(scope, role, h.name, h.bytes, now), { kind: 'already', id: h.id, newDir: p.box(role).inboxNew });
           assert.ok(fs.readFileSync(join(dir, h.name)).equals(held), 'the held copy untouched');
           if (dir !== p.box(role).inboxNew) assert.deepEqual(itemsIn(p.box(role).inboxNew), []);
           assert.deepEqual(fs.readdirSync(scope.tmp), []);
@@ -155,9 +155,9 @@ describe('lib/daemon/deliverArrival', () => {
       });
     }
 
-    it('an unknown role (not in roles.tsv)', async () => {
+    it('an unknown role (not in roles.tsv yet): deferred, not refused (its node may run baton init later)', async () => {
       const h = await sent();
-      assert.deepEqual(await copyArrival(scope, 'nobody', h.name, h.bytes, now), { kind: 'refused', reason: 'unknown recipient nobody' });
+      assert.deepEqual(await copyArrival(scope, 'nobody', h.name, h.bytes, now), { kind: 'deferred', reason: 'nobody is not in roles.tsv (run baton init)' });
       assert.equal(fs.existsSync(mailboxOf(p.root, 'nobody').dir), false);
     });
 
@@ -177,20 +177,20 @@ describe('lib/daemon/deliverArrival', () => {
       assert.deepEqual(itemsIn(p.box('reviewer').inboxNew), []);
     });
 
-    it('a name clash: the recipient holds another id under that name; the held file is untouched', async () => {
+    it('a name clash: the recipient holds another id under that name; deferred (redelivered later), the held file is untouched', async () => {
       const h = await sent();
       const other = await sent();
       fs.writeFileSync(join(p.box('reviewer').inProcess, h.name), other.bytes);
-      assert.deepEqual(await copyArrival(scope, 'reviewer', h.name, h.bytes, now), { kind: 'refused', reason: "name clash in reviewer's mailbox" });
+      assert.deepEqual(await copyArrival(scope, 'reviewer', h.name, h.bytes, now), { kind: 'deferred', reason: "name clash in reviewer's mailbox" });
       assert.ok(fs.readFileSync(join(p.box('reviewer').inProcess, h.name)).equals(other.bytes));
       assert.deepEqual(itemsIn(p.box('reviewer').inboxNew), []);
     });
 
-    it('a refusal of a batch-mode recipient releases its inbox lock', async () => {
+    it('a deferral of a batch-mode recipient (name clash) releases its inbox lock', async () => {
       const h = await sent();
       const other = await sent();
       fs.writeFileSync(join(p.box('QA').inboxNew, h.name), other.bytes);
-      assert.equal((await copyArrival(scope, 'QA', h.name, h.bytes, now)).kind, 'refused');
+      assert.equal((await copyArrival(scope, 'QA', h.name, h.bytes, now)).kind, 'deferred');
       acquireLock(p.box('QA').inboxLock, 1_000)();
     });
   });

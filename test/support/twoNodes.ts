@@ -89,3 +89,13 @@ export async function heldCopies(p: Project, role: string): Promise<Map<string, 
   }
   return counts;
 }
+
+/** True when `p`'s handoffd reports a live link and every role's pending and unacked counts at 0 (its bridge.json). */
+export function bridgeDrained(p: Project): boolean {
+  try {
+    const r = JSON.parse(fs.readFileSync(join(p.root, '.swarmforge', 'bridge.json'), 'utf8')) as { connected: boolean; pending: Record<string, number>; unacked: Record<string, number> };
+    return r.connected && Object.keys(r.pending).length > 0 && [...Object.values(r.pending), ...Object.values(r.unacked)].every((n) => n === 0);
+  } catch {
+    return false;
+  }
+}
