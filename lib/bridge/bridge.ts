@@ -15,6 +15,7 @@ import { type Roster } from '../handoff/roster.js';
 import { BridgeLink, type Wire } from './bridgeLink.js';
 import { writeBridgeReport } from './bridgeReport.js';
 import { type BridgeSettings } from './bridgeSettings.js';
+import { orphansOf } from './orphanSweep.js';
 import { RoleLeases } from './roleLeases.js';
 import { consumerNameOf, messageIdOf, streamNameOf, subjectOf, wireSizeOf } from './wireNames.js';
 
@@ -73,6 +74,8 @@ export class Bridge {
   private readonly refusedBy = new Map<string, string>();
   /** True while claimRoles runs (a slow server must not start a second run beside it). */
   private claiming = false;
+  /** The orphans queued and not yet removed (`<role>:<seq>`): a later round does not queue them twice. */
+  private readonly sweeping = new Set<string>();
   private claimAgain = false;
   /** The report being written, awaited by close() so that none lands after the last. */
   private reporting: Promise<void> = Promise.resolve();
@@ -215,6 +218,7 @@ export class Bridge {
       } else {
         this.refusedBy.delete(role);
         if (!this.consuming.has(role)) await this.consume(wire, role);
+        await this.sweep(wire, role);
       }
     } catch (err) {
       this.link.error(err);
@@ -239,6 +243,27 @@ export class Bridge {
       this.consuming.delete(role);
       if (reason instanceof Error) this.link.error(reason);
     });
+  }
+
+  /** Queues the role's orphans (orphanSweep.ts) as arrivals whose acknowledgement removes them from the stream. */
+  private async sweep(wire: Wire, role: string): Promise<void> {
+    const stream = streamNameOf(this.config.roster.swarm);
+    let queued = 0;
+    for (const m of await orphansOf(wire.jsm, this.config.roster.swarm, role)) {
+      const key = `${role}:${m.seq}`;
+      if (this.sweeping.has(key)) continue;
+      this.sweeping.add(key);
+      const remove = async () => {
+        await wire.jsm.streams.deleteMessage(stream, m.seq).catch(() => false);
+        this.sweeping.delete(key);
+      };
+      this.arrivals.push({
+        role, name: m.header?.get('Baton-Name') || undefined, bytes: m.data,
+        ack: remove, refuse: () => void remove(), retryLater: () => this.sweeping.delete(key),
+      });
+      queued += 1;
+    }
+    if (queued > 0) this.host.notify();
   }
 
   private arrived(role: string, m: JsMsg): void {

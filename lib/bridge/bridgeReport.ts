@@ -30,10 +30,10 @@ async function countsOf(wire: Wire | undefined, roster: Roster): Promise<Pick<Br
   for (const role of roster.nodeOfRole.keys()) {
     const consumer = await wire.jsm.consumers.info(stream, consumerNameOf(role)).catch(() => undefined);
     unacked[role] = consumer?.num_ack_pending ?? 0;
-    // The consumer's own count once it exists: after a killed server restarts, its stream
-    // can show messages that were acknowledged (and delivered) before the kill, behind the
-    // consumer's ack floor; they are not waiting for anyone.
-    pending[role] = consumer ? consumer.num_pending : (info.state.subjects?.[subjectOf(roster.swarm, role)] ?? 0);
+    // What the consumer has yet to deliver, and the stream's orphans behind its ack floor
+    // (orphanSweep.ts), which handoffd copies or finds held and then removes.
+    const stored = info.state.subjects?.[subjectOf(roster.swarm, role)] ?? 0;
+    pending[role] = consumer ? Math.max(consumer.num_pending, stored - consumer.num_ack_pending) : stored;
   }
   return { pending, unacked };
 }

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { Bridge, type Arrival, type Outgoing } from '../../lib/bridge/bridge.js';
 import { type BridgeReport } from '../../lib/handoff/bridgeView.js';
@@ -182,6 +182,29 @@ describe('lib/bridge/bridge (real nats-server)', function () {
       });
       const errors = a.events.filter((e) => e.event === 'bridge-error');
       assert.equal(errors.length, 1, `one line for the same error repeated: ${JSON.stringify(errors)}`);
+    });
+  });
+
+  describe('orphans (messages behind the consumer, as a SIGKILLed server 2.9 can leave them)', () => {
+    it('are queued as arrivals with their name and bytes, once; ack() removes them from the stream', async () => {
+      // Made on purpose (a work-queue stream forbids it): a limits stream, the messages first,
+      // then reviewer's consumer starting after them.
+      await jsm.streams.add({ name: streamNameOf(swarm), subjects: [`baton.${swarm}.inbox.*`], retention: RetentionPolicy.Limits, storage: StorageType.File });
+      const lost = outgoing('lost');
+      const h = natsHeaders();
+      h.set('Baton-Name', lost.name);
+      await jetstream(nc).publish(subjectOf(swarm, 'reviewer'), lost.bytes, { headers: h });
+      await jsm.consumers.add(streamNameOf(swarm), {
+        durable_name: consumerNameOf('reviewer'), filter_subject: subjectOf(swarm, 'reviewer'), ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: 2,
+      });
+      const b = start('b');
+      const [orphan] = await arrivalsOf(b, 1);
+      assert.equal(orphan!.role, 'reviewer');
+      assert.equal(orphan!.name, lost.name);
+      assert.ok(Buffer.from(orphan!.bytes).equals(Buffer.from(lost.bytes)));
+      await orphan!.ack();
+      assert.equal((await jsm.streams.info(streamNameOf(swarm))).state.messages, 0, 'removed from the stream');
     });
   });
 

@@ -1,0 +1,45 @@
+// Messages a role's consumer will never deliver. A nats-server 2.9 killed with SIGKILL can
+// restart with its stream's state behind its consumers' (the stream's tail, or its
+// deletions, were not yet on disk; the consumer's ack floor was): new messages then get
+// sequence numbers the consumer counts as delivered and acknowledged, and it skips them,
+// or acknowledged messages come back behind the floor. In a work-queue stream nothing at
+// or below a consumer's ack floor should still be there, so whatever is there is handed
+// to the daemon like an arrival: copied unless its id is already held, then removed from
+// the stream (the acknowledgement of a work-queue message). The bridge's fault tests and
+// the soak found both cases.
+import { type JetStreamManager, type MsgRequest, type StoredMsg } from '@nats-io/jetstream';
+import { consumerNameOf, streamNameOf, streamSubjectsOf, subjectOf } from './wireNames.js';
+
+/** At most this many orphans are taken per role and round (the next round takes more). */
+const ROUND_LIMIT = 256;
+
+/** How many messages of `role`'s subject the stream holds that its consumer neither delivers nor waits on. */
+export async function orphanCountOf(jsm: JetStreamManager, swarm: string, role: string): Promise<number> {
+  const stream = streamNameOf(swarm);
+  const [info, consumer] = await Promise.all([
+    jsm.streams.info(stream, { subjects_filter: streamSubjectsOf(swarm) }),
+    jsm.consumers.info(stream, consumerNameOf(role)),
+  ]);
+  const stored = info.state.subjects?.[subjectOf(swarm, role)] ?? 0;
+  return Math.max(0, stored - consumer.num_pending - consumer.num_ack_pending);
+}
+
+/** The messages of `role`'s subject at or below its consumer's ack floor, oldest first (none when the counts agree). */
+export async function orphansOf(jsm: JetStreamManager, swarm: string, role: string): Promise<StoredMsg[]> {
+  if ((await orphanCountOf(jsm, swarm, role)) === 0) return [];
+  const stream = streamNameOf(swarm);
+  // Behind the ack floor; with nothing awaiting an acknowledgement, behind what the
+  // consumer counts as delivered (a consumer that skipped a range never acked it).
+  const consumer = await jsm.consumers.info(stream, consumerNameOf(role));
+  const floor = consumer.num_ack_pending === 0 ? consumer.delivered.stream_seq : consumer.ack_floor.stream_seq;
+  const found: StoredMsg[] = [];
+  for (let seq = 1; found.length < ROUND_LIMIT; ) {
+    // next_by_subj: the server's "first message of this subject at or after seq" (2.9+).
+    const query = { seq, next_by_subj: subjectOf(swarm, role) } as unknown as MsgRequest;
+    const m = await jsm.streams.getMessage(stream, query).catch(() => null);
+    if (!m || m.seq > floor) break;
+    found.push(m);
+    seq = m.seq + 1;
+  }
+  return found;
+}
