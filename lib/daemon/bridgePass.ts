@@ -51,7 +51,9 @@ export async function settlePublishes(state: DaemonState, scope: DeliveryScope, 
     } else if (results.every((r) => r.status === 'fulfilled')) {
       ready.push(copied);
     } else {
+      // It waits in the outbox; its local copies, woken now, are made durable now.
       state.retryDeep.add(`${copied.from}/${copied.name}`);
+      for (const dir of copied.newDirs) fsyncDir(dir);
     }
   }
   if (group.some((c) => c.remote)) crashPoint('bridge:publish-stored');

@@ -8,6 +8,7 @@
 // Crash contract: see deliver.ts. A handoff whose copy or finish failed (or that was present
 // at start-up) may be partly delivered: its next try searches deep for earlier copies.
 import * as fs from 'node:fs';
+import { fsyncDir } from '../queue/durable.js';
 import { type Role } from '../handoff/roles.js';
 import { receiveArrivals, settlePublishes, startPublishing } from './bridgePass.js';
 import { copyHandoff, finishHandoffs, type Copied, type DeliveryScope } from './deliver.js';
@@ -84,6 +85,7 @@ async function deliverQueue(state: DaemonState, scope: DeliveryScope, queue: Que
       // The bridge cannot publish now: the local copies are made (their recipients are
       // woken), the original waits in the outbox.
       state.retryDeep.add(`${sender}/${name}`);
+      for (const dir of copied.newDirs) fsyncDir(dir);
       for (const role of copied.copied) delivered.add(role);
       continue;
     }

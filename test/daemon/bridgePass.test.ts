@@ -185,11 +185,17 @@ describe('lib/daemon/bridgePass', function () {
       assert.deepEqual(itemsIn(p.box('QA').inboxNew), [c.name], 'the local copy stays');
     });
 
-    it('a publish that failed for now: kept in the outbox, marked for a deep retry, never failed', async () => {
-      const c = await copied('reviewer');
+    it('a publish that failed for now: kept in the outbox, marked for a deep retry, never failed; its local copies fsync\'d', async () => {
+      const c = await copied('reviewer,QA');
       s.outcomeOf = () => Promise.reject(new Error('not connected'));
       startPublishing(s.bridge, c);
-      assert.deepEqual(await settlePublishes(state, scope, [c]), []);
+      const { order, restore } = followDurability();
+      try {
+        assert.deepEqual(await settlePublishes(state, scope, [c]), []);
+      } finally {
+        restore();
+      }
+      assert.deepEqual(order, [`fsync ${p.box('QA').inboxNew}`]);
       assert.deepEqual(itemsIn(p.box('coder').outbox), [c.name]);
       assert.deepEqual(itemsIn(p.box('coder').failed), []);
       assert.deepEqual([...state.retryDeep], [`coder/${c.name}`]);
@@ -224,6 +230,8 @@ describe('lib/daemon/bridgePass', function () {
       await placeItem(p.box('coder').outbox, { id, from: 'coder', to: 'reviewer,QA', recipient: '' }, 'body\n', name);
       await runPass(state, false);
       assert.deepEqual([itemsIn(p.box('QA').inboxNew), itemsIn(p.box('coder').outbox)], [[name], [name]], 'the local copy made, the original waiting');
+      assert.ok(order.includes(`fsync ${p.box('QA').inboxNew}`), `the local copy (its recipient is woken) is durable at once:\n${order.join('\n')}`);
+      order.length = 0;
       s.canPublish = true;
       await runPass(state, false);
       assert.deepEqual(itemsIn(p.box('coder').sent), [name]);
