@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import { type BridgeReport } from '../handoff/bridgeView.js';
 import { type Roster } from '../handoff/roster.js';
 import { type Wire } from './bridgeLink.js';
+import { orphansAmong } from './orphanSweep.js';
 import { consumerNameOf, streamNameOf, streamSubjectsOf, subjectOf } from './wireNames.js';
 
 /** What a report is made of. */
@@ -33,7 +34,7 @@ async function countsOf(wire: Wire | undefined, roster: Roster): Promise<Pick<Br
     // What the consumer has yet to deliver, and the stream's orphans behind its ack floor
     // (orphanSweep.ts), which handoffd copies or finds held and then removes.
     const stored = info.state.subjects?.[subjectOf(roster.swarm, role)] ?? 0;
-    pending[role] = consumer ? Math.max(consumer.num_pending, stored - consumer.num_ack_pending) : stored;
+    pending[role] = consumer ? consumer.num_pending + orphansAmong(stored, consumer) : stored;
   }
   return { pending, unacked };
 }
