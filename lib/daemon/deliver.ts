@@ -145,13 +145,12 @@ export async function copyHandoff(scope: DeliveryScope, sender: string, name: st
     const remoteCopies = remote.length > 0 ? remoteCopiesOf(scope, item, path, remote) : undefined;
     const batchRoles = deep ? recipients.filter((r) => scope.roles.get(r)?.mode !== 'task') : [];
     if (batchRoles.length > 0) releases = lockInboxes(scope, batchRoles);
+    ensureMailboxesOf(scope, recipients);
     const pending = await recipientsToCopy(scope, item, recipients, deep);
     const enqueuedAt = isoOf(now);
     const newDirs: string[] = [];
     for (const role of pending) {
       const target = boxIn(scope, role);
-      if (!scope.ensured?.has(role)) ensureMailbox(target);
-      scope.ensured?.add(role);
       const bytes = await serializeEnvelope({ ...item.headers, recipient: role, enqueued_at: enqueuedAt }, item.body);
       deliverCopy(join(scope.tmp, `${role}.${name}`), bytes, target.inboxNew, name);
       newDirs.push(target.inboxNew);
@@ -164,6 +163,20 @@ export async function copyHandoff(scope: DeliveryScope, sender: string, name: st
     return failHandoff(scope, sender, name, err.message);
   } finally {
     for (const release of releases.reverse()) release();
+  }
+}
+
+/**
+ * Creates any missing folder of the recipients' mailboxes (0700), once per role while the
+ * scope's cache holds. Every recipient, not only those still owed a copy: a deep retry
+ * fsyncs new/ of the ones already holding theirs, and a mailbox made by hand, by an older
+ * tool or emptied by a person may lack new/ (a handoff was stuck for good on that ENOENT).
+ */
+export function ensureMailboxesOf(scope: DeliveryScope, roles: readonly string[]): void {
+  for (const role of roles) {
+    if (scope.ensured?.has(role)) continue;
+    ensureMailbox(boxIn(scope, role));
+    scope.ensured?.add(role);
   }
 }
 

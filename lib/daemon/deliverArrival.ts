@@ -12,9 +12,8 @@ import { join } from 'node:path';
 import { deliverCopy } from '../queue/deliver.js';
 import { EnvelopeError, parseEnvelope, serializeEnvelope, type Envelope } from '../queue/envelope.js';
 import { type Release } from '../queue/lock.js';
-import { ensureMailbox } from '../queue/mailbox.js';
 import { isItemName, isoOf, MAX_NAME_BYTES } from '../queue/names.js';
-import { lockInboxes, recipientsToCopy, Refused, type DeliveryScope } from './deliver.js';
+import { ensureMailboxesOf, lockInboxes, recipientsToCopy, Refused, type DeliveryScope } from './deliver.js';
 
 /**
  * What became of an arrival: copied into new/ (not yet fsync'd there); already held (its
@@ -48,10 +47,9 @@ export async function copyArrival(scope: DeliveryScope, role: string, name: stri
   let releases: Release[] = [];
   try {
     if (scope.roles.get(role)?.mode !== 'task') releases = lockInboxes(scope, [role]);
+    ensureMailboxesOf(scope, [role]);
     const pending = await recipientsToCopy(scope, { ...envelope, id, name, path: '' }, [role], true);
     if (pending.length === 0) return { kind: 'already', id, newDir: box.inboxNew };
-    if (!scope.ensured?.has(role)) ensureMailbox(box);
-    scope.ensured?.add(role);
     deliverCopy(join(scope.tmp, `${role}.${name}`), copy, box.inboxNew, name);
     return { kind: 'copied', id, newDir: box.inboxNew };
   } catch (err) {
