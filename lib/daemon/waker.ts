@@ -5,8 +5,11 @@
 import { Tmux } from '../adapters/tmux.js';
 import { readPanes, recordedSocketOf } from '../handoff/tmuxRecord.js';
 
-/** The text typed into a recipient's pane. It never names a file. */
-export const WAKE_TEXT = 'You have new handoff mail. If idle, run ready_for_next.';
+/**
+ * The text typed into a recipient's pane, SwarmForge's word for word (role prompts written
+ * for SwarmForge quote it; Baton installs the `.sh` names it mentions). It never names a file.
+ */
+export const WAKE_TEXT = 'You have new handoff mail. If idle, run ready_for_next.sh.';
 
 /** Where a wake-up for `role` goes. */
 export interface WakeTarget {

@@ -53,7 +53,9 @@ describe('handoffd (built bin)', function () {
     assert.ok(delivered.body.equals(sent.body));
     assert.equal(fs.statSync(copy).mode & 0o777, 0o600);
     assert.deepEqual(itemsIn(p.box('coder').outbox), []);
-    const shown = async () => (await tmux.tmux.capturePane(tmux.panes.get('reviewer')!)).split(WAKE_TEXT).length - 1;
+    // SwarmForge's line, word for word (role prompts quote it): whole lines of the pane.
+    const swarmForgeLine = 'You have new handoff mail. If idle, run ready_for_next.sh.';
+    const shown = async () => (await tmux.tmux.capturePane(tmux.panes.get('reviewer')!)).split('\n').filter((l) => l === swarmForgeLine).length;
     await waitFor('the wake-up typed and, after one Enter, echoed back by cat', async () => (await shown()) === 2);
     await afterPasses(p.root, 5);
     assert.equal(await shown(), 2, 'typed once, Enter once: no second wake-up');

@@ -16,7 +16,7 @@ describe('lib/daemon/waker', () => {
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
   it('the wake-up text is the protocol\'s and names no file', () => {
-    assert.equal(WAKE_TEXT, 'You have new handoff mail. If idle, run ready_for_next.');
+    assert.equal(WAKE_TEXT, 'You have new handoff mail. If idle, run ready_for_next.sh.');
   });
 
   describe('wakeTargetOf', () => {
