@@ -11,6 +11,7 @@ import { fsyncDir, mkdirSynced, renameSynced, writeFileSynced } from '../queue/d
 import { ensureMailbox } from '../queue/mailbox.js';
 import { readConfig, sharesRoot, type WindowConfig } from './config.js';
 import { fail } from './errors.js';
+import { runGit } from './git.js';
 import { bridgePathsOf, mailboxOf, reviewersPathOf, rolesPathOf, sessionNameOf, SWARM_DIR_NAME, swarmDirOf, worktreePathOf } from './layout.js';
 import { importReferenceMail, type ImportReport } from './referenceImport.js';
 import { formatReviewers } from './reviewers.js';
@@ -39,13 +40,27 @@ export function rolesOf(root: string, windows: WindowConfig[]): Role[] {
   }));
 }
 
-/** Appends `pattern` (default `.swarmforge/`) to the repository's info/exclude once. */
+/** ROOT's git common dir (absolute), or undefined when ROOT is in no git repository; git's stderr never reaches ours. */
+function gitCommonDirOf(root: string): string | undefined {
+  try {
+    return resolve(root, runGit(root, ['rev-parse', '--git-common-dir']));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Appends `pattern` (default `.swarmforge/`) to the repository's info/exclude once. A ROOT
+ * in no git repository (a run ROOT from SWARMFORGE_ROOT may be a plain folder) has nothing
+ * to exclude from: nothing is done and nothing is said, since nothing is wrong.
+ */
 export function excludeSwarmDir(root: string, pattern = `${SWARM_DIR_NAME}/`): void {
-  const gitDir = execFileSync('git', ['rev-parse', '--git-common-dir'], { cwd: root, encoding: 'utf8' }).trim();
-  const exclude = join(resolve(root, gitDir), 'info', 'exclude');
+  const gitDir = gitCommonDirOf(root);
+  if (gitDir === undefined) return;
+  const exclude = join(gitDir, 'info', 'exclude');
   const current = fs.existsSync(exclude) ? fs.readFileSync(exclude, 'utf8') : '';
   if (current.split('\n').some((l) => l.trim() === pattern || l.trim() === `/${pattern}`)) return;
-  fs.mkdirSync(join(resolve(root, gitDir), 'info'), { recursive: true });
+  fs.mkdirSync(join(gitDir, 'info'), { recursive: true });
   fs.appendFileSync(exclude, `${current === '' || current.endsWith('\n') ? '' : '\n'}${pattern}\n`);
 }
 

@@ -84,11 +84,7 @@ export async function startRun(root: string, r: StartRequest, now = new Date()):
     crashPoint('run:start-folder-made');
     const wf = newWorkflow(runId, r, now);
     writeWorkflow(paths.workflow, wf);
-    try {
-      excludeSwarmDir(root);
-    } catch {
-      // ROOT from SWARMFORGE_ROOT may be no git repository: nothing to exclude from
-    }
+    excludeSwarmDir(root);
     return wf;
   });
 }

@@ -2,8 +2,9 @@
 // non-terminal run per request; the run folder (0700) with artifacts/, the record (0600),
 // `.swarmforge/` excluded from git; a folder without a record is no run.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { runLocksDirOf, runPathsOf, runsDirOf } from '../../lib/handoff/layout.js';
 import { batonVersion } from '../../lib/handoff/version.js';
 import { acquireLock, lockHolder } from '../../lib/queue/lock.js';
@@ -134,6 +135,21 @@ describe('lib/run/runStart', () => {
       try {
         const wf = await startRun(plain, request, NOW);
         assert.deepEqual(runIdsOf(plain), [wf.run_id]);
+      } finally {
+        fs.rmSync(plain, { recursive: true, force: true });
+      }
+    });
+
+    it('with a ROOT in no git repository, nothing reaches stderr (git\'s "not a git repository" stays git\'s)', () => {
+      const plain = tempDir();
+      try {
+        // A child process: git inherited the parent's stderr descriptor, which no stream in this process sees.
+        const program = `const { startRun } = await import(${JSON.stringify(resolve('lib/run/runStart.ts'))});\n` +
+          `await startRun(${JSON.stringify(plain)}, ${JSON.stringify({ ...request, requestId: 'req-plain' })}, new Date(${NOW.getTime()}));\n`;
+        const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], { encoding: 'utf8' });
+        assert.equal(run.status, 0, run.stderr);
+        assert.equal(run.stderr, '');
+        assert.equal(runIdsOf(plain).length, 1);
       } finally {
         fs.rmSync(plain, { recursive: true, force: true });
       }
