@@ -46,11 +46,17 @@ function parseAction(name: string, a: RunAction, args: string[]): { values: RunV
   return { ...parsed, help: false };
 }
 
-/** Prefixes a failure's first line with the command and action (when known). */
+/**
+ * Prefixes each line of a failure with the command and action (when known): a refusal
+ * that names several failed checks (resume, retry) prints one self-contained line each.
+ * A usage text (lines holding line breaks of their own) is prefixed on its first line only.
+ */
 function named(err: unknown, action: string | undefined): unknown {
   if (!(err instanceof HandoffFailure)) return err;
-  const [first, ...rest] = err.lines;
-  return new HandoffFailure(err.kind, [`baton run${action === undefined ? '' : ` ${action}`}: ${first ?? err.kind}`, ...rest]);
+  const prefix = `baton run${action === undefined ? '' : ` ${action}`}: `;
+  const lines = err.lines.length === 0 ? [err.kind] : err.lines;
+  if (lines.some((l) => l.includes('\n'))) return new HandoffFailure(err.kind, [`${prefix}${lines[0]}`, ...lines.slice(1)]);
+  return new HandoffFailure(err.kind, lines.map((l) => `${prefix}${l}`));
 }
 
 /** Runs `baton run` with its arguments (after `run`); sets the exit code. */

@@ -29,21 +29,23 @@ export function pauseRun(wf: Workflow, user: string, now: Date): ActionOutcome {
   return { workflow: logged({ ...wf, pause_requested: true, phase: 'PAUSE_REQUESTED' }, now, { actor: user, action: 'pause', from, detail: 'pause requested: honoured at the next checkpoint' }) };
 }
 
-/** Resume: PAUSED → ACTIVE in the same phase, once every check of §7 passed (`problems` empty). */
+/**
+ * Resume: PAUSED → ACTIVE in the same phase, once every check of §7 passed (`problems`
+ * empty; the owner is one of them, verifyResume.ts). A refusal names every failed check, one
+ * line each, so the owner fixes them all in one go.
+ */
 export function resumeRun(wf: Workflow, user: string, problems: string[], now: Date): ActionOutcome {
-  requireOwner(wf, 'resume', user);
   requireState(wf, 'resume', ['PAUSED']);
-  if (problems.length > 0) fail('refused', `resume: ${problems[0]}`);
+  if (problems.length > 0) fail('refused', ...problems.map((p) => `resume: ${p}`));
   return { workflow: logged({ ...wf, status: 'ACTIVE' }, now, { actor: user, action: 'resume', from: stateOf(wf) }) };
 }
 
 /** Retry: BLOCKED → ACTIVE in the same phase (back to the approval gate when approve blocked it); a run blocked by the cycle limit needs more cycles. */
 export function retryRun(wf: Workflow, user: string, addCycles: number, problems: string[], now: Date): ActionOutcome {
-  requireOwner(wf, 'retry', user);
   requireState(wf, 'retry', ['BLOCKED']);
-  if (problems.length > 0) fail('refused', `retry: ${problems[0]}`);
   const atLimit = wf.phase === 'FINDINGS_PENDING' && wf.blocking_findings > 0 && wf.review_cycle >= wf.max_review_cycles;
-  if (atLimit && addCycles < 1) fail('refused', `retry: run ${wf.run_id} reached its review cycle limit (${wf.max_review_cycles}); retry --add-cycles N`);
+  const all = atLimit && addCycles < 1 ? [...problems, `run ${wf.run_id} reached its review cycle limit (${wf.max_review_cycles}); retry --add-cycles N`] : problems;
+  if (all.length > 0) fail('refused', ...all.map((p) => `retry: ${p}`));
   const detail = addCycles > 0 ? `${addCycles} review cycle(s) added: limit ${wf.max_review_cycles + addCycles}` : `was blocked: ${wf.block_reason ?? ''}`;
   const status = wf.phase === 'APPROVAL_PENDING' ? 'WAITING_FOR_HUMAN_APPROVAL' : 'ACTIVE';
   const next: Workflow = { ...wf, status, block_reason: null, provider_attempts: 0, max_review_cycles: wf.max_review_cycles + addCycles };

@@ -78,7 +78,6 @@ export function pauseStep(ctx: RunContext, runId: string): Promise<ActionReport>
 /** resume, after every check of §7. */
 export function resumeStep(ctx: RunContext, runId: string, reclaimStale: boolean): Promise<ActionReport> {
   return changeRun(ctx, runId, (wf, paths, now) => {
-    requireOwner(wf, 'resume', ctx.user);
     requireState(wf, 'resume', ['PAUSED']);
     return resumeRun(wf, ctx.user, verificationOf(ctx, wf, paths, 'resume', reclaimStale, now), now);
   });
@@ -87,7 +86,6 @@ export function resumeStep(ctx: RunContext, runId: string, reclaimStale: boolean
 /** retry, after every check of §7. */
 export function retryStep(ctx: RunContext, runId: string, addCycles: number, reclaimStale: boolean): Promise<ActionReport> {
   return changeRun(ctx, runId, (wf, paths, now) => {
-    requireOwner(wf, 'retry', ctx.user);
     requireState(wf, 'retry', ['BLOCKED']);
     return retryRun(wf, ctx.user, addCycles, verificationOf(ctx, wf, paths, 'retry', reclaimStale, now), now);
   });

@@ -57,7 +57,7 @@ export function resumeProblems(wf: Workflow, kind: ContinueKind, facts: ResumeFa
 /** Owner, machine, release and schema version. */
 function identityProblems(wf: Workflow, facts: ResumeFacts): string[] {
   const problems: string[] = [];
-  if (wf.owner !== facts.owner) problems.push(`run owner is ${wf.owner}; you are ${facts.owner || '(unknown user)'}`);
+  if (wf.owner !== facts.owner) problems.push(`run ${wf.run_id} belongs to ${wf.owner}; you are ${facts.owner || '(unknown user)'}`);
   const machine = (id: string) => id || '(no machine id)';
   if (wf.machine_id !== facts.machineId) problems.push(`run was made on machine ${machine(wf.machine_id)}; this is ${machine(facts.machineId)}`);
   if (wf.runtime_release !== facts.release) problems.push(`run was made by baton ${wf.runtime_release}; this is baton ${facts.release}`);

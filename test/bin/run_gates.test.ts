@@ -17,13 +17,13 @@ const editRecord = (root: string, runId: string, edit: (r: Record<string, any>) 
   edit(r);
   fs.writeFileSync(join(runDirOf(root, runId), 'workflow.json'), `${JSON.stringify(r, null, 2)}\n`);
 };
-/** A refusal: the exit code, one stderr line matching `pattern`, no stdout, the run's files unchanged. */
-function refused(root: string, runId: string, args: string[], code: number, pattern: RegExp): void {
+/** A refusal: the exit code, `lines` stderr lines (one by default) matching `pattern`, no stdout, the run's files unchanged. */
+function refused(root: string, runId: string, args: string[], code: number, pattern: RegExp, lines = 1): void {
   const before = snapshotOf(runDirOf(root, runId));
   const r = batonRun(root, args);
   assert.equal(r.code, code, `${args.join(' ')}: exit ${r.code}, ${r.stderr}`);
   assert.equal(r.stdout, '');
-  assert.equal(r.stderr.split('\n').filter(Boolean).length, 1, r.stderr);
+  assert.equal(r.stderr.split('\n').filter(Boolean).length, lines, r.stderr);
   assert.match(r.stderr, pattern);
   assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
   assert.deepEqual(snapshotOf(runDirOf(root, runId)), before);
@@ -325,7 +325,8 @@ describe('baton run gates and refusals (built bin)', function () {
       git(root, 'reset', '-q', '--hard', 'HEAD~1');
       git(root, 'checkout', '-q', '--orphan', 'elsewhere');
       commitIn(root, 'unrelated');
-      refused(root, runId, ['resume', runId], 2, /does not descend from base commit/);
+      // An unrelated HEAD fails two checks: ancestry, and HEAD = the last checkpoint.
+      refused(root, runId, ['resume', runId], 2, /does not descend from base commit(.|\n)*HEAD moved since the last checkpoint/, 2);
       git(root, 'checkout', '-q', '-f', 'main');
       const work = recordOf(root, runId).artifacts[1].path as string;
       const original = fs.readFileSync(join(runDirOf(root, runId), work));
@@ -336,6 +337,44 @@ describe('baton run gates and refusals (built bin)', function () {
       refused(root, runId, ['resume', runId], 2, new RegExp(`a live lease is held by pid ${process.pid}`));
       fs.rmSync(join(runDirOf(root, runId), 'lease.json'));
       assert.equal(ok(batonRun(root, ['resume', runId])).status, 'ACTIVE');
+    });
+
+    it('every failed check at once, one line each, exit 2, nothing changed: resume and retry alike', () => {
+      const { runId, token } = runAtReview(root);
+      const dir = runDirOf(root, runId);
+      const liveLease = fs.readFileSync(join(dir, 'lease.json'));
+      ok(batonRun(root, ['pause', runId]));
+      editRecord(root, runId, (r) => {
+        r.owner = 'someone-else';
+        r.runtime_release = '9.9.9';
+      });
+      fs.writeFileSync(join(root, 'spec.md'), 'changed\n');
+      fs.appendFileSync(join(dir, recordOf(root, runId).artifacts[1].path as string), 'x');
+      fs.writeFileSync(join(dir, 'lease.json'), liveLease);
+      const expected = [
+        new RegExp(`^baton run resume: resume: run ${runId} belongs to someone-else; you are \\S+$`),
+        /^baton run resume: resume: run was made by baton 9\.9\.9; this is baton \S+$/,
+        /^baton run resume: resume: tracked files modified since the last checkpoint: spec\.md$/,
+        /^baton run resume: resume: artifact changed or missing: artifacts\/\S+ \(changed/,
+        new RegExp(`^baton run resume: resume: a live lease is held by pid ${process.pid} on `),
+      ];
+      const check = (args: string[], lines: RegExp[]) => {
+        const before = snapshotOf(dir);
+        const r = batonRun(root, args);
+        assert.deepEqual([r.code, r.stdout], [2, ''], r.stderr);
+        const printed = r.stderr.split('\n').filter(Boolean);
+        assert.equal(printed.length, lines.length, r.stderr);
+        lines.forEach((pattern, i) => assert.match(printed[i]!, pattern));
+        assert.deepEqual(snapshotOf(dir), before);
+      };
+      check(['resume', runId], expected);
+      editRecord(root, runId, (r) => {
+        r.status = 'BLOCKED';
+        r.block_reason = 'by hand';
+      });
+      const retryLines = expected.filter((_, i) => i !== 2).map((p) => new RegExp(p.source.replaceAll('resume', 'retry')));
+      check(['retry', runId], retryLines);
+      void token;
     });
   });
 });

@@ -69,8 +69,6 @@ describe('lib/run/ownerActions', () => {
   it('every owner action refuses anyone but the owner, before its state is looked at', () => {
     const calls: [string, () => unknown][] = [
       ['pause', () => pauseRun(terminal('FAILED'), 'bob', NOW)],
-      ['resume', () => resumeRun(terminal('FAILED'), 'bob', [], NOW)],
-      ['retry', () => retryRun(terminal('FAILED'), 'bob', 0, [], NOW)],
       ['approve', () => approveRun(terminal('FAILED'), 'bob', [], NOW)],
       ['request-changes', () => requestChanges(terminal('FAILED'), 'bob', { path: 'artifacts/n.json', sha256: 'f'.repeat(64) }, NOW)],
       ['cancel', () => endRun(terminal('FAILED'), 'bob', 'cancel', 'r', NOW)],
@@ -110,8 +108,12 @@ describe('lib/run/ownerActions', () => {
       assert.deepEqual(entry, { at: AT, actor: 'alice', action: 'resume', from: 'PAUSED/REVIEW_PENDING', to: 'ACTIVE/REVIEW_PENDING', detail: '' });
     });
 
-    it('refuses with the first problem of the verification', () => {
-      assert.throws(() => resumeRun(paused, 'alice', ['HEAD moved since the last checkpoint', 'another'], NOW), refused('resume: HEAD moved since the last checkpoint'));
+    it('refuses with every problem of the verification, one line each', () => {
+      assert.throws(() => resumeRun(paused, 'alice', ['HEAD moved since the last checkpoint', 'another'], NOW), (err: unknown) => {
+        assert.ok(err instanceof HandoffFailure);
+        assert.deepEqual([err.kind, err.lines], ['refused', ['resume: HEAD moved since the last checkpoint', 'resume: another']]);
+        return true;
+      });
     });
 
     it('refuses every status but PAUSED (the state before the verification)', () => {

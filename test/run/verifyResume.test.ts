@@ -77,7 +77,7 @@ describe('lib/run/verifyResume', () => {
 
   describe('each check, its own message', () => {
     it('owner is the current user', () => {
-      assert.deepEqual(resumeProblems(paused, 'resume', factsFor(paused, { owner: 'bob' })), ['run owner is alice; you are bob']);
+      assert.deepEqual(resumeProblems(paused, 'resume', factsFor(paused, { owner: 'bob' })), [`run ${paused.run_id} belongs to alice; you are bob`]);
     });
 
     it('same machine_id', () => {
@@ -203,7 +203,7 @@ describe('lib/run/verifyResume', () => {
       lease: { live: false, stale: true, pid: 7, host: 'box' }, reclaimStale: false,
     });
     assert.deepEqual(problems, [
-      'run owner is alice; you are bob',
+      `run ${paused.run_id} belongs to alice; you are bob`,
       'run was made on machine 0123456789abcdef0123456789abcdef; this is 5678',
       'run was made by baton 0.1.0; this is baton 0.2.0',
       'run was created with schema version 3; this baton supports 1',
@@ -217,6 +217,6 @@ describe('lib/run/verifyResume', () => {
 
   it('renders control characters from the record printable, so one problem stays one line', () => {
     const wf = { ...paused, owner: 'al\nice' };
-    assert.deepEqual(resumeProblems(wf, 'resume', factsFor(paused, { owner: 'bob' })), ['run owner is al\\nice; you are bob']);
+    assert.deepEqual(resumeProblems(wf, 'resume', factsFor(paused, { owner: 'bob' })), [`run ${wf.run_id} belongs to al\\nice; you are bob`]);
   });
 });
