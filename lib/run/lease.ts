@@ -30,6 +30,7 @@ import { crashPoint } from '../queue/crash.js';
 import { fsyncDir, unlinkSynced } from '../queue/durable.js';
 import { identityAlive, processIdentityOf } from '../queue/lock.js';
 import { printable } from '../queue/printable.js';
+import { calendarTimeProblems } from './calendarTime.js';
 import { machineId } from './identity.js';
 import { validateLeaseSchema } from './leaseValidator.generated.js';
 import { readRunFile } from './runStore.js';
@@ -74,7 +75,8 @@ function leaseSchemaProblems(data: unknown): string[] {
 function crossFieldProblems(lease: Lease): string[] {
   const problems: string[] = [];
   if (!lease.pid_identity.startsWith(`${lease.pid} `)) problems.push(`/pid_identity is not pid ${lease.pid}'s`);
-  if (!(Date.parse(lease.heartbeat_at) < Date.parse(lease.expires_at))) problems.push('/expires_at must be after heartbeat_at');
+  problems.push(...calendarTimeProblems((['acquired_at', 'heartbeat_at', 'expires_at'] as const).map((k) => [`/${k}`, lease[k]])));
+  if (problems.length === 0 && !(Date.parse(lease.heartbeat_at) < Date.parse(lease.expires_at))) problems.push('/expires_at must be after heartbeat_at');
   return problems;
 }
 

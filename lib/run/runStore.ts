@@ -26,6 +26,7 @@ import { crashPoint } from '../queue/crash.js';
 import { fsyncDir, isCode, mkdirSynced } from '../queue/durable.js';
 import { acquireLock } from '../queue/lock.js';
 import { printable } from '../queue/printable.js';
+import { calendarTimeProblems } from './calendarTime.js';
 import { RUN_ID_PATTERN, SCHEMA_VERSION, type Workflow } from './workflow.js';
 import { validateWorkflowSchema } from './workflowValidator.generated.js';
 
@@ -62,7 +63,18 @@ export function crossFieldProblems(wf: Workflow): string[] {
     if (ids.has(key)) problems.push(`/findings: duplicate id '${f.id}' in cycle ${f.cycle}, lane ${f.lane}`);
     ids.add(key);
   }
+  problems.push(...calendarTimeProblems(timeFieldsOf(wf)));
   return problems;
+}
+
+/** Every time field of a record, by its JSON pointer (the schema checks their form; calendarTime.ts the calendar). */
+function timeFieldsOf(wf: Workflow): [string, string | null][] {
+  return [
+    ...(['last_checkpoint_at', 'last_acceptance_at', 'last_resolution_at', 'created_at', 'updated_at'] as const).map((k): [string, string | null] => [`/${k}`, wf[k]]),
+    ['/observations/updated_at', wf.observations.updated_at],
+    ...Object.entries(wf.observations.panes).map(([role, pane]): [string, string] => [`/observations/panes/${role}/seen_at`, pane.seen_at]),
+    ...wf.history.map((h, i): [string, string] => [`/history/${i}/at`, h.at]),
+  ];
 }
 
 /** Checks a run id's form; a malformed one is a usage error (exit 1). */

@@ -109,6 +109,31 @@ describe('baton run gates and refusals (built bin)', function () {
       refused(root, runId, ['status', runId], 2, /duplicate path/);
     });
 
+    it('an impossible date or time is refused on read with the field named; a real one (29 February 2024) is read', () => {
+      const { runId } = runAtReview(root);
+      const original = recordOf(root, runId);
+      const cases: [(r: Record<string, any>) => void, RegExp][] = [
+        [(r) => { r.created_at = '2026-13-45T25:61:61Z'; }, /invalid record .*: \/created_at '2026-13-45T25:61:61Z' is not a real date and time\n/],
+        [(r) => { r.history[1].at = '2026-02-29T10:00:00Z'; }, /: \/history\/1\/at '2026-02-29T10:00:00Z' is not a real date and time\n/],
+        [(r) => { r.last_checkpoint_at = '2026-04-31T00:00:00.000Z'; }, /: \/last_checkpoint_at '2026-04-31T00:00:00\.000Z' is not/],
+        [(r) => { r.updated_at = '2026-01-01T24:00:00Z'; }, /: \/updated_at '2026-01-01T24:00:00Z' is not/],
+      ];
+      for (const [edit, pattern] of cases) {
+        editRecord(root, runId, (r) => Object.assign(r, structuredClone(original)));
+        editRecord(root, runId, edit);
+        refused(root, runId, ['status', runId], 2, pattern);
+        refused(root, runId, ['pause', runId], 2, pattern);
+      }
+      editRecord(root, runId, (r) => Object.assign(r, structuredClone(original), { created_at: '2024-02-29T23:59:59.999Z' }));
+      assert.equal(ok(batonRun(root, ['status', runId])).run_id, runId);
+    });
+
+    it('an impossible time in lease.json is refused with the field named', () => {
+      const { runId, token } = runAtReview(root);
+      editLease(root, runId, (l) => { l.expires_at = '2026-12-32T00:00:00Z'; });
+      refused(root, runId, ['lease', runId, 'heartbeat', '--lease', token], 2, /invalid lease .*: \/expires_at '2026-12-32T00:00:00Z' is not a real date and time\n/);
+    });
+
     it('a record of another schema version gets its own message', () => {
       const runId = startRun(root);
       editRecord(root, runId, (r) => { r.schema_version = 2; });
