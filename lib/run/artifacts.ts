@@ -10,12 +10,17 @@
 // manifest entry after that. A crash before the record leaves an orphan file that no
 // manifest names: harmless, and its name counts as taken (artifactPathTaken), so the next
 // attempt writes `-2`. A file is never overwritten, whatever the crash left.
-// A copy named after its source (importArtifactFile) has no `-2` of its own choosing, so
-// its rerun looks at what a killed attempt left at that name, when no manifest names it: a
-// complete copy (the source's bytes) is reused; a torn one (a beginning of them: the kill
-// came between the file's creation and its last write) makes the copy take the next free
-// `<name>-<n>.<ext>`; anything else is refused. So the rerun of a killed checkpoint
-// registers its files instead of refusing them as existing.
+// A copied file (importArtifactFile) takes the names rule too (§3: stage, cycle, its type,
+// its own extension), so a `report.md` of cycle 1 and one of cycle 2 are two artifacts.
+// Its rerun after a kill reuses a complete copy (the source's bytes) that a killed attempt
+// left under one of those names and no manifest names, instead of leaving it an orphan
+// beside a `-2`; any other file there counts as taken. A copy under a name the caller chose
+// (a reply's cycle-specific name) has no `-2` of its own choosing: at that name a complete
+// copy is reused; a torn one (a beginning of the source's bytes: the kill came between the
+// file's creation and its last write) makes the copy take the next free `<name>-<n>.<ext>`;
+// anything else is refused. So the rerun of a killed checkpoint registers its files instead
+// of refusing them as existing. Records that hold copies under their sources' own names
+// (made before the names rule) stay valid: a manifest path is any path of the §3 form.
 //
 // Trust: an artifact is checked through the run folder, component by component, with
 // lstat: a symlink anywhere below the run folder is reported, never followed, and the
@@ -23,13 +28,13 @@
 // a bad file; they report it, so `status` can show every bad artifact at once.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { basename, dirname, join, posix, relative, resolve, sep } from 'node:path';
+import { dirname, extname, join, posix, relative, resolve, sep } from 'node:path';
 import { fail } from '../handoff/errors.js';
 import { type RunPaths } from '../handoff/layout.js';
 import { crashPoint } from '../queue/crash.js';
 import { fsyncDir, isCode, mkdirSynced, writeFileSynced } from '../queue/durable.js';
 import { printable } from '../queue/printable.js';
-import { type Artifact } from './workflow.js';
+import { type Artifact, type Workflow } from './workflow.js';
 
 /** The artifact folder's name inside a run folder, as RunPaths.artifacts spells it (a test keeps the two equal). */
 export const ARTIFACTS_FOLDER = 'artifacts';
@@ -55,6 +60,22 @@ function hashOfFd(fd: number): string {
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   for (let n = fs.readSync(fd, buffer); n > 0; n = fs.readSync(fd, buffer)) hash.update(buffer.subarray(0, n));
   return hash.digest('hex');
+}
+
+/** The extension an artifact keeps of its source: lowercase letters and digits (at most 16), `txt` when it has none. */
+export function artifactExtensionOf(file: string): string {
+  return extname(file).slice(1).toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 16) || 'txt';
+}
+
+/** An artifact type as the kind part of a name: lowercase, other characters as `-`, at most 64; `artifact` when nothing is left. */
+export function artifactKindOf(type: string): string {
+  const kind = type.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^[^a-z]+/, '').slice(0, 64).replace(/-+$/, '');
+  return kind === '' ? 'artifact' : kind;
+}
+
+/** The stage part of the name of evidence recorded now: the active stage, else the last completed one, else `run`. */
+export function evidenceStageOf(wf: Workflow): string {
+  return wf.active_stage ?? wf.last_completed_stage ?? 'run';
 }
 
 /**
@@ -200,20 +221,20 @@ export function writeEvidence(paths: RunPaths, relPath: string, kind: string, pa
   return { path: relPath, sha256: createHash('sha256').update(bytes).digest('hex') };
 }
 
-/** What an imported file is registered as. */
-export interface ImportOptions {
-  type: string;
-  producer: string;
-  /** The file's name in artifacts/ when it is copied (default: the source's base name). */
-  name?: string;
-}
+/** What an imported file is registered as, and where a copy of it goes. */
+export type ImportOptions = { type: string; producer: string } & (
+  /** The copy's name in artifacts/, chosen by the caller (a reply's cycle-specific name). */
+  | { name: string }
+  /** The copy named by the §3 rule: `<stage>-c<cycle>-<kind of type>[-<n>].<source's extension>`. */
+  | { stage: string; cycle: number }
+);
 
 /**
  * Registers a file named on the command line (relative to `cwd`) as an artifact (§3). A
  * file whose real path is inside the run folder is registered in place (only under
  * artifacts/: workflow.json, lease.json and controller/ are the runtime's and change); any
- * other is copied into `artifacts/<name ?? basename>`, never over an existing file. Returns
- * the manifest entry; the caller records it.
+ * other is copied into artifacts/ under the caller's name or the names rule, never over an
+ * existing file. Returns the manifest entry; the caller records it.
  */
 export function importArtifactFile(paths: RunPaths, source: string, cwd: string, existing: readonly Artifact[], opts: ImportOptions): Artifact {
   if (opts.type.trim() === '') fail('usage', 'artifact --type is empty');
@@ -221,13 +242,50 @@ export function importArtifactFile(paths: RunPaths, source: string, cwd: string,
   const named = resolve(cwd, source);
   const real = realPathOfSource(source, named);
   const runDir = fs.realpathSync(paths.dir);
-  const inside = real.startsWith(runDir + sep);
-  const relPath = inside ? inPlacePath(paths, source, named, relative(runDir, real).split(sep).join('/')) : copyTargetOf(source, opts.name);
-  if (existing.some((a) => a.path === relPath)) fail('refused', `duplicate artifact path '${printable(relPath)}': an artifact path is recorded once`);
-  if (inside) return { path: relPath, sha256: inPlaceDigest(paths, relPath), type: opts.type, producer: opts.producer };
+  const entry = (path: string, sha256: string): Artifact => ({ path, sha256, type: opts.type, producer: opts.producer });
+  if (real.startsWith(runDir + sep)) {
+    const relPath = inPlacePath(paths, source, named, relative(runDir, real).split(sep).join('/'));
+    refuseDuplicate(existing, relPath);
+    return entry(relPath, inPlaceDigest(paths, relPath));
+  }
+  if (!('name' in opts)) {
+    requireRegularFile(source, real);
+    const target = ruleNamedDestinationOf(paths, real, existing, opts.stage, opts.cycle, artifactKindOf(opts.type), artifactExtensionOf(source));
+    return entry(target.path, target.reused ?? copyIntoArtifacts(paths, source, real, target.path));
+  }
+  const relPath = copyTargetOf(opts.name);
+  refuseDuplicate(existing, relPath);
   const target = copyDestinationOf(paths, real, relPath, existing);
-  const sha256 = target.reused ?? copyIntoArtifacts(paths, source, real, target.path);
-  return { path: target.path, sha256, type: opts.type, producer: opts.producer };
+  return entry(target.path, target.reused ?? copyIntoArtifacts(paths, source, real, target.path));
+}
+
+function refuseDuplicate(existing: readonly Artifact[], relPath: string): void {
+  if (existing.some((a) => a.path === relPath)) fail('refused', `duplicate artifact path '${printable(relPath)}': an artifact path is recorded once`);
+}
+
+function requireRegularFile(source: string, real: string): void {
+  if (!fs.statSync(real).isFile()) fail('refused', `'${printable(source)}' is not a regular file`);
+}
+
+/**
+ * The first name of the §3 rule for a copy of `from` that is free, or that holds a complete
+ * copy a killed attempt left (no manifest names it: reused, crash contract above).
+ */
+function ruleNamedDestinationOf(paths: RunPaths, from: string, existing: readonly Artifact[], stage: string, cycle: number, kind: string, ext: string): { path: string; reused?: string } {
+  const taken = artifactPathTaken(paths, existing);
+  const recorded = new Set(existing.map((a) => a.path));
+  let whole: string | undefined;
+  let reusable: string | undefined;
+  const path = artifactNameOf(stage, cycle, kind, ext, (p) => {
+    if (!taken(p)) return false;
+    if (recorded.has(p)) return true;
+    const left = digestOrProblem(paths, p);
+    whole ??= sha256Of(from);
+    if (!('sha256' in left) || left.sha256 !== whole) return true;
+    reusable = p;
+    return false;
+  });
+  return reusable === path ? reuse(paths, path, whole!) : { path };
 }
 
 /**
@@ -306,11 +364,10 @@ function inPlaceDigest(paths: RunPaths, relPath: string): string {
   return found.sha256;
 }
 
-/** `artifacts/<name ?? basename(source)>`; refuses a name that is not one plain segment. */
-function copyTargetOf(source: string, name: string | undefined): string {
-  const fileName = name ?? basename(source);
-  if (fileName.includes('/') || artifactPathProblem(fileName) !== undefined) fail('usage', `artifact name '${printable(fileName)}' is not a plain file name`);
-  return `${ARTIFACTS_FOLDER}/${fileName}`;
+/** `artifacts/<name>`; refuses a name that is not one plain segment. */
+function copyTargetOf(name: string): string {
+  if (name.includes('/') || artifactPathProblem(name) !== undefined) fail('usage', `artifact name '${printable(name)}' is not a plain file name`);
+  return `${ARTIFACTS_FOLDER}/${name}`;
 }
 
 /** Copies the regular file `from` to the new file `relPath` (exclusive, 0600, fsync, folder fsync) and returns the digest of the bytes copied; a partial copy is removed. */

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import * as fs from 'node:fs';
 import { fail } from '../handoff/errors.js';
 import { type RunPaths } from '../handoff/layout.js';
-import { artifactNameOf, importArtifactFile, writeEvidence } from './artifacts.js';
+import { artifactNameOf, evidenceStageOf, importArtifactFile, writeEvidence, type ImportOptions } from './artifacts.js';
 import { headOf } from './repoState.js';
 import { acquireLease, heartbeatLease, releaseLease, requireLeaseToken } from './lease.js';
 import { changeRun, type ActionReport, type RunContext } from './runContext.js';
@@ -55,13 +55,8 @@ export function stageStartStep(ctx: RunContext, runId: string, token: string, st
   });
 }
 
-/** One file an action registers. */
-export interface Named {
-  source: string;
-  type: string;
-  producer: string;
-  name?: string;
-}
+/** One file an action registers: its source, and its name in artifacts/ or the stage and cycle the names rule takes. */
+export type Named = { source: string } & ImportOptions;
 
 /**
  * Registers every named file, or none: a file this call copied into artifacts/ is removed
@@ -73,7 +68,7 @@ export function importAll(paths: RunPaths, cwd: string, existing: Artifact[], na
   const copied: string[] = [];
   try {
     for (const n of named) {
-      const entry = importArtifactFile(paths, n.source, cwd, [...existing, ...added], { type: n.type, producer: n.producer, ...(n.name ? { name: n.name } : {}) });
+      const entry = importArtifactFile(paths, n.source, cwd, [...existing, ...added], n);
       const target = resolve(paths.dir, entry.path);
       if (resolve(cwd, n.source) !== target && fs.realpathSync(resolve(cwd, n.source)) !== target) copied.push(target);
       added.push(entry);
@@ -100,7 +95,7 @@ export function checkpointStep(ctx: RunContext, runId: string, token: string, st
     requireLeaseToken(paths, token, now);
     requireCheckpointable(wf, stage, named.length);
     const bad = badArtifactsOf(wf, paths);
-    const added = bad.length === 0 ? importAll(paths, ctx.cwd, wf.artifacts, named.map((a) => ({ source: a.path, type: a.type, producer: actorOf(wf) }))) : [];
+    const added = bad.length === 0 ? importAll(paths, ctx.cwd, wf.artifacts, named.map((a) => ({ source: a.path, type: a.type, producer: actorOf(wf), stage, cycle: wf.review_cycle }))) : [];
     return checkpointStage(wf, stage, headOf(wf.repo_root), added, bad, actorOf(wf), now, named.length);
   });
 }
@@ -111,7 +106,7 @@ export function artifactStep(ctx: RunContext, runId: string, token: string, o: {
   return changeRun(ctx, runId, (wf, paths, now) => {
     requireLeaseToken(paths, token, now);
     requireNotTerminal(wf, 'artifact');
-    const entry = importArtifactFile(paths, o.path, ctx.cwd, wf.artifacts, { type: o.type, producer: o.producer });
+    const entry = importArtifactFile(paths, o.path, ctx.cwd, wf.artifacts, { type: o.type, producer: o.producer, stage: evidenceStageOf(wf), cycle: wf.review_cycle });
     return { workflow: logged({ ...wf, artifacts: [...wf.artifacts, entry] }, now, { actor: o.producer, action: 'artifact', from: stateOf(wf), detail: `${entry.path} (${entry.type})` }) };
   });
 }
@@ -123,7 +118,7 @@ export function providerStep(ctx: RunContext, runId: string, token: string, o: {
     if (o.failed === undefined) return providerSucceeded(wf, o.name, actorOf(wf), now);
     requireState(wf, 'provider', ['ACTIVE']);
     const evidence = () => {
-      const name = artifactNameOf(wf.active_stage ?? wf.last_completed_stage ?? 'run', wf.review_cycle, 'provider-failure', 'json', takenIn(wf, paths));
+      const name = artifactNameOf(evidenceStageOf(wf), wf.review_cycle, 'provider-failure', 'json', takenIn(wf, paths));
       const written = writeEvidence(paths, name, 'provider-failure', { provider: o.name, reason: o.failed, attempts: wf.provider_attempts + 1 }, now);
       return { ...written, type: 'provider-failure', producer: actorOf(wf) };
     };

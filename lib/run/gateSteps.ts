@@ -4,10 +4,10 @@
 // caller's), review and resolve-review parse their evidence files before the lock and
 // register them under it. A failed gate is a blocking outcome with its evidence.
 import * as fs from 'node:fs';
-import { extname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { fail } from '../handoff/errors.js';
 import { runAcceptance, type AcceptanceRecord } from './acceptance.js';
-import { artifactNameOf, writeEvidence } from './artifacts.js';
+import { artifactExtensionOf, artifactNameOf, evidenceStageOf, writeEvidence } from './artifacts.js';
 import { splitAcceptanceCommand } from './commandWords.js';
 import { importAll, takenIn } from './controllerSteps.js';
 import { parseLaneFile, parseResolutionFile, parseValidationFile, resolutionGaps, validationGaps } from './evidence.js';
@@ -40,7 +40,7 @@ export async function acceptanceStep(ctx: RunContext, runId: string, token: stri
     requireState(wf, 'acceptance', ['ACTIVE']);
     const failure = failureOf(record, wf.acceptance_timeout_s);
     const kind = failure === undefined ? 'acceptance' : 'validation-failure';
-    const name = artifactNameOf(wf.active_stage ?? wf.last_completed_stage ?? 'run', wf.review_cycle, kind, 'json', takenIn(wf, p));
+    const name = artifactNameOf(evidenceStageOf(wf), wf.review_cycle, kind, 'json', takenIn(wf, p));
     const evidence: Artifact = { ...writeEvidence(p, name, kind, record, now), type: kind, producer: 'baton' };
     const at = now.toISOString();
     const next: Workflow = { ...wf, last_acceptance_at: at, last_acceptance_ok: failure === undefined };
@@ -48,9 +48,6 @@ export async function acceptanceStep(ctx: RunContext, runId: string, token: stri
     return { workflow: logged({ ...next, artifacts: [...wf.artifacts, evidence] }, now, { actor: wf.roles.controller, action: 'acceptance', from: stateOf(wf), detail: `passed in ${record.duration_ms} ms` }) };
   });
 }
-
-/** The extension a registered copy keeps (`txt` when the file has none). */
-const extOf = (file: string) => extname(file).slice(1).toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 16) || 'txt';
 
 /** A named evidence file's text; a missing one is a usage error. */
 function readNamed(ctx: RunContext, action: string, file: string): string {
@@ -82,7 +79,7 @@ export async function reviewStep(ctx: RunContext, runId: string, token: string, 
     requireReviewable(wf, cycle);
     const bad = badArtifactsOf(wf, p);
     const files = bad.length > 0 ? [] : importAll(p, ctx.cwd, wf.artifacts, given.map((g) => ({
-      source: g.file, type: 'review', producer: g.lane, name: artifactNameOf('review', cycle, g.lane, extOf(g.file), takenIn(wf, p)).slice('artifacts/'.length),
+      source: g.file, type: 'review', producer: g.lane, name: artifactNameOf('review', cycle, g.lane, artifactExtensionOf(g.file), takenIn(wf, p)).slice('artifacts/'.length),
     })));
     return recordReview(wf, cycle, lanes, files, bad, wf.roles.controller, now);
   });
@@ -115,7 +112,7 @@ export async function resolveReviewStep(ctx: RunContext, runId: string, token: s
     const named = [...(files.validation === undefined ? [] : [{ file: files.validation, kind: 'validation' }]), { file: files.resolution, kind: 'resolution' }];
     const registered = bad.length > 0 ? [] : importAll(p, ctx.cwd, wf.artifacts, named.map((n) => ({
       source: n.file, type: n.kind, producer: n.kind === 'validation' ? wf.roles.validator : wf.roles.worker,
-      name: artifactNameOf('review', cycle, n.kind, extOf(n.file), takenIn(wf, p)).slice('artifacts/'.length),
+      name: artifactNameOf('review', cycle, n.kind, artifactExtensionOf(n.file), takenIn(wf, p)).slice('artifacts/'.length),
     })));
     return resolveReview(wf, cycle, parsed, registered, bad, wf.roles.controller, now);
   });

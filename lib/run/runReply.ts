@@ -9,12 +9,12 @@
 // between them leaves the copy and no handoff: the rerun finds the copy with the same bytes
 // and queues the handoff (a copy with other bytes is refused as an overwrite).
 import * as fs from 'node:fs';
-import { extname, relative, resolve, sep } from 'node:path';
+import { relative, resolve, sep } from 'node:path';
 import { fail } from '../handoff/errors.js';
 import { runGit } from '../handoff/git.js';
 import { queueSystemHandoff } from '../handoff/systemSend.js';
 import { printable } from '../queue/printable.js';
-import { importArtifactFile, sha256Of } from './artifacts.js';
+import { artifactExtensionOf, importArtifactFile, sha256Of } from './artifacts.js';
 import { generationOf, requestKey } from './controllerMail.js';
 import { readWorkflow } from './runStore.js';
 import { isTerminal, type Workflow } from './workflow.js';
@@ -66,7 +66,7 @@ export async function replyToRun(root: string, cwd: string, r: Reply, now = new 
   const { workflow, paths } = readWorkflow(root, r.runId);
   requireCurrent(workflow, r);
   const source = requireInsideWorktree(cwd, r.file);
-  const ext = extname(source).slice(1).replace(/[^A-Za-z0-9]/g, '') || 'txt';
+  const ext = artifactExtensionOf(source);
   const generation = generationOf(workflow);
   const name = `${r.stage}-c${r.cycle}-${r.kind}${r.lane ? `-${r.lane}` : ''}${generation > 0 ? `-g${generation}` : ''}.${ext}`;
   const target = resolve(paths.artifacts, name);

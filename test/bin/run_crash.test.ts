@@ -226,11 +226,11 @@ describe('baton run crashes (built bin)', function () {
     });
   });
 
-  // checkpoint copies each file under its source's name (artifacts.ts, crash contract): the
+  // checkpoint copies each file under the names rule (artifacts.ts, crash contract): the
   // rerun reuses a complete copy that no manifest names and copies past a torn one (the
   // name's next `-n`).
-  const W = 'artifacts/work.md';
-  const N = 'artifacts/notes.md';
+  const W = 'artifacts/implementation-c1-work.md';
+  const N = 'artifacts/implementation-c1-notes.md';
   fileActionCases('checkpoint', (root) => {
     const { runId, token } = leasedRun(root);
     ok(batonRun(root, ['stage-start', runId, 'implementation', '--lease', token]));
@@ -239,9 +239,9 @@ describe('baton run crashes (built bin)', function () {
     const notes = evidence(root, 'notes.md', 'the notes\n');
     return { runId, args: ['checkpoint', runId, 'implementation', '--artifact', `${work}:work`, '--artifact', `${notes}:notes`, '--lease', token] };
   }, [
-    { step: 'run:artifact-created', leftAfterKill: [ACCEPTANCE, W], torn: W, manifest: [ACCEPTANCE, 'artifacts/work-2.md', N], files: [ACCEPTANCE, N, 'artifacts/work-2.md', W] },
+    { step: 'run:artifact-created', leftAfterKill: [ACCEPTANCE, W], torn: W, manifest: [ACCEPTANCE, 'artifacts/implementation-c1-work-2.md', N], files: [ACCEPTANCE, N, 'artifacts/implementation-c1-work-2.md', W] },
     { step: 'run:artifact-copied', leftAfterKill: [ACCEPTANCE, W], manifest: [ACCEPTANCE, W, N], files: [ACCEPTANCE, N, W] },
-    { step: 'run:artifact-created#2', leftAfterKill: [ACCEPTANCE, N, W], torn: N, manifest: [ACCEPTANCE, W, 'artifacts/notes-2.md'], files: [ACCEPTANCE, 'artifacts/notes-2.md', N, W] },
+    { step: 'run:artifact-created#2', leftAfterKill: [ACCEPTANCE, N, W], torn: N, manifest: [ACCEPTANCE, W, 'artifacts/implementation-c1-notes-2.md'], files: [ACCEPTANCE, 'artifacts/implementation-c1-notes-2.md', N, W] },
     { step: 'run:artifact-copied#2', leftAfterKill: [ACCEPTANCE, N, W], manifest: [ACCEPTANCE, W, N], files: [ACCEPTANCE, N, W] },
   ], { manifest: [ACCEPTANCE, W, N], refusal: /^baton run checkpoint: checkpoint: run \S+ is in phase REVIEW_PENDING; checkpoint needs STAGE_ACTIVE or PAUSE_REQUESTED$/m }, (root, runId, status) => {
     assert.deepEqual([status.status, status.phase, status.last_completed_stage, status.active_stage], ['ACTIVE', 'REVIEW_PENDING', 'implementation', null]);

@@ -2,6 +2,7 @@
 // records refused on read, artifacts checked at every gate, acceptance without a shell,
 // checkpoint, review and resolution rules, pause, lease fencing, provider backoff.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -138,6 +139,35 @@ describe('baton run gates and refusals (built bin)', function () {
       const runId = startRun(root);
       editRecord(root, runId, (r) => { r.schema_version = 2; });
       refused(root, runId, ['status', runId], 2, /run was created with schema version 2; this baton supports 1/);
+    });
+  });
+
+  describe('artifact names (§3)', () => {
+    it('a report.md registered in cycle 1 and another in cycle 2 are two artifacts, named by stage (or run: none active or completed), cycle and type', () => {
+      const { runId, token } = runAtReview(root);
+      const report = evidence(root, 'report.md', '# cycle 1\n');
+      const first = ok(batonRun(root, ['artifact', runId, report, '--type', 'report', '--producer', 'worker', '--lease', token]));
+      assert.equal(first.artifacts_ok, true);
+      ok(batonRun(root, ['review', runId, '--cycle', '1', '--lane', `structured=${laneFile(root, 'structured', 1)}`, '--lane', `independent=${laneFile(root, 'independent', 1)}`, '--lease', token]));
+      assert.equal(ok(batonRun(root, ['request-changes', runId, '--note', 'once more'])).review_cycle, 2);
+      evidence(root, 'report.md', '# cycle 2\n');
+      ok(batonRun(root, ['artifact', runId, report, '--type', 'report', '--producer', 'worker', '--lease', token]));
+      const reports = recordOf(root, runId).artifacts.filter((a: { type: string }) => a.type === 'report');
+      assert.deepEqual(reports.map((a: { path: string }) => a.path), ['artifacts/implementation-c1-report.md', 'artifacts/run-c2-report.md']);
+      const text = (path: string) => fs.readFileSync(join(runDirOf(root, runId), path), 'utf8');
+      assert.deepEqual(reports.map((a: { path: string }) => text(a.path)), ['# cycle 1\n', '# cycle 2\n']);
+      assert.equal(ok(batonRun(root, ['status', runId])).artifacts_ok, true);
+    });
+
+    it('a record holding an artifact under its source\'s own name (made before the names rule) stays valid and readable', () => {
+      const { runId } = runAtReview(root);
+      const dir = runDirOf(root, runId);
+      fs.writeFileSync(join(dir, 'artifacts', 'report.md'), '# old\n', { mode: 0o600 });
+      const sha256 = createHash('sha256').update('# old\n').digest('hex');
+      editRecord(root, runId, (r) => { r.artifacts.push({ path: 'artifacts/report.md', sha256, type: 'report', producer: 'worker' }); });
+      const status = ok(batonRun(root, ['status', runId]));
+      assert.deepEqual([status.artifacts_ok, status.bad_artifacts], [true, []]);
+      assert.equal(ok(batonRun(root, ['pause', runId])).status, 'PAUSED');
     });
   });
 

@@ -267,15 +267,18 @@ describe('lib/run/artifacts', () => {
   });
 
   describe('importArtifactFile', () => {
-    const opts = { type: 'report', producer: 'worker' };
+    /** A copy named by the names rule (stage impl, cycle 1). */
+    const opts = { type: 'report', producer: 'worker', stage: 'impl', cycle: 1 };
+    /** A copy under the name the caller chose. */
+    const named = { type: 'report', producer: 'worker', name: 'report.md' };
 
-    it('copies a file from outside the run folder into artifacts/<basename> (0600) and returns its entry', () => {
+    it('copies a file from outside the run folder into artifacts/<stage>-c<cycle>-<type>.<ext> (0600) and returns its entry', () => {
       fs.mkdirSync(join(root, 'work'));
       fs.writeFileSync(join(root, 'work', 'report.md'), '# report\n');
       const entry = importArtifactFile(paths, 'work/report.md', root, [], opts);
-      assert.deepEqual(entry, { path: 'artifacts/report.md', sha256: sha256('# report\n'), type: 'report', producer: 'worker' });
-      assert.equal(fs.readFileSync(join(paths.artifacts, 'report.md'), 'utf8'), '# report\n');
-      assert.equal(modeOf(join(paths.artifacts, 'report.md')), 0o600);
+      assert.deepEqual(entry, { path: 'artifacts/impl-c1-report.md', sha256: sha256('# report\n'), type: 'report', producer: 'worker' });
+      assert.equal(fs.readFileSync(join(paths.artifacts, 'impl-c1-report.md'), 'utf8'), '# report\n');
+      assert.equal(modeOf(join(paths.artifacts, 'impl-c1-report.md')), 0o600);
       assert.deepEqual(checkArtifacts(paths, [entry]), { ok: true, bad: [] });
       fs.writeFileSync(join(root, 'work', 'report.md'), 'changed later');
       assert.deepEqual(checkArtifacts(paths, [entry]).ok, true, 'the copy, not the source, is the artifact');
@@ -286,8 +289,8 @@ describe('lib/run/artifacts', () => {
       fs.symlinkSync(join(root, 'report.md'), join(root, 'link.md'));
       assert.equal(importArtifactFile(paths, 'report.md', root, [], { ...opts, name: 'impl-c1-work.md' }).path, 'artifacts/impl-c1-work.md');
       const viaLink = importArtifactFile(paths, 'link.md', root, [], opts);
-      assert.equal(viaLink.path, 'artifacts/link.md');
-      assert.equal(fs.lstatSync(join(paths.artifacts, 'link.md')).isFile(), true);
+      assert.equal(viaLink.path, 'artifacts/impl-c1-report.md');
+      assert.equal(fs.lstatSync(join(paths.artifacts, 'impl-c1-report.md')).isFile(), true);
       assert.deepEqual(checkArtifacts(paths, [viaLink]), { ok: true, bad: [] });
     });
 
@@ -317,21 +320,49 @@ describe('lib/run/artifacts', () => {
       assert.deepEqual(treeOf(paths.dir), { ...before, 'artifacts/folder': 'dir' });
     });
 
-    it('refuses a duplicate path, whether copied or in place, before writing anything', () => {
+    it('a file of the same name in another cycle, or again in the same one, is another artifact, never a refused duplicate', () => {
+      fs.writeFileSync(join(root, 'report.md'), '# cycle 1\n');
+      const first = importArtifactFile(paths, 'report.md', root, [], opts);
+      fs.writeFileSync(join(root, 'report.md'), '# cycle 2\n');
+      const second = importArtifactFile(paths, 'report.md', root, [first], { ...opts, cycle: 2 });
+      const again = importArtifactFile(paths, 'report.md', root, [first, second], { ...opts, cycle: 2 });
+      assert.deepEqual([first.path, second.path, again.path], ['artifacts/impl-c1-report.md', 'artifacts/impl-c2-report.md', 'artifacts/impl-c2-report-2.md']);
+      assert.deepEqual(checkArtifacts(paths, [first, second, again]), { ok: true, bad: [] });
+    });
+
+    it('the names rule: the type as a kind (lowercase, other characters as -), the source\'s extension lowercased, txt without one', () => {
+      fs.writeFileSync(join(root, 'NOTES'), 'n');
+      fs.writeFileSync(join(root, 'Test Log.TXT'), 't');
+      assert.equal(importArtifactFile(paths, 'NOTES', root, [], { ...opts, type: 'Test Report!' }).path, 'artifacts/impl-c1-test-report.txt');
+      assert.equal(importArtifactFile(paths, 'Test Log.TXT', root, [], { ...opts, stage: 'run', type: '42' }).path, 'artifacts/run-c1-artifact.txt');
+    });
+
+    it('refuses a duplicate path, whether copied under a chosen name or in place, before writing anything', () => {
       const recorded = placed('artifacts/report.md', '# old\n');
       fs.writeFileSync(join(root, 'report.md'), '# new\n');
       const before = treeOf(root);
-      assert.throws(() => importArtifactFile(paths, 'report.md', root, [recorded], opts), failure('refused', /duplicate artifact path 'artifacts\/report\.md'/));
+      assert.throws(() => importArtifactFile(paths, 'report.md', root, [recorded], named), failure('refused', /duplicate artifact path 'artifacts\/report\.md'/));
       assert.throws(() => importArtifactFile(paths, 'artifacts/report.md', paths.dir, [recorded], opts), failure('refused', /duplicate artifact path/));
       assert.deepEqual(treeOf(root), before);
     });
 
-    it('never overwrites an existing file at the copy\'s name (an orphan, or a file not in the manifest)', () => {
+    it('never overwrites an existing file at the copy\'s chosen name (an orphan, or a file not in the manifest)', () => {
       placed('artifacts/report.md', '# orphan\n');
       fs.writeFileSync(join(root, 'report.md'), '# new\n');
       const before = treeOf(root);
-      assert.throws(() => importArtifactFile(paths, 'report.md', root, [], opts), failure('refused', /'artifacts\/report\.md' already exists: an artifact is never overwritten/));
+      assert.throws(() => importArtifactFile(paths, 'report.md', root, [], named), failure('refused', /'artifacts\/report\.md' already exists: an artifact is never overwritten/));
       assert.deepEqual(treeOf(root), before);
+    });
+
+    it('by the names rule, a file not in the manifest takes its name: the copy goes to the next; an orphan with the same bytes is reused', () => {
+      placed('artifacts/impl-c1-report.md', '# other\n');
+      fs.writeFileSync(join(root, 'report.md'), '# new\n');
+      const entry = importArtifactFile(paths, 'report.md', root, [], opts);
+      assert.equal(entry.path, 'artifacts/impl-c1-report-2.md');
+      assert.equal(fs.readFileSync(join(paths.artifacts, 'impl-c1-report.md'), 'utf8'), '# other\n', 'never overwritten');
+      const before = treeOf(paths.dir);
+      assert.deepEqual(importArtifactFile(paths, 'report.md', root, [], opts), entry, 'the unregistered complete copy is reused');
+      assert.deepEqual(treeOf(paths.dir), before);
     });
 
     it('fails usage for a missing source, an empty type or producer, or a name that is not one plain segment', () => {
@@ -341,7 +372,7 @@ describe('lib/run/artifacts', () => {
       assert.throws(() => importArtifactFile(paths, 'r.md', root, [], { ...opts, type: '' }), failure('usage', /--type is empty/));
       assert.throws(() => importArtifactFile(paths, 'r.md', root, [], { ...opts, producer: ' ' }), failure('usage', /--producer is empty/));
       for (const name of ['a/b.md', '..', '.', '', 'a\\b']) {
-        assert.throws(() => importArtifactFile(paths, 'r.md', root, [], { ...opts, name }), failure('usage', /not a plain file name/), name);
+        assert.throws(() => importArtifactFile(paths, 'r.md', root, [], { ...named, name }), failure('usage', /not a plain file name/), name);
       }
       assert.equal(fs.existsSync(paths.artifacts), false);
     });
@@ -365,7 +396,7 @@ describe('lib/run/artifacts', () => {
       const program = `const { writeEvidence, importArtifactFile } = await import(${JSON.stringify(resolve('lib/run/artifacts.ts'))});\n` +
         `const paths = ${JSON.stringify(paths)};\n` +
         "writeEvidence(paths, 'artifacts/impl-c1-acceptance.json', 'acceptance', { ok: true });\nprocess.stdout.write('written\\n');\n" +
-        `importArtifactFile(paths, 'report.md', ${JSON.stringify(root)}, [], { type: 't', producer: 'p' });\nprocess.stdout.write('copied\\n');\n`;
+        `importArtifactFile(paths, 'report.md', ${JSON.stringify(root)}, [], { type: 't', producer: 'p', name: 'report.md' });\nprocess.stdout.write('copied\\n');\n`;
       const env = { ...process.env };
       delete env.BATON_CRASH_AT;
       const run = spawnSync('strace', ['-f', '-qq', '-y', '-s', '256', '-e', `trace=${TRACED}`, '-o', log, process.execPath, '--import', 'tsx', '--input-type=module', '-e', program], { env, encoding: 'utf8' });

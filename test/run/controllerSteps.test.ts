@@ -158,10 +158,10 @@ describe('lib/run/controllerSteps', () => {
       const report = await checkpointStep(ctx, runId, token, 'implementation', ['out/work.md:work', 'notes.txt:notes']);
       const wf = recordOf();
       assert.deepEqual(wf.artifacts.slice(-2), [
-        { path: 'artifacts/work.md', sha256: sha256('what was done\n'), type: 'work', producer: 'ctl' },
-        { path: 'artifacts/notes.txt', sha256: sha256('notes\n'), type: 'notes', producer: 'ctl' },
+        { path: 'artifacts/implementation-c1-work.md', sha256: sha256('what was done\n'), type: 'work', producer: 'ctl' },
+        { path: 'artifacts/implementation-c1-notes.txt', sha256: sha256('notes\n'), type: 'notes', producer: 'ctl' },
       ]);
-      assert.equal(fs.readFileSync(join(paths().dir, 'artifacts', 'work.md'), 'utf8'), 'what was done\n');
+      assert.equal(fs.readFileSync(join(paths().dir, 'artifacts', 'implementation-c1-work.md'), 'utf8'), 'what was done\n');
       assert.deepEqual([wf.current_commit, wf.last_checkpoint_commit, wf.last_completed_stage, wf.active_stage, wf.phase], [head, head, 'implementation', null, 'IDLE']);
       assert.equal(report.status.artifacts_ok, true);
     });
@@ -183,15 +183,16 @@ describe('lib/run/controllerSteps', () => {
       const report = await checkpointStep(ctx, runId, token, 'implementation', ['work.md:work']);
       assert.match(report.blocked!, new RegExp(`^artifact changed or missing: ${acceptance} \\(changed `));
       assert.deepEqual([report.status.status, report.status.phase, report.status.lease], ['BLOCKED', 'STAGE_ACTIVE', { held: false }]);
-      assert.equal(fs.existsSync(join(paths().dir, 'artifacts', 'work.md')), false);
+      assert.equal(fs.existsSync(join(paths().dir, 'artifacts', 'implementation-c1-work.md')), false);
       assert.equal(fs.existsSync(paths().lease), false, 'BLOCKED releases the lease');
     });
 
     it('a refused checkpoint changes nothing: no copy of a named file is left in artifacts/', async () => {
       const token = await inStage();
       fs.writeFileSync(join(root, 'work.md'), 'w\n');
+      fs.mkdirSync(join(root, 'folder'));
       const artifacts = fs.readdirSync(join(paths().dir, 'artifacts'));
-      await assert.rejects(checkpointStep(ctx, runId, token, 'implementation', ['work.md:work', 'work.md:again']), failure('refused', /^duplicate artifact path 'artifacts\/work\.md'/));
+      await assert.rejects(checkpointStep(ctx, runId, token, 'implementation', ['work.md:work', 'folder:again']), failure('refused', /^'folder' is not a regular file/));
       assert.deepEqual(fs.readdirSync(join(paths().dir, 'artifacts')), artifacts);
     });
     // BUG-END
@@ -202,18 +203,20 @@ describe('lib/run/controllerSteps', () => {
       const token = await acquire();
       fs.writeFileSync(join(root, 'design.md'), 'design\n');
       await artifactStep(ctx, runId, token, { path: 'design.md', type: 'design', producer: 'worker' });
-      assert.deepEqual(recordOf().artifacts, [{ path: 'artifacts/design.md', sha256: sha256('design\n'), type: 'design', producer: 'worker' }]);
+      assert.deepEqual(recordOf().artifacts, [{ path: 'artifacts/run-c1-design.md', sha256: sha256('design\n'), type: 'design', producer: 'worker' }]);
       const last = recordOf().history.at(-1)!;
-      assert.deepEqual([last.actor, last.action, last.detail], ['worker', 'artifact', 'artifacts/design.md (design)']);
+      assert.deepEqual([last.actor, last.action, last.detail], ['worker', 'artifact', 'artifacts/run-c1-design.md (design)']);
     });
 
-    it('refuses a missing file (usage), a path already registered, and a wrong token, changing nothing', async () => {
+    it('refuses a missing file (usage), a path already registered, and a wrong token, changing nothing; the same file again is a second artifact', async () => {
       const token = await acquire();
       fs.writeFileSync(join(root, 'design.md'), 'design\n');
       await assert.rejects(async () => artifactStep(ctx, runId, token, { path: 'nope.md', type: 't', producer: 'p' }), failure('usage', "artifact: no such file 'nope.md'"));
       await artifactStep(ctx, runId, token, { path: 'design.md', type: 'design', producer: 'worker' });
+      await artifactStep(ctx, runId, token, { path: 'design.md', type: 'design', producer: 'worker' });
+      assert.deepEqual(recordOf().artifacts.map((a) => a.path), ['artifacts/run-c1-design.md', 'artifacts/run-c1-design-2.md']);
       const before = bytesOf();
-      await assert.rejects(artifactStep(ctx, runId, token, { path: 'design.md', type: 'design', producer: 'worker' }), failure('refused', "duplicate artifact path 'artifacts/design.md': an artifact path is recorded once"));
+      await assert.rejects(artifactStep(ctx, runId, token, { path: `${paths().dir}/artifacts/run-c1-design.md`, type: 'design', producer: 'worker' }), failure('refused', "duplicate artifact path 'artifacts/run-c1-design.md': an artifact path is recorded once"));
       await assert.rejects(artifactStep(ctx, runId, 'f'.repeat(32), { path: 'design.md', type: 'design', producer: 'worker' }), failure('refused', /^wrong lease token/));
       assert.deepEqual(bytesOf(), before);
     });
@@ -224,7 +227,7 @@ describe('lib/run/controllerSteps', () => {
       await artifactStep(ctx, runId, token, { path: 'design.md', type: 'design', producer: 'worker' });
       fs.writeFileSync(join(paths().dir, 'artifacts', 'orphan.json'), '{}');
       const taken = takenIn(recordOf(), paths());
-      assert.deepEqual(['artifacts/design.md', 'artifacts/orphan.json', 'artifacts/free.json'].map(taken), [true, true, false]);
+      assert.deepEqual(['artifacts/run-c1-design.md', 'artifacts/orphan.json', 'artifacts/free.json'].map(taken), [true, true, false]);
       assert.equal(takenIn({ ...recordOf(), artifacts: [{ path: 'artifacts/gone.json', sha256: 'a'.repeat(64), type: 't', producer: 'p' }] }, paths())('artifacts/gone.json'), true);
     });
   });

@@ -185,9 +185,9 @@ describe('lib/run/gateSteps', () => {
 
     it('a changed artifact blocks the run without registering the lane files', async () => {
       await toReview();
-      fs.appendFileSync(join(dir(), 'artifacts', 'work.md'), 'x');
+      fs.appendFileSync(join(dir(), 'artifacts', 'implementation-c1-work.md'), 'x');
       const report = await reviewStep(ctx, runId, token, 1, [`structured=${lane('structured', 1)}`, `independent=${lane('independent', 1)}`]);
-      assert.match(report.blocked!, /^artifact changed or missing: artifacts\/work\.md \(changed /);
+      assert.match(report.blocked!, /^artifact changed or missing: artifacts\/implementation-c1-work\.md \(changed /);
       assert.equal(fs.existsSync(join(dir(), 'artifacts', 'review-c1-structured.txt')), false);
       assert.deepEqual(recordOf().findings, []);
     });
