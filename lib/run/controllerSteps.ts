@@ -28,7 +28,7 @@ export function leaseAcquireStep(ctx: RunContext, runId: string, o: { pid: numbe
   return changeRun(ctx, runId, (wf, paths, now) => {
     requireNotTerminal(wf, 'lease acquire');
     if (wf.status === 'PAUSED') fail('refused', `lease acquire: run ${wf.run_id} is PAUSED; the owner resumes it first`);
-    const { lease, reclaimed } = acquireLease(paths, { pid: o.pid, ttlS: o.ttlS, reclaimStale: o.reclaimStale }, now);
+    const { lease, reclaimed } = acquireLease(paths, { pid: o.pid, ttlS: o.ttlS, reclaimStale: o.reclaimStale }, now, wf.history);
     const next = logged(wf, now, { actor: `pid ${o.pid}`, action: reclaimed ? 'lease reclaim' : 'lease acquire', from: stateOf(wf), detail: `pid ${o.pid} until ${lease.expires_at}` });
     return { workflow: next, extra: { lease: { held: true, token: lease.token, pid: lease.pid, host: lease.host, expires_at: lease.expires_at, stale: false } } };
   });

@@ -14,6 +14,16 @@
 // (same host name and machine id), its process still runs; otherwise it is stale. A lease
 // of another host is live until it expires: its process cannot be seen from here.
 //
+// A lease nobody holds the token of: the token reaches its holder only in the output of a
+// successful acquire, after the record has its history entry. So a lease the record names
+// no acquisition of (the acquire was killed between lease.json and the record) has a token
+// no one ever saw: it counts as stale, and `--reclaim-stale` takes it over at once instead
+// of waiting out its ttl. An acquire killed after the record and before its output leaves a
+// live lease whose token its own holder never saw: the same process (same pid identity)
+// asking again with `--reclaim-stale` is given a new token at once (the old one is void);
+// any other process still finds it busy. So a rerun of `lease acquire --reclaim-stale`
+// after a kill at any step succeeds at once.
+//
 // Pid reuse: the contract lists pid and host; a pid alone would make a lease whose
 // holder died look live again as soon as the kernel hands the pid to another process. So
 // the lease also records `pid_identity`, `<pid> <start-time> <boot-id> <host>` as
@@ -34,6 +44,7 @@ import { calendarTimeProblems } from './calendarTime.js';
 import { machineId } from './identity.js';
 import { validateLeaseSchema } from './leaseValidator.generated.js';
 import { readRunFile } from './runStore.js';
+import { type RunHistoryEntry } from './workflow.js';
 
 /** lease.json. */
 export interface Lease {
@@ -108,18 +119,29 @@ function writeLease(paths: RunPaths, lease: Lease): void {
   fsyncDir(paths.dir);
 }
 
-/** Why a lease is stale at `now` (expired, or its process gone on this host), or undefined while it is live. */
-function staleReason(lease: Lease, now: Date): string | undefined {
+/** True when the run's history records the acquisition of `lease` (an acquire or reclaim entry at its acquired_at). */
+export function leaseRecorded(lease: Lease, history: readonly RunHistoryEntry[]): boolean {
+  return history.some((h) => h.at === lease.acquired_at && (h.action === 'lease acquire' || h.action === 'lease reclaim'));
+}
+
+/** Why a lease is stale at `now` (unrecorded, expired, or its process gone on this host), or undefined while it is live. */
+function staleReason(lease: Lease, now: Date, history: readonly RunHistoryEntry[]): string | undefined {
+  if (!leaseRecorded(lease, history)) return 'its acquisition was never recorded: the acquire was killed, and no one has its token';
+  return lapseReason(lease, now);
+}
+
+/** Why a lease has lapsed at `now` (expired, or its process gone on this host), or undefined. */
+function lapseReason(lease: Lease, now: Date): string | undefined {
   if (now.getTime() >= Date.parse(lease.expires_at)) return `expired at ${lease.expires_at}`;
   const onThisHost = lease.host === hostname() && lease.machine_id === machineId();
   if (onThisHost && !identityAlive(lease.pid_identity)) return `pid ${lease.pid} is no longer running`;
   return undefined;
 }
 
-/** The lease as the status object shows it: not held, or held (live or stale) by whom until when. */
-export function leaseView(lease: Lease | undefined, now: Date): LeaseView {
+/** The lease as the status object shows it: not held, or held (live or stale) by whom until when; `history` is the run's. */
+export function leaseView(lease: Lease | undefined, now: Date, history: readonly RunHistoryEntry[]): LeaseView {
   if (lease === undefined) return { held: false };
-  return { held: true, pid: lease.pid, host: lease.host, expires_at: lease.expires_at, stale: staleReason(lease, now) !== undefined };
+  return { held: true, pid: lease.pid, host: lease.host, expires_at: lease.expires_at, stale: staleReason(lease, now, history) !== undefined };
 }
 
 /** `pid N on HOST`, for messages. */
@@ -134,19 +156,22 @@ function checkAcquireOptions(pid: number, ttlS: number): void {
 }
 
 /**
- * Takes the run's lease for `pid`: a live lease is busy (exit 75); a stale one is taken
- * over only with reclaimStale (exit 2 without); the new lease has a new token.
+ * Takes the run's lease for `pid`: a live lease is busy (exit 75) unless `pid` itself holds
+ * it and asks with reclaimStale (its token lost to a kill, header); a stale one is taken
+ * over only with reclaimStale (exit 2 without); the new lease has a new token. `history` is
+ * the run's (an unrecorded lease is stale).
  */
-export function acquireLease(paths: RunPaths, options: AcquireOptions, now: Date): { lease: Lease; reclaimed: boolean } {
+export function acquireLease(paths: RunPaths, options: AcquireOptions, now: Date, history: readonly RunHistoryEntry[]): { lease: Lease; reclaimed: boolean } {
   const { pid, ttlS = DEFAULT_LEASE_TTL_S, reclaimStale = false } = options;
   checkAcquireOptions(pid, ttlS);
   const identity = processIdentityOf(pid);
   if (identity === undefined) fail('refused', `pid ${pid} is not running: a lease needs a live holder`);
   const current = readLease(paths);
   if (current !== undefined) {
-    const stale = staleReason(current, now);
-    if (stale === undefined) fail('temporary', `lease held by ${holderOf(current)} until ${current.expires_at}`);
-    if (!reclaimStale) fail('refused', `stale lease of ${holderOf(current)} (${stale}): take it over with --reclaim-stale`);
+    const stale = staleReason(current, now, history);
+    const ownAgain = reclaimStale && current.pid_identity === identity;
+    if (stale === undefined && !ownAgain) fail('temporary', `lease held by ${holderOf(current)} until ${current.expires_at}`);
+    if (stale !== undefined && !reclaimStale) fail('refused', `stale lease of ${holderOf(current)} (${stale}): take it over with --reclaim-stale`);
   }
   const at = now.toISOString();
   const lease: Lease = {
@@ -170,13 +195,17 @@ function sameToken(given: string, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** The run's live lease when `token` is its token; else a refusal (exit 2): no lease, a wrong token, a stale lease. */
+/**
+ * The run's live lease when `token` is its token; else a refusal (exit 2): no lease, a wrong
+ * token, a stale lease. A token matches only a lease whose acquire printed it, so the
+ * record's history need not be asked here: only expiry and the holder's life.
+ */
 export function requireLeaseToken(paths: RunPaths, token: string, now: Date): Lease {
   const runId = basename(paths.dir);
   const lease = readLease(paths);
   if (lease === undefined) fail('refused', `run ${runId} has no lease: acquire one with 'baton run lease ${runId} acquire'`);
   if (!sameToken(token, lease.token)) fail('refused', `wrong lease token for run ${runId}: its lease is held by ${holderOf(lease)}`);
-  const stale = staleReason(lease, now);
+  const stale = lapseReason(lease, now);
   if (stale !== undefined) fail('refused', `stale lease token for run ${runId}: the lease of ${holderOf(lease)} is stale (${stale}); take it over with --reclaim-stale`);
   return lease;
 }

@@ -62,7 +62,7 @@ export function badArtifactsOf(wf: Workflow, paths: RunPaths): string[] {
 /** The facts §7 checks, gathered for this caller. */
 function verificationOf(ctx: RunContext, wf: Workflow, paths: RunPaths, kind: 'resume' | 'retry', reclaimStale: boolean, now: Date): string[] {
   const lease = readLease(paths);
-  const view = lease === undefined ? { held: false as const } : leaseView(lease, now);
+  const view = lease === undefined ? { held: false as const } : leaseView(lease, now, wf.history);
   const live = view.held && !view.stale;
   return resumeProblems(wf, kind, {
     root: ctx.root, owner: ctx.user, machineId: machineId(), release: batonVersion(), artifactsBad: badArtifactsOf(wf, paths),

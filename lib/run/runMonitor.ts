@@ -34,7 +34,7 @@ const RECENT_MS = 3_600_000;
 function controllerOf(wf: Workflow, paths: ReturnType<typeof readWorkflow>['paths'], now: Date): RunMonitorView['controller'] {
   if (wf.status !== 'ACTIVE' && wf.status !== 'WAITING_FOR_HUMAN_APPROVAL') return 'not needed';
   try {
-    const view = leaseView(readLease(paths), now);
+    const view = leaseView(readLease(paths), now, wf.history);
     return view.held && !view.stale ? 'live' : 'missing';
   } catch {
     return 'missing';

@@ -18,7 +18,7 @@ function leaseOf(wf: Workflow, paths: RunPaths, now: Date): Record<string, unkno
   if (leaseIsVoid(wf.status)) return { held: false };
   try {
     const lease = readLease(paths);
-    return lease === undefined ? { held: false } : leaseView(lease, now);
+    return lease === undefined ? { held: false } : leaseView(lease, now, wf.history);
   } catch {
     return { held: false, problem: 'lease.json is not a valid lease' };
   }

@@ -7,6 +7,7 @@ import { HandoffFailure, type FailureKind } from '../../lib/handoff/errors.js';
 import { runPathsOf, type RunPaths } from '../../lib/handoff/layout.js';
 import { processIdentityOf } from '../../lib/queue/lock.js';
 import { acquireLease, heartbeatLease, leaseView, readLease, releaseLease, requireLeaseToken, type Lease } from '../../lib/run/lease.js';
+import { type RunHistoryEntry } from '../../lib/run/workflow.js';
 import { deadIdentity, startSleeper } from '../support/deadProcess.js';
 import { waitFor } from '../support/daemon.js';
 import { tempDir } from '../support/project.js';
@@ -32,7 +33,15 @@ describe('lib/run/lease', () => {
   const fileBytes = () => fs.readFileSync(paths.lease);
   /** Replaces lease.json with `lease` changed by `change` (a hand-made record, as another process or host would leave it). */
   const placeLease = (lease: Lease, change: Partial<Lease>) => fs.writeFileSync(paths.lease, JSON.stringify({ ...lease, ...change }), { mode: 0o600 });
-  const acquire = (now = T0, more: { ttlS?: number; reclaimStale?: boolean; pid?: number } = {}) => acquireLease(paths, { pid: process.pid, ...more }, now);
+  /** The run's history as the record would hold it: each acquire below is recorded, as the action records it. */
+  let history: RunHistoryEntry[];
+  const record = (lease: Lease, reclaimed: boolean) => history.push({ at: lease.acquired_at, actor: `pid ${lease.pid}`, action: reclaimed ? 'lease reclaim' : 'lease acquire', from: 'ACTIVE/IDLE', to: 'ACTIVE/IDLE', detail: '' });
+  const acquire = (now = T0, more: { ttlS?: number; reclaimStale?: boolean; pid?: number } = {}) => {
+    const got = acquireLease(paths, { pid: process.pid, ...more }, now, history);
+    record(got.lease, got.reclaimed);
+    return got;
+  };
+  const view = (lease: Lease | undefined, now: Date) => leaseView(lease, now, history);
   /** Asserts `fn` fails with `kind` and a first line matching `pattern`, and leaves lease.json as it was. */
   const refusedUnchanged = (fn: () => unknown, kind: FailureKind, pattern: RegExp) => {
     const before = fs.existsSync(paths.lease) ? fileBytes() : undefined;
@@ -40,6 +49,7 @@ describe('lib/run/lease', () => {
     assert.deepEqual(fs.existsSync(paths.lease) ? fileBytes() : undefined, before);
   };
   beforeEach(() => {
+    history = [];
     root = tempDir();
     paths = runPathsOf(root, RUN_ID);
     fs.mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
@@ -56,8 +66,8 @@ describe('lib/run/lease', () => {
     });
     assert.deepEqual(readLease(paths), lease);
     assert.equal(fs.statSync(paths.lease).mode & 0o777, 0o600);
-    assert.deepEqual(leaseView(lease, at(29)), { held: true, pid: process.pid, host: hostname(), expires_at: '2025-01-01T00:00:30.000Z', stale: false });
-    assert.deepEqual(leaseView(undefined, T0), { held: false });
+    assert.deepEqual(view(lease, at(29)), { held: true, pid: process.pid, host: hostname(), expires_at: '2025-01-01T00:00:30.000Z', stale: false });
+    assert.deepEqual(view(undefined, T0), { held: false });
     releaseLease(paths);
     assert.notEqual(acquire().lease.token, lease.token);
   });
@@ -69,7 +79,7 @@ describe('lib/run/lease', () => {
 
   it('an expired lease is stale: taken over only with reclaimStale, with a new token', () => {
     const old = acquire(T0).lease;
-    assert.equal((leaseView(old, at(60)) as { stale: boolean }).stale, true);
+    assert.equal((view(old, at(60)) as { stale: boolean }).stale, true);
     refusedUnchanged(() => acquire(at(60)), 'refused', /stale lease of pid \d+ on .* \(expired at 2025-01-01T00:01:00.000Z\): take it over with --reclaim-stale$/);
     const { lease, reclaimed } = acquire(at(60), { reclaimStale: true });
     assert.equal(reclaimed, true);
@@ -81,11 +91,11 @@ describe('lib/run/lease', () => {
     const sleeper = startSleeper();
     await waitFor('the sleeper to run', () => processIdentityOf(sleeper.pid!) !== undefined);
     const { lease } = acquire(T0, { pid: sleeper.pid! });
-    assert.equal((leaseView(lease, at(1)) as { stale: boolean }).stale, false);
+    assert.equal((view(lease, at(1)) as { stale: boolean }).stale, false);
     const exited = new Promise((done) => sleeper.on('exit', done));
     sleeper.kill('SIGKILL');
     await exited;
-    assert.equal((leaseView(lease, at(1)) as { stale: boolean }).stale, true);
+    assert.equal((view(lease, at(1)) as { stale: boolean }).stale, true);
     refusedUnchanged(() => acquire(at(1)), 'refused', new RegExp(`stale lease of pid ${sleeper.pid} on .* \\(pid ${sleeper.pid} is no longer running\\)`));
   });
 
@@ -93,7 +103,7 @@ describe('lib/run/lease', () => {
     const { lease } = acquire(T0);
     const [, , boot, host] = (await deadIdentity()).split(' ');
     placeLease(lease, { pid_identity: `${process.pid} 1 ${boot} ${host}` }); // this pid, another start time
-    assert.equal((leaseView(readLease(paths), at(1)) as { stale: boolean }).stale, true);
+    assert.equal((view(readLease(paths), at(1)) as { stale: boolean }).stale, true);
   });
 
   it('a lease of another host (name or machine id) is live until it expires, whatever its pid', async () => {
@@ -102,9 +112,9 @@ describe('lib/run/lease', () => {
     const deadPid = Number(dead.split(' ')[0]);
     for (const change of [{ host: 'elsewhere.invalid' }, { machine_id: 'another-machine' }]) {
       placeLease(lease, { ...change, pid: deadPid, pid_identity: dead });
-      assert.equal((leaseView(readLease(paths), at(59)) as { stale: boolean }).stale, false, JSON.stringify(change));
+      assert.equal((view(readLease(paths), at(59)) as { stale: boolean }).stale, false, JSON.stringify(change));
       assert.match(failureOf(() => acquire(at(59), { reclaimStale: true })), /^temporary: lease held by/);
-      assert.equal((leaseView(readLease(paths), at(60)) as { stale: boolean }).stale, true);
+      assert.equal((view(readLease(paths), at(60)) as { stale: boolean }).stale, true);
     }
   });
 
@@ -169,13 +179,39 @@ describe('lib/run/lease', () => {
   it('a controller killed right after writing its lease leaves a whole lease, stale once it is gone, that a reclaim takes over', () => {
     const program = `const { acquireLease } = await import(${JSON.stringify(resolve('lib/run/lease.ts'))});\n` +
       `const { runPathsOf } = await import(${JSON.stringify(resolve('lib/handoff/layout.ts'))});\n` +
-      `acquireLease(runPathsOf(${JSON.stringify(root)}, ${JSON.stringify(RUN_ID)}), { pid: process.pid }, new Date());`;
+      `acquireLease(runPathsOf(${JSON.stringify(root)}, ${JSON.stringify(RUN_ID)}), { pid: process.pid }, new Date(), []);`;
     const killed = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], { env: { ...process.env, BATON_CRASH_AT: 'run:lease-written' }, encoding: 'utf8' });
     assert.equal(killed.signal, 'SIGKILL', killed.stderr);
     const left = readLease(paths)!;
     assert.equal(left.pid, killed.pid);
     assert.deepEqual(fs.readdirSync(paths.dir), ['lease.json'], 'no temp file left beside it');
-    assert.equal((leaseView(left, new Date()) as { stale: boolean }).stale, true);
-    assert.equal(acquireLease(paths, { pid: process.pid, reclaimStale: true }, new Date()).reclaimed, true);
+    assert.equal((view(left, new Date()) as { stale: boolean }).stale, true);
+    assert.equal(acquireLease(paths, { pid: process.pid, reclaimStale: true }, new Date(), history).reclaimed, true);
+  });
+
+  it('a lease the history does not record (its acquire killed before the record) is stale at once: its token was never given out', () => {
+    const { lease } = acquireLease(paths, { pid: process.pid, ttlS: 3600 }, T0, history);
+    assert.equal((view(lease, at(1)) as { stale: boolean }).stale, true);
+    refusedUnchanged(() => acquire(at(1)), 'refused', /stale lease of pid \d+ on .* \(its acquisition was never recorded: the acquire was killed, and no one has its token\): take it over with --reclaim-stale$/);
+    const taken = acquire(at(1), { reclaimStale: true });
+    assert.equal(taken.reclaimed, true);
+    assert.equal((view(taken.lease, at(2)) as { stale: boolean }).stale, false);
+  });
+
+  it('its own holder asking again with reclaimStale gets a new token at once (its first was lost to a kill); anyone else is busy', async () => {
+    const first = acquire(T0, { ttlS: 3600 }).lease;
+    const sleeper = startSleeper();
+    try {
+      await waitFor('the sleeper to run', () => processIdentityOf(sleeper.pid!) !== undefined);
+      refusedUnchanged(() => acquire(at(1), { pid: sleeper.pid!, reclaimStale: true }), 'temporary', /lease held by pid/);
+    } finally {
+      sleeper.kill('SIGKILL');
+    }
+    refusedUnchanged(() => acquire(at(1)), 'temporary', /lease held by pid/);
+    const again = acquire(at(1), { reclaimStale: true });
+    assert.equal(again.reclaimed, true);
+    assert.notEqual(again.lease.token, first.token);
+    assert.match(failureOf(() => requireLeaseToken(paths, first.token, at(2))), /^refused: wrong lease token/);
+    assert.deepEqual(requireLeaseToken(paths, again.lease.token, at(2)), again.lease);
   });
 });

@@ -18,7 +18,7 @@ import {
 } from '../../lib/run/ownerSteps.js';
 import { type RunContext } from '../../lib/run/runContext.js';
 import { statusOf } from '../../lib/run/runStatus.js';
-import { readWorkflow } from '../../lib/run/runStore.js';
+import { readWorkflow, writeWorkflow } from '../../lib/run/runStore.js';
 import { type Workflow } from '../../lib/run/workflow.js';
 import { commitIn, git, tempDir } from '../support/project.js';
 import { makeRunRepo } from '../support/runs.js';
@@ -132,12 +132,12 @@ describe('lib/run/ownerSteps', () => {
     const { runId } = await atReview();
     const { workflow, paths } = readWorkflow(root, runId);
     assert.deepEqual(badArtifactsOf(workflow, paths), []);
-    fs.rmSync(join(paths.dir, 'artifacts', 'work.md'));
+    fs.rmSync(join(paths.dir, 'artifacts', 'implementation-c1-work.md'));
     fs.appendFileSync(join(paths.dir, workflow.artifacts[0]!.path), ' ');
     const bad = badArtifactsOf(workflow, paths);
     assert.equal(bad.length, 2);
     assert.match(bad[0]!, /^artifacts\/implementation-c1-acceptance\.json \(changed \(sha256 [0-9a-f]{64}, recorded [0-9a-f]{64}\)\)$/);
-    assert.equal(bad[1], 'artifacts/work.md (missing)');
+    assert.equal(bad[1], 'artifacts/implementation-c1-work.md (missing)');
   });
 
   describe('pause and resume', () => {
@@ -165,8 +165,8 @@ describe('lib/run/ownerSteps', () => {
       fs.writeFileSync(join(root, 'feature.txt'), 'edited\n');
       await assert.rejects(resumeStep(ctx, runId, false), failure('refused', 'resume: tracked files modified since the last checkpoint: feature.txt'));
       git(root, 'checkout', '-q', '--', 'feature.txt');
-      fs.appendFileSync(join(runPathsOf(root, runId).dir, 'artifacts', 'work.md'), 'tampered');
-      await assert.rejects(resumeStep(ctx, runId, false), failure('refused', /^resume: artifact changed or missing: artifacts\/work\.md \(changed /));
+      fs.appendFileSync(join(runPathsOf(root, runId).dir, 'artifacts', 'implementation-c1-work.md'), 'tampered');
+      await assert.rejects(resumeStep(ctx, runId, false), failure('refused', /^resume: artifact changed or missing: artifacts\/implementation-c1-work\.md \(changed /));
       assert.deepEqual(bytesOf(runId), before);
     });
 
@@ -182,7 +182,10 @@ describe('lib/run/ownerSteps', () => {
       const { runId, token } = await atReview();
       await blockStep(ctx, runId, token, 'waiting for a key');
       const paths = runPathsOf(root, runId);
-      acquireLease(paths, { pid: process.pid, ttlS: 5 }, new Date(clock));
+      // A lease left on a BLOCKED run (the runtime voids it; a person or a crash may leave one), recorded as acquired.
+      const { lease } = acquireLease(paths, { pid: process.pid, ttlS: 5 }, new Date(clock), []);
+      const blocked = recordOf(runId);
+      writeWorkflow(paths.workflow, { ...blocked, history: [...blocked.history, { at: lease.acquired_at, actor: `pid ${process.pid}`, action: 'lease acquire', from: 'BLOCKED/STAGE_ACTIVE', to: 'BLOCKED/STAGE_ACTIVE', detail: '' }] });
       await assert.rejects(retryStep(ctx, runId, 0, false), failure('refused', `retry: a live lease is held by pid ${process.pid} on ${hostname()}`));
       clock += 10_000;
       const before = bytesOf(runId);
@@ -220,9 +223,9 @@ describe('lib/run/ownerSteps', () => {
 
     it('a missing artifact is a blocking outcome: BLOCKED recorded, the reason reported', async () => {
       const { runId } = await waiting();
-      fs.rmSync(join(runPathsOf(root, runId).dir, 'artifacts', 'work.md'));
+      fs.rmSync(join(runPathsOf(root, runId).dir, 'artifacts', 'implementation-c1-work.md'));
       const report = await approveStep(ctx, runId);
-      assert.equal(report.blocked, 'artifact changed or missing: artifacts/work.md (missing)');
+      assert.equal(report.blocked, 'artifact changed or missing: artifacts/implementation-c1-work.md (missing)');
       assert.deepEqual([report.status.status, report.status.block_reason, report.status.artifacts_ok], ['BLOCKED', report.blocked, false]);
       assert.equal(recordOf(runId).status, 'BLOCKED');
     });

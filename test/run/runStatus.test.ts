@@ -84,16 +84,18 @@ describe('lib/run/runStatus', () => {
   });
 
   it('shows a live lease as held (never its token), an expired one as stale', () => {
-    const { lease } = acquireLease(paths, { pid: process.pid, ttlS: 60 }, NOW);
-    const shown = statusOf(wf, paths, NOW).lease;
+    const { lease } = acquireLease(paths, { pid: process.pid, ttlS: 60 }, NOW, []);
+    assert.equal((statusOf(wf, paths, NOW).lease as { stale: boolean }).stale, true, 'unrecorded: no one has its token');
+    const recorded: Workflow = { ...wf, history: [...wf.history, { at: lease.acquired_at, actor: 'pid 1', action: 'lease acquire', from: 'ACTIVE/IDLE', to: 'ACTIVE/IDLE', detail: '' }] };
+    const shown = statusOf(recorded, paths, NOW).lease;
     assert.deepEqual(shown, { held: true, pid: process.pid, host: hostname(), expires_at: '2026-01-03T00:01:00.000Z', stale: false });
-    assert.ok(!JSON.stringify(statusOf(wf, paths, NOW)).includes(lease.token));
-    assert.deepEqual(statusOf(wf, paths, new Date('2026-01-03T00:01:00.000Z')).lease, { ...shown, stale: true });
+    assert.ok(!JSON.stringify(statusOf(recorded, paths, NOW)).includes(lease.token));
+    assert.deepEqual(statusOf(recorded, paths, new Date('2026-01-03T00:01:00.000Z')).lease, { ...shown, stale: true });
   });
 
   for (const status of ['PAUSED', 'BLOCKED', 'FAILED', 'CANCELLED', 'COMPLETED'] as RunStatus[]) {
     it(`shows no lease for a ${status} run, even with a lease file left behind`, () => {
-      acquireLease(paths, { pid: process.pid, ttlS: 60 }, NOW);
+      acquireLease(paths, { pid: process.pid, ttlS: 60 }, NOW, []);
       const voided: Workflow = { ...wf, status, phase: status === 'COMPLETED' ? 'DONE' : wf.phase, block_reason: status === 'BLOCKED' ? 'x' : null };
       assert.deepEqual(statusOf(voided, paths, NOW).lease, { held: false });
     });
