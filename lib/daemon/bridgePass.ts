@@ -12,7 +12,7 @@
 import { crashPoint } from '../queue/crash.js';
 import { fsyncDir } from '../queue/durable.js';
 import type { Arrival, Bridge, PublishOutcome } from '../bridge/bridge.js';
-import { failHandoff, type Copied, type DeliveryScope } from './deliver.js';
+import { failHandoff, tooLargeReason, type Copied, type DeliveryScope } from './deliver.js';
 import { copyArrival, type ArrivalOutcome } from './deliverArrival.js';
 import { reportOnce, type DaemonState } from './state.js';
 
@@ -43,9 +43,7 @@ export async function settlePublishes(state: DaemonState, scope: DeliveryScope, 
     if (tooLarge && tooLarge.value.kind === 'too-large') {
       // Only when the limit was not known before the copies (no server yet): the local
       // recipients keep theirs, and the .error says so.
-      const local = [...copied.copied, ...copied.already];
-      const reason = local.length > 0 ? `${tooLarge.value.reason}; the local recipients ${local.join(', ')} received it` : tooLarge.value.reason;
-      const failed = failHandoff(scope, copied.from, copied.name, reason);
+      const failed = failHandoff(scope, copied.from, copied.name, tooLargeReason(tooLarge.value.reason, [...copied.copied, ...copied.already]));
       state.stats.failed += 1;
       state.log.write('failed', { name: copied.name, from: copied.from, reason: failed.reason });
     } else if (results.every((r) => r.status === 'fulfilled')) {

@@ -142,11 +142,12 @@ export async function copyHandoff(scope: DeliveryScope, sender: string, name: st
     const all = checkHeaders(item, sender, scope.roles);
     const remote = scope.isRemote ? all.filter(scope.isRemote) : [];
     const recipients = all.filter((r) => !remote.includes(r));
-    const remoteCopies = remote.length > 0 ? remoteCopiesOf(scope, item, path, remote) : undefined;
     const batchRoles = deep ? recipients.filter((r) => scope.roles.get(r)?.mode !== 'task') : [];
     if (batchRoles.length > 0) releases = lockInboxes(scope, batchRoles);
     ensureMailboxesOf(scope, recipients);
     const pending = await recipientsToCopy(scope, item, recipients, deep);
+    const holders = recipients.filter((r) => !pending.includes(r));
+    const remoteCopies = remote.length > 0 ? remoteCopiesOf(scope, item, path, remote, holders) : undefined;
     const enqueuedAt = isoOf(now);
     const newDirs: string[] = [];
     for (const role of pending) {
@@ -180,12 +181,21 @@ export function ensureMailboxesOf(scope: DeliveryScope, roles: readonly string[]
   }
 }
 
-/** The bytes to publish for the remote recipients; refuses a handoff over the server's known size limit before any copy is made. */
-function remoteCopiesOf(scope: DeliveryScope, item: Item, path: string, roles: string[]): RemoteCopies {
+/**
+ * The bytes to publish for the remote recipients; refuses a handoff over the server's known
+ * size limit before this try makes any copy. `holders` are the local recipients that already
+ * hold theirs (an earlier try, before the limit was known): the refusal names them.
+ */
+function remoteCopiesOf(scope: DeliveryScope, item: Item, path: string, roles: string[], holders: string[]): RemoteCopies {
   const bytes = fs.readFileSync(path);
   const tooLarge = scope.tooLargeForBridge?.({ id: item.id, name: item.name, from: item.headers.from ?? '', bytes }, roles);
-  if (tooLarge !== undefined) throw new Refused(tooLarge);
+  if (tooLarge !== undefined) throw new Refused(tooLargeReason(tooLarge, holders));
   return { roles, bytes };
+}
+
+/** Why a handoff went to failed/ for its size, naming the local recipients that hold a copy all the same (they keep it). */
+export function tooLargeReason(reason: string, localHolders: readonly string[]): string {
+  return localHolders.length > 0 ? `${reason}; the local recipients ${localHolders.join(', ')} received it` : reason;
 }
 
 /** Moves `outbox/<name>` of `sender` to failed/ with `<reason>` in its .error beside it. */

@@ -120,6 +120,24 @@ describe('handoffd across two nodes (built bins, real nats-server)', function ()
     assert.deepEqual(itemsIn(nodes.b.box('reviewer').inboxNew), []);
   });
 
+  it('a handoff found too large only at a retry, after its local copy was made, names that local recipient in its .error', async () => {
+    await nats.kill();
+    const name = '50_20260101T000000Z_000002_from_coder_to_coder_reviewer.handoff';
+    try {
+      await nodes.start('a');
+      const staged = await placeItem(join(nodes.a.root, 'staging'), { from: 'coder', to: 'coder,reviewer', id: '20260101T000000Z_000002_from_coder' }, Buffer.alloc(1100 * 1024, 'x'), name);
+      fs.renameSync(staged, join(nodes.a.box('coder').outbox, name));
+      await waitFor('the local copy made while no server told the limit', () => fs.existsSync(join(nodes.a.box('coder').inboxNew, name)));
+      assert.deepEqual(itemsIn(nodes.a.box('coder').outbox), [name]);
+    } finally {
+      await nats.restart();
+    }
+    const error = join(nodes.a.box('coder').failed, `${name}.error`);
+    await waitFor('failed/ at the retry, once the server told its limit', () => fs.existsSync(error) && fs.existsSync(join(nodes.a.box('coder').failed, name)), 30_000);
+    assert.match(fs.readFileSync(error, 'utf8'), /^too large for the bridge: \d+ bytes with its headers is over the server's max_payload of 1048576; the local recipients coder received it\n$/);
+    assert.deepEqual(itemsIn(nodes.a.box('coder').inboxNew), [name], 'the local copy stays, once');
+  });
+
   it('starts without a server: local delivery goes on, the remote copy waits in the outbox (logged), then goes when the server is back', async () => {
     await nats.kill();
     let remote = '';
