@@ -18,7 +18,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { crashPoint } from '../queue/crash.js';
-import { copyPlaces, deliverCopy, freeNameIn, moveOriginal, renameInto } from '../queue/deliver.js';
+import { copyPlaces, deliverCopy, freeNameIn, idPlaces, moveOriginal, renameInto, type FolderLister } from '../queue/deliver.js';
 import { fsyncDir, isCode, renameSynced, writeFileSynced } from '../queue/durable.js';
 import { serializeEnvelope } from '../queue/envelope.js';
 import { readItem, UnusableItem, type Item } from '../queue/item.js';
@@ -53,6 +53,8 @@ export interface DeliveryScope {
   tmp: string;
   /** Roles whose mailbox was already checked (optional cache; the caller decides how long it holds). */
   ensured?: Set<string>;
+  /** How the id search lists inbox folders (optional; the daemon's ListingCache). */
+  lister?: FolderLister;
   /** Mailbox paths by role (optional; e.g. the caller's memo of mailboxOf). */
   boxOf?: (role: string) => Mailbox;
   /** With a bridge: true for a role on another node (its copy is published, not written here). */
@@ -89,20 +91,35 @@ function checkHeaders(item: Item, sender: string, roles: Map<string, Role>): str
   return recipients;
 }
 
-/** Recipients that still need a copy; refuses the whole handoff on a name clash. */
+/**
+ * Recipients that still need a copy; refuses the whole handoff on a name clash. Identity is
+ * the id: a copy held under the same name is found first (the common case, a few stats);
+ * otherwise any item whose name carries the id, confirmed by its header (idPlaces), so an
+ * outbox file copied under a new name, or an arrival published again after the server
+ * forgot its message ids, never gives a recipient a second copy, whatever its mode.
+ */
 export async function recipientsToCopy(scope: DeliveryScope, item: Item, recipients: string[], deep: boolean): Promise<string[]> {
   const pending: string[] = [];
   for (const role of recipients) {
-    const places = copyPlaces(boxIn(scope, role), item.name, deep);
+    const box = boxIn(scope, role);
     let received = false;
-    for (const place of places) {
+    for (const place of copyPlaces(box, item.name, deep)) {
       const id = await idAt(place);
       if (id === item.id) received = true;
       else if (id !== null) throw new Refused(`name clash in ${role}'s mailbox`);
     }
+    if (!received) received = await heldUnderAnotherName(box, item.id, deep, scope.lister);
     if (!received) pending.push(role);
   }
   return pending;
+}
+
+/** True when an item whose name carries `id` holds that id (a copy under another name than this delivery's). */
+async function heldUnderAnotherName(box: Mailbox, id: string, deep: boolean, lister: FolderLister | undefined): Promise<boolean> {
+  for (const place of idPlaces(box, id, deep, lister)) {
+    if ((await idAt(place)) === id) return true;
+  }
+  return false;
 }
 
 /** A handoff whose copies are linked into new/ (not yet fsync'd there); its original is still in outbox/. */

@@ -65,7 +65,7 @@ export function outboxQueue(state: DaemonState, roles: Map<string, Role>): Queue
 
 /** The delivery scope of a pass (with the bridge's view of remote roles when there is one). */
 function scopeOf(state: DaemonState, roles: Map<string, Role>): DeliveryScope {
-  const scope: DeliveryScope = { root: state.root, roles, tmp: state.paths.tmp, ensured: state.ensured, boxOf: (role) => boxOf(state, role) };
+  const scope: DeliveryScope = { root: state.root, roles, tmp: state.paths.tmp, ensured: state.ensured, boxOf: (role) => boxOf(state, role), lister: state.listings };
   const bridge = state.bridge;
   if (bridge) Object.assign(scope, { isRemote: (role: string) => bridge.isRemote(role), tooLargeForBridge: bridge.tooLarge.bind(bridge) });
   return scope;

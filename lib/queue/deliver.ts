@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { crashPoint } from './crash.js';
 import { fsyncDir, isCode, mkdirSynced, writeFileSynced } from './durable.js';
 import { type Mailbox } from './mailbox.js';
-import { entriesOf, isBatchName } from './names.js';
+import { entriesOf, isBatchName, itemNamesIn } from './names.js';
 
 /**
  * Writes `bytes` through `tempPath` into `newDir/name`; false if that name already exists
@@ -48,6 +48,55 @@ export function copyPlaces(box: Mailbox, name: string, deep: boolean): string[] 
     }
   }
   return places.filter((p) => fs.lstatSync(p, { throwIfNoEntry: false }) !== undefined);
+}
+
+/** How a search lists folders: item names and entry names (a caller may cache them; default: read the folder). */
+export interface FolderLister {
+  itemNames: (dir: string) => string[];
+  entryNames: (dir: string) => string[];
+}
+
+const READ_FOLDERS: FolderLister = {
+  itemNames: itemNamesIn,
+  entryNames: (dir) => entriesOf(dir).map((e) => e.name),
+};
+
+/** A day: completed batches claimed this long before a handoff was made are not searched for it on the hot path (clock steps allowed for). */
+const BATCH_MARGIN_MS = 86_400_000;
+
+/**
+ * Every path in a recipient's inbox whose item name carries `id` (Baton's names are
+ * `<priority>_<id>_to_...`): new/, in_process/ and its batch and staging directories,
+ * completed/ and its batch directories. The caller confirms each by its id header. This
+ * finds a copy held under another name than the one delivered now (an outbox file copied
+ * under a new name, a handoff published again after the server forgot its message ids),
+ * which copyPlaces, by name, cannot. Not `deep`: a completed batch claimed more than a day
+ * before the id's own time cannot hold it and is not listed (the search stays off a
+ * growing completed/ on the hot path).
+ */
+export function idPlaces(box: Mailbox, id: string, deep: boolean, lister: FolderLister = READ_FOLDERS): string[] {
+  const dirs = [box.inboxNew, box.inProcess];
+  for (const entry of entriesOf(box.inProcess)) if (entry.isDirectory()) dirs.push(join(box.inProcess, entry.name));
+  dirs.push(box.completed);
+  const since = deep ? undefined : batchNameFloorOf(id);
+  for (const name of lister.entryNames(box.completed)) {
+    if (isBatchName(name) && (since === undefined || name >= since)) dirs.push(join(box.completed, name));
+  }
+  const places: string[] = [];
+  for (const dir of dirs) {
+    const names = dir === box.inboxNew || dir === box.completed ? lister.itemNames(dir) : itemNamesIn(dir);
+    for (const name of names) if (name.includes(id)) places.push(join(dir, name));
+  }
+  return places;
+}
+
+/** `batch_<tsid>` a day before the time in `id` (`<tsid>_<seq>_from_<sender>`), or undefined when the id carries no time. */
+function batchNameFloorOf(id: string): string | undefined {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z_/.exec(id);
+  if (!m) return undefined;
+  const at = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+  if (Number.isNaN(at)) return undefined;
+  return `batch_${new Date(at - BATCH_MARGIN_MS).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '')}`;
 }
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { copyPlaces, deliverCopy, freeNameIn, moveOriginal } from '../../lib/queue/deliver.js';
+import { copyPlaces, deliverCopy, freeNameIn, idPlaces, moveOriginal } from '../../lib/queue/deliver.js';
 import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
 import { tempDir } from '../support/project.js';
 
@@ -52,6 +52,46 @@ describe('lib/queue/deliver', () => {
       fs.symlinkSync(target, join(box.inboxNew, name));
       assert.equal(deliverCopy(join(dir, 'tmp', 't'), Buffer.from('x'), box.inboxNew, name), false);
       assert.equal(fs.existsSync(target), false);
+    });
+  });
+
+  describe('idPlaces', () => {
+    const id = '20260101T120000Z_000001_from_coder';
+    const put = (path: string) => {
+      fs.mkdirSync(join(path, '..'), { recursive: true });
+      fs.writeFileSync(path, 'x');
+      return path;
+    };
+
+    it('finds every item name carrying the id, wherever in the inbox, under any name', () => {
+      const found = [
+        put(join(box.inboxNew, `40_${id}_to_reviewer_again.handoff`)),
+        put(join(box.inProcess, `50_${id}_to_reviewer.handoff`)),
+        put(join(box.inProcess, 'batch_20260101T120001Z_000001', `60_${id}_to_QA.handoff`)),
+        put(join(box.inProcess, '.claiming-batch_20260101T120002Z_000002', `50_${id}_x.handoff`)),
+        put(join(box.completed, `by-hand-${id}.handoff`)),
+        put(join(box.completed, 'batch_20260101T130000Z_000003', `50_${id}_to_QA.handoff`)),
+      ];
+      put(join(box.inboxNew, '50_20260101T120000Z_000002_from_coder_to_reviewer.handoff'));
+      put(join(box.outbox, `50_${id}_to_reviewer.handoff`));
+      put(join(box.completed, `50_${id}_to_reviewer.error`));
+      assert.deepEqual(idPlaces(box, id, true).sort(), found.sort());
+      assert.deepEqual(idPlaces(box, id, false).sort(), found.sort());
+    });
+
+    it('not deep, completed batches claimed more than a day before the id\'s time are not listed; deep, every one is', () => {
+      const old = put(join(box.completed, 'batch_20251230T000000Z_000001', `50_${id}_to_QA.handoff`));
+      const recent = put(join(box.completed, 'batch_20251231T130000Z_000002', `50_${id}_to_QA.handoff`));
+      assert.deepEqual(idPlaces(box, id, false), [recent]);
+      assert.deepEqual(idPlaces(box, id, true).sort(), [old, recent].sort());
+    });
+
+    it('lists through the lister given (a cache of the daemon\'s), and a missing folder is nothing', () => {
+      fs.rmSync(box.inbox, { recursive: true });
+      const listed: string[] = [];
+      const lister = { itemNames: (d: string) => (listed.push(d), []), entryNames: (d: string) => (listed.push(d), []) };
+      assert.deepEqual(idPlaces(box, id, true, lister), []);
+      assert.deepEqual(listed.sort(), [box.completed, box.completed, box.inboxNew].sort());
     });
   });
 
