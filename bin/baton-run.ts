@@ -2,4 +2,4 @@
 // for `baton run …`). Built alone, like the hooks (scripts/build.mjs): sharing chunks with
 // the other bins split it over about twenty-five files, each an ES module load, and
 // `baton run status` must start within 1.5× of `node -e 0`.
-export { runRunCommand } from '../lib/cli/runCommand.js';
+export { runRunCommand } from '../lib/cli/run/runCommand.js';

@@ -9,9 +9,9 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 import * as fs from 'node:fs';
 
 const SCHEMAS = [
-  { schema: 'schemas/bookbag.schema.json', out: 'lib/review/bookbagValidator.generated.ts', name: 'validateBookbagSchema' },
-  { schema: 'schemas/workflow.schema.json', out: 'lib/run/workflowValidator.generated.ts', name: 'validateWorkflowSchema' },
-  { schema: 'schemas/lease.schema.json', out: 'lib/run/leaseValidator.generated.ts', name: 'validateLeaseSchema' },
+  { schema: 'schemas/bookbag.schema.json', out: 'lib/review/bookbag/bookbagValidator.generated.ts', name: 'validateBookbagSchema' },
+  { schema: 'schemas/workflow.schema.json', out: 'lib/run/record/workflowValidator.generated.ts', name: 'validateWorkflowSchema' },
+  { schema: 'schemas/lease.schema.json', out: 'lib/run/record/leaseValidator.generated.ts', name: 'validateLeaseSchema' },
 ];
 
 /**

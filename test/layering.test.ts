@@ -33,25 +33,37 @@ function importsOf(file: string, text: string): Import[] {
     spec.startsWith('.') ? { spec, target: relative(REPO, resolve(REPO, dirname(file), spec)) } : { spec });
 }
 
+/** The floor: durable files, locks and records (fsx), processes and git (proc), findings. */
+const FLOOR = ['fsx', 'proc', 'findings'];
+
 /**
  * Which lib folders each lib folder may import (besides itself), following architecture.md:
- * the queue knows nothing above it; handoff (agent semantics and the on-disk layout) sits
- * on the queue; the daemon and the launcher are siblings above handoff that never import
- * each other (lib/cli, which may import anything, wires them together); the agent hooks
- * read the queue and the run records and import nothing that runs anything; the tmux
- * adapter imports nothing. A lib folder missing from this table is a violation until it is added.
+ * the floor imports nothing above it (fsx nothing at all); the queue (the Maildir) sits on
+ * fsx; project (the on-disk layout and the records of running parts) on the queue; handoff
+ * (agent semantics) on project; admin (init, status, doctor) on handoff; the daemon and the
+ * launcher are siblings that never import each other, nor do review and run (lib/cli, which
+ * may import anything, wires them together); the agent hooks read the queue and the run
+ * records and import nothing that runs anything; the scripted agents and demo swarms sit
+ * above the stages they play; the adapters import only the floor. A lib folder missing
+ * from this table is a violation until it is added.
  */
 const MAY_IMPORT: Record<string, string[]> = {
-  queue: [],
-  adapters: [],
-  handoff: ['queue'],
-  bridge: ['handoff', 'queue'],
-  daemon: ['bridge', 'handoff', 'queue', 'adapters'],
-  swarm: ['handoff', 'queue', 'adapters'],
-  review: ['handoff', 'queue', 'adapters'],
-  run: ['handoff', 'queue', 'adapters'],
-  hooks: ['run', 'handoff', 'queue'],
-  cli: ['bridge', 'daemon', 'swarm', 'review', 'run', 'hooks', 'handoff', 'queue', 'adapters'],
+  fsx: [],
+  proc: ['fsx'],
+  findings: ['fsx'],
+  adapters: ['fsx', 'proc'],
+  queue: ['fsx'],
+  project: ['fsx', 'proc', 'queue'],
+  handoff: ['fsx', 'proc', 'project', 'queue'],
+  admin: [...FLOOR, 'handoff', 'project', 'queue'],
+  bridge: [...FLOOR, 'handoff', 'project', 'queue'],
+  daemon: [...FLOOR, 'bridge', 'handoff', 'project', 'queue', 'adapters'],
+  swarm: [...FLOOR, 'admin', 'handoff', 'project', 'queue', 'adapters'],
+  review: [...FLOOR, 'admin', 'handoff', 'project', 'queue', 'adapters'],
+  run: [...FLOOR, 'admin', 'handoff', 'project', 'queue', 'adapters'],
+  hooks: [...FLOOR, 'run', 'handoff', 'project', 'queue'],
+  scripted: [...FLOOR, 'swarm', 'review', 'run', 'admin', 'handoff', 'project', 'queue', 'adapters'],
+  cli: [...FLOOR, 'scripted', 'bridge', 'daemon', 'swarm', 'review', 'run', 'hooks', 'admin', 'handoff', 'project', 'queue', 'adapters'],
 };
 
 /** The lib folder of a repo-relative path (`lib/<folder>/...`), or undefined outside lib/. */
@@ -70,6 +82,7 @@ function violationsOf(file: string, text: string): string[] {
       const to = layerOf(target);
       if (target.startsWith('bin/') || target.startsWith('test/') || !target.startsWith('lib/')) problems.push(`${says}: lib must not import outside lib/`);
       else if (to !== layer && !MAY_IMPORT[layer]!.includes(to!)) problems.push(`${says}: lib/${layer} may import only ${['itself', ...MAY_IMPORT[layer]!.map((l) => `lib/${l}`)].join(', ')}`);
+      else if (to === 'queue' && layer !== 'queue' && target !== 'lib/queue/index.js') problems.push(`${says}: outside lib/queue, the queue is imported through lib/queue/index.ts`);
     } else if (layer === 'queue' && !spec.startsWith('node:') && spec !== 'js-yaml') {
       problems.push(`${says}: lib/queue uses only node: builtins and js-yaml`);
     } else if (layer !== 'bridge' && spec.startsWith('@nats-io/')) {
@@ -95,7 +108,7 @@ function shellUsesOf(file: string, text: string): string[] {
   return problems;
 }
 
-/** Names of the on-disk layout; only lib/handoff/layout.ts may spell them as string literals. */
+/** Names of the on-disk layout; only lib/project/layout.ts may spell them as string literals. */
 const LAYOUT_NAMES = new Set(['.swarmforge', '.worktrees', 'swarmforge', 'swarmforge.conf', 'handoffs', 'tmux-socket', 'tmux.sock']);
 
 /** String literals of a source text that build a layout path: a layout name alone, or a path through `.swarmforge/` or `.worktrees/`. */
@@ -150,7 +163,7 @@ describe('layering', () => {
     for (const dir of ['lib/queue/', 'lib/handoff/', 'lib/cli/']) assert.ok(libFiles.some((f) => f.startsWith(dir)), dir);
     const read = (f: string) => importsOf(f, fs.readFileSync(join(REPO, f), 'utf8'));
     assert.ok(read('lib/queue/envelope.ts').some((i) => i.spec === 'js-yaml'), 'the dynamic js-yaml import');
-    assert.ok(read('lib/handoff/send.ts').some((i) => i.target === 'lib/queue/lock.js'));
+    assert.ok(read('lib/handoff/send.ts').some((i) => i.target === 'lib/fsx/lock.js'));
     const sample = "import a from '../cli/x.js';\nimport type { B } from '../../bin/y.js';\nexport { c } from '../../test/z.js';\nconst d = await import('../cli/w.js');\nexport * from 'left-pad';\n";
     assert.deepEqual(importsOf('lib/handoff/s.ts', sample).map((i) => i.target ?? i.spec).sort(), ['bin/y.js', 'left-pad', 'lib/cli/w.js', 'lib/cli/x.js', 'test/z.js']);
   });
@@ -166,22 +179,32 @@ describe('layering', () => {
   });
 
   it('the rules catch what they forbid', () => {
-    assert.deepEqual(violationsOf('lib/queue/q.ts', "import { fail } from '../handoff/errors.js';\nimport yargs from 'yargs';\nimport * as fs from 'node:fs';\nimport y from 'js-yaml';\nimport { x } from './x.js';\n"), [
-      "lib/queue/q.ts imports '../handoff/errors.js': lib/queue may import only itself",
+    assert.deepEqual(violationsOf('lib/queue/q.ts', "import { fail } from '../handoff/send.js';\nimport yargs from 'yargs';\nimport * as fs from 'node:fs';\nimport y from 'js-yaml';\nimport { x } from './x.js';\nimport { l } from '../fsx/lock.js';\n"), [
+      "lib/queue/q.ts imports '../handoff/send.js': lib/queue may import only itself, lib/fsx",
       "lib/queue/q.ts imports 'yargs': lib/queue uses only node: builtins and js-yaml",
     ]);
-    assert.deepEqual(violationsOf('lib/handoff/h.ts', "import { x } from '../cli/failure.js';\nimport { y } from '../queue/lock.js';\nimport { z } from '../../bin/baton.js';\nimport { w } from '../../test/support/project.js';\nimport { v } from '../daemon/control.js';\n"), [
-      "lib/handoff/h.ts imports '../cli/failure.js': lib/handoff may import only itself, lib/queue",
+    assert.deepEqual(violationsOf('lib/fsx/f.ts', "import { m } from '../queue/mailbox.js';\nimport { g } from '../proc/git.js';\n"), [
+      "lib/fsx/f.ts imports '../queue/mailbox.js': lib/fsx may import only itself",
+      "lib/fsx/f.ts imports '../proc/git.js': lib/fsx may import only itself",
+    ]);
+    assert.deepEqual(violationsOf('lib/findings/s.ts', "import { r } from '../run/record/workflow.js';\nimport { b } from '../review/bookbag/bookbag.js';\n").length, 2, 'the floor imports no stage');
+    const handoffAllowed = 'lib/handoff may import only itself, lib/fsx, lib/proc, lib/project, lib/queue';
+    assert.deepEqual(violationsOf('lib/handoff/h.ts', "import { x } from '../cli/failure.js';\nimport { y } from '../fsx/lock.js';\nimport { z } from '../../bin/baton.js';\nimport { w } from '../../test/support/project.js';\nimport { v } from '../daemon/control.js';\nimport { s } from '../admin/status.js';\n"), [
+      `lib/handoff/h.ts imports '../cli/failure.js': ${handoffAllowed}`,
       "lib/handoff/h.ts imports '../../bin/baton.js': lib must not import outside lib/",
       "lib/handoff/h.ts imports '../../test/support/project.js': lib must not import outside lib/",
-      "lib/handoff/h.ts imports '../daemon/control.js': lib/handoff may import only itself, lib/queue",
+      `lib/handoff/h.ts imports '../daemon/control.js': ${handoffAllowed}`,
+      `lib/handoff/h.ts imports '../admin/status.js': ${handoffAllowed}`,
     ]);
-    const sideways = "import { a } from '../daemon/control.js';\nimport { b } from '../swarm/up.js';\nimport { c } from '../handoff/layout.js';\nimport { d } from '../adapters/tmux.js';\n";
-    assert.deepEqual(violationsOf('lib/swarm/s.ts', sideways), ["lib/swarm/s.ts imports '../daemon/control.js': lib/swarm may import only itself, lib/handoff, lib/queue, lib/adapters"]);
-    assert.deepEqual(violationsOf('lib/daemon/d.ts', sideways), ["lib/daemon/d.ts imports '../swarm/up.js': lib/daemon may import only itself, lib/bridge, lib/handoff, lib/queue, lib/adapters"]);
+    const sideways = "import { a } from '../daemon/control.js';\nimport { b } from '../swarm/up.js';\nimport { c } from '../project/layout.js';\nimport { d } from '../adapters/tmux.js';\n";
+    assert.deepEqual(violationsOf('lib/swarm/s.ts', sideways), ["lib/swarm/s.ts imports '../daemon/control.js': lib/swarm may import only itself, lib/fsx, lib/proc, lib/findings, lib/admin, lib/handoff, lib/project, lib/queue, lib/adapters"]);
+    assert.deepEqual(violationsOf('lib/daemon/d.ts', sideways), ["lib/daemon/d.ts imports '../swarm/up.js': lib/daemon may import only itself, lib/fsx, lib/proc, lib/findings, lib/bridge, lib/handoff, lib/project, lib/queue, lib/adapters"]);
+    assert.deepEqual(violationsOf('lib/run/r.ts', "import { b } from '../review/bookbag/store.js';\n").length, 1, 'review and run never import each other');
+    assert.deepEqual(violationsOf('lib/review/r.ts', "import { w } from '../run/record/runStore.js';\n").length, 1);
     assert.deepEqual(violationsOf('lib/daemon/d.ts', "import { connect } from '@nats-io/transport-node';\n"), ["lib/daemon/d.ts imports '@nats-io/transport-node': only lib/bridge imports the NATS client"]);
-    assert.deepEqual(violationsOf('lib/bridge/b.ts', "import { connect } from '@nats-io/transport-node';\nimport { d } from '../daemon/state.js';\n"), ["lib/bridge/b.ts imports '../daemon/state.js': lib/bridge may import only itself, lib/handoff, lib/queue"]);
+    assert.deepEqual(violationsOf('lib/bridge/b.ts', "import { connect } from '@nats-io/transport-node';\nimport { d } from '../daemon/state.js';\n"), ["lib/bridge/b.ts imports '../daemon/state.js': lib/bridge may import only itself, lib/fsx, lib/proc, lib/findings, lib/handoff, lib/project, lib/queue"]);
     assert.deepEqual(violationsOf('lib/cli/c.ts', sideways), []);
+    assert.deepEqual(violationsOf('lib/handoff/q.ts', "import { a } from '../queue/index.js';\nimport { b } from '../queue/claim.js';\n"), ["lib/handoff/q.ts imports '../queue/claim.js': outside lib/queue, the queue is imported through lib/queue/index.ts"]);
     assert.deepEqual(violationsOf('lib/adapters/a.ts', sideways).length, 3);
     assert.deepEqual(violationsOf('lib/newthing/n.ts', ''), ['lib/newthing/n.ts: lib/newthing is not in the layering table; add it with the folders it may import']);
   });
@@ -225,8 +248,8 @@ describe('layering', () => {
       assert.deepEqual(exitCodeSettersOf('lib/z.ts', "process.exitCode = 2;\nif (x) process.exit(1);\nconst code = process.exitCode;\n"), ['lib/z.ts:1: process.exitCode = 2;', 'lib/z.ts:2: if (x) process.exit(1);']);
     });
 
-    it('every .swarmforge path comes from lib/handoff/layout.ts: no other lib file spells a layout name', () => {
-      const files = libFiles.filter((f) => f !== 'lib/handoff/layout.ts');
+    it('every .swarmforge path comes from lib/project/layout.ts: no other lib file spells a layout name', () => {
+      const files = libFiles.filter((f) => f !== 'lib/project/layout.ts');
       assert.deepEqual(files.flatMap((f) => layoutLiteralsOf(f, fs.readFileSync(join(REPO, f), 'utf8'))), []);
     });
 

@@ -17,7 +17,7 @@
 import * as fs from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { mailboxOf } from '../../lib/handoff/layout.js';
+import { mailboxOf } from '../../lib/project/layout.js';
 import { type Mailbox } from '../../lib/queue/mailbox.js';
 import { startPanes, waitFor } from '../../test/support/daemon.js';
 import { startNatsServer, type NatsServerHandle } from '../../test/support/nats.js';

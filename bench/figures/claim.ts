@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { stampIfMissing } from '../../lib/queue/claim.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { readItem } from '../../lib/queue/item.js';
-import { withLock } from '../../lib/queue/lock.js';
+import { withLock } from '../../lib/fsx/lock.js';
 import { isoOf, itemNamesIn } from '../../lib/queue/names.js';
 import { tempDir } from '../../test/support/project.js';
 import { rawClaim, rawListing } from '../support/baselines.js';

@@ -21,8 +21,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { initRolesAndMailboxes } from '../../lib/handoff/init.js';
-import { mailboxOf } from '../../lib/handoff/layout.js';
+import { initRolesAndMailboxes } from '../../lib/admin/init.js';
+import { mailboxOf } from '../../lib/project/layout.js';
 import { readItem } from '../../lib/queue/item.js';
 import { itemNamesIn } from '../../lib/queue/names.js';
 import { waitFor } from '../../test/support/daemon.js';

@@ -5,11 +5,11 @@
 // send wrote) and timed alone, and the fsyncs of a real send counted.
 import * as fs from 'node:fs';
 import { basename, join } from 'node:path';
-import { mailboxOf } from '../../lib/handoff/layout.js';
+import { mailboxOf } from '../../lib/project/layout.js';
 import { sendHandoff } from '../../lib/handoff/send.js';
 import { takeSequence } from '../../lib/handoff/sequence.js';
 import { parseEnvelope, serializeEnvelope, type Envelope } from '../../lib/queue/envelope.js';
-import { withLock } from '../../lib/queue/lock.js';
+import { withLock } from '../../lib/fsx/lock.js';
 import { BIN_DIR, makeProject, noteDraft, tempDir, type Project } from '../../test/support/project.js';
 import { rawFsyncDir, rawPublish } from '../support/baselines.js';
 import { placeSynced } from '../support/fixtureWrites.js';

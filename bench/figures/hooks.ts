@@ -5,8 +5,8 @@
 // (handoffs waiting, nothing in process). An agent waits for SessionStart before its first
 // reply and for Stop at the end of every turn.
 import { join, resolve } from 'node:path';
-import { runPathsOf } from '../../lib/handoff/layout.js';
-import { writeWorkflow } from '../../lib/run/runStore.js';
+import { runPathsOf } from '../../lib/project/layout.js';
+import { writeWorkflow } from '../../lib/run/record/runStore.js';
 import { makeProject, placeItem } from '../../test/support/project.js';
 import { sampleWorkflow } from '../../test/run/sampleWorkflow.js';
 import { interleave } from '../support/interleave.js';

@@ -9,7 +9,7 @@
 // of one real delivery (deliverHandoff on a fresh project), beside the raw watcher's.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { daemonPathsOf, mailboxOf, swarmDirOf } from '../../lib/handoff/layout.js';
+import { daemonPathsOf, mailboxOf, swarmDirOf } from '../../lib/project/layout.js';
 import { ensureMailbox } from '../../lib/queue/mailbox.js';
 import { startPanes } from '../../test/support/daemon.js';
 import { makeProject, type Project } from '../../test/support/project.js';

@@ -3,11 +3,11 @@
 // validation, locked write, fsyncs); (b) `baton review list` over a bookbag folder of 1,000
 // beads, each read and checked (schema and invariants).
 import { join } from 'node:path';
-import { reviewPathsOf } from '../../lib/handoff/layout.js';
-import { newBead } from '../../lib/review/beads.js';
-import { bookbagPathOf, writeBookbag } from '../../lib/review/store.js';
-import { submitReview } from '../../lib/review/submit.js';
-import { newBookbag, type Submission } from '../../lib/review/transitions.js';
+import { reviewPathsOf } from '../../lib/project/layout.js';
+import { newBead } from '../../lib/review/bookbag/beads.js';
+import { bookbagPathOf, writeBookbag } from '../../lib/review/bookbag/store.js';
+import { submitReview } from '../../lib/review/lens/submit.js';
+import { newBookbag, type Submission } from '../../lib/review/bookbag/transitions.js';
 import { BIN_DIR, makeProject } from '../../test/support/project.js';
 import { fixtureText } from '../../test/support/fixtures.js';
 import { interleave } from '../support/interleave.js';

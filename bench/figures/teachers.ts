@@ -12,10 +12,10 @@
 // to idle: both verdicts recorded, the teachers asleep again; the raw reviewers exited.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { swarmDirOf } from '../../lib/handoff/layout.js';
-import { bookbagPathOf, readBookbag } from '../../lib/review/store.js';
-import { submitReview } from '../../lib/review/submit.js';
-import { reviewPathsOf } from '../../lib/handoff/layout.js';
+import { swarmDirOf } from '../../lib/project/layout.js';
+import { bookbagPathOf, readBookbag } from '../../lib/review/bookbag/store.js';
+import { submitReview } from '../../lib/review/lens/submit.js';
+import { reviewPathsOf } from '../../lib/project/layout.js';
 import { startPanes, waitFor } from '../../test/support/daemon.js';
 import { reviewerRecords, scriptedReviewer, startTeacher, makeTeachersProject, type TeacherChild } from '../../test/support/teachers.js';
 import { rawPublish } from '../support/baselines.js';

@@ -10,7 +10,7 @@
 // counted on the library's own deliverHandoff.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { mailboxOf, swarmDirOf } from '../../lib/handoff/layout.js';
+import { mailboxOf, swarmDirOf } from '../../lib/project/layout.js';
 import { ensureMailbox, type Mailbox } from '../../lib/queue/mailbox.js';
 import { waitFor } from '../../test/support/daemon.js';
 import { itemsIn, makeProject, type Project } from '../../test/support/project.js';

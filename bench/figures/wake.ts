@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import { wake, WAKE_TEXT } from '../../lib/daemon/waker.js';
-import { swarmDirOf } from '../../lib/handoff/layout.js';
+import { swarmDirOf } from '../../lib/project/layout.js';
 import { startPanes } from '../../test/support/daemon.js';
 import { tempDir } from '../../test/support/project.js';
 import { Cleanups } from '../support/cleanups.js';

@@ -4,8 +4,8 @@
 // when the bench process exits or is ended by SIGTERM, SIGHUP or SIGINT.
 import { type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import { parseLogLine } from '../../lib/handoff/daemonRecord.js';
-import { daemonPathsOf } from '../../lib/handoff/layout.js';
+import { parseLogLine } from '../../lib/project/daemonRecord.js';
+import { daemonPathsOf } from '../../lib/project/layout.js';
 import { startHandoffd, waitFor } from '../../test/support/daemon.js';
 
 /** A running handoffd. */

@@ -2,7 +2,7 @@
 // found nothing in process: under the inbox lock, read the first waiting item, claim it.
 import { claimItem, readItemsIn } from '../../lib/queue/claim.js';
 import { type UnusableItem } from '../../lib/queue/item.js';
-import { withLock } from '../../lib/queue/lock.js';
+import { withLock } from '../../lib/fsx/lock.js';
 import { type Mailbox } from '../../lib/queue/mailbox.js';
 
 function refuseSkip(problem: UnusableItem): void {

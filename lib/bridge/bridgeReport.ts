@@ -6,7 +6,7 @@
 // consumer exists: its node never connected). Credentials never reach it (only the
 // node, the roles and redacted errors do).
 import * as fs from 'node:fs';
-import { type BridgeReport } from '../handoff/bridgeView.js';
+import { type BridgeReport } from '../project/bridgeRecord.js';
 import { type Roster } from '../handoff/roster.js';
 import { type Wire } from './bridgeLink.js';
 import { orphansAmong } from './orphanSweep.js';

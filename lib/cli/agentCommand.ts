@@ -1,8 +1,8 @@
 // Entry point shared by the three agent bins. They parse argv by hand (no yargs) because
 // an agent pays their start-up on every call; see bench/figures/startup.ts.
-import { fail } from '../handoff/errors.js';
-import { batonVersion } from '../handoff/version.js';
-import { unusableLine, type UnusableItem } from '../queue/item.js';
+import { fail } from '../fsx/commandFailure.js';
+import { batonVersion } from '../proc/version.js';
+import { type UnusableItem, unusableLine } from '../queue/index.js';
 import { reportFailure } from './failure.js';
 
 /** One agent command: its name, usage, accepted positional count and action. */

@@ -1,14 +1,14 @@
 // The `baton` command line (yargs, strict, English): the queue and swarm command tables;
 // every failure, yargs' own included, goes through reportFailure.
 import yargs from 'yargs';
-import { HandoffFailure } from '../handoff/errors.js';
-import { batonVersion } from '../handoff/version.js';
+import { CommandFailure } from '../fsx/commandFailure.js';
+import { batonVersion } from '../proc/version.js';
 import { reportFailure } from './failure.js';
 import { HOOKS_COMMAND } from './hooksCommand.js';
-import { LEAF_COMMAND } from './leafCommands.js';
+import { LEAF_COMMAND } from './review/leafCommands.js';
 import { NATS_COMMAND } from './natsCommand.js';
 import { QUEUE_COMMANDS } from './queueCommands.js';
-import { REVIEW_COMMAND } from './reviewCommands.js';
+import { REVIEW_COMMAND } from './review/reviewCommands.js';
 import { SWARM_COMMANDS } from './swarmCommands.js';
 
 /** `baton run` as `baton --help` lists it; the command itself never reaches yargs (lib/cli/runCommand.ts). */
@@ -16,7 +16,7 @@ const RUN_COMMAND_STUB = { command: 'run <action>', describe: 'Durable runs: wor
 
 /** Runs `baton` with the given arguments; sets process.exitCode. */
 export async function runBaton(argv: string[]): Promise<void> {
-  if (argv[0] === 'run') return (await import('./runCommand.js')).runRunCommand(argv.slice(1));
+  if (argv[0] === 'run') return (await import('./run/runCommand.js')).runRunCommand(argv.slice(1));
   try {
     await yargs(argv)
       .scriptName('baton')
@@ -32,7 +32,7 @@ export async function runBaton(argv: string[]): Promise<void> {
       .command(RUN_COMMAND_STUB)
       .demandCommand(1, 'Name a command; see baton --help.')
       .fail((message, err) => {
-        throw err ?? new HandoffFailure('usage', [`baton: ${message}`, "Run 'baton --help' for usage."]);
+        throw err ?? new CommandFailure('usage', [`baton: ${message}`, "Run 'baton --help' for usage."]);
       })
       .help()
       .version(batonVersion())

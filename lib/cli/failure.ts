@@ -10,11 +10,11 @@
 //   N   baton-scripted-worker --exit N only (a test double told how to end)
 import { constants } from 'node:os';
 import { DaemonAlreadyRunning } from '../daemon/alreadyRunning.js';
-import { HandoffFailure } from '../handoff/errors.js';
-import { LockBusy } from '../queue/lock.js';
-import { UnsafeMailbox } from '../queue/mailbox.js';
-import { BookbagProblem, FindingsError, LeafInterrupted, ReviewRefusal } from '../review/reviewErrors.js';
-import { printable } from '../queue/printable.js';
+import { CommandFailure } from '../fsx/commandFailure.js';
+import { LockBusy } from '../fsx/lock.js';
+import { UnsafeMailbox } from '../queue/index.js';
+import { BookbagProblem, FindingsError, LeafInterrupted, ReviewRefusal } from '../review/bookbag/reviewErrors.js';
+import { printable } from '../fsx/printable.js';
 
 /** Every exit code Baton's commands use, by outcome. */
 export const EXIT_CODES = {
@@ -38,7 +38,7 @@ export function describeFailure(program: string, err: unknown): { lines: string[
 }
 
 function rawFailure(program: string, err: unknown): { lines: string[]; exitCode: number } {
-  if (err instanceof HandoffFailure) return { lines: err.lines, exitCode: EXIT_CODES[err.kind] };
+  if (err instanceof CommandFailure) return { lines: err.lines, exitCode: EXIT_CODES[err.kind] };
   if (err instanceof DaemonAlreadyRunning) return { lines: [err.message], exitCode: EXIT_CODES.environment };
   if (err instanceof UnsafeMailbox) return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.refused };
   if (err instanceof ReviewRefusal || err instanceof FindingsError) return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.refused };

@@ -1,8 +1,8 @@
 // The handoffd command line: options, ROOT, exit codes.
 import yargs from 'yargs';
 import { runHandoffd } from '../daemon/handoffd.js';
-import { findRoot } from '../handoff/root.js';
-import { batonVersion } from '../handoff/version.js';
+import { findRoot } from '../project/root.js';
+import { batonVersion } from '../proc/version.js';
 import { exitFinished, reportFailure } from './failure.js';
 
 /** Parses argv and runs the daemon in the foreground; sets process.exitCode. */

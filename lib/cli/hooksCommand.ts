@@ -4,9 +4,9 @@
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import type { CommandModule } from 'yargs';
-import type { HookAgent } from '../handoff/layout.js';
-import { findRoot } from '../handoff/root.js';
-import { printable } from '../queue/printable.js';
+import type { HookAgent } from '../project/layout.js';
+import { findRoot } from '../project/root.js';
+import { printable } from '../fsx/printable.js';
 import type { HookInstall } from '../hooks/installHooks.js';
 
 const write = (text: string): void => {

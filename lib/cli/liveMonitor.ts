@@ -1,7 +1,7 @@
 // `baton monitor` without --once: redraws the view every second until the user presses
 // q (or Ctrl-C, which raw mode delivers as a key) or stdin ends; each view says how to quit.
 // With --json it prints one JSON view per line instead, for scripts.
-import { runsText, runsView } from '../run/runMonitor.js';
+import { runsText, runsView } from '../run/record/runMonitor.js';
 import { monitorText, monitorView } from '../swarm/monitor.js';
 
 const QUIT_KEYS = new Set([0x71, 0x51, 0x03]); // q, Q, Ctrl-C

@@ -10,10 +10,10 @@
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import type { NatsServerUp } from '../adapters/natsServer.js';
-import { fail } from '../handoff/errors.js';
-import { bridgePathsOf } from '../handoff/layout.js';
-import { findRoot } from '../handoff/root.js';
-import { withLock } from '../queue/lock.js';
+import { fail } from '../fsx/commandFailure.js';
+import { bridgePathsOf } from '../project/layout.js';
+import { findRoot } from '../project/root.js';
+import { withLock } from '../fsx/lock.js';
 
 const write = (text: string): void => {
   process.stdout.write(text);

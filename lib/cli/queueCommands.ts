@@ -5,10 +5,10 @@
 // lib/handoff may not import lib/review. With a roster, status, doctor (and the monitor)
 // show the bridge as lib/handoff/bridgeView.ts reads it, never loading the NATS client.
 import type { Argv, CommandModule } from 'yargs';
-import { type DoctorFinding } from '../handoff/doctor.js';
-import { type InitResult } from '../handoff/init.js';
-import { findRoot } from '../handoff/root.js';
-import { printable } from '../queue/printable.js';
+import { type DoctorFinding } from '../admin/doctor.js';
+import { type InitResult } from '../admin/init.js';
+import { findRoot } from '../project/root.js';
+import { printable } from '../fsx/printable.js';
 import { reportUnusable as onSkip } from './agentCommand.js';
 import { exitAs } from './failure.js';
 
@@ -51,7 +51,7 @@ const init: CommandModule = {
   describe: 'Read swarmforge/swarmforge.conf (and swarmforge/nodes.conf); write .swarmforge/roles.tsv (nodes.tsv) and every mailbox; import SwarmForge mail left in worktrees',
   builder: (y) => json(y).option('node', { type: 'string', describe: 'Record NAME, a node of swarmforge/nodes.conf, as this machine\'s node (.swarmforge/node)' }),
   handler: async (args) => {
-    const { initProject } = await import('../handoff/init.js');
+    const { initProject } = await import('../admin/init.js');
     const result = await initProject(process.cwd(), [], { node: args.node as string | undefined });
     write(args.json ? initJson(result) : initText(result));
   },
@@ -64,7 +64,7 @@ const status: CommandModule = {
   handler: async (args) => {
     const root = findRoot(process.cwd(), process.env);
     const [{ daemonLine, statusOf, statusTable }, { daemonStatus }, { bridgeText, bridgeViewOf }] = await Promise.all([
-      import('../handoff/status.js'), import('../handoff/daemonRecord.js'), import('../handoff/bridgeView.js')]);
+      import('../admin/status.js'), import('../project/daemonRecord.js'), import('../admin/bridgeView.js')]);
     const bridge = bridgeViewOf(root);
     const rows = statusOf(root);
     const daemon = daemonStatus(root);
@@ -79,7 +79,7 @@ const doctorCommand: CommandModule = {
   builder: (y) => json(y).option('fix', { type: 'boolean', default: false, describe: 'Delete temp files older than 36 h (the only safe repair)' }),
   handler: async (args) => {
     const [{ doctor }, { reviewFindings }, { bridgeDoctorLines }] = await Promise.all([
-      import('../handoff/doctor.js'), import('../review/reviewDoctor.js'), import('../handoff/bridgeDoctor.js')]);
+      import('../admin/doctor.js'), import('../review/lens/reviewDoctor.js'), import('../admin/bridgeDoctor.js')]);
     const root = findRoot(process.cwd(), process.env);
     const queueReport = await doctor(root, args.fix as boolean);
     const report = { ...queueReport, findings: [...queueReport.findings, ...reviewFindings(root)] };

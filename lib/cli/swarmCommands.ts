@@ -5,9 +5,9 @@
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { daemonStatus } from '../handoff/daemonRecord.js';
-import { fail } from '../handoff/errors.js';
-import { findRoot } from '../handoff/root.js';
+import { daemonStatus } from '../project/daemonRecord.js';
+import { fail } from '../fsx/commandFailure.js';
+import { findRoot } from '../project/root.js';
 import { type DaemonControl } from '../swarm/up.js';
 import { exitAs } from './failure.js';
 import { importLines } from './queueCommands.js';
@@ -94,7 +94,7 @@ const monitor: CommandModule = {
     const root = findRoot(process.cwd(), process.env);
     if (!args.once) return (await import('./liveMonitor.js')).liveMonitor(root, args.json as boolean, write);
     const { monitorText, monitorView } = await import('../swarm/monitor.js');
-    const { runsText, runsView } = await import('../run/runMonitor.js');
+    const { runsText, runsView } = await import('../run/record/runMonitor.js');
     const view = { ...(await monitorView(root)), runs: runsView(root) };
     write(args.json ? `${JSON.stringify(view)}\n` : `${monitorText(view)}${runsText(view.runs)}`);
   },
@@ -117,9 +117,9 @@ const demo: CommandModule = {
       binDir: binDir(), daemon: await daemonControl(), tasks: (args.tasks as number | undefined) ?? (args.review ? 2 : 4), attach: args.attach as boolean,
       keep: args.keep as boolean, timeoutMs: (args.timeout as number) * 1000, out: write,
     };
-    if (args.run) await (await import('../swarm/runDemo.js')).runRunDemo(options);
-    else if (args.review) await (await import('../swarm/reviewDemo.js')).runReviewDemo(options);
-    else await (await import('../swarm/demo.js')).runDemo(options);
+    if (args.run) await (await import('../scripted/runDemo.js')).runRunDemo(options);
+    else if (args.review) await (await import('../scripted/reviewDemo.js')).runReviewDemo(options);
+    else await (await import('../scripted/demo.js')).runDemo(options);
   },
 };
 

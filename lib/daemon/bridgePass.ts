@@ -9,8 +9,8 @@
 // the restarted daemon publishes again with the same Nats-Msg-Id (a duplicate for the
 // server within its window, a copy the receiver finds by id after it); killed after a
 // copy and before its acknowledgement, the message is redelivered and found by id.
-import { crashPoint } from '../queue/crash.js';
-import { fsyncDir } from '../queue/durable.js';
+import { crashPoint } from '../fsx/crash.js';
+import { fsyncDir } from '../fsx/durable.js';
 import type { Arrival, Bridge, PublishOutcome } from '../bridge/bridge.js';
 import { failHandoff, tooLargeReason, type Copied, type DeliveryScope } from './deliver.js';
 import { copyArrival, type ArrivalOutcome } from './deliverArrival.js';

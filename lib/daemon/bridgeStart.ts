@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import type { Bridge } from '../bridge/bridge.js';
 import { bridgeSettingsOf } from '../bridge/bridgeSettings.js';
-import { bridgePathsOf } from '../handoff/layout.js';
+import { bridgePathsOf } from '../project/layout.js';
 import { localNodeOf, readRoster } from '../handoff/roster.js';
 import { type DaemonLog } from './log.js';
 

@@ -4,9 +4,9 @@
 // number reused.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import { runningDaemon } from '../handoff/daemonRecord.js';
-import { daemonPathsOf } from '../handoff/layout.js';
-import { processRunning } from '../queue/lock.js';
+import { runningDaemon } from '../project/daemonRecord.js';
+import { daemonPathsOf } from '../project/layout.js';
+import { processRunning } from '../fsx/processIdentity.js';
 import { DaemonAlreadyRunning } from './alreadyRunning.js';
 
 async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {

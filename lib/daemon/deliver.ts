@@ -17,15 +17,12 @@
 // lock of each batch-mode recipient.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { crashPoint } from '../queue/crash.js';
-import { copyPlaces, deliverCopy, freeNameIn, idPlaces, moveOriginal, renameInto, type FolderLister } from '../queue/deliver.js';
-import { fsyncDir, isCode, renameSynced, writeFileSynced } from '../queue/durable.js';
-import { serializeEnvelope } from '../queue/envelope.js';
-import { readItem, UnusableItem, type Item } from '../queue/item.js';
-import { acquireLock, type Release } from '../queue/lock.js';
-import { ensureFolder, ensureMailbox, type Mailbox } from '../queue/mailbox.js';
-import { isoOf } from '../queue/names.js';
-import { mailboxOf } from '../handoff/layout.js';
+import { crashPoint } from '../fsx/crash.js';
+import { copyPlaces, deliverCopy, ensureFolder, ensureMailbox, type FolderLister, freeNameIn, idPlaces, isoOf, type Item, type Mailbox, moveOriginal, readItem, renameInto, serializeEnvelope, UnusableItem } from '../queue/index.js';
+import { fsyncDir, renameSynced, writeFileSynced } from '../fsx/durable.js';
+import { isCode } from '../fsx/absent.js';
+import { acquireLock, type Release } from '../fsx/lock.js';
+import { mailboxOf } from '../project/layout.js';
 import { type Role } from '../handoff/roles.js';
 
 /** What became of one outbox file. */

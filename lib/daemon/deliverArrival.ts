@@ -9,10 +9,8 @@
 // lock); for a batch-mode recipient the deep search holds its inbox lock, as a local
 // repeat delivery does (deliver.ts).
 import { join } from 'node:path';
-import { deliverCopy } from '../queue/deliver.js';
-import { EnvelopeError, parseEnvelope, serializeEnvelope, type Envelope } from '../queue/envelope.js';
-import { type Release } from '../queue/lock.js';
-import { isItemName, isoOf, MAX_NAME_BYTES } from '../queue/names.js';
+import { deliverCopy, type Envelope, EnvelopeError, isItemName, isoOf, MAX_NAME_BYTES, parseEnvelope, serializeEnvelope } from '../queue/index.js';
+import { type Release } from '../fsx/lock.js';
 import { ensureMailboxesOf, lockInboxes, recipientsToCopy, Refused, type DeliveryScope } from './deliver.js';
 
 /**

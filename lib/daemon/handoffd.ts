@@ -8,10 +8,10 @@
 // refused before it touches anything (DaemonAlreadyRunning). Start-up order (§8.2): stale
 // temp files removed, signal handlers installed, `started` logged, the pid file last.
 import * as fs from 'node:fs';
-import { daemonPathsOf } from '../handoff/layout.js';
-import { mkdirSynced } from '../queue/durable.js';
-import { acquireLock, LockBusy, type Release } from '../queue/lock.js';
-import { removeStaleOutboxTemps } from '../queue/tempFiles.js';
+import { daemonPathsOf } from '../project/layout.js';
+import { mkdirSynced } from '../fsx/durable.js';
+import { acquireLock, LockBusy, type Release } from '../fsx/lock.js';
+import { removeStaleOutboxTemps } from '../queue/index.js';
 import { DaemonAlreadyRunning } from './alreadyRunning.js';
 import { startBridgeOf } from './bridgeStart.js';
 import { FolderWatchers } from './folderWatchers.js';

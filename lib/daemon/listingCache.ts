@@ -3,7 +3,7 @@
 // than the listing: a file added in the same timestamp tick as an earlier listing would
 // otherwise go unseen. Any change to a folder's entries changes its mtime.
 import * as fs from 'node:fs';
-import { itemNamesIn } from '../queue/names.js';
+import { itemNamesIn } from '../queue/index.js';
 
 const TRUST_AFTER_MS = 2000;
 

@@ -1,7 +1,7 @@
 // handoffd's event log writer: one appended line per event, in the format of
 // lib/handoff/daemonRecord.ts (which also reads it back).
 import * as fs from 'node:fs';
-import { formatLogLine, type DaemonEvent } from '../handoff/daemonRecord.js';
+import { formatLogLine, type DaemonEvent } from '../project/daemonRecord.js';
 
 /**
  * Appends events to the log file (and mirrors them to a sink, e.g. stderr in the

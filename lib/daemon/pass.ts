@@ -8,7 +8,7 @@
 // Crash contract: see deliver.ts. A handoff whose copy or finish failed (or that was present
 // at start-up) may be partly delivered: its next try searches deep for earlier copies.
 import * as fs from 'node:fs';
-import { fsyncDir } from '../queue/durable.js';
+import { fsyncDir } from '../fsx/durable.js';
 import { type Role } from '../handoff/roles.js';
 import { receiveArrivals, settlePublishes, startPublishing } from './bridgePass.js';
 import { copyHandoff, finishHandoffs, type Copied, type DeliveryScope } from './deliver.js';

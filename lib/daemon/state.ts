@@ -8,9 +8,9 @@
 // Concurrency contract: one daemon per project (the loop holds the daemon lock) and one
 // pass at a time; wake-up jobs only add and remove themselves from `wakes` and write log lines.
 import * as fs from 'node:fs';
-import { mailboxOf, rolesPathOf, type DaemonPaths } from '../handoff/layout.js';
+import { mailboxOf, rolesPathOf, type DaemonPaths } from '../project/layout.js';
 import { readRoles, type Role } from '../handoff/roles.js';
-import { type Mailbox } from '../queue/mailbox.js';
+import { type Mailbox } from '../queue/index.js';
 import type { Bridge } from '../bridge/bridge.js';
 import { ListingCache } from './listingCache.js';
 import { type DaemonLog } from './log.js';

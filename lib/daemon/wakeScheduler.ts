@@ -12,12 +12,9 @@
 // (an unreadable folder) is logged once and that role is left alone for this pass.
 import { join } from 'node:path';
 import { type Role } from '../handoff/roles.js';
-import { isCode } from '../queue/durable.js';
-import { readItem, UnusableItem, type Item } from '../queue/item.js';
-import { acquireLock, LockBusy, type Release } from '../queue/lock.js';
-import { type Mailbox } from '../queue/mailbox.js';
-import { isBatchName, isItemName } from '../queue/names.js';
-import { quarantineItem } from '../queue/quarantine.js';
+import { isCode } from '../fsx/absent.js';
+import { isBatchName, isItemName, type Item, type Mailbox, quarantineItem, readItem, UnusableItem } from '../queue/index.js';
+import { acquireLock, LockBusy, type Release } from '../fsx/lock.js';
 import { boxOf, reportOnce, type DaemonState } from './state.js';
 import { type InboxView } from './wakePolicy.js';
 import { wake, wakeTargetOf } from './waker.js';

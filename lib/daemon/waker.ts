@@ -3,7 +3,7 @@
 // (else the role's session). A wake-up is a hint: failures are reported, never thrown
 // into delivery.
 import { Tmux } from '../adapters/tmux.js';
-import { readPanes, recordedSocketOf } from '../handoff/tmuxRecord.js';
+import { readPanes, recordedSocketOf } from '../project/tmuxRecord.js';
 
 /**
  * The text typed into a recipient's pane, SwarmForge's word for word (role prompts written

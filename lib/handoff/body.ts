@@ -3,7 +3,7 @@
 // {sender}, {commit}, {task} and {message} are replaced.
 import { readFileSync } from 'node:fs';
 import { type Draft } from './draft.js';
-import { bodyTemplatePathOf } from './layout.js';
+import { bodyTemplatePathOf } from '../project/layout.js';
 
 const PREAMBLE = 'Re-read your role and constitution.\n\n';
 const DEFAULTS = {

@@ -6,8 +6,8 @@
 // reference launcher, `baton up` hands them to the pane's shell, which splits and
 // expands them (quotes, $VARIABLES).
 import * as fs from 'node:fs';
-import { fail } from './errors.js';
-import { configPathOf } from './layout.js';
+import { fail } from '../fsx/commandFailure.js';
+import { configPathOf } from '../project/layout.js';
 import { isValidRoleName, type ReceiveMode } from './roleName.js';
 
 /** One `window` line. */

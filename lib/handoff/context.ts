@@ -1,9 +1,9 @@
 // Who is acting and where: the checks every agent command runs first, in protocol order
 // (role set, ROOT found, role known). An unknown role's line is followed by a hint line:
 // the known roles and the one probably meant (roleHint.ts).
-import { printable } from '../queue/printable.js';
-import { fail } from './errors.js';
-import { findRoot } from './root.js';
+import { printable } from '../fsx/printable.js';
+import { fail } from '../fsx/commandFailure.js';
+import { findRoot } from '../project/root.js';
 import { knownRolesHint } from './roleHint.js';
 import { readRoles, type Role, type RoleTable } from './roles.js';
 

@@ -6,7 +6,7 @@
 // after the `- ` error lines, before the blank line and the usage: the known roles and the
 // one probably meant when a recipient is unknown (roleHint.ts), and the git command that
 // gives the 10-character form of a commit written otherwise.
-import { printable } from '../queue/printable.js';
+import { printable } from '../fsx/printable.js';
 import { knownRolesHint } from './roleHint.js';
 import { isValidRoleName } from './roleName.js';
 import { SWARM_HANDOFF_USAGE } from './usage.js';

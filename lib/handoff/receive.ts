@@ -11,16 +11,12 @@
 // crash, or a doubled call) says ALREADY_COMPLETED and then hands out the work as ready
 // does: the same end as the first call, and never a completion of unseen work.
 import { join } from 'node:path';
-import { claimBatch, claimItem, inProcessOf, pathTaken, readItemsIn, readWaitingItems, rollBackStagedBatches, stampIfMissing, uniqueBatchName, type SkipReporter } from '../queue/claim.js';
-import { findCompleted, finishBatch, finishItem } from '../queue/finish.js';
-import { type Item } from '../queue/item.js';
-import { withLock } from '../queue/lock.js';
-import { ensureMailbox, type Mailbox } from '../queue/mailbox.js';
-import { isoOf, tsidOf } from '../queue/names.js';
-import { printable } from '../queue/printable.js';
+import { claimBatch, claimItem, ensureMailbox, findCompleted, finishBatch, finishItem, inProcessOf, isoOf, type Item, type Mailbox, pathTaken, readItemsIn, readWaitingItems, rollBackStagedBatches, type SkipReporter, stampIfMissing, tsidOf, uniqueBatchName } from '../queue/index.js';
+import { withLock } from '../fsx/lock.js';
+import { printable } from '../fsx/printable.js';
 import { actingContext } from './context.js';
-import { fail } from './errors.js';
-import { mailboxOf } from './layout.js';
+import { fail } from '../fsx/commandFailure.js';
+import { mailboxOf } from '../project/layout.js';
 import { type ReceiveMode } from './roleName.js';
 import { batchText, priorityOf, taskText } from './taskText.js';
 

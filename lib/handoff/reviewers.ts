@@ -3,7 +3,7 @@
 // `baton init`/`baton up` beside roles.tsv; the review stage reads it, never the conf.
 import * as fs from 'node:fs';
 import { type ReviewerConfig } from './config.js';
-import { reviewersPathOf } from './layout.js';
+import { reviewersPathOf } from '../project/layout.js';
 
 /** The reviewer role of each lens (a lens without a line is absent). */
 export type Reviewers = Partial<Record<'cto' | 'coo', string>>;

@@ -3,7 +3,7 @@
 // reparses swarmforge.conf. Bad lines are ignored and returned as problems (the daemon
 // logs them, `baton doctor` lists them).
 import * as fs from 'node:fs';
-import { rolesPathOf } from './layout.js';
+import { rolesPathOf } from '../project/layout.js';
 import { isValidRoleName } from './roleName.js';
 
 /** One row of roles.tsv. `mode` is kept verbatim: commands validate it when they act. */

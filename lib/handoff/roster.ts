@@ -14,8 +14,8 @@
 import * as fs from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
 import { readConfig } from './config.js';
-import { fail } from './errors.js';
-import { bridgePathsOf } from './layout.js';
+import { fail } from '../fsx/commandFailure.js';
+import { bridgePathsOf } from '../project/layout.js';
 
 /** The roster of a swarm across machines (swarmforge/nodes.conf). */
 export interface Roster {

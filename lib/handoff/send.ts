@@ -16,21 +16,19 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { type SkipReporter } from '../queue/claim.js';
-import { crashPoint } from '../queue/crash.js';
-import { fsyncDir, isCode, renameSynced, unlinkSynced, writeFileSynced } from '../queue/durable.js';
-import { serializeEnvelope, type Headers } from '../queue/envelope.js';
-import { withLock } from '../queue/lock.js';
-import { ensureMailbox, type Mailbox } from '../queue/mailbox.js';
-import { handoffFileName, handoffId, isoOf, tsidOf } from '../queue/names.js';
-import { printable } from '../queue/printable.js';
+import { ensureMailbox, handoffFileName, handoffId, type Headers, isoOf, type Mailbox, serializeEnvelope, type SkipReporter, tsidOf } from '../queue/index.js';
+import { crashPoint } from '../fsx/crash.js';
+import { fsyncDir, renameSynced, unlinkSynced, writeFileSynced } from '../fsx/durable.js';
+import { isCode } from '../fsx/absent.js';
+import { withLock } from '../fsx/lock.js';
+import { printable } from '../fsx/printable.js';
 import { bodyOf } from './body.js';
 import { commitLookupIn } from './commit.js';
 import { actingContext, type Context } from './context.js';
-import { DAEMON_NOT_RUNNING, runningDaemon } from './daemonRecord.js';
+import { DAEMON_NOT_RUNNING, runningDaemon } from '../project/daemonRecord.js';
 import { invalidDraftLines, validateDraft, type Draft } from './draft.js';
-import { fail, HandoffFailure } from './errors.js';
-import { mailboxOf } from './layout.js';
+import { fail, CommandFailure } from '../fsx/commandFailure.js';
+import { mailboxOf } from '../project/layout.js';
 import { takeSequence } from './sequence.js';
 
 interface DraftIdentity {
@@ -93,7 +91,7 @@ export async function sendHandoff(
 
 /** With no draft file: finish a send of that path cut short after the draft was deleted, or report it missing. */
 async function finishInterruptedSend(draftArg: string, draftPath: string, cwd: string, env: NodeJS.ProcessEnv, onWarning: WarningReporter): Promise<string> {
-  const missing = new HandoffFailure('usage', [`Draft file not found: ${printable(draftArg)}`]);
+  const missing = new CommandFailure('usage', [`Draft file not found: ${printable(draftArg)}`]);
   let ctx: Context;
   try {
     ctx = actingContext(cwd, env, 'sender role');

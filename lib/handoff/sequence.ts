@@ -4,10 +4,10 @@
 // number is never handed out twice; a crash after taking one only leaves a gap. A missing
 // or unreadable counter is rebuilt from the highest sequence among the sender's own ids.
 import * as fs from 'node:fs';
-import { readItemsIn, type SkipReporter } from '../queue/claim.js';
-import { crashPoint } from '../queue/crash.js';
-import { renameSynced, writeFileSynced, isCode } from '../queue/durable.js';
-import { type Mailbox } from '../queue/mailbox.js';
+import { type Mailbox, readItemsIn, type SkipReporter } from '../queue/index.js';
+import { crashPoint } from '../fsx/crash.js';
+import { renameSynced, writeFileSynced } from '../fsx/durable.js';
+import { isCode } from '../fsx/absent.js';
 
 function storedSequence(seqFile: string): number | undefined {
   try {

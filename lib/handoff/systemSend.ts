@@ -9,13 +9,11 @@
 // nothing queued; the caller's recovery (e.g. `baton review resume`) finds the handoff
 // missing and queues it again. After the rename it is queued exactly once.
 import { join } from 'node:path';
-import { crashPoint } from '../queue/crash.js';
-import { fsyncDir, renameSynced, writeFileSynced } from '../queue/durable.js';
-import { serializeEnvelope, type Headers } from '../queue/envelope.js';
-import { withLock } from '../queue/lock.js';
-import { ensureMailbox } from '../queue/mailbox.js';
-import { handoffFileName, handoffId, isoOf, tsidOf } from '../queue/names.js';
-import { mailboxOf } from './layout.js';
+import { crashPoint } from '../fsx/crash.js';
+import { fsyncDir, renameSynced, writeFileSynced } from '../fsx/durable.js';
+import { ensureMailbox, handoffFileName, handoffId, type Headers, isoOf, serializeEnvelope, tsidOf } from '../queue/index.js';
+import { withLock } from '../fsx/lock.js';
+import { mailboxOf } from '../project/layout.js';
 import { takeSequence } from './sequence.js';
 
 /** What a system handoff says: recipients, priority, type, the writer's headers and the body. */

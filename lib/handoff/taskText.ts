@@ -1,6 +1,6 @@
 // The exact stdout of ready_for_next and done_with_current (protocol §7): agents and their
 // prompts parse these lines, so they are byte-for-byte the reference's.
-import { type Item } from '../queue/item.js';
+import { type Item } from '../queue/index.js';
 
 /** TASK/FROM/TYPE/PRIORITY/[TASK_NAME]/PAYLOAD block; the body verbatim, newline-terminated. */
 export function taskText(item: Item): Buffer {

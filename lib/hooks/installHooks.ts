@@ -10,10 +10,11 @@ import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { quote } from 'shell-quote';
 import writeFileAtomic from 'write-file-atomic';
-import { fail } from '../handoff/errors.js';
-import { agentHooksPathOf, type HookAgent } from '../handoff/layout.js';
-import { fsyncDir, isCode } from '../queue/durable.js';
-import { printable } from '../queue/printable.js';
+import { fail } from '../fsx/commandFailure.js';
+import { agentHooksPathOf, type HookAgent } from '../project/layout.js';
+import { fsyncDir } from '../fsx/durable.js';
+import { isCode } from '../fsx/absent.js';
+import { printable } from '../fsx/printable.js';
 import { MalformedSettings, mergeHookSettings, type HookCommands, type MergedSettings } from './hookSettings.js';
 
 /** The file names of the package's hook scripts, by event. */

@@ -8,9 +8,8 @@
 // there is thrown, and the hook prints nothing.
 import { join } from 'node:path';
 import { actingContext } from '../handoff/context.js';
-import { mailboxOf } from '../handoff/layout.js';
-import { inProcessOf } from '../queue/claim.js';
-import { itemNamesIn } from '../queue/names.js';
+import { mailboxOf } from '../project/layout.js';
+import { inProcessOf, itemNamesIn } from '../queue/index.js';
 
 /** The acting role's project and mailbox at one instant. */
 export interface RoleState {

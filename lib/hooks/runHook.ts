@@ -5,8 +5,8 @@
 // show). BATON_HOOKS_DEBUG=1 prints the failure as one line on stderr, for a person
 // finding out why a hook says nothing. Nothing here sets an exit code: 0 is the default.
 import * as fs from 'node:fs';
-import { isCode } from '../queue/durable.js';
-import { printable } from '../queue/printable.js';
+import { isCode } from '../fsx/absent.js';
+import { printable } from '../fsx/printable.js';
 import { parseHookInput, type HookInput } from './hookInput.js';
 
 /** A hook's answer to its input: the stdout text, or undefined for none. */

@@ -3,9 +3,8 @@
 // which runs are unfinished; it starts, claims and resumes nothing. Claude Code and Codex
 // both take `hookSpecificOutput.additionalContext` (Codex's output schema allows no other
 // field there), so one answer serves both.
-import { readItem, UnusableItem } from '../queue/item.js';
-import { itemNamesIn } from '../queue/names.js';
-import { printable } from '../queue/printable.js';
+import { itemNamesIn, readItem, UnusableItem } from '../queue/index.js';
+import { printable } from '../fsx/printable.js';
 import { handoffCount } from './handoffCount.js';
 import { type HookInput } from './hookInput.js';
 import { roleStateOf, type InProcessEntry, type RoleState } from './roleState.js';

@@ -4,8 +4,8 @@
 // the runtime itself would refuse: an invalid record throws, and the hook prints nothing.
 // Reads only; takes no lock (a record is replaced by rename, so a read sees a whole one).
 import * as fs from 'node:fs';
-import { runsDirOf } from '../handoff/layout.js';
-import { isTerminal, type RunPhase, type RunStatus } from '../run/workflow.js';
+import { runsDirOf } from '../project/layout.js';
+import { isTerminal, type RunPhase, type RunStatus } from '../run/record/workflow.js';
 
 /** What SessionStart says about one unfinished run. */
 export interface UnfinishedRun {
@@ -18,7 +18,7 @@ export interface UnfinishedRun {
 /** The runs of ROOT that are not FAILED, CANCELLED or COMPLETED, oldest first. */
 export async function unfinishedRunsOf(root: string): Promise<UnfinishedRun[]> {
   if (!fs.existsSync(runsDirOf(root))) return [];
-  const { readWorkflow, runIdsOf } = await import('../run/runStore.js');
+  const { readWorkflow, runIdsOf } = await import('../run/record/runStore.js');
   return runIdsOf(root)
     .map((runId) => readWorkflow(root, runId).workflow)
     .filter((wf) => !isTerminal(wf.status))

@@ -13,8 +13,9 @@
 // inbox/bad/ (quarantine.ts) at that first sight, under the same lock.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { crashPoint } from './crash.js';
-import { fsyncDir, isCode, mkdirSynced, renameSynced } from './durable.js';
+import { crashPoint } from '../fsx/crash.js';
+import { fsyncDir, mkdirSynced, renameSynced } from '../fsx/durable.js';
+import { isCode } from '../fsx/absent.js';
 import { type Mailbox } from './mailbox.js';
 import { isoOf, isBatchName, isItemName, itemNamesIn, entriesOf, formatSeq, sortByBytes } from './names.js';
 import { readItem, rewriteItem, UnusableItem, type Item } from './item.js';

@@ -8,8 +8,9 @@
 // only ever remove files from new/, so a name seen taken stays decided for this call.
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
-import { crashPoint } from './crash.js';
-import { fsyncDir, isCode, mkdirSynced, writeFileSynced } from './durable.js';
+import { crashPoint } from '../fsx/crash.js';
+import { fsyncDir, mkdirSynced, writeFileSynced } from '../fsx/durable.js';
+import { isCode } from '../fsx/absent.js';
 import { type Mailbox } from './mailbox.js';
 import { entriesOf, isBatchName, itemNamesIn } from './names.js';
 

@@ -11,10 +11,10 @@
 // finished): it only reads.
 import { lstatSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { crashPoint } from './crash.js';
-import { renameSynced } from './durable.js';
+import { crashPoint } from '../fsx/crash.js';
+import { renameSynced } from '../fsx/durable.js';
 import { type Mailbox } from './mailbox.js';
-import { mkdirSynced } from './durable.js';
+import { mkdirSynced } from '../fsx/durable.js';
 import { entriesOf, isBatchName, isoOf, itemNamesIn } from './names.js';
 import { stampIfMissing } from './claim.js';
 import { readItem, UnusableItem, type Item } from './item.js';

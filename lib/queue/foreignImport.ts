@@ -18,9 +18,10 @@
 // The retry also removes a temp file left by the kill.
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { crashPoint } from './crash.js';
+import { crashPoint } from '../fsx/crash.js';
 import { copyPlaces, deliverCopy } from './deliver.js';
-import { fsyncDir, isCode, renameSynced } from './durable.js';
+import { fsyncDir, renameSynced } from '../fsx/durable.js';
+import { isCode } from '../fsx/absent.js';
 import { readItem, UnusableItem, type Item } from './item.js';
 import { type Mailbox } from './mailbox.js';
 import { itemNamesIn } from './names.js';

@@ -4,10 +4,10 @@
 // lock. Symlinks and non-regular files are refused, never followed.
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { crashPoint } from './crash.js';
-import { fsyncDir, writeFileSynced } from './durable.js';
+import { crashPoint } from '../fsx/crash.js';
+import { fsyncDir, writeFileSynced } from '../fsx/durable.js';
 import { EnvelopeError, parseEnvelope, serializeEnvelope, type Envelope, type Headers } from './envelope.js';
-import { printable } from './printable.js';
+import { printable } from '../fsx/printable.js';
 
 /** A readable item: its path, name, headers (with an `id`) and body bytes. */
 export interface Item extends Envelope {

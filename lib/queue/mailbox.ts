@@ -2,7 +2,8 @@
 // roles or swarms (lib/handoff maps a role to its mailbox directory).
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { isCode, mkdirSynced } from './durable.js';
+import { mkdirSynced } from '../fsx/durable.js';
+import { isCode } from '../fsx/absent.js';
 
 /** A mailbox folder that is a symlink or not a directory: refused, never followed. */
 export class UnsafeMailbox extends Error {

@@ -21,13 +21,13 @@
 // bad/ under that decoded (valid) name.
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { crashPoint } from './crash.js';
+import { crashPoint } from '../fsx/crash.js';
 import { freeNameIn } from './deliver.js';
-import { fsyncDir, renameSynced, writeFileSynced } from './durable.js';
+import { fsyncDir, renameSynced, writeFileSynced } from '../fsx/durable.js';
 import { QuarantinedItem, UnusableItem } from './item.js';
 import { ensureFolder, type Mailbox } from './mailbox.js';
 import { isItemName } from './names.js';
-import { printable } from './printable.js';
+import { printable } from '../fsx/printable.js';
 
 /** The reason given for an entry whose name is not valid UTF-8. */
 export const UNDECODABLE_NAME = 'name is not valid UTF-8';

@@ -6,9 +6,9 @@
 // finding (every list item is one: a list item in another form is malformed, never skipped,
 // so a blocking finding cannot be lost to a typo). Anything malformed is a FindingsError
 // naming what is wrong; nothing guesses.
-import { readMarkdownFrontMatter } from '../handoff/markdownFrontMatter.js';
-import { SEVERITIES, type Finding, type Severity, type Verdict } from './bookbag.js';
-import { FindingsError } from './reviewErrors.js';
+import { readMarkdownFrontMatter } from '../findings/frontMatter.js';
+import { SEVERITIES, type Finding, type Severity, type Verdict } from './bookbag/bookbag.js';
+import { FindingsError } from './bookbag/reviewErrors.js';
 
 const OTHER_VOCABULARY: Record<string, Severity> = { critical: 'CRITICAL', important: 'HIGH', minor: 'MEDIUM', nit: 'LOW' };
 

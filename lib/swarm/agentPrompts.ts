@@ -11,9 +11,9 @@
 import * as fs from 'node:fs';
 import { join, relative } from 'node:path';
 import { type Role } from '../handoff/roles.js';
-import { fail } from '../handoff/errors.js';
-import { agentPromptPathOf, constitutionPathOf, rolePromptPathOf, rolePromptsDirOf } from '../handoff/layout.js';
-import { mkdirSynced, renameSynced, writeFileSynced } from '../queue/durable.js';
+import { fail } from '../fsx/commandFailure.js';
+import { agentPromptPathOf, constitutionPathOf, rolePromptPathOf, rolePromptsDirOf } from '../project/layout.js';
+import { mkdirSynced, renameSynced, writeFileSynced } from '../fsx/durable.js';
 
 /** True when ROOT holds a SwarmForge pack (a constitution or a roles folder); fails naming every missing prompt file. */
 export function checkPackPrompts(root: string, roles: string[]): boolean {

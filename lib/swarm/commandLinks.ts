@@ -2,7 +2,7 @@
 // aliases) as symlinks in ROOT/.swarmforge/bin to the built bins, put first on each pane's PATH.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { commandDirOf } from '../handoff/layout.js';
+import { commandDirOf } from '../project/layout.js';
 
 /** Command name → built bin file. */
 export const COMMANDS: Record<string, string> = {

@@ -7,10 +7,10 @@
 // `stopped` line was killed or crashed. With a roster, the bridge as lib/handoff/bridgeView.ts
 // reads it: the link, each role's node and counts, remote roles marked in the table.
 import { Tmux, type PaneInfo } from '../adapters/tmux.js';
-import { bridgeLines, bridgeViewOf, roleLabel, type BridgeView } from '../handoff/bridgeView.js';
-import { daemonLogTail, daemonStatus, parseLogLine, type DaemonStatus } from '../handoff/daemonRecord.js';
-import { humanDuration, statusOf, type RoleStatus } from '../handoff/status.js';
-import { readPanes, recordedSocketOf } from '../handoff/tmuxRecord.js';
+import { bridgeLines, bridgeViewOf, roleLabel, type BridgeView } from '../admin/bridgeView.js';
+import { daemonLogTail, daemonStatus, parseLogLine, type DaemonStatus } from '../project/daemonRecord.js';
+import { humanDuration, statusOf, type RoleStatus } from '../admin/status.js';
+import { readPanes, recordedSocketOf } from '../project/tmuxRecord.js';
 
 /** One role's line of the monitor. */
 export interface MonitorRole extends RoleStatus {

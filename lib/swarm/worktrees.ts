@@ -3,9 +3,9 @@
 // what the user sees, with a hint when the cause is known (a repository without a commit).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fail } from '../handoff/errors.js';
-import { gitComplaint, runGit as git } from '../handoff/git.js';
-import { worktreePathOf } from '../handoff/layout.js';
+import { fail } from '../fsx/commandFailure.js';
+import { gitComplaint, runGit as git } from '../proc/git.js';
+import { worktreePathOf } from '../project/layout.js';
 
 /** A worktree `baton up` made ready, and what it had to create for it (so a failed up can take it back). */
 export interface EnsuredWorktree {

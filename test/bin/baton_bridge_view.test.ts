@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { bridgePathsOf, daemonPathsOf } from '../../lib/handoff/layout.js';
+import { bridgePathsOf, daemonPathsOf } from '../../lib/project/layout.js';
 import { deadPid, leaveDeadDaemon, pretendDaemonRuns, TWO_NODES, writeBridgeJson, writeRoster } from '../support/bridgeView.js';
 import { BIN_DIR, makeProject, runBin, runExecutable, tempDir, type Project, type RunResult } from '../support/project.js';
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { processRunning } from '../../lib/queue/lock.js';
+import { processRunning } from '../../lib/fsx/processIdentity.js';
 import { waitFor } from '../support/daemon.js';
 import { fixtureText } from '../support/fixtures.js';
 import { BIN_DIR, git, itemsIn, makeProject, runBin, type Project, type RunResult } from '../support/project.js';

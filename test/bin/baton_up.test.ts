@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { Tmux } from '../../lib/adapters/tmux.js';
-import { tmuxSocketPathFor } from '../../lib/handoff/layout.js';
+import { tmuxSocketPathFor } from '../../lib/project/layout.js';
 import { standInAgents, waitFor } from '../support/daemon.js';
 import { fixturePath } from '../support/fixtures.js';
 import { commitIn, git, itemsIn, makeRepo, runBin, tempDir, type RunOptions } from '../support/project.js';

@@ -5,7 +5,7 @@
 // warns on stderr.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { daemonPathsOf } from '../../lib/handoff/layout.js';
+import { daemonPathsOf } from '../../lib/project/layout.js';
 import { daemonLog, startHandoffd, stopHandoffd, waitFor, type DaemonChild } from '../support/daemon.js';
 import { itemsIn, makeProject, noteDraft, runBin, writeDraft, type Project } from '../support/project.js';
 

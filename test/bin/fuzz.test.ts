@@ -18,9 +18,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { DAEMON_NOT_RUNNING } from '../../lib/handoff/daemonRecord.js';
+import { DAEMON_NOT_RUNNING } from '../../lib/project/daemonRecord.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
-import { printable } from '../../lib/queue/printable.js';
+import { printable } from '../../lib/fsx/printable.js';
 import {
   commitIn, git, makeProject, noteDraft, placeItem, runBinAsync, snapshot, tempDir, writeDraft,
   type Project, type RunResult,

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
-import { rolesPathOf, runPathsOf } from '../../lib/handoff/layout.js';
-import { writeWorkflow } from '../../lib/run/runStore.js';
+import { rolesPathOf, runPathsOf } from '../../lib/project/layout.js';
+import { writeWorkflow } from '../../lib/run/record/runStore.js';
 import { git, makeProject, placeItem, runExecutable, snapshot, tempDir, type Project, type RunResult } from '../support/project.js';
 import { sampleWorkflow } from '../run/sampleWorkflow.js';
 

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { natsInfoOf, runningNatsServer } from '../../lib/adapters/natsServer.js';
-import { bridgePathsOf } from '../../lib/handoff/layout.js';
+import { bridgePathsOf } from '../../lib/project/layout.js';
 import { waitFor } from '../support/daemon.js';
 import { freePort } from '../support/nats.js';
 import { makeProject, runBin, runBinsTogether, tempDir, type Project, type RunResult } from '../support/project.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { WAKE_TEXT } from '../../lib/daemon/waker.js';
-import { parseLogLine } from '../../lib/handoff/daemonRecord.js';
+import { parseLogLine } from '../../lib/project/daemonRecord.js';
 import { afterPasses, daemonLog, endStarted, startHandoffd, startPanes, waitFor, type Started } from '../support/daemon.js';
 import { copyFixture } from '../support/fixtures.js';
 import { itemsIn, makeProject, placeItem, runBin, type Project, type RunResult } from '../support/project.js';

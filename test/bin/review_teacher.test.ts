@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import yaml from 'js-yaml';
-import { processRunning } from '../../lib/queue/lock.js';
+import { processRunning } from '../../lib/fsx/processIdentity.js';
 import { endStarted, startHandoffd, waitFor, type Started } from '../support/daemon.js';
 import { itemsIn, runBin, runBinAsync, type Project, type RunResult } from '../support/project.js';
 import { makeTeachersProject, reviewerRecords, scriptedReviewer, startTeacher, teacherWorktree } from '../support/teachers.js';

@@ -24,7 +24,7 @@ import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { waitFor } from '../support/daemon.js';
 import { startSleeper } from '../support/deadProcess.js';
-import { processIdentityOf } from '../../lib/queue/lock.js';
+import { processIdentityOf } from '../../lib/fsx/processIdentity.js';
 import { batonRun, evidence, laneFile, makeRunRepo, ok, runDirOf, snapshotOf } from '../support/runs.js';
 import { type RunResult } from '../support/project.js';
 

@@ -19,8 +19,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
-import { HandoffFailure } from '../../lib/handoff/errors.js';
-import { parseWorkflow } from '../../lib/run/runStore.js';
+import { CommandFailure } from '../../lib/fsx/commandFailure.js';
+import { parseWorkflow } from '../../lib/run/record/runStore.js';
 import { runBinAsync, tempDir } from '../support/project.js';
 import { changedFiles, folderBytes, MUTATION_KINDS, mutatedRecords, problemsOf, type DriverJob, type Mutated, type RecordResult } from '../support/runFuzz.js';
 import { batonRun, evidence, laneFile, leaseFor, makeRunRepo, ok, runDirOf, startRun } from '../support/runs.js';
@@ -85,7 +85,7 @@ describe('baton run: mutated workflow.json files are refused (fuzz)', function (
         parseWorkflow(bytes, path, runId);
         return true;
       } catch (err) {
-        if (err instanceof HandoffFailure) return false;
+        if (err instanceof CommandFailure) return false;
         throw new Error(`parseWorkflow threw ${(err as Error).stack} instead of refusing ${preview(bytes)}`);
       }
     };

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { Bridge, type Arrival, type Outgoing } from '../../lib/bridge/bridge.js';
-import { type BridgeReport } from '../../lib/handoff/bridgeView.js';
+import { type BridgeReport } from '../../lib/project/bridgeRecord.js';
 import { bridgeSettingsOf, type BridgeSettings } from '../../lib/bridge/bridgeSettings.js';
 import { consumerNameOf, streamNameOf, subjectOf, wireSizeOf } from '../../lib/bridge/wireNames.js';
 import { openOwners } from '../../lib/bridge/wireSetup.js';

@@ -9,7 +9,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type Wire } from '../../lib/bridge/bridgeLink.js';
 import { writeBridgeReport } from '../../lib/bridge/bridgeReport.js';
-import { type BridgeReport } from '../../lib/handoff/bridgeView.js';
+import { type BridgeReport } from '../../lib/project/bridgeRecord.js';
 import { bridgeSettingsOf } from '../../lib/bridge/bridgeSettings.js';
 import { consumerNameOf, streamNameOf, subjectOf } from '../../lib/bridge/wireNames.js';
 import { ensureConsumer, ensureStream, openOwners } from '../../lib/bridge/wireSetup.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { runAgentCommand, type AgentCommand } from '../../lib/cli/agentCommand.js';
-import { HandoffFailure } from '../../lib/handoff/errors.js';
-import { batonVersion } from '../../lib/handoff/version.js';
+import { CommandFailure } from '../../lib/fsx/commandFailure.js';
+import { batonVersion } from '../../lib/proc/version.js';
 import { QuarantinedItem, UnusableItem } from '../../lib/queue/item.js';
 
 interface Captured {
@@ -103,7 +103,7 @@ describe('lib/cli/agentCommand', () => {
 
   it('a failure goes through describeFailure: its lines on stderr, its exit code, nothing on stdout', async () => {
     result = async () => {
-      throw new HandoffFailure('refused', ['NOT_CURRENT_TASK: x is not in process.']);
+      throw new CommandFailure('refused', ['NOT_CURRENT_TASK: x is not in process.']);
     };
     const refused = await capture(() => runAgentCommand(command(0, 1), ['x']));
     assert.deepEqual([refused.stdout.length, refused.stderr, refused.exitCode],

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { runBaton } from '../../lib/cli/baton.js';
-import { batonVersion } from '../../lib/handoff/version.js';
+import { batonVersion } from '../../lib/proc/version.js';
 import { formatRoles } from '../../lib/handoff/roles.js';
 import { tempDir } from '../support/project.js';
 

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { describeFailure, EXIT_CODES, exitAs, exitAsScripted, reportFailure, reportFailureAndExit } from '../../lib/cli/failure.js';
 import { DaemonAlreadyRunning } from '../../lib/daemon/alreadyRunning.js';
-import { BookbagProblem, FindingsError, LeafInterrupted, ReviewRefusal } from '../../lib/review/reviewErrors.js';
-import { HandoffFailure, type FailureKind } from '../../lib/handoff/errors.js';
-import { LockBusy } from '../../lib/queue/lock.js';
+import { BookbagProblem, FindingsError, LeafInterrupted, ReviewRefusal } from '../../lib/review/bookbag/reviewErrors.js';
+import { CommandFailure, type FailureKind } from '../../lib/fsx/commandFailure.js';
+import { LockBusy } from '../../lib/fsx/lock.js';
 import { UnsafeMailbox } from '../../lib/queue/mailbox.js';
 
 /** A Node system error as fs raises it. */
@@ -23,7 +23,7 @@ describe('lib/cli/failure', () => {
     const expected: Record<FailureKind, number> = { usage: 1, environment: 1, state: 1, invalid: 2, refused: 2, temporary: 75 };
     for (const [kind, exitCode] of Object.entries(expected) as [FailureKind, number][]) {
       const lines = [`${kind} first line`, '- /a/path'];
-      assert.deepEqual(describeFailure('prog', new HandoffFailure(kind, lines)), { lines, exitCode }, kind);
+      assert.deepEqual(describeFailure('prog', new CommandFailure(kind, lines)), { lines, exitCode }, kind);
     }
   });
 
@@ -124,7 +124,7 @@ describe('lib/cli/failure', () => {
   });
 
   it('makes every line printable (a file name or draft value cannot drive the terminal), keeping the line breaks of a usage text', () => {
-    const refused = new HandoffFailure('refused', ['NOT_CURRENT_TASK: \x1b[2Jx\u202e is not in process.', '- /m/in_process/\x1b]0;t\x07.handoff', 'Usage: x\n\nmore']);
+    const refused = new CommandFailure('refused', ['NOT_CURRENT_TASK: \x1b[2Jx\u202e is not in process.', '- /m/in_process/\x1b]0;t\x07.handoff', 'Usage: x\n\nmore']);
     assert.deepEqual(describeFailure('p', refused).lines,
       ['NOT_CURRENT_TASK: \\u001b[2Jx\\u202e is not in process.', '- /m/in_process/\\u001b]0;t\\u0007.handoff', 'Usage: x\n\nmore']);
     assert.deepEqual(describeFailure('p', systemError('EACCES', 'open', '/m/new/\x1b[31m.handoff')).lines, ["p: open failed '/m/new/\\u001b[31m.handoff': EACCES"]);
@@ -140,7 +140,7 @@ describe('lib/cli/failure', () => {
       return true;
     }) as typeof process.stderr.write;
     try {
-      reportFailure('done_with_current', new HandoffFailure('refused', ['AMBIGUOUS_TASK_STATE: multiple tasks are in process.', '- /a', '- /b']));
+      reportFailure('done_with_current', new CommandFailure('refused', ['AMBIGUOUS_TASK_STATE: multiple tasks are in process.', '- /a', '- /b']));
       assert.equal(process.exitCode, 2);
     } finally {
       process.stderr.write = write;

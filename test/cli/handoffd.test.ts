@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { daemonPathsOf } from '../../lib/handoff/layout.js';
+import { daemonPathsOf } from '../../lib/project/layout.js';
 import { waitFor } from '../support/daemon.js';
 import { BIN_DIR, makeProject, runBin, tempDir } from '../support/project.js';
 

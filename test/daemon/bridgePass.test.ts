@@ -15,9 +15,9 @@ import { copyHandoff, finishHandoffs, type Copied, type DeliveryScope } from '..
 import { DaemonLog } from '../../lib/daemon/log.js';
 import { runPass } from '../../lib/daemon/pass.js';
 import { boxOf, currentRoles, newDaemonState, type DaemonState } from '../../lib/daemon/state.js';
-import { parseLogLine } from '../../lib/handoff/daemonRecord.js';
-import { daemonPathsOf } from '../../lib/handoff/layout.js';
-import { mkdirSynced } from '../../lib/queue/durable.js';
+import { parseLogLine } from '../../lib/project/daemonRecord.js';
+import { daemonPathsOf } from '../../lib/project/layout.js';
+import { mkdirSynced } from '../../lib/fsx/durable.js';
 import { parseEnvelope, serializeEnvelope } from '../../lib/queue/envelope.js';
 import { daemonLog } from '../support/daemon.js';
 import { itemsIn, makeProject, placeItem, type Project } from '../support/project.js';

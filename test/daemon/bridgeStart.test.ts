@@ -12,10 +12,10 @@ import { consumerNameOf, streamNameOf } from '../../lib/bridge/wireNames.js';
 import { describeFailure } from '../../lib/cli/failure.js';
 import { startBridgeOf } from '../../lib/daemon/bridgeStart.js';
 import { DaemonLog } from '../../lib/daemon/log.js';
-import { parseLogLine } from '../../lib/handoff/daemonRecord.js';
-import { HandoffFailure } from '../../lib/handoff/errors.js';
-import { bridgePathsOf, daemonPathsOf } from '../../lib/handoff/layout.js';
-import { mkdirSynced } from '../../lib/queue/durable.js';
+import { parseLogLine } from '../../lib/project/daemonRecord.js';
+import { CommandFailure } from '../../lib/fsx/commandFailure.js';
+import { bridgePathsOf, daemonPathsOf } from '../../lib/project/layout.js';
+import { mkdirSynced } from '../../lib/fsx/durable.js';
 import { daemonLog, waitFor } from '../support/daemon.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
 import { BIN_DIR, makeProject, type Project } from '../support/project.js';
@@ -97,7 +97,7 @@ describe('lib/daemon/bridgeStart', function () {
   describe('a roster that cannot be used: the roster\'s error, exit 1, no bridge', () => {
     const refused = async (expected: string[]) => {
       const err = await startBridgeOf(p.root, log, () => undefined).then(() => undefined, (e: unknown) => e);
-      assert.ok(err instanceof HandoffFailure, `expected a HandoffFailure, got ${String(err)}`);
+      assert.ok(err instanceof CommandFailure, `expected a CommandFailure, got ${String(err)}`);
       assert.equal(err.kind, 'environment');
       assert.deepEqual(err.lines, expected);
       assert.equal(describeFailure('handoffd', err).exitCode, 1);

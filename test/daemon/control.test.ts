@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { DaemonAlreadyRunning } from '../../lib/daemon/alreadyRunning.js';
 import { startDaemon, stopDaemon } from '../../lib/daemon/control.js';
-import { daemonStatus, runningDaemon } from '../../lib/handoff/daemonRecord.js';
-import { daemonPathsOf } from '../../lib/handoff/layout.js';
+import { daemonStatus, runningDaemon } from '../../lib/project/daemonRecord.js';
+import { daemonPathsOf } from '../../lib/project/layout.js';
 import { daemonLog, waitFor } from '../support/daemon.js';
 import { BIN_DIR, makeProject, type Project } from '../support/project.js';
 

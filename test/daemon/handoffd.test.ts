@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { DaemonAlreadyRunning } from '../../lib/daemon/alreadyRunning.js';
 import { runHandoffd } from '../../lib/daemon/handoffd.js';
 import { type DaemonOptions } from '../../lib/daemon/state.js';
-import { parseLogLine, runningDaemon } from '../../lib/handoff/daemonRecord.js';
-import { daemonPathsOf } from '../../lib/handoff/layout.js';
+import { parseLogLine, runningDaemon } from '../../lib/project/daemonRecord.js';
+import { daemonPathsOf } from '../../lib/project/layout.js';
 import { afterPasses, daemonLog, waitFor } from '../support/daemon.js';
 import { itemsIn, makeProject, placeItem, type Project } from '../support/project.js';
 

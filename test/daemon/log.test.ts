@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { DaemonLog } from '../../lib/daemon/log.js';
-import { parseLogLine } from '../../lib/handoff/daemonRecord.js';
+import { parseLogLine } from '../../lib/project/daemonRecord.js';
 import { tempDir } from '../support/project.js';
 
 describe('lib/daemon/log', () => {

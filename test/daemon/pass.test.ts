@@ -5,9 +5,9 @@ import * as fs from 'node:fs';
 import { DaemonLog } from '../../lib/daemon/log.js';
 import { GROUP_SIZE, outboxQueue, runPass } from '../../lib/daemon/pass.js';
 import { currentRoles, newDaemonState, type DaemonState } from '../../lib/daemon/state.js';
-import { parseLogLine } from '../../lib/handoff/daemonRecord.js';
-import { daemonPathsOf } from '../../lib/handoff/layout.js';
-import { mkdirSynced } from '../../lib/queue/durable.js';
+import { parseLogLine } from '../../lib/project/daemonRecord.js';
+import { daemonPathsOf } from '../../lib/project/layout.js';
+import { mkdirSynced } from '../../lib/fsx/durable.js';
 import { daemonLog } from '../support/daemon.js';
 import { itemsIn, makeProject, placeItem, type Project } from '../support/project.js';
 

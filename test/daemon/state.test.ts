@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { DaemonLog } from '../../lib/daemon/log.js';
 import { boxOf, currentRoles, newDaemonState, reportOnce, type DaemonState } from '../../lib/daemon/state.js';
-import { parseLogLine } from '../../lib/handoff/daemonRecord.js';
-import { daemonPathsOf, mailboxOf, rolesPathOf } from '../../lib/handoff/layout.js';
+import { parseLogLine } from '../../lib/project/daemonRecord.js';
+import { daemonPathsOf, mailboxOf, rolesPathOf } from '../../lib/project/layout.js';
 import { daemonLog } from '../support/daemon.js';
 import { makeProject, type Project } from '../support/project.js';
 

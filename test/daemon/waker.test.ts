@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { Tmux, TmuxError } from '../../lib/adapters/tmux.js';
 import { wake, WAKE_TEXT, wakeTargetOf } from '../../lib/daemon/waker.js';
-import { panesFileOf, socketFileOf } from '../../lib/handoff/layout.js';
+import { panesFileOf, socketFileOf } from '../../lib/project/layout.js';
 import { waitFor } from '../support/daemon.js';
 import { tempDir } from '../support/project.js';
 

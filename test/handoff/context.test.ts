@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { actingContext } from '../../lib/handoff/context.js';
-import { HandoffFailure } from '../../lib/handoff/errors.js';
+import { CommandFailure } from '../../lib/fsx/commandFailure.js';
 import { tempDir } from '../support/project.js';
 
 function failsWith(...lines: string[]) {
-  return (err: unknown) => err instanceof HandoffFailure && err.kind === 'environment' && JSON.stringify(err.lines) === JSON.stringify(lines);
+  return (err: unknown) => err instanceof CommandFailure && err.kind === 'environment' && JSON.stringify(err.lines) === JSON.stringify(lines);
 }
 
 const INIT_HINT = "Run 'baton init' in your project's git repository (where swarmforge/swarmforge.conf is), then run this command inside it.";

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { HandoffFailure } from '../../lib/handoff/errors.js';
+import { CommandFailure } from '../../lib/fsx/commandFailure.js';
 import { completeCurrent, doneWithCurrent, readyForNext } from '../../lib/handoff/receive.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { type QuarantinedItem, type UnusableItem } from '../../lib/queue/item.js';
@@ -38,7 +38,7 @@ describe('lib/handoff/receive', () => {
 
   function refused(kind: string, lines: string[]) {
     return (err: unknown) => {
-      assert.ok(err instanceof HandoffFailure, String(err));
+      assert.ok(err instanceof CommandFailure, String(err));
       assert.deepEqual([err.kind, err.lines], [kind, lines]);
       return true;
     };

@@ -2,7 +2,7 @@
 // from the conf by init, parsed back with odd lines ignored, and read as empty when absent.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { reviewersPathOf } from '../../lib/handoff/layout.js';
+import { reviewersPathOf } from '../../lib/project/layout.js';
 import { formatReviewers, parseReviewers, readReviewers } from '../../lib/handoff/reviewers.js';
 import { makeReviewProject } from '../support/bookbags.js';
 import { makeProject, withProject } from '../support/project.js';

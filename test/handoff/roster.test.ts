@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { HandoffFailure } from '../../lib/handoff/errors.js';
+import { CommandFailure } from '../../lib/fsx/commandFailure.js';
 import { formatNodesTable, knownLocalNodeOf, localNodeOf, parseRoster, readRoster, rolesOfNode, type Roster } from '../../lib/handoff/roster.js';
 import { tempDir } from '../support/project.js';
 
@@ -29,7 +29,7 @@ describe('lib/handoff/roster', () => {
     return result.ok ? [] : result.errors;
   };
   const failsWith = (lines: string[]) => (err: unknown) => {
-    assert.ok(err instanceof HandoffFailure, String(err));
+    assert.ok(err instanceof CommandFailure, String(err));
     assert.deepEqual([err.kind, err.lines], ['environment', lines]);
     return true;
   };
@@ -166,7 +166,7 @@ describe('lib/handoff/roster', () => {
       write('nodes.conf', `${HEAD}node a coder\nnode b helper\n`);
       assert.throws(() => readRoster(root), failsWith(['nodes.conf:4: unknown role helper: swarmforge.conf has no window for it', 'nodes.conf:4: role QA is on no node']));
       write('swarmforge.conf', 'pane x\n');
-      assert.throws(() => readRoster(root), (err: unknown) => err instanceof HandoffFailure && /swarmforge\.conf:1: unknown directive 'pane'/.test(err.lines[0]!));
+      assert.throws(() => readRoster(root), (err: unknown) => err instanceof CommandFailure && /swarmforge\.conf:1: unknown directive 'pane'/.test(err.lines[0]!));
     });
   });
 

@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { HandoffFailure } from '../../lib/handoff/errors.js';
-import { daemonPathsOf } from '../../lib/handoff/layout.js';
+import { CommandFailure } from '../../lib/fsx/commandFailure.js';
+import { daemonPathsOf } from '../../lib/project/layout.js';
 import { sendHandoff } from '../../lib/handoff/send.js';
 import { SWARM_HANDOFF_USAGE } from '../../lib/handoff/usage.js';
 import { parseEnvelope, serializeEnvelope } from '../../lib/queue/envelope.js';
-import { acquireLock } from '../../lib/queue/lock.js';
+import { acquireLock } from '../../lib/fsx/lock.js';
 import { ensureMailbox } from '../../lib/queue/mailbox.js';
 import { commitIn, itemsIn, makeProject, noteDraft, placeItem, writeDraft, type Project } from '../support/project.js';
 
@@ -32,7 +32,7 @@ describe('lib/handoff/send', () => {
 
   function failure(kind: string, lines: string[]) {
     return (err: unknown) => {
-      assert.ok(err instanceof HandoffFailure, String(err));
+      assert.ok(err instanceof CommandFailure, String(err));
       assert.deepEqual([err.kind, err.lines], [kind, lines]);
       return true;
     };

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { queueSystemHandoff, type SystemHandoff } from '../../lib/handoff/systemSend.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
-import { LockBusy } from '../../lib/queue/lock.js';
+import { LockBusy } from '../../lib/fsx/lock.js';
 import { at, reviewProjectForSuite } from '../support/bookbags.js';
 import { holdLockElsewhere } from '../support/heldLock.js';
 import { itemsIn } from '../support/project.js';

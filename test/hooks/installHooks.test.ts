@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
-import { HandoffFailure } from '../../lib/handoff/errors.js';
-import { agentHooksPathOf } from '../../lib/handoff/layout.js';
+import { CommandFailure } from '../../lib/fsx/commandFailure.js';
+import { agentHooksPathOf } from '../../lib/project/layout.js';
 import { installHooks, packageHookCommands } from '../../lib/hooks/installHooks.js';
 import { tempDir } from '../support/project.js';
 
@@ -26,7 +26,7 @@ describe('lib/hooks/installHooks', () => {
     fs.mkdirSync(join(pkg, 'hooks'), { recursive: true });
     fs.mkdirSync(join(pkg, 'dist', 'bin'), { recursive: true });
     fs.writeFileSync(join(pkg, 'hooks', 'session-start'), '');
-    assert.throws(() => packageHookCommands(join(pkg, 'dist', 'bin')), (err: unknown) => err instanceof HandoffFailure && err.kind === 'environment' && /cannot find the package's hooks\/ folder/.test(err.message));
+    assert.throws(() => packageHookCommands(join(pkg, 'dist', 'bin')), (err: unknown) => err instanceof CommandFailure && err.kind === 'environment' && /cannot find the package's hooks\/ folder/.test(err.message));
     fs.writeFileSync(join(pkg, 'hooks', 'stop'), '');
     assert.deepEqual(packageHookCommands(join(pkg, 'dist', 'bin')), { SessionStart: `'${pkg}/hooks/session-start'`, Stop: `'${pkg}/hooks/stop'` });
   });
@@ -71,7 +71,7 @@ describe('lib/hooks/installHooks', () => {
     const path = agentHooksPathOf(root, 'claude');
     fs.mkdirSync(join(root, '.claude'));
     fs.writeFileSync(path, '{"hooks": [] }');
-    assert.throws(() => installHooks(root, 'claude', COMMANDS, false), (err: unknown) => err instanceof HandoffFailure && err.kind === 'refused' &&
+    assert.throws(() => installHooks(root, 'claude', COMMANDS, false), (err: unknown) => err instanceof CommandFailure && err.kind === 'refused' &&
       err.lines.length === 1 && err.lines[0] === `baton: cannot merge hooks into '${path}': "hooks" is not an object`);
     assert.equal(fs.readFileSync(path, 'utf8'), '{"hooks": [] }');
     assert.deepEqual(fs.readdirSync(join(root, '.claude')), ['settings.json']);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { HandoffFailure } from '../../lib/handoff/errors.js';
+import { CommandFailure } from '../../lib/fsx/commandFailure.js';
 import { roleStateOf } from '../../lib/hooks/roleState.js';
 import { makeProject, placeItem, snapshot, tempDir, type Project } from '../support/project.js';
 
@@ -44,7 +44,7 @@ describe('lib/hooks/roleState', () => {
   });
 
   it('throws, as the agent commands do, when the role is unset or unknown or there is no project', () => {
-    const isEnvironment = (err: unknown) => err instanceof HandoffFailure && err.kind === 'environment';
+    const isEnvironment = (err: unknown) => err instanceof CommandFailure && err.kind === 'environment';
     assert.throws(() => roleStateOf(p.root, env(undefined)), isEnvironment);
     assert.throws(() => roleStateOf(p.root, env('ghost')), isEnvironment);
     const outside = tempDir();

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { runPathsOf } from '../../lib/handoff/layout.js';
+import { runPathsOf } from '../../lib/project/layout.js';
 import { sessionStartAnswer, sessionStartContext, sessionStartOutput } from '../../lib/hooks/sessionStart.js';
-import { writeWorkflow } from '../../lib/run/runStore.js';
+import { writeWorkflow } from '../../lib/run/record/runStore.js';
 import { makeProject, placeItem, snapshot, type Project } from '../support/project.js';
 import { sampleWorkflow } from '../run/sampleWorkflow.js';
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { runPathsOf, runsDirOf } from '../../lib/handoff/layout.js';
+import { runPathsOf, runsDirOf } from '../../lib/project/layout.js';
 import { unfinishedRunsOf } from '../../lib/hooks/unfinishedRuns.js';
-import { writeWorkflow } from '../../lib/run/runStore.js';
-import { type Workflow } from '../../lib/run/workflow.js';
+import { writeWorkflow } from '../../lib/run/record/runStore.js';
+import { type Workflow } from '../../lib/run/record/workflow.js';
 import { tempDir } from '../support/project.js';
 import { sampleWorkflow } from '../run/sampleWorkflow.js';
 

@@ -4,7 +4,7 @@
 // FindingsError that names what is wrong.
 import assert from 'node:assert/strict';
 import { isBlocking, parseFindingArg, parseFindingsDocument, parseFindingsJson, parseFindingsMarkdown, severityOf } from '../../lib/review/findings.js';
-import { FindingsError } from '../../lib/review/reviewErrors.js';
+import { FindingsError } from '../../lib/review/bookbag/reviewErrors.js';
 import { finding } from '../support/bookbags.js';
 
 /** Matches a FindingsError whose message matches `pattern`. */

@@ -1,6 +1,6 @@
 // A valid hand-made run record for tests of lib/run: a paused run of one repository,
 // every field set as `start` and one checkpoint would leave it; tests override what they check.
-import { type Workflow } from '../../lib/run/workflow.js';
+import { type Workflow } from '../../lib/run/record/workflow.js';
 
 /** A valid PAUSED workflow for `repoRoot` based on `baseCommit`, with `overrides` applied. */
 export function sampleWorkflow(repoRoot: string, baseCommit: string, overrides: Partial<Workflow> = {}): Workflow {

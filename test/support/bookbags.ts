@@ -3,11 +3,11 @@
 // consistent by construction), written where the store reads them.
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
-import { reviewPathsOf } from '../../lib/handoff/layout.js';
-import { type Bookbag, type Finding, type Lens, type ReviewState, type Severity } from '../../lib/review/bookbag.js';
-import { writeSignal } from '../../lib/review/signals.js';
-import { bookbagPathOf, writeBookbag } from '../../lib/review/store.js';
-import { newBookbag, withDisposal, withScore, withVerdict, type Submission } from '../../lib/review/transitions.js';
+import { reviewPathsOf } from '../../lib/project/layout.js';
+import { type Bookbag, type Finding, type Lens, type ReviewState, type Severity } from '../../lib/review/bookbag/bookbag.js';
+import { writeSignal } from '../../lib/review/lens/signals.js';
+import { bookbagPathOf, writeBookbag } from '../../lib/review/bookbag/store.js';
+import { newBookbag, withDisposal, withScore, withVerdict, type Submission } from '../../lib/review/bookbag/transitions.js';
 import { makeProject, tempDir, type Project } from './project.js';
 
 /** The bead of the bookbags the factories build unless told otherwise. */

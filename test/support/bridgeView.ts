@@ -4,9 +4,9 @@
 // daemon's pid file) or one that ran and is gone (a dead child's pid in the pid file).
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { type BridgeReport } from '../../lib/handoff/bridgeView.js';
-import { bridgePathsOf, daemonPathsOf } from '../../lib/handoff/layout.js';
-import { acquireLock } from '../../lib/queue/lock.js';
+import { type BridgeReport } from '../../lib/project/bridgeRecord.js';
+import { bridgePathsOf, daemonPathsOf } from '../../lib/project/layout.js';
+import { acquireLock } from '../../lib/fsx/lock.js';
 
 /** The roster of the default three-role project on two nodes: coder on a, reviewer and QA on b. */
 export const TWO_NODES = 'swarm t\nnats nats://127.0.0.1:4222\nnode a coder\nnode b reviewer,QA\n';

@@ -1,7 +1,7 @@
 // Processes for tests of liveness checks: a sleeper that leads its own process group (as a
 // leaf's worker does), and the identity line of a process that ran and is gone.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { processIdentityOf } from '../../lib/queue/lock.js';
+import { processIdentityOf } from '../../lib/fsx/processIdentity.js';
 import { waitFor } from './daemon.js';
 
 /** A process that waits forever, the leader of its own process group. */

@@ -1,7 +1,7 @@
 // A child process for lock tests: `hold <dir>` takes the lock, prints HELD and waits to be
 // killed; `count <dir> <file> <n>` increments a counter file n times under the lock.
 import * as fs from 'node:fs';
-import { acquireLock } from '../../lib/queue/lock.js';
+import { acquireLock } from '../../lib/fsx/lock.js';
 
 const [mode, dir, file, n] = process.argv.slice(2);
 if (mode === 'hold') {

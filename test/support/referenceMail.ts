@@ -3,7 +3,7 @@
 // and single legacy-format items written where a test needs them.
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
-import { mailboxOf, referenceMailboxOf, worktreePathOf } from '../../lib/handoff/layout.js';
+import { mailboxOf, referenceMailboxOf, worktreePathOf } from '../../lib/project/layout.js';
 import { fixtureLines, fixturePath } from './fixtures.js';
 
 /** A reference folder a pending item can wait in. */

@@ -4,7 +4,7 @@
 // really end up.
 import * as fs from 'node:fs';
 import { deliverHandoff } from '../../lib/daemon/deliver.js';
-import { daemonPathsOf, mailboxOf } from '../../lib/handoff/layout.js';
+import { daemonPathsOf, mailboxOf } from '../../lib/project/layout.js';
 import { doneWithCurrent, readyForNext } from '../../lib/handoff/receive.js';
 import { readRoles } from '../../lib/handoff/roles.js';
 import { itemsIn } from './project.js';

@@ -336,7 +336,7 @@ export interface DriverJob {
 
 /** Runs every record of `job` through runRunCommand in this process, capturing each call's output and exit code. */
 async function drive(job: DriverJob): Promise<void> {
-  const { runRunCommand } = await import('../../lib/cli/runCommand.js');
+  const { runRunCommand } = await import('../../lib/cli/run/runCommand.js');
   // ROOT given, as a controller may give it: found by git, it would cost a git process per call.
   process.env.SWARMFORGE_ROOT = job.root;
   delete process.env.BATON_CRASH_AT;

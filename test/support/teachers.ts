@@ -4,10 +4,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { mailboxOf } from '../../lib/handoff/layout.js';
-import { type Bookbag } from '../../lib/review/bookbag.js';
-import { submitReview } from '../../lib/review/submit.js';
-import { newBookbag, type Submission } from '../../lib/review/transitions.js';
+import { mailboxOf } from '../../lib/project/layout.js';
+import { type Bookbag } from '../../lib/review/bookbag/bookbag.js';
+import { submitReview } from '../../lib/review/lens/submit.js';
+import { newBookbag, type Submission } from '../../lib/review/bookbag/transitions.js';
 import { fixtureText } from './fixtures.js';
 import { BIN_DIR, git, makeProject, type Project } from './project.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { HandoffFailure } from '../../lib/handoff/errors.js';
-import { agentPromptPathOf, constitutionPathOf, rolePromptPathOf, rolePromptsDirOf } from '../../lib/handoff/layout.js';
+import { CommandFailure } from '../../lib/fsx/commandFailure.js';
+import { agentPromptPathOf, constitutionPathOf, rolePromptPathOf, rolePromptsDirOf } from '../../lib/project/layout.js';
 import { type Role } from '../../lib/handoff/roles.js';
 import { agentPromptText, checkPackPrompts, writeAgentPrompts } from '../../lib/swarm/agentPrompts.js';
 import { tempDir } from '../support/project.js';
@@ -19,7 +19,7 @@ describe('lib/swarm/agentPrompts', () => {
     fs.mkdirSync(join(path, '..'), { recursive: true });
     fs.writeFileSync(path, text);
   };
-  const refusal = (paths: string[]) => (err: unknown) => err instanceof HandoffFailure && err.kind === 'environment' &&
+  const refusal = (paths: string[]) => (err: unknown) => err instanceof CommandFailure && err.kind === 'environment' &&
     JSON.stringify(err.lines) === JSON.stringify(paths.map((p) => `baton: missing prompt file '${p}' (a SwarmForge pack needs the constitution and, with a swarmforge/roles/ folder, one prompt per role)`));
 
   it('checkPackPrompts: no constitution and no roles folder is not a pack; a constitution alone is one (role prompts optional)', () => {

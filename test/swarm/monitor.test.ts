@@ -3,9 +3,9 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { formatLogLine } from '../../lib/handoff/daemonRecord.js';
-import { bridgePathsOf, daemonPathsOf } from '../../lib/handoff/layout.js';
-import { acquireLock } from '../../lib/queue/lock.js';
+import { formatLogLine } from '../../lib/project/daemonRecord.js';
+import { bridgePathsOf, daemonPathsOf } from '../../lib/project/layout.js';
+import { acquireLock } from '../../lib/fsx/lock.js';
 import { monitorText, monitorView } from '../../lib/swarm/monitor.js';
 import { writeRoster } from '../support/bridgeView.js';
 import { startPanes, waitFor } from '../support/daemon.js';

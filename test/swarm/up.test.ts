@@ -7,10 +7,10 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { Tmux } from '../../lib/adapters/tmux.js';
 import { startDaemon, stopDaemon } from '../../lib/daemon/control.js';
-import { runningDaemon } from '../../lib/handoff/daemonRecord.js';
-import { HandoffFailure } from '../../lib/handoff/errors.js';
-import { initProject } from '../../lib/handoff/init.js';
-import { panesFileOf, rolesPathOf, sessionNameOf, socketFileOf, swarmDirOf, tmuxSocketPathFor } from '../../lib/handoff/layout.js';
+import { runningDaemon } from '../../lib/project/daemonRecord.js';
+import { CommandFailure } from '../../lib/fsx/commandFailure.js';
+import { initProject } from '../../lib/admin/init.js';
+import { panesFileOf, rolesPathOf, sessionNameOf, socketFileOf, swarmDirOf, tmuxSocketPathFor } from '../../lib/project/layout.js';
 import { swarmDown, swarmUp, type DaemonControl } from '../../lib/swarm/up.js';
 import { BIN_DIR, git, makeRepo, tempDir } from '../support/project.js';
 
@@ -70,7 +70,7 @@ describe('lib/swarm/up', function () {
       git(bare, 'init', '-q', '-b', 'main');
       fs.mkdirSync(join(bare, 'swarmforge'));
       fs.writeFileSync(join(bare, 'swarmforge', 'swarmforge.conf'), CONF);
-      await assert.rejects(swarmUp(bare, options), (err: unknown) => err instanceof HandoffFailure && /has no commit yet.*git commit --allow-empty/.test(err.lines[0]!));
+      await assert.rejects(swarmUp(bare, options), (err: unknown) => err instanceof CommandFailure && /has no commit yet.*git commit --allow-empty/.test(err.lines[0]!));
       assert.equal(fs.existsSync(swarmDirOf(bare)), false);
       assert.equal(await new Tmux(tmuxSocketPathFor(bare)).listPanes().then(() => true, () => false), false);
     } finally {
@@ -101,7 +101,7 @@ describe('lib/swarm/up', function () {
     });
 
     it('refuses an unknown local node before it creates anything', async () => {
-      await assert.rejects(swarmUp(root, options), (err: unknown) => err instanceof HandoffFailure && err.kind === 'environment'
+      await assert.rejects(swarmUp(root, options), (err: unknown) => err instanceof CommandFailure && err.kind === 'environment'
         && err.lines.join('\n') === 'local node unknown: set BATON_NODE or run baton init --node NAME');
       process.env.BATON_NODE = 'desktop';
       await assert.rejects(swarmUp(root, options), { message: 'local node unknown: set BATON_NODE or run baton init --node NAME' });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { HandoffFailure } from '../../lib/handoff/errors.js';
+import { CommandFailure } from '../../lib/fsx/commandFailure.js';
 import { ensureWorktree, mainCheckoutOf, removeWorktree, requireFirstCommit } from '../../lib/swarm/worktrees.js';
 import { commitIn, git, tempDir } from '../support/project.js';
 
@@ -74,7 +74,7 @@ describe('lib/swarm/worktrees', function () {
   it('surfaces git\'s own complaint when worktree add fails', () => {
     fs.mkdirSync(join(root, '.worktrees', 'busy'), { recursive: true });
     fs.writeFileSync(join(root, '.worktrees', 'busy', 'file'), 'x');
-    assert.throws(() => ensureWorktree(root, 'busy'), (err: unknown) => err instanceof HandoffFailure && err.kind === 'environment' &&
+    assert.throws(() => ensureWorktree(root, 'busy'), (err: unknown) => err instanceof CommandFailure && err.kind === 'environment' &&
       /^baton: git worktree add for 'busy' failed: fatal: .*already exists/.test(err.lines[0]!));
   });
 
@@ -83,7 +83,7 @@ describe('lib/swarm/worktrees', function () {
     const bare = join(root, 'nocommit');
     fs.mkdirSync(bare);
     git(bare, 'init', '-q', '-b', 'main');
-    assert.throws(() => requireFirstCommit(bare), (err: unknown) => err instanceof HandoffFailure && err.kind === 'environment' &&
+    assert.throws(() => requireFirstCommit(bare), (err: unknown) => err instanceof CommandFailure && err.kind === 'environment' &&
       err.lines[0] === `baton: the repository '${bare}' has no commit yet, and worktrees start from one: make a first commit (git commit --allow-empty -m 'first commit') and run baton up again`);
   });
 });

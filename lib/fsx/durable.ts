@@ -1,0 +1,73 @@
+// Durable file-system steps. Concurrency contract: none of these take locks; callers
+// serialize on the mailbox lock. Durability contract: every function returns only after
+// the data it wrote and the directory entries it changed are fsync'd, so a success
+// reported after it survives power loss. Symlinks are never followed (O_NOFOLLOW).
+import * as fs from 'node:fs';
+import { dirname } from 'node:path';
+import { isCode } from './absent.js';
+
+const { O_CREAT, O_EXCL, O_WRONLY, O_TRUNC, O_NOFOLLOW, O_RDONLY, O_DIRECTORY } = fs.constants;
+
+/** fsyncs a directory so that entries created, renamed or removed in it are durable. */
+export function fsyncDir(dir: string): void {
+  const fd = fs.openSync(dir, O_RDONLY | O_DIRECTORY);
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Writes bytes to a new file (mode 0600) and fsyncs it. `exclusive` refuses an existing
+ * file; otherwise an existing regular file is truncated (for temp names owned by a lock
+ * holder). The directory entry itself is not fsync'd: the caller publishes the file with
+ * a rename or link and fsyncs that directory.
+ */
+export function writeFileSynced(path: string, data: Uint8Array | string, exclusive: boolean): void {
+  const flags = O_CREAT | O_WRONLY | O_NOFOLLOW | (exclusive ? O_EXCL : O_TRUNC);
+  const fd = fs.openSync(path, flags, 0o600);
+  try {
+    fs.writeFileSync(fd, data);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Renames within or across directories of one file system, then fsyncs both directories. */
+export function renameSynced(from: string, to: string): void {
+  fs.renameSync(from, to);
+  fsyncDir(dirname(to));
+  if (dirname(from) !== dirname(to)) fsyncDir(dirname(from));
+}
+
+/** Removes a file if present and fsyncs its directory; true if something was removed. */
+export function unlinkSynced(path: string): boolean {
+  try {
+    fs.unlinkSync(path);
+  } catch (err) {
+    if (isCode(err, 'ENOENT')) return false;
+    throw err;
+  }
+  fsyncDir(dirname(path));
+  return true;
+}
+
+/** Creates a directory (and missing parents) with mode 0700, fsyncing each parent. */
+export function mkdirSynced(dir: string): void {
+  const missing: string[] = [];
+  for (let d = dir; ; d = dirname(d)) {
+    if (fs.existsSync(d)) break;
+    missing.unshift(d);
+    if (dirname(d) === d) break;
+  }
+  for (const d of missing) {
+    try {
+      fs.mkdirSync(d, { mode: 0o700 });
+    } catch (err) {
+      if (!isCode(err, 'EEXIST')) throw err;
+    }
+    fsyncDir(dirname(d));
+  }
+}

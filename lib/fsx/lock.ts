@@ -1,0 +1,138 @@
+// A mutual-exclusion lock on a directory of lock files, safe against crashed holders.
+//
+// Concurrency contract: at most one live process holds a given lock. A holder that dies
+// (even by SIGKILL) releases it implicitly: its successor sees that the recorded owner
+// is gone and takes over. The lock never depends on timing.
+//
+// How: the lock is a numbered series of files `lock.<g>`; the highest g is the current
+// generation. Its owner line is `<pid> <start-time> <boot-id> <host> <token>`, so a reused
+// pid is not mistaken for the owner; a holder on another host (a lock folder on a shared
+// file system) is never taken over, since its liveness cannot be seen from here; the
+// random token tells two holders with the same pid apart in the lock files. The generation is free when `lock.<g>.released` exists or its
+// owner is dead. A taker links a complete owner file to `lock.<g+1>`: link() refuses an
+// existing name, so one taker wins each generation. A taker that acted on a stale listing
+// can only create a lower generation than one that exists; it sees the higher one when
+// it lists again, and backs off. Takers delete generations below their own.
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { isCode, readTextIfPresent as readText } from './absent.js';
+import { mkdirSynced } from './durable.js';
+import { bootId, hostName, identityAlive, processIdentityOf } from './processIdentity.js';
+
+let selfIdentity: string | undefined;
+/** `<pid> <start-time> <boot-id> <host> <token>` of this process. */
+function identityOfSelf(): string {
+  selfIdentity ??= `${processIdentityOf(process.pid) ?? `${process.pid} - ${bootId()} ${hostName()}`} ${randomBytes(8).toString('hex')}`;
+  return selfIdentity;
+}
+
+/** Raised when the lock stays held by a live process beyond the timeout (exit 75). */
+export class LockBusy extends Error {
+  constructor(readonly dir: string, readonly owner: string) {
+    super(`lock busy '${dir}': held by pid ${owner.split(' ')[0]}`);
+  }
+}
+
+const GENERATION = /^lock\.(\d+)$/;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+function generations(dir: string): number[] {
+  return fs
+    .readdirSync(dir)
+    .map((name) => GENERATION.exec(name)?.[1])
+    .filter((g): g is string => g !== undefined)
+    .map(Number);
+}
+
+/** Tries once to take the lock; returns the generation taken or the live owner's line. */
+function tryTake(dir: string): { taken: number } | { owner: string } | undefined {
+  const top = Math.max(0, ...generations(dir));
+  if (top > 0 && !fs.existsSync(join(dir, `lock.${top}.released`))) {
+    const owner = readText(join(dir, `lock.${top}`));
+    if (owner === undefined) return undefined; // replaced under us: list again
+    if (identityAlive(owner)) return { owner };
+  }
+  const mine = top + 1;
+  const draft = join(dir, `tmp.${process.pid}.${Math.random().toString(36).slice(2)}`);
+  fs.writeFileSync(draft, `${identityOfSelf()}\n`, { mode: 0o600 });
+  try {
+    fs.linkSync(draft, join(dir, `lock.${mine}`));
+  } catch (err) {
+    if (isCode(err, 'EEXIST')) return undefined;
+    throw err;
+  } finally {
+    fs.unlinkSync(draft);
+  }
+  if (Math.max(...generations(dir)) > mine) {
+    removeQuietly(join(dir, `lock.${mine}`));
+    return undefined;
+  }
+  for (const g of generations(dir)) {
+    if (g < mine) {
+      removeQuietly(join(dir, `lock.${g}`));
+      removeQuietly(join(dir, `lock.${g}.released`));
+    }
+  }
+  return { taken: mine };
+}
+
+function removeQuietly(path: string): void {
+  try {
+    fs.unlinkSync(path);
+  } catch (err) {
+    if (!isCode(err, 'ENOENT')) throw err;
+  }
+}
+
+/** Releases a held lock. */
+export type Release = () => void;
+
+/**
+ * Takes the lock in `dir` (created 0700 if missing), waiting with backoff while a live process
+ * holds it; throws LockBusy after `timeoutMs`.
+ */
+export function acquireLock(dir: string, timeoutMs = lockTimeoutMs()): Release {
+  const deadline = Date.now() + timeoutMs;
+  if (!fs.existsSync(dir)) mkdirSynced(dir);
+  for (let attempt = 0; ; attempt++) {
+    const result = tryTake(dir);
+    if (result && 'taken' in result) {
+      const released = join(dir, `lock.${result.taken}.released`);
+      return () => fs.closeSync(fs.openSync(released, 'w', 0o600));
+    }
+    if (result && Date.now() > deadline) throw new LockBusy(dir, result.owner);
+    if (result) Atomics.wait(sleeper, 0, 0, Math.min(2 + attempt, 25));
+  }
+}
+
+/** Runs fn while holding the lock in `dir`. */
+export async function withLock<T>(dir: string, fn: () => Promise<T> | T): Promise<T> {
+  const release = acquireLock(dir);
+  try {
+    return await fn();
+  } finally {
+    release();
+  }
+}
+
+function lockTimeoutMs(): number {
+  const fromEnv = Number(process.env.BATON_LOCK_TIMEOUT_MS);
+  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 30_000;
+}
+
+/** The pid of the live process holding the lock in `dir`, or undefined when it is free. */
+export function lockHolder(dir: string): number | undefined {
+  let gens: number[];
+  try {
+    gens = generations(dir);
+  } catch (err) {
+    if (isCode(err, 'ENOENT')) return undefined;
+    throw err;
+  }
+  const top = Math.max(0, ...gens);
+  if (top === 0 || fs.existsSync(join(dir, `lock.${top}.released`))) return undefined;
+  const owner = readText(join(dir, `lock.${top}`));
+  return owner !== undefined && identityAlive(owner) ? Number(owner.split(' ')[0]) : undefined;
+}

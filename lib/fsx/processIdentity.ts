@@ -1,0 +1,71 @@
+// Which process is which, across pid reuse: `<pid> <start-time> <boot-id> <host>` names a
+// running process so that a later check can tell it from another process that got the
+// same pid (the kernel's start time and the boot id differ). Used by the lock's owner
+// line, a run's lease and a leaf's pid record. A process on another host counts as
+// running: its liveness cannot be seen from here.
+import * as fs from 'node:fs';
+import { hostname } from 'node:os';
+import { isCode, readTextIfPresent as readText } from './absent.js';
+
+/** This host's name as identities record it (white space replaced). */
+export function hostName(): string {
+  return hostname().replace(/\s/g, '_') || '-';
+}
+
+/**
+ * `<pid> <start-time> <boot-id> <host>` of a running process (host names have no spaces), or
+ * undefined when it is not running: a record that identityAlive can later check, so that a
+ * reused pid is not mistaken for the process (the lock's owner line, and a leaf's pid record).
+ */
+export function processIdentityOf(pid: number): string | undefined {
+  const start = fs.existsSync('/proc/self/stat') ? startTimeOf(pid) : processRunning(pid) ? '-' : undefined;
+  return start === undefined ? undefined : `${pid} ${start} ${bootId()} ${hostName()}`;
+}
+
+/** The kernel's boot id (`-` where there is none). */
+export function bootId(): string {
+  return (readText('/proc/sys/kernel/random/boot_id') ?? '-').trim();
+}
+
+/** The kernel's start time of a running process (clock ticks since boot); undefined if none or a zombie. */
+export function startTimeOf(pid: number): string | undefined {
+  const stat = readText(`/proc/${pid}/stat`);
+  if (stat === undefined) return undefined;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return fields[0] === 'Z' ? undefined : fields[19];
+}
+
+/** True while process `pid` runs (a zombie not yet reaped by its parent counts as gone). */
+export function processRunning(pid: number): boolean {
+  if (fs.existsSync('/proc/self/stat')) return startTimeOf(pid) !== undefined;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return isCode(err, 'EPERM');
+  }
+}
+
+/**
+ * True when the process an identity line records (an owner line, or processIdentityOf's
+ * record) is still running: same pid, start time and boot. A process on another host
+ * counts as running, since its liveness cannot be seen from here.
+ */
+export function identityAlive(owner: string): boolean {
+  const [pidText, start, boot, host] = owner.trim().split(' ');
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (host !== undefined && host !== hostName()) return true;
+  if (fs.existsSync('/proc/self/stat')) {
+    if (boot !== bootId()) return false;
+    const actual = startTimeOf(pid);
+    return actual !== undefined && actual === start;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return isCode(err, 'EPERM');
+  }
+}
+

@@ -1,0 +1,115 @@
+// Reading and writing bookbags (docs/review.md §2, §4).
+//
+// Concurrency contract: every change is a locked read-modify-write (updateBookbag): take
+// the bead's lock (lib/queue/lock.ts: pid, start time, boot id, host and token; a dead
+// holder on this host is taken over by exactly one waiter, a live or remote one never),
+// read and check, apply, write, release in `finally`. The wait is bounded (10 s by default),
+// then LockBusy (exit 75) with nothing written. Two lenses' verdicts landing in the same
+// millisecond are serialized by the lock, so both are kept.
+//
+// Crash contract: a write is write-file-atomic (temp file, fsync, rename) and then an fsync
+// of the folder, so a reader sees the old or the new bookbag, never a torn one, and a
+// success reported after it survives power loss. Symlinks are refused, never followed.
+//
+// Every read validates against the JSON Schema (ajv's standalone validator) and checks the
+// invariants; every write validates first, so no invalid or inconsistent bookbag is written.
+import * as fs from 'node:fs';
+import { dirname, join } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { reviewPathsOf, type ReviewPaths } from '../../project/layout.js';
+import { crashPoint } from '../../fsx/crash.js';
+import { fsyncDir, mkdirSynced } from '../../fsx/durable.js';
+import { isCode } from '../../fsx/absent.js';
+import { acquireLock } from '../../fsx/lock.js';
+import { requireBeadName } from './beads.js';
+import { type Bookbag } from './bookbag.js';
+import { validateBookbagSchema } from './bookbagValidator.generated.js';
+import { problemsOf } from './invariants.js';
+import { BookbagProblem } from './reviewErrors.js';
+
+/** The default bound on waiting for a bead's lock. */
+export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
+
+/** The schema's complaints about `data`, one line each (empty when valid). */
+export function schemaProblemsOf(data: unknown): string[] {
+  if (validateBookbagSchema(data)) return [];
+  const errors = (validateBookbagSchema as unknown as { errors?: { instancePath: string; message?: string; params?: Record<string, unknown> }[] }).errors ?? [];
+  return errors.map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.params?.additionalProperty ? ` '${String(e.params.additionalProperty)}'` : ''}`);
+}
+
+/** `<bookbags>/<bead>.json`. */
+export function bookbagPathOf(paths: ReviewPaths, bead: string): string {
+  return join(paths.bookbags, `${requireBeadName(bead)}.json`);
+}
+
+/** Reads a bookbag and checks it: the record and its invariant problems (a schema-invalid or missing file throws). */
+export function loadBookbag(path: string): { bag: Bookbag; problems: string[] } {
+  let text: string;
+  try {
+    const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    try {
+      text = fs.readFileSync(fd, 'utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (err) {
+    if (isCode(err, 'ENOENT')) throw new BookbagProblem('missing', path, ['no such bookbag']);
+    if (isCode(err, 'ELOOP')) throw new BookbagProblem('invalid', path, ['is a symlink']);
+    throw err;
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new BookbagProblem('invalid', path, [`not JSON: ${(err as Error).message}`]);
+  }
+  const schema = schemaProblemsOf(data);
+  if (schema.length > 0) throw new BookbagProblem('invalid', path, schema);
+  return { bag: data as Bookbag, problems: problemsOf(data as Bookbag) };
+}
+
+/** Reads a bookbag that must be valid and consistent. */
+export function readBookbag(path: string): Bookbag {
+  const { bag, problems } = loadBookbag(path);
+  if (problems.length > 0) throw new BookbagProblem('inconsistent', path, problems);
+  return bag;
+}
+
+/** Writes a valid, consistent bookbag atomically (mode 0600), then fsyncs its folder. */
+export function writeBookbag(path: string, bag: Bookbag): void {
+  const problems = [...schemaProblemsOf(bag), ...problemsOf(bag)];
+  if (problems.length > 0) throw new Error(`refusing to write an invalid bookbag '${path}': ${problems[0]}`);
+  mkdirSynced(dirname(path));
+  if (fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) throw new BookbagProblem('invalid', path, ['is a symlink']);
+  writeFileAtomic.sync(path, `${JSON.stringify(bag, null, 2)}\n`, { fsync: true, mode: 0o600 });
+  crashPoint('review:bookbag-written');
+  fsyncDir(dirname(path));
+  crashPoint('review:bookbag-synced');
+}
+
+/** Options of a locked change. */
+export interface UpdateOptions {
+  lockTimeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Runs `fn` holding the bead's lock (bounded wait, then LockBusy). */
+export async function withBeadLock<T>(root: string, bead: string, options: UpdateOptions, fn: (paths: ReviewPaths) => Promise<T> | T): Promise<T> {
+  const paths = reviewPathsOf(root, options.env);
+  const release = acquireLock(join(paths.locks, `${requireBeadName(bead)}.lock`), options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS);
+  try {
+    return await fn(paths);
+  } finally {
+    release();
+  }
+}
+
+/** The locked read-modify-write of one bookbag; returns what was written. */
+export async function updateBookbag(root: string, bead: string, options: UpdateOptions, change: (bag: Bookbag) => Bookbag | Promise<Bookbag>): Promise<Bookbag> {
+  return withBeadLock(root, bead, options, async (paths) => {
+    const path = bookbagPathOf(paths, bead);
+    const next = await change(readBookbag(path));
+    writeBookbag(path, next);
+    return next;
+  });
+}

@@ -1,0 +1,130 @@
+// `baton run drive <run-id>` (docs/runtime.md §9): the controller, a long-running process
+// outside every agent session. It holds the run's lease (heartbeat every TTL/3; a crashed
+// predecessor's lease is taken over only with --reclaim-stale), then loops: an ACTIVE run
+// takes its next step (lib/run/controllerStep.ts); a PAUSED or BLOCKED run is waited on
+// (the runtime released the lease; it is taken again when the owner resumes or retries);
+// at the approval gate it stays attached until the owner decides; a terminal run ends it.
+// Between steps it waits for mail or a change of the record (a watch, and a poll).
+import * as fs from 'node:fs';
+import { CommandFailure } from '../../fsx/commandFailure.js';
+import { mailboxOf } from '../../project/layout.js';
+import { LockBusy } from '../../fsx/lock.js';
+import { crashPoint } from '../../fsx/crash.js';
+import { itemNamesIn } from '../../queue/index.js';
+import { readPhase, writePhase } from './controllerPhase.js';
+import { queuedKeys } from './controllerMail.js';
+import { pumpReplies, stepActiveRun, type Driver } from './driveStep.js';
+import { leaseAcquireStep, leaseTokenStep } from '../gates/controllerActions.js';
+import { DEFAULT_LEASE_TTL_S } from '../record/lease.js';
+import { type RunContext } from '../record/runContext.js';
+import { readWorkflow } from '../record/runStore.js';
+import { isTerminal, type Workflow } from '../record/workflow.js';
+
+/** How drive runs. */
+export interface DriveOptions {
+  reclaimStale: boolean;
+  pollMs: number;
+  say: (line: string) => void;
+  warn: (line: string) => void;
+  /** Stop (SIGTERM/SIGINT): the loop ends after its current step. */
+  signal?: AbortSignal;
+}
+
+/** Resolves after a change in one of `dirs`, after `ms`, or on abort, whichever comes first; at once when `ready` already holds once the watches are set (nothing that arrived before them is missed). */
+function changeIn(dirs: string[], ms: number, ready: () => boolean, signal?: AbortSignal): Promise<void> {
+  return new Promise((done) => {
+    const watchers: fs.FSWatcher[] = [];
+    const finish = () => {
+      clearTimeout(timer);
+      for (const w of watchers) w.close();
+      signal?.removeEventListener('abort', finish);
+      done();
+    };
+    const timer = setTimeout(finish, ms);
+    signal?.addEventListener('abort', finish);
+    for (const dir of dirs) {
+      try {
+        watchers.push(fs.watch(dir, finish));
+      } catch {
+        // not there yet: the poll covers it
+      }
+    }
+    if (ready() || signal?.aborted) finish();
+  });
+}
+
+/** Takes the lease for this process; returns its token. */
+async function takeLease(ctx: RunContext, runId: string, reclaimStale: boolean, say: (l: string) => void): Promise<string> {
+  const r = await leaseAcquireStep(ctx, runId, { pid: process.pid, reclaimStale });
+  const lease = r.status.lease as { token: string; expires_at: string };
+  say(`LEASE: held until ${lease.expires_at}${reclaimStale ? ' (a stale lease reclaimed if there was one)' : ''}`);
+  return lease.token;
+}
+
+/** A line for a state the controller waits in, once per state. */
+function waitingLine(wf: Workflow): string {
+  if (wf.status === 'WAITING_FOR_HUMAN_APPROVAL') return `APPROVAL: run ${wf.run_id} waits for its owner: baton run approve ${wf.run_id}, or baton run request-changes ${wf.run_id} --note TEXT`;
+  return `WAITING: run ${wf.run_id} is ${wf.status}${wf.block_reason ? `: ${wf.block_reason}` : ''}`;
+}
+
+/** Drives the run until it is terminal (or the signal aborts); returns its final status. */
+export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions): Promise<string> {
+  const { paths, workflow: first } = readWorkflow(ctx.root, runId);
+  const d: Driver = { ctx, runId, token: '', paths, phase: readPhase(paths), say: o.say };
+  d.phase.sent = [...new Set([...d.phase.sent, ...queuedKeys(ctx.root, first.roles.controller)])];
+  const heartbeat = setInterval(() => {
+    if (d.token) leaseTokenStep(ctx, runId, 'heartbeat', d.token).catch((err: Error) => o.warn(`heartbeat failed: ${err.message}`));
+  }, (DEFAULT_LEASE_TTL_S * 1000) / 3);
+  let shown = '';
+  try {
+    if (!isTerminal(first.status) && first.status !== 'PAUSED') d.token = await takeLease(ctx, runId, o.reclaimStale, o.say);
+    for (;;) {
+      const wf = readWorkflow(ctx.root, runId).workflow;
+      if (isTerminal(wf.status)) return wf.status;
+      if (o.signal?.aborted) return wf.status;
+      if (wf.status === 'PAUSED' || wf.status === 'BLOCKED') d.token = '';
+      else if (!d.token) d.token = await takeLease(ctx, runId, false, o.say);
+      if (wf.status === 'ACTIVE' || wf.status === 'WAITING_FOR_HUMAN_APPROVAL') await pumpReplies(d, wf);
+      const current = readWorkflow(ctx.root, runId);
+      const now = current.workflow;
+      let moved: 'moved' | 'waiting' = 'waiting';
+      if (now.status === 'ACTIVE' && d.phase.question === null) moved = await stepTolerantly(d, now, o);
+      else if (now.status !== 'ACTIVE') {
+        const line = waitingLine(now);
+        if (line !== shown) report(o, line);
+        shown = line;
+        if (now.status === 'WAITING_FOR_HUMAN_APPROVAL') crashPoint('drive:approval-wait');
+      }
+      writePhase(paths, d.phase);
+      const inbox = mailboxOf(ctx.root, now.roles.controller).inboxNew;
+      const seen = current.bytes;
+      if (moved === 'waiting') await changeIn([inbox, paths.dir], o.pollMs, () => itemNamesIn(inbox).length > 0 || !readWorkflow(ctx.root, runId).bytes.equals(seen), o.signal);
+    }
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+/**
+ * One step; a step the runtime refuses because the record moved meanwhile (the owner paused
+ * or cancelled between the controller's read and its action) or whose lock stayed busy is a
+ * warning, and the loop reads the record again. Anything else ends the controller.
+ */
+async function stepTolerantly(d: Driver, wf: Workflow, o: DriveOptions): Promise<'moved' | 'waiting'> {
+  try {
+    return await stepActiveRun(d, wf);
+  } catch (err) {
+    if (!(err instanceof LockBusy) && !(err instanceof CommandFailure && err.kind === 'refused')) throw err;
+    o.warn(`${err instanceof CommandFailure ? err.lines[0] : (err as Error).message}; reading the run again`);
+    return 'waiting';
+  }
+}
+
+/** Reports to the owner; a report that cannot be written is a warning, and the controller keeps waiting. */
+function report(o: DriveOptions, line: string): void {
+  try {
+    o.say(line);
+  } catch (err) {
+    o.warn(`could not report to the owner: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,60 @@
+// The controller's local phase (docs/runtime.md §1, §9): `controller/phase.json`, what
+// `baton run drive` has sent and received for a run. It is coordination, never proof: no
+// gate reads it, and losing it costs at most a scan of the controller's mailbox (every
+// request carries its key, so a restarted controller finds what it sent). Written
+// atomically (write-file-atomic, fsync, 0600) with a folder fsync, by the controller only.
+import * as fs from 'node:fs';
+import { dirname } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { type RunPaths } from '../../project/layout.js';
+import { fsyncDir, mkdirSynced } from '../../fsx/durable.js';
+
+/** What the controller is doing: driving, waiting for a worker's answer from a person, or for the owner. */
+export type ControllerState = 'DRIVING' | 'WAITING_FOR_HUMAN_INPUT' | 'WAITING_FOR_OWNER';
+
+/** controller/phase.json. */
+export interface ControllerPhase {
+  state: ControllerState;
+  /** Keys of the requests queued. */
+  sent: string[];
+  /** Replies taken, by request key: the artifact path in the run. */
+  replies: Record<string, string>;
+  /** Ids of the run_result handoffs already handled (used or rejected). */
+  handled: string[];
+  /** A worker's open question. */
+  question: null | { text: string; from: string; stage: string; cycle: number; since: string };
+  updated_at: string;
+}
+
+/** A fresh phase. */
+export function emptyPhase(now: Date): ControllerPhase {
+  return { state: 'DRIVING', sent: [], replies: {}, handled: [], question: null, updated_at: now.toISOString() };
+}
+
+/** Reads the phase file; a missing or unreadable one starts empty (the mailbox scan recovers what was sent). */
+export function readPhase(paths: RunPaths, now = new Date()): ControllerPhase {
+  try {
+    const data = JSON.parse(fs.readFileSync(paths.phase, 'utf8')) as ControllerPhase;
+    if (!Array.isArray(data.sent) || !Array.isArray(data.handled) || typeof data.replies !== 'object') return emptyPhase(now);
+    return data;
+  } catch {
+    return emptyPhase(now);
+  }
+}
+
+/** Writes the phase file atomically. */
+export function writePhase(paths: RunPaths, phase: ControllerPhase, now = new Date()): void {
+  mkdirSynced(dirname(paths.phase));
+  writeFileAtomic.sync(paths.phase, `${JSON.stringify({ ...phase, updated_at: now.toISOString() }, null, 2)}\n`, { fsync: true, mode: 0o600 });
+  fsyncDir(dirname(paths.phase));
+}
+
+/** Appends a line to the controller's log (best effort: a log that cannot be written never stops the controller). */
+export function logLine(paths: RunPaths, line: string, now = new Date()): void {
+  try {
+    mkdirSynced(dirname(paths.controllerLog));
+    fs.appendFileSync(paths.controllerLog, `${now.toISOString()} ${line}\n`, { mode: 0o600 });
+  } catch {
+    // the log is for people; the record and the mailbox are the truth
+  }
+}

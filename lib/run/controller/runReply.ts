@@ -1,0 +1,88 @@
+// `baton run reply` (docs/runtime.md §9.3): how an agent answers the controller. The
+// file is copied into the run's artifacts/ under its cycle-specific name (with the
+// generation, `-g<n>`, after the owner retried the run) (never
+// overwriting: a second reply of the same kind, stage, cycle and lane is refused), then a
+// `run_result` handoff is queued from the agent's role to the run's controller role. The
+// agent never writes run state: the copy is evidence the controller registers later.
+//
+// Crash contract: the copy is a new fsync'd file; the handoff is queued after it. A kill
+// between them leaves the copy and no handoff: the rerun finds the copy with the same bytes
+// and queues the handoff (a copy with other bytes is refused as an overwrite).
+import * as fs from 'node:fs';
+import { relative, resolve, sep } from 'node:path';
+import { fail } from '../../fsx/commandFailure.js';
+import { runGit } from '../../proc/git.js';
+import { queueSystemHandoff } from '../../handoff/systemSend.js';
+import { printable } from '../../fsx/printable.js';
+import { artifactExtensionOf, importArtifactFile, sha256Of } from '../gates/artifacts.js';
+import { generationOf, requestKey } from './controllerMail.js';
+import { readWorkflow } from '../record/runStore.js';
+import { isTerminal, type Workflow } from '../record/workflow.js';
+
+/** The kinds of reply. */
+export const REPLY_KINDS = ['work', 'review', 'validation', 'resolution', 'question'] as const;
+/** One kind of reply. */
+export type ReplyKind = (typeof REPLY_KINDS)[number];
+
+/** What an agent replies. */
+export interface Reply {
+  runId: string;
+  kind: ReplyKind;
+  stage: string;
+  cycle: number;
+  lane?: string;
+  file: string;
+  role: string;
+}
+
+/** The stage a reply of `kind` must name: the active stage for work and questions, `review` for the review kinds. */
+export function expectedStageOf(wf: Workflow, kind: ReplyKind): string | null {
+  if (kind === 'review' || kind === 'validation' || kind === 'resolution') return 'review';
+  return wf.active_stage ?? wf.last_completed_stage;
+}
+
+/** Refuses a reply that does not belong to the run's current stage and cycle. */
+function requireCurrent(wf: Workflow, r: Reply): void {
+  if (isTerminal(wf.status)) fail('refused', `run ${wf.run_id} is ${wf.status}: it takes no replies`);
+  if (r.cycle !== wf.review_cycle) fail('refused', `run ${wf.run_id} is in cycle ${wf.review_cycle}, not ${r.cycle}`);
+  const stage = expectedStageOf(wf, r.kind);
+  if (r.stage !== stage) fail('refused', `a ${r.kind} reply of run ${wf.run_id} names stage ${stage ?? '(none)'}, not ${r.stage}`);
+  if (r.kind === 'review' && r.lane !== 'structured' && r.lane !== 'independent') fail('usage', 'a review reply names its lane: --lane structured|independent');
+}
+
+/** The file, which must be inside the caller's git work tree. */
+function requireInsideWorktree(cwd: string, file: string): string {
+  const path = resolve(cwd, file);
+  if (!fs.existsSync(path)) fail('usage', `no such file '${printable(file)}'`);
+  const top = fs.realpathSync(runGit(cwd, ['rev-parse', '--show-toplevel']));
+  const real = fs.realpathSync(path);
+  const rel = relative(top, real);
+  if (rel === '' || rel.startsWith('..') || rel.split(sep)[0] === '..') fail('refused', `'${printable(file)}' is outside your worktree '${top}'`);
+  return real;
+}
+
+/** Copies the reply into the run's artifacts and queues its run_result; returns the artifact's path in the run. */
+export async function replyToRun(root: string, cwd: string, r: Reply, now = new Date()): Promise<string> {
+  const { workflow, paths } = readWorkflow(root, r.runId);
+  requireCurrent(workflow, r);
+  const source = requireInsideWorktree(cwd, r.file);
+  const ext = artifactExtensionOf(source);
+  const generation = generationOf(workflow);
+  const name = `${r.stage}-c${r.cycle}-${r.kind}${r.lane ? `-${r.lane}` : ''}${generation > 0 ? `-g${generation}` : ''}.${ext}`;
+  const target = resolve(paths.artifacts, name);
+  let sha256: string;
+  if (fs.existsSync(target)) {
+    sha256 = sha256Of(target);
+    if (sha256 !== sha256Of(source)) fail('refused', `already replied: ${relative(paths.dir, target)} exists with other bytes; a reply is never overwritten`);
+  } else {
+    sha256 = importArtifactFile(paths, source, cwd, [], { type: r.kind, producer: r.role, name }).sha256;
+  }
+  const artifact = relative(paths.dir, target);
+  const question = r.kind === 'question' ? fs.readFileSync(source, 'utf8').slice(0, 4096) : '';
+  await queueSystemHandoff(root, r.role, {
+    to: [workflow.roles.controller], priority: '40', type: 'run_result',
+    headers: { run_id: r.runId, stage: r.stage, cycle: String(r.cycle), kind: r.kind, ...(r.lane ? { lane: r.lane } : {}), key: requestKey(workflow, r.kind, r.stage, r.lane), artifact, sha256 },
+    body: `${r.kind} reply of ${r.role} for run ${r.runId}, stage ${r.stage}, cycle ${r.cycle}: ${artifact}\n${question}`,
+  }, now);
+  return artifact;
+}

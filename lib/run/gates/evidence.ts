@@ -1,0 +1,309 @@
+// Evidence files that agents write for a run (docs/runtime.md §6): review lane files,
+// validation files and resolution files. Parsers only: nothing here reads or writes the
+// file system, so a refusal changes nothing.
+//
+// Formats: JSON; Markdown with YAML front matter carrying the same fields (through
+// lib/handoff/markdownFrontMatter.ts, whose FAILSAFE schema keeps every scalar a string,
+// so `cycle: 2` arrives as '2' and `valid: true` as 'true' and both are read strictly);
+// and, for lane files only, text with `FINDING <id> <Severity> <title>` lines.
+//
+// Strictness: unknown keys are refused, a malformed FINDING line is refused (never
+// skipped: a blocking finding must not be lost to a typo), a lane or cycle stated in a
+// file must be the one asked for (mixed generations), a declared blocking count must equal
+// the derived one, and a text lane file that states nothing at all is refused: approval is
+// never inferred from silence. Every refusal is fail('refused', one line).
+import { fail } from '../../fsx/commandFailure.js';
+import { readMarkdownFrontMatter } from '../../findings/frontMatter.js';
+import { printable } from '../../fsx/printable.js';
+import { type Lane, type RunSeverity } from '../record/workflow.js';
+
+const SEVERITY_WORDS: Readonly<Record<string, RunSeverity>> = {
+  Critical: 'Critical', Important: 'Important', Minor: 'Minor', Nit: 'Nit',
+  CRITICAL: 'Critical', HIGH: 'Important', MEDIUM: 'Minor', LOW: 'Nit',
+};
+
+const FINDING_ID = /^[A-Za-z0-9._-]+$/;
+
+/** The severity a word names: exactly Critical, Important, Minor, Nit, or CRITICAL, HIGH, MEDIUM, LOW mapped to them; undefined for anything else. */
+export function runSeverityOf(word: string): RunSeverity | undefined {
+  return Object.hasOwn(SEVERITY_WORDS, word) ? SEVERITY_WORDS[word] : undefined;
+}
+
+/** Critical and Important findings block. */
+export function isBlockingSeverity(severity: RunSeverity): boolean {
+  return severity === 'Critical' || severity === 'Important';
+}
+
+/** One finding of a lane file. */
+export interface LaneFinding {
+  id: string;
+  severity: RunSeverity;
+  title: string;
+}
+
+/** A parsed lane file: its findings and how many of them block. */
+export interface LaneReport {
+  findings: LaneFinding[];
+  blocking: number;
+}
+
+/** One judgement of a validation file. */
+export interface Validation {
+  id: string;
+  valid: boolean;
+  reason: string;
+}
+
+/** A parsed validation file. */
+export interface ValidationFile {
+  cycle: number;
+  findings: Validation[];
+}
+
+/** One entry of a resolution file. */
+export interface Resolution {
+  id: string;
+  change: string;
+  tests: string;
+}
+
+/** A parsed resolution file. */
+export interface ResolutionFile {
+  cycle: number;
+  resolved: Resolution[];
+}
+
+/** A structured document: JSON keeps its types, YAML front matter gives strings. */
+interface Structured {
+  dialect: 'json' | 'yaml';
+  data: Record<string, unknown>;
+  /** The Markdown after the front matter ('' for JSON). */
+  content: string;
+}
+
+function refuse(what: string, reason: string): never {
+  fail('refused', `invalid ${what}: ${printable(reason)}`);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The text as JSON (when it starts with `{`) or Markdown front matter; undefined for neither. */
+async function structuredOf(text: string, what: string): Promise<Structured | undefined> {
+  const trimmed = text.replace(/^\uFEFF/, '').trimStart();
+  if (trimmed.startsWith('{')) {
+    let data: unknown;
+    try {
+      data = JSON.parse(trimmed);
+    } catch (err) {
+      refuse(what, `not JSON: ${(err as Error).message}`);
+    }
+    if (!isPlainObject(data)) refuse(what, 'not a JSON object');
+    return { dialect: 'json', data, content: '' };
+  }
+  if (!trimmed.startsWith('---')) return undefined;
+  let doc;
+  try {
+    doc = await readMarkdownFrontMatter(trimmed);
+  } catch (err) {
+    refuse(what, `unreadable front matter: ${(err as Error).message}`);
+  }
+  return doc.hasFrontMatter ? { dialect: 'yaml', data: doc.data, content: doc.content } : undefined;
+}
+
+function refuseUnknownKeys(value: Record<string, unknown>, allowed: readonly string[], what: string, where: string): void {
+  const unknown = Object.keys(value).find((key) => !allowed.includes(key));
+  if (unknown !== undefined) refuse(what, `${where}unknown key '${unknown}' (allowed: ${allowed.join(', ')})`);
+}
+
+function stringField(value: Record<string, unknown>, key: string, what: string, where: string): string {
+  const field = value[key];
+  if (typeof field !== 'string') refuse(what, `${where}${key} ${field === undefined ? 'is missing' : 'is not a string'}`);
+  return field;
+}
+
+/** A non-negative integer: a JSON integer, or a string of digits from front matter or text. */
+function integerOf(value: unknown, dialect: 'json' | 'yaml' | 'text'): number | undefined {
+  if (dialect === 'json') return Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : undefined;
+  return typeof value === 'string' && /^[0-9]{1,9}$/.test(value.trim()) ? Number(value.trim()) : undefined;
+}
+
+function integerField(value: Record<string, unknown>, key: string, doc: Structured, what: string): number {
+  if (value[key] === undefined) refuse(what, `${key} is missing`);
+  const n = integerOf(value[key], doc.dialect);
+  if (n === undefined) refuse(what, `${key} is not a non-negative integer`);
+  return n;
+}
+
+function booleanField(value: Record<string, unknown>, key: string, doc: Structured, what: string, where: string): boolean {
+  const field = value[key];
+  if (doc.dialect === 'json' && typeof field === 'boolean') return field;
+  if (doc.dialect === 'yaml' && (field === 'true' || field === 'false')) return field === 'true';
+  return refuse(what, `${where}${key} ${field === undefined ? 'is missing' : 'is not true or false'}`);
+}
+
+/** The entries of a list field, each an object with only `allowed` keys. */
+function entriesOf(value: Record<string, unknown>, key: string, allowed: readonly string[], what: string): Record<string, unknown>[] {
+  const list = value[key];
+  if (!Array.isArray(list)) refuse(what, `${key} ${list === undefined ? 'is missing' : 'is not a list'}`);
+  return list.map((entry, index) => {
+    if (!isPlainObject(entry)) refuse(what, `${key}[${index}] is not an object`);
+    refuseUnknownKeys(entry, allowed, what, `${key}[${index}]: `);
+    return entry;
+  });
+}
+
+/** Checks a finding id's form and that it is new in this file. */
+function requireNewId(id: string, seen: Set<string>, what: string): string {
+  if (!FINDING_ID.test(id)) refuse(what, `finding id '${id}' is not [A-Za-z0-9._-]+`);
+  if (seen.has(id)) refuse(what, `duplicate finding id '${id}'`);
+  seen.add(id);
+  return id;
+}
+
+function requireSeverity(word: string, id: string, what: string): RunSeverity {
+  const severity = runSeverityOf(word);
+  if (severity === undefined) refuse(what, `finding '${id}': unknown severity '${word}' (Critical, Important, Minor, Nit, or CRITICAL, HIGH, MEDIUM, LOW)`);
+  return severity;
+}
+
+/** Refuses a file of another lane or cycle than the one asked for. */
+function requireGeneration(stated: { lane?: string; cycle?: number }, expected: { lane?: Lane; cycle: number }, what: string): void {
+  if (stated.lane !== undefined && expected.lane !== undefined && stated.lane !== expected.lane) {
+    fail('refused', `mixed generations: ${what} says lane ${printable(stated.lane)}; this is the ${expected.lane} lane`);
+  }
+  if (stated.cycle !== undefined && stated.cycle !== expected.cycle) {
+    fail('refused', `mixed generations: ${what} says cycle ${stated.cycle}; this review is cycle ${expected.cycle}`);
+  }
+}
+
+/** The findings and blocking count of a lane's statements, after the declared count is checked. */
+function laneReportOf(findings: LaneFinding[], declared: { name: string; value: number } | undefined, what: string): LaneReport {
+  const blocking = findings.filter((f) => isBlockingSeverity(f.severity)).length;
+  if (declared !== undefined && declared.value !== blocking) {
+    fail('refused', `invalid ${what}: declares ${declared.name} ${declared.value} but has ${blocking} blocking finding(s)`);
+  }
+  return { findings, blocking };
+}
+
+const LANE_KEYS = ['lane', 'cycle', 'findings', 'blocking_findings'] as const;
+const LANE_FINDING_KEYS = ['id', 'severity', 'title', 'detail', 'location'] as const;
+
+/** A lane file in JSON or front matter. */
+function structuredLaneReport(doc: Structured, expected: { lane: Lane; cycle: number }, what: string): LaneReport {
+  refuseUnknownKeys(doc.data, LANE_KEYS, what, '');
+  if (/^\s*FINDING(\s|$)/m.test(doc.content)) refuse(what, 'FINDING lines after the front matter: list findings in its findings field');
+  requireGeneration({ lane: stringField(doc.data, 'lane', what, ''), cycle: integerField(doc.data, 'cycle', doc, what) }, expected, what);
+  const seen = new Set<string>();
+  const findings = entriesOf(doc.data, 'findings', LANE_FINDING_KEYS, what).map((entry, index) => {
+    const id = requireNewId(stringField(entry, 'id', what, `findings[${index}]: `), seen, what);
+    const severity = requireSeverity(stringField(entry, 'severity', what, `finding '${id}': `), id, what);
+    const title = stringField(entry, 'title', what, `finding '${id}': `);
+    if (title.trim() === '') refuse(what, `finding '${id}': title is empty`);
+    for (const key of ['detail', 'location']) if (entry[key] !== undefined) stringField(entry, key, what, `finding '${id}': `);
+    return { id, severity, title };
+  });
+  const declared = doc.data.blocking_findings === undefined ? undefined : { name: 'blocking_findings', value: integerField(doc.data, 'blocking_findings', doc, what) };
+  return laneReportOf(findings, declared, what);
+}
+
+/** The value of a `NAME: value` line, refusing a second one. */
+function headerValue(stated: Map<string, string>, name: string, value: string, what: string): void {
+  if (stated.has(name)) refuse(what, `${name} is stated twice`);
+  stated.set(name, value.trim());
+}
+
+function textInteger(stated: Map<string, string>, name: string, what: string): number | undefined {
+  const value = stated.get(name);
+  if (value === undefined) return undefined;
+  const n = integerOf(value, 'text');
+  if (n === undefined) refuse(what, `${name} '${value}' is not a non-negative integer`);
+  return n;
+}
+
+/** A lane file as text: FINDING lines and optional LANE, CYCLE, BLOCKING_FINDINGS lines; other lines are ignored. */
+function textLaneReport(text: string, expected: { lane: Lane; cycle: number }, what: string): LaneReport {
+  const stated = new Map<string, string>();
+  const seen = new Set<string>();
+  const findings: LaneFinding[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    const header = /^(LANE|CYCLE|BLOCKING_FINDINGS):(.*)$/.exec(line);
+    if (header) headerValue(stated, header[1]!, header[2]!, what);
+    if (!/^FINDING(\s|$)/.test(line)) continue;
+    const parts = /^FINDING\s+(\S+)\s+(\S+)\s+(\S.*)$/.exec(line);
+    if (!parts) refuse(what, `malformed line '${line}': expected FINDING <id> <Severity> <title>`);
+    const id = requireNewId(parts[1]!, seen, what);
+    findings.push({ id, severity: requireSeverity(parts[2]!, id, what), title: parts[3]!.trim() });
+  }
+  if (findings.length === 0 && stated.size === 0) refuse(what, 'no FINDING, LANE, CYCLE or BLOCKING_FINDINGS line: an empty review is never assumed');
+  requireGeneration({ lane: stated.get('LANE'), cycle: textInteger(stated, 'CYCLE', what) }, expected, what);
+  const declared = textInteger(stated, 'BLOCKING_FINDINGS', what);
+  return laneReportOf(findings, declared === undefined ? undefined : { name: 'BLOCKING_FINDINGS', value: declared }, what);
+}
+
+/** Parses a review lane file (§6: JSON, front matter or FINDING lines) of the lane and cycle expected; refuses (exit 2) anything malformed or of another generation. */
+export async function parseLaneFile(text: string, expected: { lane: Lane; cycle: number }): Promise<LaneReport> {
+  const what = 'lane file';
+  const doc = await structuredOf(text, what);
+  return doc === undefined ? textLaneReport(text, expected, what) : structuredLaneReport(doc, expected, what);
+}
+
+/** A validation or resolution file's document and its checked cycle; refuses text that is neither JSON nor front matter. */
+async function cycleDocumentOf(text: string, cycle: number, what: string, keys: readonly string[]): Promise<Structured> {
+  const doc = await structuredOf(text, what);
+  if (doc === undefined) refuse(what, 'neither JSON nor Markdown with YAML front matter');
+  refuseUnknownKeys(doc.data, keys, what, '');
+  requireGeneration({ cycle: integerField(doc.data, 'cycle', doc, what) }, { cycle }, what);
+  return doc;
+}
+
+/** Parses a validation file `{cycle, findings: [{id, valid, reason}]}` of `cycle` (JSON or front matter). */
+export async function parseValidationFile(text: string, cycle: number): Promise<ValidationFile> {
+  const what = 'validation file';
+  const doc = await cycleDocumentOf(text, cycle, what, ['cycle', 'findings']);
+  const seen = new Set<string>();
+  const findings = entriesOf(doc.data, 'findings', ['id', 'valid', 'reason'], what).map((entry, index) => {
+    const id = requireNewId(stringField(entry, 'id', what, `findings[${index}]: `), seen, what);
+    return { id, valid: booleanField(entry, 'valid', doc, what, `finding '${id}': `), reason: stringField(entry, 'reason', what, `finding '${id}': `) };
+  });
+  return { cycle, findings };
+}
+
+/** Parses a resolution file `{cycle, resolved: [{id, change, tests}]}` of `cycle` (JSON or front matter). */
+export async function parseResolutionFile(text: string, cycle: number): Promise<ResolutionFile> {
+  const what = 'resolution file';
+  const doc = await cycleDocumentOf(text, cycle, what, ['cycle', 'resolved']);
+  const seen = new Set<string>();
+  const resolved = entriesOf(doc.data, 'resolved', ['id', 'change', 'tests'], what).map((entry, index) => {
+    const id = requireNewId(stringField(entry, 'id', what, `resolved[${index}]: `), seen, what);
+    return { id, change: stringField(entry, 'change', what, `finding '${id}': `), tests: stringField(entry, 'tests', what, `finding '${id}': `) };
+  });
+  return { cycle, resolved };
+}
+
+/** What keeps a validation from being positive (§6): each blocking finding not judged, or judged without a reason. Empty = positive. */
+export function validationGaps(validation: ValidationFile, blockingIds: readonly string[]): string[] {
+  const judged = new Map(validation.findings.map((v) => [v.id, v]));
+  return blockingIds.flatMap((id) => {
+    const judgement = judged.get(id);
+    if (judgement === undefined) return [`blocking finding '${id}' is not validated`];
+    return judgement.reason.trim() === '' ? [`blocking finding '${id}' is validated without a reason`] : [];
+  });
+}
+
+/** The ids a validation judged valid: the findings a resolution must cover. */
+export function validIdsOf(validation: ValidationFile): string[] {
+  return validation.findings.filter((v) => v.valid).map((v) => v.id);
+}
+
+/** What keeps a resolution from being complete (§6): each valid finding not resolved, or resolved without saying what changed. Empty = complete. */
+export function resolutionGaps(resolution: ResolutionFile, validIds: readonly string[]): string[] {
+  const resolved = new Map(resolution.resolved.map((r) => [r.id, r]));
+  return validIds.flatMap((id) => {
+    const entry = resolved.get(id);
+    if (entry === undefined) return [`valid finding '${id}' is not resolved`];
+    return entry.change.trim() === '' ? [`valid finding '${id}' is resolved without a change`] : [];
+  });
+}

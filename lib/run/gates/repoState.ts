@@ -1,0 +1,109 @@
+// Git facts about a run's repository (docs/runtime.md §4 start, §7 resume and retry), one
+// small function each, all through git's argument vector (never a shell).
+//
+// "A work tree of this repository" means: git's top level of the folder shares its common
+// dir with ROOT, so the main checkout and every linked worktree qualify, and a clone or a
+// submodule elsewhere does not. Paths come back absolute and real, the form a record keeps.
+// Refs from the command line go after `--end-of-options`, so a ref that looks like an
+// option is a ref that does not resolve, never an option.
+import { execFileSync } from 'node:child_process';
+import { realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fail } from '../../fsx/commandFailure.js';
+import { gitComplaint, runGit } from '../../proc/git.js';
+import { printable } from '../../fsx/printable.js';
+
+/** `dir`'s git common dir, absolute and real; undefined when `dir` is in no repository. */
+function commonDirOf(dir: string): string | undefined {
+  try {
+    return realpathSync(runGit(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The absolute, real top level of `dir` when it is a work tree of ROOT's repository; else a refusal (exit 2). */
+export function resolveWorkTree(root: string, dir: string): string {
+  const where = printable(dir);
+  const stat = statSync(resolve(dir), { throwIfNoEntry: false });
+  if (stat === undefined) fail('refused', `repository folder '${where}' does not exist`);
+  if (!stat.isDirectory()) fail('refused', `'${where}' is not a folder`);
+  let top: string;
+  try {
+    top = realpathSync(runGit(resolve(dir), ['rev-parse', '--path-format=absolute', '--show-toplevel']));
+  } catch (err) {
+    fail('refused', `'${where}' is not a git work tree: ${printable(gitComplaint(err))}`);
+  }
+  const rootCommon = commonDirOf(root);
+  if (rootCommon === undefined) fail('refused', `ROOT '${printable(root)}' is not in a git repository, so '${where}' cannot be a work tree of it`);
+  const dirCommon = commonDirOf(top);
+  if (dirCommon !== rootCommon) fail('refused', `'${where}' is a work tree of another repository (git dir '${printable(dirCommon ?? '?')}', ROOT's is '${printable(rootCommon)}')`);
+  return top;
+}
+
+/** The full hash of the commit `ref` names in `dir`; a ref that does not resolve is a refusal (exit 2). */
+export function resolveCommit(dir: string, ref: string): string {
+  try {
+    return runGit(dir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
+  } catch {
+    fail('refused', `base ref '${printable(ref)}' does not resolve`);
+  }
+}
+
+/** The full hash of `dir`'s HEAD; an unborn or missing HEAD is a refusal (exit 2). */
+export function headOf(dir: string): string {
+  try {
+    return runGit(dir, ['rev-parse', '--verify', '--end-of-options', 'HEAD^{commit}']);
+  } catch (err) {
+    fail('refused', `HEAD of '${printable(dir)}' does not resolve: ${printable(gitComplaint(err))}`);
+  }
+}
+
+/** True when `hash` (hexadecimal) names a commit in `dir`'s repository. */
+export function commitExists(dir: string, hash: string): boolean {
+  if (!/^[0-9a-f]{4,64}$/.test(hash)) return false;
+  try {
+    runGit(dir, ['cat-file', '-e', '--end-of-options', `${hash}^{commit}`]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True when `ancestor` is `descendant` or one of its ancestors; a commit git cannot find is a refusal (exit 2). */
+export function isAncestor(dir: string, ancestor: string, descendant: string): boolean {
+  try {
+    runGit(dir, ['merge-base', '--is-ancestor', '--end-of-options', ancestor, descendant]);
+    return true;
+  } catch (err) {
+    if ((err as { status?: unknown }).status === 1) return false;
+    fail('refused', `cannot tell whether ${printable(ancestor)} is an ancestor of ${printable(descendant)} in '${printable(dir)}': ${printable(gitComplaint(err))}`);
+  }
+}
+
+/** `git args...` in `dir`, its stdout untrimmed (runGit trims: a porcelain record may start with a space). */
+function gitUntrimmed(dir: string, args: string[]): string {
+  try {
+    return execFileSync('git', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+  } catch (err) {
+    fail('refused', `cannot read the state of '${printable(dir)}': ${printable(gitComplaint(err))}`);
+  }
+}
+
+/**
+ * Tracked paths of `dir`'s work tree that differ from HEAD, staged or not, in git's order
+ * (both paths of a rename); untracked files do not count.
+ */
+export function modifiedTrackedFiles(dir: string): string[] {
+  const fields = gitUntrimmed(dir, ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=no']).split('\0');
+  const files: string[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!;
+    if (field.length < 4 || field.startsWith('??') || field.startsWith('!!')) continue;
+    files.push(field.slice(3));
+    const status = field.slice(0, 2);
+    if (status.includes('R')) files.push(fields[++i]!); // the renamed path follows: it is gone from the work tree
+    else if (status.includes('C')) i++; // the copied path follows: it is unchanged
+  }
+  return files;
+}

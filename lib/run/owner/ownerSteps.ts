@@ -1,0 +1,121 @@
+// The owner's `baton run` actions with their I/O (docs/runtime.md §4, §7): start resolves
+// the repository, base and spec; resume and retry gather the facts of §7; request-changes
+// keeps the notes as an artifact. The decisions are in lib/run/ownerActions.ts.
+import * as fs from 'node:fs';
+import { resolve } from 'node:path';
+import { fail } from '../../fsx/commandFailure.js';
+import { batonVersion } from '../../proc/version.js';
+import { artifactNameOf, checkArtifacts, writeEvidence } from '../gates/artifacts.js';
+import { splitAcceptanceCommand } from '../gates/commandWords.js';
+import { hostName, machineId } from '../record/identity.js';
+import { leaseView, readLease } from '../record/lease.js';
+import { approveRun, endRun, pauseRun, requestChanges, requireOwner, resumeRun, retryRun } from './ownerActions.js';
+import { resolveCommit, resolveWorkTree } from '../gates/repoState.js';
+import { changeRun, type ActionReport, type RunContext } from '../record/runContext.js';
+import { requireNotTerminal, requireState } from '../record/runMutation.js';
+import { startRun, type StartRequest } from './runStart.js';
+import { statusOf } from '../record/runStatus.js';
+import { readWorkflow } from '../record/runStore.js';
+import { resumeProblems } from './verifyResume.js';
+import { type Workflow } from '../record/workflow.js';
+import { type RunPaths } from '../../project/layout.js';
+
+/** The options of start as given on the command line. */
+export interface StartOptions {
+  request: string;
+  task: string;
+  spec: string;
+  acceptance: string;
+  repo?: string;
+  base?: string;
+  stages: string[];
+  maxCycles: number;
+  acceptanceTimeoutS: number;
+  retryAttempts: number;
+  retryBaseMs: number;
+  roles: Workflow['roles'];
+}
+
+/** start: checks and resolves what it was given, then makes the run. */
+export async function startStep(ctx: RunContext, o: StartOptions): Promise<ActionReport> {
+  const specPath = resolve(ctx.cwd, o.spec);
+  if (!fs.existsSync(specPath)) fail('usage', `start: no such spec file '${o.spec}'`);
+  splitAcceptanceCommand(o.acceptance);
+  const repoRoot = resolveWorkTree(ctx.root, resolve(ctx.cwd, o.repo ?? '.'));
+  const baseRef = o.base ?? 'HEAD';
+  const request: StartRequest = {
+    requestId: o.request, task: o.task, specRef: specPath, acceptanceCommand: o.acceptance, repoRoot, baseRef,
+    baseCommit: resolveCommit(repoRoot, baseRef), stages: o.stages, maxCycles: o.maxCycles, acceptanceTimeoutS: o.acceptanceTimeoutS,
+    retryAttempts: o.retryAttempts, retryBaseMs: o.retryBaseMs, roles: o.roles, owner: ctx.user, host: hostName(), machineId: machineId(),
+  };
+  const now = ctx.now();
+  const wf = await startRun(ctx.root, request, now);
+  const { paths } = readWorkflow(ctx.root, wf.run_id);
+  return { status: statusOf(wf, paths, now) };
+}
+
+/** The digests that no longer match, as `path (problem)`. */
+export function badArtifactsOf(wf: Workflow, paths: RunPaths): string[] {
+  return checkArtifacts(paths, wf.artifacts).bad.map((b) => `${b.path} (${b.problem})`);
+}
+
+/** The facts §7 checks, gathered for this caller. */
+function verificationOf(ctx: RunContext, wf: Workflow, paths: RunPaths, kind: 'resume' | 'retry', reclaimStale: boolean, now: Date): string[] {
+  const lease = readLease(paths);
+  const view = lease === undefined ? { held: false as const } : leaseView(lease, now, wf.history);
+  const live = view.held && !view.stale;
+  return resumeProblems(wf, kind, {
+    root: ctx.root, owner: ctx.user, machineId: machineId(), release: batonVersion(), artifactsBad: badArtifactsOf(wf, paths),
+    lease: { live, stale: view.held && view.stale, pid: view.held ? view.pid : undefined, host: view.held ? view.host : undefined }, reclaimStale,
+  });
+}
+
+/** pause. */
+export function pauseStep(ctx: RunContext, runId: string): Promise<ActionReport> {
+  return changeRun(ctx, runId, (wf, _paths, now) => pauseRun(wf, ctx.user, now));
+}
+
+/** resume, after every check of §7. */
+export function resumeStep(ctx: RunContext, runId: string, reclaimStale: boolean): Promise<ActionReport> {
+  return changeRun(ctx, runId, (wf, paths, now) => {
+    requireState(wf, 'resume', ['PAUSED']);
+    return resumeRun(wf, ctx.user, verificationOf(ctx, wf, paths, 'resume', reclaimStale, now), now);
+  });
+}
+
+/** retry, after every check of §7. */
+export function retryStep(ctx: RunContext, runId: string, addCycles: number, reclaimStale: boolean): Promise<ActionReport> {
+  return changeRun(ctx, runId, (wf, paths, now) => {
+    requireState(wf, 'retry', ['BLOCKED']);
+    return retryRun(wf, ctx.user, addCycles, verificationOf(ctx, wf, paths, 'retry', reclaimStale, now), now);
+  });
+}
+
+/** approve (a bad digest blocks). */
+export function approveStep(ctx: RunContext, runId: string): Promise<ActionReport> {
+  return changeRun(ctx, runId, (wf, paths, now) => {
+    requireOwner(wf, 'approve', ctx.user);
+    requireState(wf, 'approve', ['WAITING_FOR_HUMAN_APPROVAL']);
+    return approveRun(wf, ctx.user, badArtifactsOf(wf, paths), now);
+  });
+}
+
+/** request-changes: the notes become an artifact, then the first stage reopens. */
+export function requestChangesStep(ctx: RunContext, runId: string, notes: string[]): Promise<ActionReport> {
+  return changeRun(ctx, runId, (wf, paths, now) => {
+    requireOwner(wf, 'request-changes', ctx.user);
+    requireState(wf, 'request-changes', ['WAITING_FOR_HUMAN_APPROVAL']);
+    const taken = (p: string) => wf.artifacts.some((a) => a.path === p) || fs.existsSync(resolve(paths.dir, p));
+    const name = artifactNameOf('run', wf.review_cycle, 'change-request', 'json', taken);
+    const written = writeEvidence(paths, name, 'change-request', { notes }, now);
+    return requestChanges(wf, ctx.user, written, now);
+  });
+}
+
+/** cancel or fail. */
+export function endStep(ctx: RunContext, runId: string, how: 'cancel' | 'fail', reason: string): Promise<ActionReport> {
+  return changeRun(ctx, runId, (wf, _paths, now) => {
+    requireNotTerminal(wf, how);
+    return endRun(wf, ctx.user, how, reason, now);
+  });
+}

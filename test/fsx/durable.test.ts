@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { fsyncDir, mkdirSynced, renameSynced, unlinkSynced, writeFileSynced } from '../../lib/fsx/durable.js';
+import { isCode } from '../../lib/fsx/absent.js';
+import { tempDir } from '../support/project.js';
+
+describe('lib/queue/durable', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = tempDir();
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('writes files with mode 0600; exclusive refuses an existing file, otherwise truncates', () => {
+    const path = join(dir, 'f');
+    writeFileSynced(path, 'long content', true);
+    assert.equal(fs.statSync(path).mode & 0o777, 0o600);
+    assert.throws(() => writeFileSynced(path, 'x', true), (e: unknown) => isCode(e, 'EEXIST'));
+    writeFileSynced(path, 'short', false);
+    assert.equal(fs.readFileSync(path, 'utf8'), 'short');
+  });
+
+  it('never writes through a symlink', () => {
+    const target = join(dir, 'target');
+    fs.writeFileSync(target, 'original');
+    fs.symlinkSync(target, join(dir, 'link'));
+    assert.throws(() => writeFileSynced(join(dir, 'link'), 'evil', false), (e: unknown) => isCode(e, 'ELOOP'));
+    assert.equal(fs.readFileSync(target, 'utf8'), 'original');
+  });
+
+  it('creates missing directories with mode 0700, idempotently', () => {
+    const deep = join(dir, 'a', 'b', 'c');
+    mkdirSynced(deep);
+    mkdirSynced(deep);
+    for (const d of [join(dir, 'a'), join(dir, 'a', 'b'), deep]) assert.equal(fs.statSync(d).mode & 0o777, 0o700);
+  });
+
+  it('renames across directories and unlinks, reporting whether anything was removed', () => {
+    fs.mkdirSync(join(dir, 'x'));
+    fs.writeFileSync(join(dir, 'f'), 'data');
+    renameSynced(join(dir, 'f'), join(dir, 'x', 'g'));
+    assert.equal(fs.readFileSync(join(dir, 'x', 'g'), 'utf8'), 'data');
+    assert.equal(unlinkSynced(join(dir, 'x', 'g')), true);
+    assert.equal(unlinkSynced(join(dir, 'x', 'g')), false);
+    fsyncDir(dir);
+    assert.throws(() => fsyncDir(join(dir, 'missing')), (e: unknown) => isCode(e, 'ENOENT'));
+  });
+});
