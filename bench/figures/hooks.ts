@@ -4,7 +4,7 @@
 // run read through the run store's validated read); (b) hooks/stop on its blocking path
 // (handoffs waiting, nothing in process). An agent waits for SessionStart before its first
 // reply and for Stop at the end of every turn.
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { runPathsOf } from '../../lib/project/layout.js';
 import { writeWorkflow } from '../../lib/run/record/runStore.js';
 import { makeProject, placeItem } from '../../test/support/project.js';

@@ -6,14 +6,12 @@
 // No tmux and no worktrees (the launcher adds those).
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fsyncDir, mkdirSynced, renameSynced, writeFileSynced } from '../fsx/durable.js';
+import { fsyncDir, mkdirSynced, publishWhole } from '../fsx/durable.js';
 import { ensureMailbox } from '../queue/index.js';
 import { readConfig, sharesRoot, type WindowConfig } from '../handoff/config.js';
 import { fail } from '../fsx/commandFailure.js';
-import { runGit } from '../proc/git.js';
 import { excludeSwarmDir } from '../project/gitExclude.js';
-import { bridgePathsOf, mailboxOf, reviewersPathOf, rolesPathOf, sessionNameOf, SWARM_DIR_NAME, swarmDirOf, worktreePathOf } from '../project/layout.js';
+import { bridgePathsOf, mailboxOf, reviewersPathOf, rolesPathOf, sessionNameOf, swarmDirOf, worktreePathOf } from '../project/layout.js';
 import { importReferenceMail, type ImportReport } from './referenceImport.js';
 import { formatReviewers } from '../handoff/reviewers.js';
 import { formatRoles, type Role } from '../handoff/roles.js';
@@ -48,9 +46,7 @@ export function readWindows(root: string): WindowConfig[] {
 
 /** Publishes a runtime table under a temp name of this process: two inits at once each publish a whole table (the same one). */
 function publishTable(path: string, text: string): void {
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSynced(temp, text, false);
-  renameSynced(temp, path);
+  publishWhole(path, text, `${path}.${process.pid}.tmp`);
 }
 
 /** What `baton init` is told besides the project. */

@@ -19,7 +19,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { crashPoint } from '../fsx/crash.js';
 import { copyPlaces, deliverCopy, ensureFolder, ensureMailbox, type FolderLister, freeNameIn, idPlaces, isoOf, type Item, type Mailbox, moveOriginal, readItem, renameInto, serializeEnvelope, UnusableItem } from '../queue/index.js';
-import { fsyncDir, renameSynced, writeFileSynced } from '../fsx/durable.js';
+import { fsyncDir, publishWhole } from '../fsx/durable.js';
 import { isCode } from '../fsx/absent.js';
 import { acquireLock, type Release } from '../fsx/lock.js';
 import { mailboxOf } from '../project/layout.js';
@@ -219,8 +219,7 @@ export function failHandoff(scope: DeliveryScope, sender: string, name: string, 
   // renameInto creates sent/ for a delivery.
   ensureFolder(box.failed);
   const failedPath = freeNameIn(box.failed, name);
-  writeFileSynced(`${failedPath}.error.tmp`, `${reason}\n`, false);
-  renameSynced(`${failedPath}.error.tmp`, `${failedPath}.error`);
+  publishWhole(`${failedPath}.error`, `${reason}\n`);
   crashPoint('deliver:error-written');
   moveOriginal(join(box.outbox, name), failedPath);
   crashPoint('deliver:failed-synced');

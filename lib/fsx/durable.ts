@@ -42,6 +42,17 @@ export function renameSynced(from: string, to: string): void {
   if (dirname(from) !== dirname(to)) fsyncDir(dirname(from));
 }
 
+/**
+ * Publishes `data` at `path` whole: written to `temp` (default `<path>.tmp`, truncated if a
+ * crash left one) and fsync'd, then renamed over `path`, the folder fsync'd. For small
+ * files whose temp name the queue's own rules choose (errors beside failed mail, tables,
+ * signals); state replaced in place goes through records.ts.
+ */
+export function publishWhole(path: string, data: Uint8Array | string, temp = `${path}.tmp`): void {
+  writeFileSynced(temp, data, false);
+  renameSynced(temp, path);
+}
+
 /** Removes a file if present and fsyncs its directory; true if something was removed. */
 export function unlinkSynced(path: string): boolean {
   try {

@@ -15,7 +15,6 @@
 // it lists again, and backs off. Takers delete generations below their own.
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { isCode, readTextIfPresent as readText } from './absent.js';
 import { mkdirSynced } from './durable.js';

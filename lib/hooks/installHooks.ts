@@ -9,11 +9,10 @@
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { quote } from 'shell-quote';
-import writeFileAtomic from 'write-file-atomic';
 import { fail } from '../fsx/commandFailure.js';
 import { agentHooksPathOf, type HookAgent } from '../project/layout.js';
-import { fsyncDir } from '../fsx/durable.js';
-import { isCode } from '../fsx/absent.js';
+import { readTextIfPresent } from '../fsx/absent.js';
+import { replaceFile } from '../fsx/records.js';
 import { printable } from '../fsx/printable.js';
 import { MalformedSettings, mergeHookSettings, type HookCommands, type MergedSettings } from './hookSettings.js';
 
@@ -49,12 +48,7 @@ export interface HookInstall extends MergedSettings {
 
 /** The settings file's text, or undefined when there is none. */
 function readSettings(path: string): string | undefined {
-  try {
-    return fs.readFileSync(path, 'utf8');
-  } catch (err) {
-    if (isCode(err, 'ENOENT')) return undefined;
-    throw err;
-  }
+  return readTextIfPresent(path);
 }
 
 /** Merges `commands` into `agent`'s settings under `root`; writes unless `dryRun` or nothing changed. A malformed file is refused (exit 2) and left as it is. */
@@ -68,9 +62,9 @@ export function installHooks(root: string, agent: HookAgent, commands: HookComma
     throw err;
   }
   if (merged.changed && !dryRun) {
+    // The agent's own folder (`.claude/`, `.codex/`) keeps the mode a person would give it.
     fs.mkdirSync(dirname(path), { recursive: true });
-    writeFileAtomic.sync(path, merged.text, { fsync: true });
-    fsyncDir(dirname(path));
+    replaceFile(path, merged.text, { mode: 'keep' });
   }
   return { ...merged, agent, path, commands, dryRun };
 }

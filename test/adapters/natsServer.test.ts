@@ -31,7 +31,7 @@ const occupy = (port: number) => new Promise<Server>((done) => {
   server.listen({ port, host: '127.0.0.1' }, () => done(server));
 });
 
-describe('lib/adapters/natsServer (real nats-server)', () => {
+describe('lib/adapters/natsServer', () => {
   let store: string;
   let pidFile: string;
   let port: number;

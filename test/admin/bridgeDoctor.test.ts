@@ -13,7 +13,7 @@ import { makeProject, type Project } from '../support/project.js';
 
 const ENV = { BATON_NODE: 'a' };
 
-describe('lib/handoff/bridgeDoctor', () => {
+describe('lib/admin/bridgeDoctor', () => {
   let p: Project;
   let release: (() => void) | undefined;
   beforeEach(() => {

@@ -13,7 +13,7 @@ import { makeProject, type Project } from '../support/project.js';
 const ENV = { BATON_NODE: 'a' };
 const COUNTS = { pending: { coder: 0, reviewer: 3, QA: 1 }, unacked: { coder: 0, reviewer: 1, QA: 0 } };
 
-describe('lib/handoff/bridgeView', () => {
+describe('lib/admin/bridgeView', () => {
   let p: Project;
   let release: (() => void) | undefined;
   beforeEach(() => {

@@ -11,7 +11,7 @@ import { placeLegacyItem, placeProblemItem, referenceFolderOf } from '../support
 
 const HOUR = 3600 * 1000;
 
-describe('lib/handoff/doctor', () => {
+describe('lib/admin/doctor', () => {
   let p: Project;
   let rolesPath: string;
   let roles: string;

@@ -19,7 +19,7 @@ function failsWith(lines: string[]) {
   };
 }
 
-describe('lib/handoff/init', () => {
+describe('lib/admin/init', () => {
   let dir: string;
   let root: string;
   beforeEach(() => {

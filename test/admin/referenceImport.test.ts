@@ -7,7 +7,7 @@ import { fixturePath } from '../support/fixtures.js';
 import { itemsIn, makeRepo, placeItem, projectAt, type Project } from '../support/project.js';
 import { fourRolesImports, placeLegacyItem, placeProblemItem, referenceFolderOf, writeFourRolesReferenceMail } from '../support/referenceMail.js';
 
-describe('lib/handoff/referenceImport', () => {
+describe('lib/admin/referenceImport', () => {
   let p: Project;
   afterEach(() => p.cleanup());
 

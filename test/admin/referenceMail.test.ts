@@ -21,7 +21,7 @@ function rolesFrom(root: string, conf: string) {
   return rolesOf(root, parsed.windows);
 }
 
-describe('lib/handoff/referenceMail', () => {
+describe('lib/admin/referenceMail', () => {
   describe('roleOfReferenceItem', () => {
     const cases: [string, ReferenceFolder, Record<string, string>, string[], string][] = [
       ['outbox: the from role', 'outbox', { from: 'coder', to: 'QA' }, ['architect', 'coder'], 'coder'],

@@ -3,7 +3,7 @@ import { mailboxOf } from '../../lib/project/layout.js';
 import { DAEMON_DOWN_REMEDY, mailboxRemedy, receiveModeRemedy, rolesTableRemedy, unconfiguredMailboxRemedy } from '../../lib/admin/remedies.js';
 import { type Finding, type MailboxProblem } from '../../lib/queue/inspect.js';
 
-describe('lib/handoff/remedies', () => {
+describe('lib/admin/remedies', () => {
   const box = mailboxOf('/p', 'QA');
   const finding = (kind: MailboxProblem, path = '/p/x'): Finding => ({ kind, path, problem: 'p' });
 

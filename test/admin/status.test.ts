@@ -18,7 +18,7 @@ function age(path: string, secondsAgo: number): void {
   fs.utimesSync(path, t, t);
 }
 
-describe('lib/handoff/status', () => {
+describe('lib/admin/status', () => {
   let root: string;
   beforeEach(() => {
     root = tempDir();

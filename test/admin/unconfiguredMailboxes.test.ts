@@ -7,7 +7,7 @@ import { ensureMailbox } from '../../lib/queue/mailbox.js';
 import { placeItem, tempDir } from '../support/project.js';
 import { placeLegacyItem, referenceFolderOf } from '../support/referenceMail.js';
 
-describe('lib/handoff/unconfiguredMailboxes', () => {
+describe('lib/admin/unconfiguredMailboxes', () => {
   let root: string;
   beforeEach(() => {
     root = tempDir();

@@ -5,8 +5,6 @@
 // mid-stream) or repeats a publish after the duplicate window and after a server restart;
 // in every case each (id, recipient) pair ends up held exactly once.
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { streamNameOf } from '../../lib/bridge/wireNames.js';

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { parseEnvelope, type Headers } from '../../lib/queue/envelope.js';
 import { type Mailbox } from '../../lib/queue/mailbox.js';
-import { itemsIn, makeProject, noteDraft, placeItem, runBin, snapshot, writeDraft, type Project, type RunResult } from '../support/project.js';
+import { itemsIn, makeProject, noteDraft, placeItem, runBin, writeDraft, type Project, type RunResult } from '../support/project.js';
 
 /** One queue item as the test wrote it. */
 interface Fixture {

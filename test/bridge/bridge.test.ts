@@ -30,7 +30,7 @@ interface Hosted {
   reportPath: string;
 }
 
-describe('lib/bridge/bridge (real nats-server)', function () {
+describe('lib/bridge/bridge', function () {
   this.timeout(30_000);
   const quick: BridgeSettings = { ...bridgeSettingsOf({}), backoffCapMs: 400, countsIntervalMs: 200 };
   let nats: NatsServerHandle;

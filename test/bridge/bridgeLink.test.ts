@@ -21,7 +21,7 @@ interface Watched {
   downs: number;
 }
 
-describe('lib/bridge/bridgeLink (real nats-server)', function () {
+describe('lib/bridge/bridgeLink', function () {
   this.timeout(30_000);
   const settings = { ...bridgeSettingsOf({}), backoffCapMs: 200 };
   let nats: NatsServerHandle;

@@ -19,7 +19,7 @@ import { tempDir } from '../support/project.js';
 
 const CREDS_CONTENT = '-----BEGIN NATS USER JWT-----\nsecret-jwt-content-0123456789\n------END NATS USER JWT------\n';
 
-describe('lib/bridge/bridgeReport (real nats-server)', function () {
+describe('lib/bridge/bridgeReport', function () {
   this.timeout(30_000);
   let nats: NatsServerHandle;
   let nc: NatsConnection;

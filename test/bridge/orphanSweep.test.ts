@@ -10,7 +10,7 @@ import { orphanCountOf, orphansOf } from '../../lib/bridge/orphanSweep.js';
 import { consumerNameOf, streamNameOf, streamSubjectsOf, subjectOf } from '../../lib/bridge/wireNames.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
 
-describe('lib/bridge/orphanSweep (real nats-server)', function () {
+describe('lib/bridge/orphanSweep', function () {
   this.timeout(30_000);
   let nats: NatsServerHandle;
   let nc: NatsConnection;

@@ -10,7 +10,7 @@ import { RoleLeases } from '../../lib/bridge/roleLeases.js';
 import { openOwners } from '../../lib/bridge/wireSetup.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
 
-describe('lib/bridge/roleLeases (real nats-server)', function () {
+describe('lib/bridge/roleLeases', function () {
   this.timeout(30_000);
   let nats: NatsServerHandle;
   let nc: NatsConnection;

@@ -10,7 +10,7 @@ import { consumerNameOf, ownersBucketOf, streamNameOf, subjectOf } from '../../l
 import { ensureConsumer, ensureStream, openOwners } from '../../lib/bridge/wireSetup.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
 
-describe('lib/bridge/wireSetup (real nats-server)', function () {
+describe('lib/bridge/wireSetup', function () {
   this.timeout(30_000);
   let nats: NatsServerHandle;
   let nc: NatsConnection;

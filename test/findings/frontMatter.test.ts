@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readMarkdownFrontMatter } from '../../lib/findings/frontMatter.js';
 
-describe('lib/handoff/markdownFrontMatter', () => {
+describe('lib/findings/frontMatter', () => {
   it('splits the front matter from the Markdown after it', async () => {
     const doc = await readMarkdownFrontMatter('---\nverdict: PASS\nsummary: fine\n---\n# Findings\n- none\n');
     assert.deepEqual(doc, { data: { verdict: 'PASS', summary: 'fine' }, content: '# Findings\n- none\n', hasFrontMatter: true });

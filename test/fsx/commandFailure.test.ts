@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { fail, CommandFailure, type FailureKind } from '../../lib/fsx/commandFailure.js';
 
-describe('lib/handoff/errors', () => {
+describe('lib/fsx/commandFailure', () => {
   it('CommandFailure keeps its kind and stderr lines; the message is the first line', () => {
     const err = new CommandFailure('invalid', ['HANDOFF INVALID: d.txt', '', 'Errors:']);
     assert.ok(err instanceof Error);

@@ -5,7 +5,7 @@ import { fsyncDir, mkdirSynced, renameSynced, unlinkSynced, writeFileSynced } fr
 import { isCode } from '../../lib/fsx/absent.js';
 import { tempDir } from '../support/project.js';
 
-describe('lib/queue/durable', () => {
+describe('lib/fsx/durable', () => {
   let dir: string;
   beforeEach(() => {
     dir = tempDir();

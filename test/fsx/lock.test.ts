@@ -28,7 +28,7 @@ function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
 }
 
-describe('lib/queue/lock', () => {
+describe('lib/fsx/lock', () => {
   let dir: string;
   beforeEach(() => {
     dir = join(tempDir(), 'lock');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { printable } from '../../lib/fsx/printable.js';
 
-describe('lib/queue/printable', () => {
+describe('lib/fsx/printable', () => {
   it('escapes control characters (C0, DEL, C1) JSON-style, with short forms for \\n, \\r and \\t', () => {
     assert.equal(printable('a\x1b]0;title\x07\x1b[2Jb'), 'a\\u001b]0;title\\u0007\\u001b[2Jb');
     assert.equal(printable('one\ntwo\r\tthree\x00'), 'one\\ntwo\\r\\tthree\\u0000');

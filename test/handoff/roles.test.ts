@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
 import { rolesPathOf, swarmDirOf } from '../../lib/project/layout.js';
 import { formatRoles, parseRoles, readRoles, type Role } from '../../lib/handoff/roles.js';
 import { tempDir } from '../support/project.js';

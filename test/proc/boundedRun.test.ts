@@ -15,7 +15,7 @@ const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60000)'], { 
 require('node:fs').writeFileSync(process.argv[1], process.pid + '\\n' + child.pid + '\\n');
 setInterval(() => {}, 60000);`;
 
-describe('lib/handoff/boundedRun', function () {
+describe('lib/proc/boundedRun', function () {
   this.timeout(20_000);
   let dir: string;
   const options = (more: Partial<BoundedRunOptions> = {}): BoundedRunOptions => ({ cwd: dir, env: process.env, stdin: '', timeoutMs: 10_000, ...more });

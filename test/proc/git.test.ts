@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { gitComplaint, runGit } from '../../lib/proc/git.js';
 import { tempDir } from '../support/project.js';
 
-describe('lib/handoff/git', () => {
+describe('lib/proc/git', () => {
   it('runs git with an argument vector in a folder and returns its trimmed stdout', () => {
     const dir = tempDir();
     try {

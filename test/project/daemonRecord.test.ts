@@ -7,7 +7,7 @@ import { daemonPathsOf } from '../../lib/project/layout.js';
 import { acquireLock } from '../../lib/fsx/lock.js';
 import { tempDir } from '../support/project.js';
 
-describe('lib/handoff/daemonRecord', () => {
+describe('lib/project/daemonRecord', () => {
   const when = new Date('2026-06-15T14:05:31.123Z');
 
   it('formats `<ISO time> <event> <key=value ...>`, plain values unquoted, numbers as text', () => {

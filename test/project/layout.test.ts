@@ -7,7 +7,7 @@ import {
   socketFileOf, SWARM_DIR_NAME, swarmDirOf, tmuxSocketPathFor, worktreePathOf, WORKTREES_DIR_NAME,
 } from '../../lib/project/layout.js';
 
-describe('lib/handoff/layout', () => {
+describe('lib/project/layout', () => {
   const root = '/p';
 
   it('keeps runtime state under ROOT/.swarmforge and people\'s files under ROOT/swarmforge', () => {

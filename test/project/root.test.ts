@@ -20,7 +20,7 @@ function notFound(err: unknown, firstLine = NOT_FOUND, hint = INIT_HINT): boolea
   return err instanceof CommandFailure && err.kind === 'environment' && err.lines.length === 2 && err.lines[0] === firstLine && err.lines[1] === hint;
 }
 
-describe('lib/handoff/root', () => {
+describe('lib/project/root', () => {
   let dir: string;
   beforeEach(() => {
     dir = tempDir();

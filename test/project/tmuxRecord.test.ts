@@ -4,7 +4,7 @@ import { panesFileOf, socketFileOf, swarmDirOf } from '../../lib/project/layout.
 import { formatPanes, readPanes, recordedSocketOf } from '../../lib/project/tmuxRecord.js';
 import { tempDir } from '../support/project.js';
 
-describe('lib/handoff/tmuxRecord', () => {
+describe('lib/project/tmuxRecord', () => {
   let root: string;
   beforeEach(() => {
     root = tempDir();

@@ -45,7 +45,7 @@ const BATCH = [
   '',
 ].join('\n');
 
-describe('lib/swarm/scriptedAgent', () => {
+describe('lib/scripted/scriptedAgent', () => {
   describe('parseTasks', () => {
     it('reads a task-mode ready_for_next output', () => {
       assert.deepEqual(parseTasks(TASK), {

@@ -7,7 +7,7 @@ import { parseFindingsDocument } from '../../lib/review/findings.js';
 import { findingsDocumentText, promptLens, runScriptedReviewer, scriptedFindings, scriptedReviewerSettings, SCRIPTED_REVIEWER_USAGE } from '../../lib/scripted/scriptedReviewer.js';
 import { tempDir } from '../support/project.js';
 
-describe('lib/review/scriptedReviewer', () => {
+describe('lib/scripted/scriptedReviewer', () => {
   const prompt = (lens: string, bead: string) => `persona\n---\ninstructions\n\nLens: ${lens}\nBead: ${bead}\n\n## Output\nthe form\nFINDING: HIGH auth: passwords stored in clear\nFINDING(cto): LOW style: a long line\nFINDING(coo): MEDIUM docs: no README entry\n`;
   const run = async (argv: string[], input: string, env: NodeJS.ProcessEnv = {}) => {
     let out = '';

@@ -55,7 +55,7 @@ function commands(batonResult: CommandResult = { ok: true, output: '{}' }): RunC
 
 const request = (type: string, over: Partial<RunRequest> = {}): RunRequest => ({ type, runId: RUN, stage: type === 'run_stage' ? 'implementation' : 'review', cycle: 1, body: '', ...over });
 
-describe('lib/swarm/scriptedRunReplies', () => {
+describe('lib/scripted/scriptedRunReplies', () => {
   describe('options', () => {
     it('--findings: cycles separated by |, findings by ;, an empty entry meaning none', () => {
       assert.deepEqual(parseFindingsOption('1=sec-1 Important the session token is logged|2='), { 1: ['sec-1 Important the session token is logged'], 2: [] });

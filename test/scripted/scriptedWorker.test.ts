@@ -8,7 +8,7 @@ import { commitIn, git } from '../support/project.js';
 
 const BRIEF: WorkerBrief = { bead: 'coder-docs-0123abcd', role: 'coder', domain: 'docs', task: 'write the docs', difficulty: 'easy' };
 
-describe('lib/review/scriptedWorker', () => {
+describe('lib/scripted/scriptedWorker', () => {
   const root = bareRootForEachTest();
 
   it('parses its options; anything else is a usage failure', () => {

@@ -13,14 +13,9 @@
 //
 // Every read validates against the JSON Schema (ajv's standalone validator) and checks the
 // invariants; every write validates first, so no invalid or inconsistent bookbag is written.
-import * as fs from 'node:fs';
-import { dirname, join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { join } from 'node:path';
 import { reviewPathsOf, type ReviewPaths } from '../../project/layout.js';
-import { crashPoint } from '../../fsx/crash.js';
-import { fsyncDir, mkdirSynced } from '../../fsx/durable.js';
-import { isCode } from '../../fsx/absent.js';
-import { acquireLock } from '../../fsx/lock.js';
+import { readRecord, schemaProblems, withLockHeld, writeRecord, type RecordKind } from '../../fsx/records.js';
 import { requireBeadName } from './beads.js';
 import { type Bookbag } from './bookbag.js';
 import { validateBookbagSchema } from './bookbagValidator.generated.js';
@@ -32,10 +27,17 @@ export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 
 /** The schema's complaints about `data`, one line each (empty when valid). */
 export function schemaProblemsOf(data: unknown): string[] {
-  if (validateBookbagSchema(data)) return [];
-  const errors = (validateBookbagSchema as unknown as { errors?: { instancePath: string; message?: string; params?: Record<string, unknown> }[] }).errors ?? [];
-  return errors.map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.params?.additionalProperty ? ` '${String(e.params.additionalProperty)}'` : ''}`);
+  return schemaProblems(validateBookbagSchema, data);
 }
+
+/** Bookbags as typed records: the schema, the invariants, a BookbagProblem for a bad file. */
+const BOOKBAG: RecordKind<Bookbag> = {
+  what: 'bookbag',
+  validate: validateBookbagSchema,
+  invariants: problemsOf,
+  invalid: (path, problems) => new BookbagProblem('invalid', path, problems),
+  crashSteps: { written: 'review:bookbag-written', synced: 'review:bookbag-synced' },
+};
 
 /** `<bookbags>/<bead>.json`. */
 export function bookbagPathOf(paths: ReviewPaths, bead: string): string {
@@ -44,28 +46,9 @@ export function bookbagPathOf(paths: ReviewPaths, bead: string): string {
 
 /** Reads a bookbag and checks it: the record and its invariant problems (a schema-invalid or missing file throws). */
 export function loadBookbag(path: string): { bag: Bookbag; problems: string[] } {
-  let text: string;
-  try {
-    const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-    try {
-      text = fs.readFileSync(fd, 'utf8');
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch (err) {
-    if (isCode(err, 'ENOENT')) throw new BookbagProblem('missing', path, ['no such bookbag']);
-    if (isCode(err, 'ELOOP')) throw new BookbagProblem('invalid', path, ['is a symlink']);
-    throw err;
-  }
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new BookbagProblem('invalid', path, [`not JSON: ${(err as Error).message}`]);
-  }
-  const schema = schemaProblemsOf(data);
-  if (schema.length > 0) throw new BookbagProblem('invalid', path, schema);
-  return { bag: data as Bookbag, problems: problemsOf(data as Bookbag) };
+  const bag = readRecord<Bookbag>(path, { ...BOOKBAG, invariants: undefined });
+  if (bag === undefined) throw new BookbagProblem('missing', path, ['no such bookbag']);
+  return { bag, problems: problemsOf(bag) };
 }
 
 /** Reads a bookbag that must be valid and consistent. */
@@ -77,14 +60,7 @@ export function readBookbag(path: string): Bookbag {
 
 /** Writes a valid, consistent bookbag atomically (mode 0600), then fsyncs its folder. */
 export function writeBookbag(path: string, bag: Bookbag): void {
-  const problems = [...schemaProblemsOf(bag), ...problemsOf(bag)];
-  if (problems.length > 0) throw new Error(`refusing to write an invalid bookbag '${path}': ${problems[0]}`);
-  mkdirSynced(dirname(path));
-  if (fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) throw new BookbagProblem('invalid', path, ['is a symlink']);
-  writeFileAtomic.sync(path, `${JSON.stringify(bag, null, 2)}\n`, { fsync: true, mode: 0o600 });
-  crashPoint('review:bookbag-written');
-  fsyncDir(dirname(path));
-  crashPoint('review:bookbag-synced');
+  writeRecord(path, BOOKBAG, bag);
 }
 
 /** Options of a locked change. */
@@ -96,12 +72,8 @@ export interface UpdateOptions {
 /** Runs `fn` holding the bead's lock (bounded wait, then LockBusy). */
 export async function withBeadLock<T>(root: string, bead: string, options: UpdateOptions, fn: (paths: ReviewPaths) => Promise<T> | T): Promise<T> {
   const paths = reviewPathsOf(root, options.env);
-  const release = acquireLock(join(paths.locks, `${requireBeadName(bead)}.lock`), options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS);
-  try {
-    return await fn(paths);
-  } finally {
-    release();
-  }
+  const lockDir = join(paths.locks, `${requireBeadName(bead)}.lock`);
+  return withLockHeld(lockDir, options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS, () => fn(paths));
 }
 
 /** The locked read-modify-write of one bookbag; returns what was written. */

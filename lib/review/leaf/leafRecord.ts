@@ -12,11 +12,7 @@
 // file, fsync, rename) and then an fsync of the folder, so a reader sees the old or the
 // new content, never a torn one. A symlink in their place is refused, and reads never
 // follow one.
-import * as fs from 'node:fs';
-import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
-import { fsyncDir, mkdirSynced } from '../../fsx/durable.js';
-import { isCode } from '../../fsx/absent.js';
+import { readNoFollow, replaceJson } from '../../fsx/records.js';
 
 /** The pid record of a leaf (`leaf.json`). */
 export interface LeafRecord {
@@ -41,26 +37,12 @@ const RECORD_FIELDS: (keyof LeafRecord)[] = ['bead', 'role', 'worktree', 'path',
 
 /** Writes `value` as JSON to `path` atomically (mode 0600, folder created 0700), then fsyncs the folder. */
 export function writeLeafJson(path: string, value: unknown): void {
-  mkdirSynced(dirname(path));
-  if (fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) throw new Error(`refusing to write through a symlink '${path}'`);
-  writeFileAtomic.sync(path, `${JSON.stringify(value, null, 2)}\n`, { fsync: true, mode: 0o600 });
-  fsyncDir(dirname(path));
+  replaceJson(path, value);
 }
 
 /** The text of a file without following a symlink; undefined when it does not exist. */
 export function readLeafFile(path: string): string | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-  } catch (err) {
-    if (isCode(err, 'ENOENT')) return undefined;
-    throw err;
-  }
-  try {
-    return fs.readFileSync(fd, 'utf8');
-  } finally {
-    fs.closeSync(fd);
-  }
+  return readNoFollow(path)?.toString('utf8');
 }
 
 /** Parses a pid record; throws an Error saying what is wrong with it. */

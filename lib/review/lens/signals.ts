@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { type ReviewPaths } from '../../project/layout.js';
 import { crashPoint } from '../../fsx/crash.js';
-import { mkdirSynced, renameSynced, unlinkSynced, writeFileSynced } from '../../fsx/durable.js';
+import { mkdirSynced, unlinkSynced, publishWhole } from '../../fsx/durable.js';
 
 /** `<signals>/<bead>.ready`. */
 export function signalPathOf(paths: ReviewPaths, bead: string): string {
@@ -15,8 +15,7 @@ export function signalPathOf(paths: ReviewPaths, bead: string): string {
 export function writeSignal(paths: ReviewPaths, bead: string, now: Date): void {
   mkdirSynced(paths.signals);
   const path = signalPathOf(paths, bead);
-  writeFileSynced(`${path}.tmp`, `${bead} ${now.toISOString()}\n`, false);
-  renameSynced(`${path}.tmp`, path);
+  publishWhole(path, `${bead} ${now.toISOString()}\n`);
   crashPoint('review:signal-written');
 }
 

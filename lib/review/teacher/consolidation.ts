@@ -10,8 +10,8 @@
 // entry cut short, never an earlier one changed.
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { fsyncDir, mkdirSynced } from '../../fsx/durable.js';
+import { replaceFile } from '../../fsx/records.js';
 import { type Session } from './teacherSession.js';
 
 /** How many recurring sections and latest reviews the summary lists. */
@@ -47,9 +47,7 @@ async function yamlOf(data: unknown): Promise<string> {
 
 /** Rewrites the consolidation summary at `path`. */
 export async function writeConsolidation(path: string, session: Session, now: Date): Promise<void> {
-  mkdirSynced(dirname(path));
-  writeFileAtomic.sync(path, await yamlOf(consolidationOf(session, now)), { fsync: true, mode: 0o600 });
-  fsyncDir(dirname(path));
+  replaceFile(path, await yamlOf(consolidationOf(session, now)));
 }
 
 /** Appends the session's entry to the library log at `path` (created 0600 on first use). */

@@ -9,9 +9,8 @@
 // reviewer's group: Linux does not hand out a pid while a process group of that id exists,
 // and a new group of that id would need a live leader with that pid.
 import * as fs from 'node:fs';
-import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
-import { fsyncDir, mkdirSynced, unlinkSynced } from '../../fsx/durable.js';
+import { unlinkSynced } from '../../fsx/durable.js';
+import { replaceJson } from '../../fsx/records.js';
 import { isCode } from '../../fsx/absent.js';
 import { processRunning, startTimeOf } from '../../fsx/processIdentity.js';
 import { endGroup, groupAlive } from './reviewerRun.js';
@@ -27,9 +26,7 @@ export interface ReviewerRecord {
 /** Records the running reviewer `pid` (mode 0600, written atomically, folder fsync'd). */
 export function writeReviewerRecord(path: string, pid: number, bead: string, attempt: number): void {
   const record: ReviewerRecord = { pid, start: startTimeOf(pid) ?? '-', bead, attempt };
-  mkdirSynced(dirname(path));
-  writeFileAtomic.sync(path, `${JSON.stringify(record)}\n`, { fsync: true, mode: 0o600 });
-  fsyncDir(dirname(path));
+  replaceJson(path, record);
 }
 
 /** Removes the record (nothing when there is none). */

@@ -12,8 +12,8 @@
 // file is the last name, and a new id always sorts after every id already there.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
-import { fsyncDir, mkdirSynced } from '../../fsx/durable.js';
+import { fsyncDir } from '../../fsx/durable.js';
+import { replaceJson } from '../../fsx/records.js';
 import { isCode } from '../../fsx/absent.js';
 import { LENSES, type Lens } from '../bookbag/bookbag.js';
 
@@ -145,10 +145,8 @@ export function withEpisode(session: Session, episode: Episode): Session {
 
 /** Writes the session as `<dir>/<sid>.json` (atomically, folder fsync'd); returns the path. */
 export function saveSession(dir: string, session: Session, now: Date): string {
-  mkdirSynced(dir);
   const path = join(dir, `${session.sid}.json`);
-  writeFileAtomic.sync(path, `${JSON.stringify({ ...session, ended_at: now.toISOString() }, null, 2)}\n`, { fsync: true, mode: 0o600 });
-  fsyncDir(dir);
+  replaceJson(path, { ...session, ended_at: now.toISOString() });
   return path;
 }
 

@@ -5,9 +5,9 @@
 // atomically (write-file-atomic, fsync, 0600) with a folder fsync, by the controller only.
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { type RunPaths } from '../../project/layout.js';
-import { fsyncDir, mkdirSynced } from '../../fsx/durable.js';
+import { mkdirSynced } from '../../fsx/durable.js';
+import { replaceJson } from '../../fsx/records.js';
 
 /** What the controller is doing: driving, waiting for a worker's answer from a person, or for the owner. */
 export type ControllerState = 'DRIVING' | 'WAITING_FOR_HUMAN_INPUT' | 'WAITING_FOR_OWNER';
@@ -44,9 +44,7 @@ export function readPhase(paths: RunPaths, now = new Date()): ControllerPhase {
 
 /** Writes the phase file atomically. */
 export function writePhase(paths: RunPaths, phase: ControllerPhase, now = new Date()): void {
-  mkdirSynced(dirname(paths.phase));
-  writeFileAtomic.sync(paths.phase, `${JSON.stringify({ ...phase, updated_at: now.toISOString() }, null, 2)}\n`, { fsync: true, mode: 0o600 });
-  fsyncDir(dirname(paths.phase));
+  replaceJson(paths.phase, { ...phase, updated_at: now.toISOString() });
 }
 
 /** Appends a line to the controller's log (best effort: a log that cannot be written never stops the controller). */

@@ -30,20 +30,17 @@
 // lib/queue/lock.ts records a lock owner, and liveness on this host is that identity's
 // (same pid, same start time, same boot). It is the one field beyond runtime.md §5.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { basename } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
-import { fail } from '../../fsx/commandFailure.js';
+import { CommandFailure, fail } from '../../fsx/commandFailure.js';
 import { type RunPaths } from '../../project/layout.js';
-import { crashPoint } from '../../fsx/crash.js';
-import { fsyncDir, unlinkSynced } from '../../fsx/durable.js';
+import { unlinkSynced } from '../../fsx/durable.js';
+import { readRecord, writeRecord, type RecordKind } from '../../fsx/records.js';
 import { identityAlive, processIdentityOf } from '../../fsx/processIdentity.js';
 import { printable } from '../../fsx/printable.js';
 import { calendarTimeProblems } from './calendarTime.js';
 import { machineId } from './identity.js';
 import { validateLeaseSchema } from './leaseValidator.generated.js';
-import { readRunFile } from './runStore.js';
 import { type RunHistoryEntry } from './workflow.js';
 
 /** lease.json. */
@@ -75,13 +72,6 @@ export interface AcquireOptions {
   reclaimStale?: boolean;
 }
 
-/** The schema's complaints about `data`, one line each (empty when valid). */
-function leaseSchemaProblems(data: unknown): string[] {
-  if (validateLeaseSchema(data)) return [];
-  const errors = (validateLeaseSchema as unknown as { errors?: { instancePath: string; message?: string; params?: Record<string, unknown> }[] }).errors ?? [];
-  return errors.map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.params?.additionalProperty ? ` '${String(e.params.additionalProperty)}'` : ''}`);
-}
-
 /** The rules across fields that the schema cannot say. */
 function crossFieldProblems(lease: Lease): string[] {
   const problems: string[] = [];
@@ -91,32 +81,23 @@ function crossFieldProblems(lease: Lease): string[] {
   return problems;
 }
 
+/** lease.json as a typed record: its schema, the rules across fields, a refusal (exit 2) naming the first problem. */
+const LEASE: RecordKind<Lease> = {
+  what: 'lease',
+  validate: validateLeaseSchema,
+  invariants: crossFieldProblems,
+  invalid: (path, problems) => new CommandFailure('refused', [`invalid lease '${path}': ${printable(problems[0] ?? 'invalid')}`]),
+  crashSteps: { written: 'run:lease-written' },
+};
 
 /** Reads the run's lease; undefined when there is none, a refusal (exit 2) when it is invalid. */
 export function readLease(paths: RunPaths): Lease | undefined {
-  const bytes = readRunFile(paths.lease, 'lease');
-  if (bytes === undefined) return undefined;
-  let data: unknown;
-  try {
-    data = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch (err) {
-    fail('refused', `invalid lease '${paths.lease}': ${err instanceof SyntaxError ? `not JSON: ${err.message}` : 'not UTF-8'}`);
-  }
-  const problems = leaseSchemaProblems(data);
-  if (problems.length === 0) problems.push(...crossFieldProblems(data as Lease));
-  if (problems.length > 0) fail('refused', `invalid lease '${paths.lease}': ${printable(problems[0]!)}`);
-  return data as Lease;
+  return readRecord(paths.lease, LEASE);
 }
 
 /** Writes a valid lease atomically (mode 0600), then fsyncs the run folder. */
 function writeLease(paths: RunPaths, lease: Lease): void {
-  const problems = [...leaseSchemaProblems(lease)];
-  if (problems.length === 0) problems.push(...crossFieldProblems(lease));
-  if (problems.length > 0) throw new Error(`refusing to write an invalid lease '${paths.lease}': ${problems[0]}`);
-  if (fs.lstatSync(paths.lease, { throwIfNoEntry: false })?.isSymbolicLink()) fail('refused', `invalid lease '${paths.lease}': is a symlink`);
-  writeFileAtomic.sync(paths.lease, `${JSON.stringify(lease, null, 2)}\n`, { fsync: true, mode: 0o600 });
-  crashPoint('run:lease-written');
-  fsyncDir(paths.dir);
+  writeRecord(paths.lease, LEASE, lease);
 }
 
 /** True when the run's history records the acquisition of `lease` (an acquire or reclaim entry at its acquired_at). */

@@ -17,15 +17,13 @@
 // validator of schemas/workflow.schema.json), then the cross-field rules; every write
 // checks the schema and the rules first, so no invalid record is ever written.
 import * as fs from 'node:fs';
-import { dirname, join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
-import { fail } from '../../fsx/commandFailure.js';
+import { join } from 'node:path';
+import { CommandFailure, fail } from '../../fsx/commandFailure.js';
 import { runLocksDirOf, runPathsOf, runsDirOf, type RunPaths } from '../../project/layout.js';
 import { batonVersion } from '../../proc/version.js';
-import { crashPoint } from '../../fsx/crash.js';
-import { fsyncDir, mkdirSynced } from '../../fsx/durable.js';
-import { isCode } from '../../fsx/absent.js';
-import { acquireLock } from '../../fsx/lock.js';
+import {
+  jsonText, parseJsonBytes, readNoFollow, recordProblems, schemaProblems, SymlinkRefused, withLockHeld, writeRecord, type RecordKind,
+} from '../../fsx/records.js';
 import { printable } from '../../fsx/printable.js';
 import { calendarTimeProblems } from './calendarTime.js';
 import { RUN_ID_PATTERN, SCHEMA_VERSION, type Workflow } from './workflow.js';
@@ -36,9 +34,20 @@ export const RUN_LOCK_TIMEOUT_MS = 10_000;
 
 /** The schema's complaints about `data`, one line each (empty when valid). */
 export function workflowSchemaProblems(data: unknown): string[] {
-  if (validateWorkflowSchema(data)) return [];
-  const errors = (validateWorkflowSchema as unknown as { errors?: { instancePath: string; message?: string; params?: Record<string, unknown> }[] }).errors ?? [];
-  return errors.map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${e.params?.additionalProperty ? ` '${String(e.params.additionalProperty)}'` : ''}`);
+  return schemaProblems(validateWorkflowSchema, data);
+}
+
+/** workflow.json as a typed record: the published schema, the cross-field rules, a refusal (exit 2) naming the first problem. */
+const WORKFLOW: RecordKind<Workflow> = {
+  what: 'record',
+  validate: validateWorkflowSchema,
+  invariants: (wf) => crossFieldProblems(wf),
+  invalid: (path, problems) => refusalOf(`invalid record '${path}': ${printable(problems[0] ?? 'invalid')}`),
+  crashSteps: { written: 'run:workflow-written' },
+};
+
+function refusalOf(line: string): CommandFailure {
+  return new CommandFailure('refused', [line]);
 }
 
 /** The rules across fields that the schema cannot say. */
@@ -98,36 +107,26 @@ export function runIdsOf(root: string): string[] {
 /** A run file's bytes (`what`: record, lease), never through a symlink; undefined when there is no such file. */
 export function readRunFile(path: string, what: string): Buffer | undefined {
   try {
-    const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-    try {
-      return fs.readFileSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
+    return readNoFollow(path);
   } catch (err) {
-    if (isCode(err, 'ENOENT')) return undefined;
-    if (isCode(err, 'ELOOP')) fail('refused', `invalid ${what} '${path}': is a symlink`);
+    if (err instanceof SymlinkRefused) fail('refused', `invalid ${what} '${path}': is a symlink`);
     throw err;
   }
 }
 
 /** Parses and checks a record's bytes; throws a refusal (exit 2) naming the first problem. */
 export function parseWorkflow(bytes: Buffer, path: string, runId?: string): Workflow {
-  let data: unknown;
-  try {
-    data = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch (err) {
-    fail('refused', `invalid record '${path}': ${err instanceof SyntaxError ? `not JSON: ${err.message}` : 'not UTF-8'}`);
-  }
+  const parsed = parseJsonBytes(bytes);
+  if ('problem' in parsed) throw WORKFLOW.invalid(path, [parsed.problem]);
+  const data = parsed.value;
   if (typeof data !== 'object' || data === null || Array.isArray(data)) fail('refused', `invalid record '${path}': not a JSON object`);
   const version = (data as Record<string, unknown>).schema_version;
   if (version !== SCHEMA_VERSION) fail('refused', `run was created with schema version ${printable(JSON.stringify(version) ?? 'none')}; this baton supports ${SCHEMA_VERSION}`);
   const release = (data as Record<string, unknown>).runtime_release;
   if (typeof release !== 'string' || release === '') fail('refused', `invalid record '${path}': no runtime_release (this is baton ${batonVersion()})`);
-  const problems = workflowSchemaProblems(data);
-  if (problems.length === 0) problems.push(...crossFieldProblems(data as Workflow));
+  const problems = recordProblems(WORKFLOW, data);
   if (problems.length === 0 && runId !== undefined && (data as Workflow).run_id !== runId) problems.push(`/run_id '${(data as Workflow).run_id}' is not the run's folder '${runId}'`);
-  if (problems.length > 0) fail('refused', `invalid record '${path}': ${printable(problems[0]!)}`);
+  if (problems.length > 0) throw WORKFLOW.invalid(path, problems);
   return data as Workflow;
 }
 
@@ -141,29 +140,17 @@ export function readWorkflow(root: string, runId: string): { workflow: Workflow;
 
 /** The bytes a record is written as. */
 export function workflowText(wf: Workflow): string {
-  return `${JSON.stringify(wf, null, 2)}\n`;
+  return jsonText(wf);
 }
 
 /** Writes a valid record atomically (mode 0600), then fsyncs its folder. */
 export function writeWorkflow(path: string, wf: Workflow): void {
-  const problems = [...workflowSchemaProblems(wf)];
-  if (problems.length === 0) problems.push(...crossFieldProblems(wf));
-  if (problems.length > 0) throw new Error(`refusing to write an invalid record '${path}': ${problems[0]}`);
-  mkdirSynced(dirname(path));
-  if (fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) fail('refused', `invalid record '${path}': is a symlink`);
-  writeFileAtomic.sync(path, workflowText(wf), { fsync: true, mode: 0o600 });
-  crashPoint('run:workflow-written');
-  fsyncDir(dirname(path));
+  writeRecord(path, WORKFLOW, wf);
 }
 
 /** Runs `fn` (which may await) holding the lock named `name` in the runs' lock folder (bounded wait, then LockBusy, exit 75). */
-async function withRunsLock<T>(root: string, name: string, timeoutMs: number, fn: () => Promise<T> | T): Promise<T> {
-  const release = acquireLock(join(runLocksDirOf(root), `${name}.lock`), timeoutMs);
-  try {
-    return await fn();
-  } finally {
-    release();
-  }
+function withRunsLock<T>(root: string, name: string, timeoutMs: number, fn: () => Promise<T> | T): Promise<T> {
+  return withLockHeld(join(runLocksDirOf(root), `${name}.lock`), timeoutMs, fn);
 }
 
 /** Runs `fn` holding run `runId`'s lock. */

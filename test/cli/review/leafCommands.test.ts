@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { cleanedLine, LEAF_COMMAND, leafLines, stopOnSignals, workerTimeoutMs } from '../../../lib/cli/review/leafCommands.js';
 import { CommandFailure } from '../../../lib/fsx/commandFailure.js';
 
-describe('lib/cli/leafCommands', () => {
+describe('lib/cli/review/leafCommands', () => {
   it('is `baton leaf <command>`', () => {
     assert.equal(LEAF_COMMAND.command, 'leaf <command>');
   });

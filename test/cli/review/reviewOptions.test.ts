@@ -10,7 +10,7 @@ function invalid(pattern: RegExp) {
   return (err: unknown) => err instanceof CommandFailure && err.kind === 'invalid' && pattern.test(err.message);
 }
 
-describe('lib/cli/reviewOptions', () => {
+describe('lib/cli/review/reviewOptions', () => {
   it('lensArg: cto or coo, anything else refused by name', () => {
     assert.deepEqual([lensArg('cto'), lensArg('coo')], ['cto', 'coo']);
     for (const value of ['CTO', 'ceo', '', undefined]) assert.throws(() => lensArg(value), invalid(new RegExp(`unknown lens '${value ?? ''}' \\(cto or coo\\)`)), String(value));

@@ -5,7 +5,7 @@ import { CommandFailure } from '../../../lib/fsx/commandFailure.js';
 import { DEFAULT_POLL_INTERVAL_S, DEFAULT_REVIEW_TIMEOUT_S, eventLine, millisecondsFrom, TEACHER_COMMAND } from '../../../lib/cli/review/teacherCommand.js';
 import { runBin } from '../../support/project.js';
 
-describe('lib/cli/teacherCommand', () => {
+describe('lib/cli/review/teacherCommand', () => {
   it('prints one line per event', () => {
     assert.deepEqual([
       eventLine({ event: 'wake', lens: 'cto', role: 'teacher-cto', sid: 's2', previous: 's1', worktree: '/w' }),

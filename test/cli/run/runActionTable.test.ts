@@ -37,7 +37,7 @@ function usage(message: string): (err: unknown) => boolean {
   };
 }
 
-describe('lib/cli/runActionTable', () => {
+describe('lib/cli/run/runActionTable', () => {
   before(async () => {
     ({ RUN_ACTIONS, required, wholeNumber } = await import('../../../lib/cli/run/runActionTable.js'));
     ({ CommandFailure } = await import('../../../lib/fsx/commandFailure.js'));

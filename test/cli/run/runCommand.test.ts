@@ -72,7 +72,7 @@ function ok(r: Captured): Record<string, any> {
   return JSON.parse(r.stdout) as Record<string, any>;
 }
 
-describe('lib/cli/runCommand', () => {
+describe('lib/cli/run/runCommand', () => {
   let root: string;
   before(async () => {
     ({ runRunCommand, runUsage } = await import('../../../lib/cli/run/runCommand.js'));

@@ -21,7 +21,7 @@ let CommandFailure: typeof Errors.CommandFailure;
 
 const REQUIRED: RunValues = { request: 'req-1', task: 'add the thing', spec: 'spec.md', acceptance: 'node accept.mjs' };
 
-describe('lib/cli/runStartOptions', () => {
+describe('lib/cli/run/runStartOptions', () => {
   let root: string;
   let ctx: RunContext;
   before(async () => {

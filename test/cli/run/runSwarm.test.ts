@@ -15,7 +15,7 @@ const START: StartOptions = {
   acceptanceTimeoutS: 60, retryAttempts: 3, retryBaseMs: 100, roles: { worker: 'worker', reviewers: ['reviewer-a', 'reviewer-b'], validator: 'validator', controller: 'ctl' },
 };
 
-describe('lib/cli/runSwarm', () => {
+describe('lib/cli/run/runSwarm', () => {
   let root: string;
   let ctx: RunContext;
   let runId: string;

@@ -27,7 +27,7 @@ interface Watch {
   running: () => boolean;
 }
 
-describe('lib/cli/runWatch', () => {
+describe('lib/cli/run/runWatch', () => {
   let root: string;
   let ctx: RunContext;
   let saved: { write: typeof process.stdout.write; listeners: Record<(typeof SIGNALS)[number], NodeJS.SignalsListener[]>; isTTY: PropertyDescriptor | undefined };

@@ -8,7 +8,7 @@ function invalid(pattern: RegExp) {
   return (err: unknown) => err instanceof CommandFailure && err.kind === 'invalid' && pattern.test(err.message);
 }
 
-describe('lib/review/beads', () => {
+describe('lib/review/bookbag/beads', () => {
   it('isSafeBeadName: letters, digits, . _ -, starting with a letter or digit, at most 128', () => {
     for (const name of ['a', '0', 'coder-general-0a1b2c3d', 'A.b_c-d', 'x'.repeat(128)]) assert.equal(isSafeBeadName(name), true, name);
     for (const name of ['', '.hidden', '-x', '_x', '../x', 'a/b', 'a b', 'a\nb', 'abc\n', 'é', 'x'.repeat(129)]) assert.equal(isSafeBeadName(name), false, name);

@@ -6,7 +6,7 @@ import { DIFFICULTIES, isLens, LENSES, SEVERITIES, STATES } from '../../../lib/r
 
 const schema = JSON.parse(fs.readFileSync('schemas/bookbag.schema.json', 'utf8'));
 
-describe('lib/review/bookbag', () => {
+describe('lib/review/bookbag/bookbag', () => {
   it('has the schema\'s difficulties, states, severities and lenses', () => {
     assert.deepEqual(DIFFICULTIES, schema.properties.difficulty.enum);
     assert.deepEqual(STATES, schema.properties.state.enum);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { bookbagText, verdictLine } from '../../../lib/review/bookbag/bookbagText.js';
 import { BEAD, bookbagIn, finding, submission } from '../../support/bookbags.js';
 
-describe('lib/review/bookbagText', () => {
+describe('lib/review/bookbag/bookbagText', () => {
   it('summarises a bookbag waiting for both lenses', () => {
     assert.equal(bookbagText(bookbagIn('WRITTEN', {}, BEAD, submission({ difficulty: 'hard' }))), [
       `BEAD: ${BEAD}`, 'STATE: WRITTEN', 'TASK: Add the parser', 'STUDENT: coder  DOMAIN: general  DIFFICULTY: hard',

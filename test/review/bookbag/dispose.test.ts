@@ -17,7 +17,7 @@ import { at, bareRootForEachTest, BEAD, bookbagIn, finding, placeBookbag } from 
 import { deadIdentity } from '../../support/deadProcess.js';
 import { commitIn, git, makeProject, type Project } from '../../support/project.js';
 
-describe('lib/review/dispose', () => {
+describe('lib/review/bookbag/dispose', () => {
   const root = bareRootForEachTest();
 
   const archived = () => join(reviewPathsOf(root(), {}).archive, `${BEAD}.json`);

@@ -12,7 +12,7 @@ function oneProblem(bag: Bookbag): string {
   return problems[0]!;
 }
 
-describe('lib/review/invariants', () => {
+describe('lib/review/bookbag/invariants', () => {
   it('finds nothing wrong with a consistent bookbag in any state', () => {
     for (const state of STATES) {
       assert.deepEqual(problemsOf(bookbagIn(state)), [], state);

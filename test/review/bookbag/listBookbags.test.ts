@@ -9,7 +9,7 @@ import { listBookbags } from '../../../lib/review/bookbag/listBookbags.js';
 import { writeBookbag } from '../../../lib/review/bookbag/store.js';
 import { bareRootForEachTest, bookbagIn, finding, placeBookbag, writeRawBookbag } from '../../support/bookbags.js';
 
-describe('lib/review/listBookbags', () => {
+describe('lib/review/bookbag/listBookbags', () => {
   const root = bareRootForEachTest();
 
   const paths = () => reviewPathsOf(root(), {});

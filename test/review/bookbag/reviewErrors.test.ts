@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { BookbagProblem, FindingsError, ReviewRefusal } from '../../../lib/review/bookbag/reviewErrors.js';
 
-describe('lib/review/reviewErrors', () => {
+describe('lib/review/bookbag/reviewErrors', () => {
   it('BookbagProblem keeps its kind, path and problems, and names the first in its message', () => {
     const problem = new BookbagProblem('inconsistent', '/r/b.json', ['state is WRITTEN but the verdicts say REVIEWED', 'findings is not the union']);
     assert.deepEqual([problem.kind, problem.path, problem.problems], ['inconsistent', '/r/b.json', ['state is WRITTEN but the verdicts say REVIEWED', 'findings is not the union']]);

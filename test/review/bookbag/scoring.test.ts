@@ -17,7 +17,7 @@ const ORDER: Severity[] = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'];
 
 const times = (n: number, severity: Severity): Finding[] => Array.from({ length: n }, () => finding(severity));
 
-describe('lib/review/scoring', () => {
+describe('lib/review/bookbag/scoring', () => {
   it('verdictOf: FAIL exactly when a finding is CRITICAL or HIGH', () => {
     assert.equal(verdictOf([]), 'PASS');
     assert.equal(verdictOf([finding('LOW'), finding('MEDIUM')]), 'PASS');

@@ -24,7 +24,7 @@ function problem(kind: BookbagProblem['kind'], pattern: RegExp) {
   };
 }
 
-describe('lib/review/store', () => {
+describe('lib/review/bookbag/store', () => {
   const root = bareRootForEachTest();
   let path: string;
   beforeEach(() => {

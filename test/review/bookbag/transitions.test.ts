@@ -27,7 +27,7 @@ function refused(bag: Bookbag, change: (b: Bookbag) => unknown, pattern: RegExp)
 const review = (lens: LensReview['lens'], findings = [finding('MEDIUM')], extra: Partial<LensReview> = {}): LensReview =>
   ({ lens, findings, summary: `${lens} summary`, reviewer: `rev-${lens}`, ...extra });
 
-describe('lib/review/transitions', () => {
+describe('lib/review/bookbag/transitions', () => {
   it('newBookbag: the submission in state WRITTEN, nothing reviewed, one history entry', () => {
     const s = submission({ acMet: ['a', 'b'], blockers: ['none'], replyTo: 'QA', branch: 'study-coder-0a1b2c3d', commit: 'abc' });
     const bag = sound(newBookbag(BEAD, s, at(0)));

@@ -15,7 +15,7 @@ import { recordAttempt, recordVerdict } from '../../../lib/review/bookbag/verdic
 import { at, BEAD, bookbagIn, finding, placeBookbag, reviewProjectForSuite, submission } from '../../support/bookbags.js';
 import { itemsIn } from '../../support/project.js';
 
-describe('lib/review/verdict', () => {
+describe('lib/review/bookbag/verdict', () => {
   const p = reviewProjectForSuite();
 
   const review = (lens: LensReview['lens'], findings = [finding('LOW')], extra: Partial<LensReview> = {}): LensReview =>

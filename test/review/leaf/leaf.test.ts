@@ -18,7 +18,7 @@ process.stdin.on('data', (d) => (stdin += d)).on('end', () => {
   process.stdout.write(JSON.stringify({ stdin, file: fs.readFileSync(process.env.BATON_BRIEF, 'utf8'), role: process.env.SWARMFORGE_ROLE, root: process.env.SWARMFORGE_ROOT, cwd: process.cwd(), pid: process.pid, record }));
 });`];
 
-describe('lib/review/leaf', function () {
+describe('lib/review/leaf/leaf', function () {
   this.timeout(30_000);
   let p: Project;
   beforeEach(() => {

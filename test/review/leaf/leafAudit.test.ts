@@ -8,7 +8,7 @@ const FACTS: AuditFacts = {
   timeoutMs: 5000, interruptedBy: 'SIGTERM', files: ['a.txt', 'b.txt'], branch: 'study-coder-0123abcd', commit: 'c'.repeat(40), note: '',
 };
 
-describe('lib/review/leafAudit', () => {
+describe('lib/review/leaf/leafAudit', () => {
   it('the outcome: interrupted before timed out before failed (not started, non-zero, killed); else succeeded', () => {
     assert.equal(outcomeOf(RUN), 'succeeded');
     assert.equal(outcomeOf({ ...RUN, exitCode: 1 }), 'failed');

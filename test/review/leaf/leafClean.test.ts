@@ -11,7 +11,7 @@ import { waitFor } from '../../support/daemon.js';
 import { deadIdentity, startSleeper } from '../../support/deadProcess.js';
 import { commitIn, git, makeProject, type Project } from '../../support/project.js';
 
-describe('lib/review/leafClean', function () {
+describe('lib/review/leaf/leafClean', function () {
   this.timeout(20_000);
   let p: Project;
   const sleepers: ChildProcess[] = [];

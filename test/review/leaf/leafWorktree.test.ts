@@ -6,7 +6,7 @@ import { parseLeafRecord, type LeafRecord } from '../../../lib/review/leaf/leafR
 import { addLeafWorktree, changedFilesOf, disposeLeaf, headCommitOf, newWorkOf } from '../../../lib/review/leaf/leafWorktree.js';
 import { commitIn, git, tempDir } from '../../support/project.js';
 
-describe('lib/review/leafWorktree', function () {
+describe('lib/review/leaf/leafWorktree', function () {
   this.timeout(20_000);
   let root: string;
   let record: LeafRecord;

@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { InboxWatch } from '../../../lib/review/lens/inboxWatch.js';
 import { tempDir } from '../../support/project.js';
 
-describe('lib/review/inboxWatch', () => {
+describe('lib/review/lens/inboxWatch', () => {
   let dir: string;
   let watch: InboxWatch | undefined;
   beforeEach(() => {

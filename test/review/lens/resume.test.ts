@@ -14,7 +14,7 @@ import { at, BEAD, bookbagIn, finding, placeBookbag, reviewProjectForSuite, subm
 import { itemsIn } from '../../support/project.js';
 import { claimAs, deliverOutbox } from '../../support/reviewMail.js';
 
-describe('lib/review/resume', () => {
+describe('lib/review/lens/resume', () => {
   const p = reviewProjectForSuite();
 
   const paths = () => reviewPathsOf(p.root, {});

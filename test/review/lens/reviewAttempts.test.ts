@@ -3,7 +3,7 @@ import { attemptDetail, contradictionOf, couldNotCompleteFinding, judgeOutcome, 
 import { withAttempt } from '../../../lib/review/bookbag/transitions.js';
 import { sampleBookbag } from '../../support/teachers.js';
 
-describe('lib/review/reviewAttempts', () => {
+describe('lib/review/lens/reviewAttempts', () => {
   const exited = (stdout: string) => ({ kind: 'exited' as const, stdout, stderr: '', ms: 5 });
 
   it('a findings document (JSON or Markdown) whose declared verdict agrees is a review', async () => {

@@ -6,7 +6,7 @@ import { headCommitOf } from '../../../lib/review/leaf/leafWorktree.js';
 import { ORPHAN_LEAF_REMEDY, reviewFindings } from '../../../lib/review/lens/reviewDoctor.js';
 import { BEAD, bookbagIn, finding, placeBookbag, reviewProjectForSuite, writeRawBookbag } from '../../support/bookbags.js';
 
-describe('lib/review/reviewDoctor', () => {
+describe('lib/review/lens/reviewDoctor', () => {
   const p = reviewProjectForSuite();
   const paths = () => reviewPathsOf(p.root, {});
   afterEach(() => fs.rmSync(paths().leaves, { recursive: true, force: true }));

@@ -14,7 +14,7 @@ import {
 import { at, BEAD, bookbagIn, clearReviews, finding, reviewProjectForSuite, submission } from '../../support/bookbags.js';
 import { claimAs, completeAs, deliverOutbox } from '../../support/reviewMail.js';
 
-describe('lib/review/reviewHandoffs', () => {
+describe('lib/review/lens/reviewHandoffs', () => {
   const p = reviewProjectForSuite();
 
   const requests = (bag: Bookbag, lens: 'cto' | 'coo', recipient = bag[`${lens}_role`]) => findReviewHandoffs(p.root, bag.submitted_by, recipient, REVIEW_REQUEST, bag.bead, lens);

@@ -7,7 +7,7 @@ import { reviewPathsOf } from '../../../lib/project/layout.js';
 import { removeSignal, signalPathOf, writeSignal } from '../../../lib/review/lens/signals.js';
 import { at, bareRootForEachTest, BEAD } from '../../support/bookbags.js';
 
-describe('lib/review/signals', () => {
+describe('lib/review/lens/signals', () => {
   const root = bareRootForEachTest();
 
   const paths = () => reviewPathsOf(root(), {});

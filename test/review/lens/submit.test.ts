@@ -25,7 +25,7 @@ function failure(kind: string, pattern: RegExp) {
   return (err: unknown) => err instanceof CommandFailure && err.kind === kind && pattern.test(err.message);
 }
 
-describe('lib/review/submit', () => {
+describe('lib/review/lens/submit', () => {
   const p = reviewProjectForSuite();
 
   /** The review requests queued in coder's outbox, as `to lens bead`. */

@@ -11,7 +11,7 @@ import { BEAD, bookbagIn, finding, placeBookbag, reviewProjectForSuite } from '.
 /** Longer than any of these tests may take: a wait that relied on it would fail its test. */
 const NEVER = 60_000;
 
-describe('lib/review/waitVerdicts', () => {
+describe('lib/review/lens/waitVerdicts', () => {
   const p = reviewProjectForSuite();
 
   it('returns at once when both verdicts are in', async () => {

@@ -6,7 +6,7 @@ import { appendLibraryLog, consolidationOf, libraryEntryOf, writeConsolidation }
 import { startSession, withEpisode, type Episode, type Session } from '../../../lib/review/teacher/teacherSession.js';
 import { tempDir } from '../../support/project.js';
 
-describe('lib/review/consolidation', () => {
+describe('lib/review/teacher/consolidation', () => {
   const T = new Date('2026-06-15T14:05:31.123Z');
   const episode = (bead: string, verdict: Episode['verdict'], score: number, sections: string[]): Episode =>
     ({ bead, request: `id-${bead}`, end: 'verdict', verdict, score, attempts: 1, sections, detail: '', at: T.toISOString() });

@@ -5,7 +5,7 @@ import { personaPathOf } from '../../../lib/project/layout.js';
 import { defaultPersonaOf, machinePersonaPathOf, personaOf } from '../../../lib/review/teacher/personas.js';
 import { tempDir } from '../../support/project.js';
 
-describe('lib/review/personas', () => {
+describe('lib/review/teacher/personas', () => {
   let root: string;
   let home: string;
   beforeEach(() => {

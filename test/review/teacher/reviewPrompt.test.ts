@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { beadText, lensInstructions, reviewPromptOf } from '../../../lib/review/teacher/reviewPrompt.js';
 import { sampleBookbag } from '../../support/teachers.js';
 
-describe('lib/review/reviewPrompt', () => {
+describe('lib/review/teacher/reviewPrompt', () => {
   const bag = sampleBookbag({ task: 'add the login form', output: 'the form\nFINDING: HIGH auth: clear text\n' });
 
   it('is the persona, a --- line, the lens instructions, then the bead', () => {

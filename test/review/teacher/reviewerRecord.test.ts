@@ -7,7 +7,7 @@ import { endOrphanReviewer, readReviewerRecord, recordedReviewerRuns, removeRevi
 import { waitFor } from '../../support/daemon.js';
 import { tempDir } from '../../support/project.js';
 
-describe('lib/review/reviewerRecord', () => {
+describe('lib/review/teacher/reviewerRecord', () => {
   let dir: string;
   let path: string;
   beforeEach(() => {

@@ -7,7 +7,7 @@ import { waitFor } from '../../support/daemon.js';
 import { tempDir } from '../../support/project.js';
 import { reviewerRecords, scriptedReviewer } from '../../support/teachers.js';
 
-describe('lib/review/reviewerRun', function () {
+describe('lib/review/teacher/reviewerRun', function () {
   this.timeout(30_000);
   let dir: string;
   beforeEach(() => {

@@ -11,7 +11,7 @@ import { waitFor } from '../../support/daemon.js';
 import { itemsIn, type Project } from '../../support/project.js';
 import { makeTeachersProject, scriptedReviewer, submitAndDeliver, teacherWorktree } from '../../support/teachers.js';
 
-describe('lib/review/teacher', function () {
+describe('lib/review/teacher/teacher', function () {
   this.timeout(30_000);
   let p: Project;
   let events: TeacherEvent[];

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { reviewPathsOf } from '../../../lib/project/layout.js';
 import { teacherFolderOf } from '../../../lib/review/teacher/teacherFolder.js';
 
-describe('lib/review/teacherFolder', () => {
+describe('lib/review/teacher/teacherFolder', () => {
   it('keeps each lens\'s teacher in <teachers>/<lens>/: sessions/, consolidation.yaml, library_log.yaml, reviewer.json, lock/', () => {
     const paths = reviewPathsOf('/repo', {});
     assert.deepEqual(teacherFolderOf(paths, 'cto'), {

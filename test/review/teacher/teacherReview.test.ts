@@ -12,7 +12,7 @@ import { recordAttempt, recordVerdict } from '../../../lib/review/bookbag/verdic
 import { itemsIn, placeItem, type Project } from '../../support/project.js';
 import { makeTeachersProject, reviewerRecords, scriptedReviewer, submitAndDeliver, teacherWorktree } from '../../support/teachers.js';
 
-describe('lib/review/teacherReview', function () {
+describe('lib/review/teacher/teacherReview', function () {
   this.timeout(30_000);
   let p: Project;
   let events: TeacherEvent[];

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { EPISODES, loadLastSession, MAX_SESSION_CYCLES, nextSessionId, pruneSessions, saveSession, sessionIdsIn, startSession, withEpisode, type Episode } from '../../../lib/review/teacher/teacherSession.js';
 import { tempDir } from '../../support/project.js';
 
-describe('lib/review/teacherSession', () => {
+describe('lib/review/teacher/teacherSession', () => {
   let dir: string;
   beforeEach(() => {
     dir = join(tempDir(), 'sessions');

@@ -17,7 +17,7 @@ import { tempDir } from '../../support/project.js';
 
 const retry = { at: '2026-01-02T03:04:06Z', actor: 'alice', action: 'retry', from: 'BLOCKED', to: 'ACTIVE', detail: '' };
 
-describe('lib/run/controllerMail', () => {
+describe('lib/run/controller/controllerMail', () => {
   let root: string;
   let wf: Workflow;
   const now = new Date('2030-01-01T00:00:00.000Z');

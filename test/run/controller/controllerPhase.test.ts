@@ -7,7 +7,7 @@ import { runPathsOf, type RunPaths } from '../../../lib/project/layout.js';
 import { emptyPhase, logLine, readPhase, writePhase, type ControllerPhase } from '../../../lib/run/controller/controllerPhase.js';
 import { tempDir } from '../../support/project.js';
 
-describe('lib/run/controllerPhase', () => {
+describe('lib/run/controller/controllerPhase', () => {
   let root: string;
   let paths: RunPaths;
   const now = new Date('2030-01-01T00:00:00.000Z');

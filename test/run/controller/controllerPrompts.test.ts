@@ -8,7 +8,7 @@ import { sampleWorkflow } from '../sampleWorkflow.js';
 const BASE = '0123456789abcdef0123456789abcdef01234567';
 const HEAD = 'fedcba9876543210fedcba9876543210fedcba98';
 
-describe('lib/run/controllerPrompts', () => {
+describe('lib/run/controller/controllerPrompts', () => {
   const wf = sampleWorkflow('/repo', BASE, { status: 'ACTIVE', phase: 'STAGE_ACTIVE', active_stage: 'implementation', review_cycle: 2, current_commit: HEAD, spec_ref: '/repo/spec.md' });
   const id = wf.run_id;
   const finding = (over: Partial<RunFinding>): RunFinding => ({ id: 'F1', severity: 'Critical', lane: 'structured', title: 'broken', cycle: 2, blocking: true, validation: null, resolved: false, ...over });

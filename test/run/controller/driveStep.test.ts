@@ -30,7 +30,7 @@ const START: StartOptions = {
   acceptanceTimeoutS: 60, retryAttempts: 3, retryBaseMs: 100, roles: { worker: 'worker', reviewers: ['reviewer-a', 'reviewer-b'], validator: 'validator', controller: 'ctl' },
 };
 
-describe('lib/run/controllerStep', () => {
+describe('lib/run/controller/driveStep', () => {
   describe('awaitedKeys', () => {
     const wf = sampleWorkflow('/repo', 'a'.repeat(40), { status: 'ACTIVE', active_stage: 'implementation' });
     const id = wf.run_id;

@@ -26,7 +26,7 @@ const START: StartOptions = {
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
-describe('lib/run/runReply', () => {
+describe('lib/run/controller/runReply', () => {
   let root: string;
   let clock: number;
   let ctx: RunContext;

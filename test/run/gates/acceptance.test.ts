@@ -18,7 +18,7 @@ const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60000)'], { 
 require('node:fs').writeFileSync('pids', process.pid + '\\n' + child.pid + '\\n');
 setInterval(() => {}, 60000);`;
 
-describe('lib/run/acceptance', function () {
+describe('lib/run/gates/acceptance', function () {
   this.timeout(30_000);
   let dir: string;
   /** The command that runs node on program file `name` (written into the test folder) with `args`, quoted for the splitter. */

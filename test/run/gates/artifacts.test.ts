@@ -54,7 +54,7 @@ function modeOf(path: string): number {
   return fs.statSync(path).mode & 0o777;
 }
 
-describe('lib/run/artifacts', () => {
+describe('lib/run/gates/artifacts', () => {
   let root: string;
   let paths: RunPaths;
   beforeEach(() => {

@@ -14,7 +14,7 @@ function outcomeOf(command: string): string | string[] {
 
 const operatorRefusal = (token: string) => `refused: acceptance command has a shell operator or expansion: '${token}'; baton runs it without a shell`;
 
-describe('lib/run/commandWords', () => {
+describe('lib/run/gates/commandWords', () => {
   it('splits on blanks and honours single quotes, double quotes and backslashes', () => {
     assert.deepEqual(outcomeOf('npm test'), ['npm', 'test']);
     assert.deepEqual(outcomeOf(`npx mocha  'test/a b.ts' "x y" it\\'s ""`), ['npx', 'mocha', 'test/a b.ts', 'x y', "it's", '']);

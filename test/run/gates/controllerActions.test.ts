@@ -27,7 +27,7 @@ const START: StartOptions = {
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
-describe('lib/run/controllerSteps', () => {
+describe('lib/run/gates/controllerActions', () => {
   let root: string;
   let clock: number;
   let ctx: RunContext;

@@ -26,7 +26,7 @@ function laneJson(fields: Record<string, unknown>): string {
   return JSON.stringify({ lane: 'structured', cycle: 2, findings: [], ...fields });
 }
 
-describe('lib/run/evidence', () => {
+describe('lib/run/gates/evidence', () => {
   describe('severities', () => {
     it('reads exactly Critical, Important, Minor, Nit, and maps CRITICAL, HIGH, MEDIUM, LOW', () => {
       const words: [string, string][] = [['Critical', 'Critical'], ['Important', 'Important'], ['Minor', 'Minor'], ['Nit', 'Nit'], ['CRITICAL', 'Critical'], ['HIGH', 'Important'], ['MEDIUM', 'Minor'], ['LOW', 'Nit']];

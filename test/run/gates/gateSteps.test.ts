@@ -28,7 +28,7 @@ interface Envelope {
   payload: { argv: string[]; cwd: string; outcome: string; exit_code: number | null; stdout: unknown; node_version: string };
 }
 
-describe('lib/run/gateSteps', () => {
+describe('lib/run/gates/gateSteps', () => {
   let root: string;
   let clock: number;
   let ctx: RunContext;

@@ -3,7 +3,7 @@ import { REDACTED, redactArgv, redactSecrets } from '../../../lib/run/gates/reda
 
 const R = REDACTED;
 
-describe('lib/run/redact', () => {
+describe('lib/run/gates/redact', () => {
   it('redacts the value of NAME=value assignments whose name holds a secret word, in any case, keeping the name', () => {
     assert.equal(redactSecrets('GITHUB_TOKEN=abc123 npm test'), `GITHUB_TOKEN=${R} npm test`);
     assert.equal(redactSecrets('export AWS_SECRET_ACCESS_KEY="abc def"; next'), `export AWS_SECRET_ACCESS_KEY=${R}; next`);

@@ -17,7 +17,7 @@ function repoAt(dir: string): string {
   return commitIn(dir, 'init');
 }
 
-describe('lib/run/repoState', () => {
+describe('lib/run/gates/repoState', () => {
   let dir: string;
   let main: string;
   let first: string;

@@ -51,7 +51,7 @@ const recorded = (id: string, lane: RunFinding['lane'], severity: RunFinding['se
   id, lane, cycle: 1, severity, title: `${id} title`, blocking: severity === 'Critical' || severity === 'Important', validation: null, resolved: false, ...more,
 });
 
-describe('lib/run/reviewActions', () => {
+describe('lib/run/gates/reviewActions', () => {
   describe('review: its checks', () => {
     it('passes the current cycle of an ACTIVE/REVIEW_PENDING run with a passing acceptance', () => {
       requireReviewable(pending, 1);

@@ -48,7 +48,7 @@ const idle = sampleWorkflow('/repo', BASE, { status: 'ACTIVE', stage_order: ['de
 const accepted = { last_acceptance_at: '2026-01-04T00:00:00.000Z', last_acceptance_ok: true };
 const inStage = (stage: string, more: Partial<Workflow> = {}): Workflow => ({ ...idle, phase: 'STAGE_ACTIVE', active_stage: stage, ...accepted, ...more });
 
-describe('lib/run/stageActions', () => {
+describe('lib/run/gates/stageActions', () => {
   describe('nextStageOf', () => {
     it('the first stage before any is done, then the one after the last completed, then none', () => {
       assert.equal(nextStageOf(idle), 'design');

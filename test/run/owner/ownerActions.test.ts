@@ -54,7 +54,7 @@ const finding = { id: 'sec-1', lane: 'structured' as const, cycle: 3, severity: 
 const atLimit: Workflow = { ...review, status: 'BLOCKED', phase: 'FINDINGS_PENDING', review_cycle: 3, blocking_findings: 1, findings: [finding], block_reason: 'review cycle limit reached with 1 blocking findings' };
 const terminal = (status: 'FAILED' | 'CANCELLED' | 'COMPLETED'): Workflow => ({ ...waiting, status, phase: 'DONE' });
 
-describe('lib/run/ownerActions', () => {
+describe('lib/run/owner/ownerActions', () => {
   it('the hand-made states are valid records', () => {
     for (const wf of [idle, stage, review, waiting, paused, blocked, atLimit, terminal('COMPLETED')]) {
       assert.deepEqual([...workflowSchemaProblems(wf), ...crossFieldProblems(wf)], []);

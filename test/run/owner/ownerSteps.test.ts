@@ -29,7 +29,7 @@ const START: StartOptions = {
   acceptanceTimeoutS: 60, retryAttempts: 3, retryBaseMs: 1000, roles: { worker: 'worker', reviewers: ['reviewer-a', 'reviewer-b'], validator: 'validator', controller: 'controller' },
 };
 
-describe('lib/run/ownerSteps', () => {
+describe('lib/run/owner/ownerSteps', () => {
   let root: string;
   let clock: number;
   let ctx: RunContext;

@@ -16,7 +16,7 @@ import { failure } from '../../support/failures.js';
 
 const NOW = new Date('2026-03-04T05:06:07.089Z');
 
-describe('lib/run/runStart', () => {
+describe('lib/run/owner/runStart', () => {
   let root: string;
   let request: StartRequest;
   beforeEach(() => {

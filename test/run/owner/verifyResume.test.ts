@@ -9,7 +9,7 @@ import { checkpointed, sampleWorkflow } from '../sampleWorkflow.js';
 
 const MISSING = 'f'.repeat(40);
 
-describe('lib/run/verifyResume', () => {
+describe('lib/run/owner/verifyResume', () => {
   let dir: string;
   let repo: string;
   let base: string;

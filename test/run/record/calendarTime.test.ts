@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { calendarTimeProblems, isCalendarTime } from '../../../lib/run/record/calendarTime.js';
 
-describe('lib/run/calendarTime', () => {
+describe('lib/run/record/calendarTime', () => {
   it('accepts real instants in the record form, with or without a fraction, leap days of leap years', () => {
     for (const t of ['2026-12-02T00:32:52Z', '2026-12-02T00:32:52.123Z', '2024-02-29T23:59:59.999999999Z', '2000-02-29T00:00:00Z', '0001-01-01T00:00:00Z', '0099-12-31T12:00:00Z']) {
       assert.equal(isCalendarTime(t), true, t);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { currentOwner, hostName, machineId } from '../../../lib/run/record/identity.js';
 import { tempDir } from '../../support/project.js';
 
-describe('lib/run/identity', () => {
+describe('lib/run/record/identity', () => {
   it('the owner is the password database\'s user name, whatever $USER says', () => {
     assert.equal(currentOwner(), userInfo().username);
     assert.equal(currentOwner({ USER: 'someone-else' }), userInfo().username);

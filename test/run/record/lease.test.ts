@@ -27,7 +27,7 @@ function failureOf(fn: () => unknown): string {
   assert.fail('expected a failure');
 }
 
-describe('lib/run/lease', () => {
+describe('lib/run/record/lease', () => {
   let root: string;
   let paths: RunPaths;
   const fileBytes = () => fs.readFileSync(paths.lease);

@@ -17,7 +17,7 @@ import { checkpointed, sampleWorkflow } from '../sampleWorkflow.js';
 
 const RUN_ID = 'run-20260102T030405Z-a1b2c3';
 
-describe('lib/run/runContext', () => {
+describe('lib/run/record/runContext', () => {
   let dir: string;
   beforeEach(() => {
     dir = tempDir();

@@ -28,7 +28,7 @@ function treeOf(dir: string): Record<string, string> {
   return out;
 }
 
-describe('lib/run/runListing', () => {
+describe('lib/run/record/runListing', () => {
   let root: string;
   let ctx: RunContext;
   beforeEach(() => {

@@ -19,7 +19,7 @@ const START: StartOptions = {
 };
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 
-describe('lib/run/runMonitor', () => {
+describe('lib/run/record/runMonitor', () => {
   let root: string;
   let clock: number;
   let ctx: RunContext;

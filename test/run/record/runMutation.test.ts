@@ -30,7 +30,7 @@ function problemsOf(wf: Workflow): string[] {
   return [...workflowSchemaProblems(wf), ...crossFieldProblems(wf)];
 }
 
-describe('lib/run/runMutation', () => {
+describe('lib/run/record/runMutation', () => {
   const active = checkpointed(sampleWorkflow('/repo', 'b'.repeat(40), { status: 'ACTIVE' }), 'c'.repeat(40));
 
   it('the lease is void in PAUSED, BLOCKED and the terminal statuses only', () => {

@@ -10,7 +10,7 @@ function usageFailure(pattern: RegExp): (err: unknown) => boolean {
   return (err) => err instanceof CommandFailure && err.kind === 'usage' && err.lines.length === 1 && pattern.test(err.lines[0]!);
 }
 
-describe('lib/run/runRoot', () => {
+describe('lib/run/record/runRoot', () => {
   let dir: string;
   beforeEach(() => {
     dir = tempDir();

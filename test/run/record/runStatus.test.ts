@@ -19,7 +19,7 @@ const RUN_ID = 'run-20260102T030405Z-a1b2c3';
 const NOW = new Date('2026-01-03T00:00:00.000Z');
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-describe('lib/run/runStatus', () => {
+describe('lib/run/record/runStatus', () => {
   let root: string;
   let paths: RunPaths;
   let wf: Workflow;

@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { CommandFailure } from '../../../lib/fsx/commandFailure.js';
 import { runLocksDirOf, runPathsOf, runsDirOf } from '../../../lib/project/layout.js';
 import { batonVersion } from '../../../lib/proc/version.js';
 import { acquireLock, LockBusy, lockHolder } from '../../../lib/fsx/lock.js';
@@ -20,7 +19,7 @@ const RUN_ID = 'run-20260102T030405Z-a1b2c3';
 const BASE = 'b'.repeat(40);
 
 /** A matcher for assert.throws/rejects: a CommandFailure of `kind` whose message is `message` (a string: exactly). */
-describe('lib/run/runStore', () => {
+describe('lib/run/record/runStore', () => {
   let root: string;
   let valid: Workflow;
   beforeEach(() => {

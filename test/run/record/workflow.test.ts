@@ -32,7 +32,7 @@ const FIELDS: Record<keyof Workflow, true> = {
   observations: true, history: true, created_at: true, updated_at: true,
 };
 
-describe('lib/run/workflow', () => {
+describe('lib/run/record/workflow', () => {
   it('the statuses and phases are the schema\'s enums, in its order', () => {
     assert.deepEqual(Object.keys(STATUSES), schema.properties.status!.enum);
     assert.deepEqual(Object.keys(PHASES), schema.properties.phase!.enum);
