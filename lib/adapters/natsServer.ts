@@ -6,6 +6,8 @@
 // is never taken for our server and never signalled. Healthy means: it accepts a TCP
 // connection on its port and answers with its `INFO {...}` line (announcing JetStream).
 // This module imports nothing of lib/: callers pass the paths (lib/handoff/layout.ts).
+import { readTextIfPresent } from '../fsx/absent.js';
+import { endProcess, until } from '../proc/ending.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { connect, createServer } from 'node:net';
@@ -129,13 +131,8 @@ export function runningNatsServer(pidFile: string, storeDir: string): RunningNat
 }
 
 function pidIn(pidFile: string): number | undefined {
-  let text: string;
-  try {
-    text = fs.readFileSync(pidFile, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const text = readTextIfPresent(pidFile);
+  if (text === undefined) return undefined;
   const pid = Number(text.trim());
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
 }
@@ -237,15 +234,6 @@ function lastLogLine(logFile: string, offset: number): string {
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `condition` every 20 ms; true once it holds, false when `timeoutMs` passed first. */
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) return false;
-    await pause(20);
-  }
-  return true;
-}
 
 /**
  * Waits until the server answers on its port with an INFO line announcing JetStream (polled,
@@ -341,22 +329,11 @@ export async function natsServerDown(options: DownOptions): Promise<{ pid: numbe
   }
   const { pid } = running;
   const gone = () => runningNatsServer(options.pidFile, options.storeDir)?.pid !== pid;
-  signal(pid, 'SIGTERM');
-  const escalated = !(await until(gone, options.timeoutMs ?? 10_000));
-  if (escalated) {
-    if (!gone()) signal(pid, 'SIGKILL');
-    if (!(await until(gone, 5_000))) throw new NatsServerFailed(`nats-server pid ${pid} did not exit after SIGKILL`);
-  }
+  const ended = await endProcess(pid, { graceMs: options.timeoutMs ?? 10_000, gone, stillOurs: () => !gone(), killWaitMs: 5_000 });
+  if (!ended.gone) throw new NatsServerFailed(`nats-server pid ${pid} did not exit after SIGKILL`);
+  const escalated = ended.escalated;
   if (pidIn(options.pidFile) === pid) fs.rmSync(options.pidFile, { force: true });
   if (running.port !== undefined) await until(() => portFree(running.port!), PORT_RELEASE_MS);
   return { pid, escalated };
 }
 
-/** Sends `sig` to `pid`; a process already gone is not an error. */
-function signal(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
-  }
-}

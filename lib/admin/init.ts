@@ -4,12 +4,12 @@
 // Then the mail the SwarmForge reference scripts left in their per-worktree mailboxes is
 // imported into the roles' mailboxes (referenceImport.ts).
 // No tmux and no worktrees (the launcher adds those).
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { fsyncDir, mkdirSynced, publishWhole } from '../fsx/durable.js';
 import { ensureMailbox } from '../queue/index.js';
 import { readConfig, sharesRoot, type WindowConfig } from '../handoff/config.js';
 import { fail } from '../fsx/commandFailure.js';
+import { gitAnswer } from '../proc/git.js';
 import { excludeSwarmDir } from '../project/gitExclude.js';
 import { bridgePathsOf, mailboxOf, reviewersPathOf, rolesPathOf, sessionNameOf, swarmDirOf, worktreePathOf } from '../project/layout.js';
 import { importReferenceMail, type ImportReport } from './referenceImport.js';
@@ -19,11 +19,7 @@ import { formatNodesTable, knownLocalNodeOf, readRoster, type Roster } from '../
 
 /** The git top level of `dir`, or fails: Baton projects are git repositories. */
 export function gitTopLevel(dir: string): string {
-  try {
-    return execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    fail('environment', `baton: not inside a git repository: '${dir}'`);
-  }
+  return gitAnswer(dir, ['rev-parse', '--show-toplevel']) ?? fail('environment', `baton: not inside a git repository: '${dir}'`);
 }
 
 /** The roles.tsv rows for the configured windows. */

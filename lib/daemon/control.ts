@@ -6,17 +6,9 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { runningDaemon } from '../project/daemonRecord.js';
 import { daemonPathsOf } from '../project/layout.js';
-import { processRunning } from '../fsx/processIdentity.js';
+import { endProcess, until } from '../proc/ending.js';
 import { DaemonAlreadyRunning } from './alreadyRunning.js';
 
-async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return true;
-}
 
 /** Options of `baton daemon start`. */
 export interface StartOptions {
@@ -55,9 +47,6 @@ export async function startDaemon(options: StartOptions): Promise<number> {
 export async function stopDaemon(root: string, timeoutMs = 10_000): Promise<{ pid: number; escalated: boolean } | undefined> {
   const pid = runningDaemon(root);
   if (pid === undefined) return undefined;
-  process.kill(pid, 'SIGTERM');
-  if (await until(() => !processRunning(pid), timeoutMs)) return { pid, escalated: false };
-  if (runningDaemon(root) === pid) process.kill(pid, 'SIGKILL');
-  await until(() => !processRunning(pid), 5_000);
-  return { pid, escalated: true };
+  const { escalated } = await endProcess(pid, { graceMs: timeoutMs, stillOurs: () => runningDaemon(root) === pid, killWaitMs: 5_000 });
+  return { pid, escalated };
 }

@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { isCode, readTextIfPresent as readText } from './absent.js';
+import { ignoreEnoent, isCode, readTextIfPresent as readText } from './absent.js';
 import { mkdirSynced } from './durable.js';
 import { bootId, hostName, identityAlive, processIdentityOf } from './processIdentity.js';
 
@@ -123,13 +123,8 @@ function lockTimeoutMs(): number {
 
 /** The pid of the live process holding the lock in `dir`, or undefined when it is free. */
 export function lockHolder(dir: string): number | undefined {
-  let gens: number[];
-  try {
-    gens = generations(dir);
-  } catch (err) {
-    if (isCode(err, 'ENOENT')) return undefined;
-    throw err;
-  }
+  const gens = ignoreEnoent<number[] | undefined>(() => generations(dir), undefined);
+  if (gens === undefined) return undefined;
   const top = Math.max(0, ...gens);
   if (top === 0 || fs.existsSync(join(dir, `lock.${top}.released`))) return undefined;
   const owner = readText(join(dir, `lock.${top}`));

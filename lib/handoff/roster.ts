@@ -11,6 +11,7 @@
 // has no line of its own: it is reported at the file's last non-blank line, where one
 // would add it (line 1 for an empty file). The credentials file is checked to exist and
 // never read; its path may be shown, its content never. Nothing here loads NATS.
+import { readTextIfPresent } from '../fsx/absent.js';
 import * as fs from 'node:fs';
 import { basename, isAbsolute, resolve } from 'node:path';
 import { readConfig } from './config.js';
@@ -169,13 +170,8 @@ export function parseRoster(text: string, file: string, roles: string[], root: s
 /** ROOT's roster, or undefined when swarmforge/nodes.conf does not exist; fail('environment', ...errors) when invalid. Roles come from swarmforge.conf. */
 export function readRoster(root: string): Roster | undefined {
   const file = bridgePathsOf(root).roster;
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
+  const text = readTextIfPresent(file);
+  if (text === undefined) return undefined;
   const parsed = parseRoster(text, file, readConfig(root).windows.map((w) => w.role), root);
   if (!parsed.ok) fail('environment', ...parsed.errors);
   return parsed.roster;
@@ -183,12 +179,7 @@ export function readRoster(root: string): Roster | undefined {
 
 /** The name in ROOT/.swarmforge/node, or undefined when the file is missing or empty. */
 function recordedNodeOf(root: string): string | undefined {
-  try {
-    return fs.readFileSync(bridgePathsOf(root).node, 'utf8').trim() || undefined;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
+  return readTextIfPresent(bridgePathsOf(root).node)?.trim() || undefined;
 }
 
 /** The local node as localNodeOf finds it, or undefined where localNodeOf fails (for reports that show it without requiring it). */

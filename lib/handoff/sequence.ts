@@ -3,20 +3,14 @@
 // value is durable (temp file, fsync, rename, directory fsync) before it is used, so a
 // number is never handed out twice; a crash after taking one only leaves a gap. A missing
 // or unreadable counter is rebuilt from the highest sequence among the sender's own ids.
-import * as fs from 'node:fs';
 import { type Mailbox, readItemsIn, type SkipReporter } from '../queue/index.js';
 import { crashPoint } from '../fsx/crash.js';
 import { renameSynced, writeFileSynced } from '../fsx/durable.js';
-import { isCode } from '../fsx/absent.js';
+import { readTextIfPresent } from '../fsx/absent.js';
 
 function storedSequence(seqFile: string): number | undefined {
-  try {
-    const text = fs.readFileSync(seqFile, 'utf8').trim();
-    return /^\d+$/.test(text) ? Number(text) : undefined;
-  } catch (err) {
-    if (isCode(err, 'ENOENT')) return undefined;
-    throw err;
-  }
+  const text = readTextIfPresent(seqFile)?.trim();
+  return text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined;
 }
 
 /** The highest sequence among the ids of the sender's handoffs in outbox/, sent/ and failed/ (0 if none). */

@@ -1,20 +1,23 @@
-// Running an outside program a stage depends on (a review leaf's worker, a run's
-// acceptance command): an argument vector, never a shell, in its own process group, with
-// its input on stdin and its output kept within bounds. It lives in lib/handoff because
-// both lib/review and lib/run need it and neither may import the other.
+// Running an outside program a stage depends on (a review leaf's worker, a teacher's
+// reviewer, a run's acceptance command): an argument vector, never a shell, in its own
+// process group, with its input on stdin and its output kept within bounds. The one runner
+// of both stages (lib/review and lib/run may not import each other).
 //
 // Crash contract: the program is spawned detached (setsid), so it is the leader of a
-// process group of its own; a timeout or an abort (the leaf got SIGTERM/SIGINT) sends
-// SIGKILL to the whole group, so what the program started dies with it. When the leader
-// exits, what is left of its group is killed too, so no straggler keeps the output pipes
-// (or a disposable worktree) in use. If the caller itself is SIGKILLed the group lives on:
-// the caller records the leader's identity (onSpawn) for whoever cleans up after it.
+// process group of its own; a timeout or an abort (the leaf or the teacher was told to
+// stop) ends the whole group as ending.ts does (SIGTERM, a grace, SIGKILL), so what the
+// program started dies with it. When the leader exits, what is left of its group is
+// killed too, and its output streams are cut a second later if a helper that left the
+// group still holds them, so no straggler keeps the run (or a disposable worktree) in
+// use. If the caller itself is SIGKILLed the group lives on: the caller records the
+// leader's identity (onSpawn) for whoever cleans up after it.
 //
 // Output: by default stdout is kept from its start up to `stdoutLimit` bytes (it is the
 // result), stderr from its end up to `stderrLimit` bytes (the last lines say why it
 // failed); the bytes dropped are counted. A caller that needs another shape passes its own
 // keepers (acceptance keeps both ends of both streams with HeadTailBytes).
 import { spawn } from 'node:child_process';
+import { endGroup, signalProcess } from './ending.js';
 
 /** How to run the program. */
 export interface BoundedRunOptions {
@@ -22,8 +25,10 @@ export interface BoundedRunOptions {
   env: NodeJS.ProcessEnv;
   /** Written to the program's stdin, which is then closed. */
   stdin: string;
-  /** After this many milliseconds the process group is killed. */
+  /** After this many milliseconds the process group is ended. */
   timeoutMs: number;
+  /** How long the group gets between SIGTERM and SIGKILL when it is ended (ending.ts's default). */
+  graceMs?: number;
   /** Aborting kills the process group; an already aborted signal spawns nothing. */
   signal?: AbortSignal;
   /** Called with the leader's pid once it runs. */
@@ -56,6 +61,8 @@ export interface BoundedRun {
   aborted: boolean;
   /** Why the program could not be started (`spawn <file> ENOENT`), else ''. */
   error: string;
+  /** The system error code of a program that could not be started (`ENOENT`), else ''. */
+  errorCode: string;
   durationMs: number;
   stdout: string;
   stdoutDropped: number;
@@ -144,36 +151,30 @@ export class HeadTailBytes implements OutputKeeper {
   }
 }
 
-/** Sends SIGKILL to a process group (nothing when it is gone). */
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // ESRCH: the group is gone already.
-  }
-}
+/** How long the output streams of an exited program may stay open (held by a helper that left its group) before they are cut. */
+const STREAMS_AFTER_EXIT_MS = 1_000;
 
-const NOT_STARTED: Omit<BoundedRun, 'error' | 'aborted'> = {
+const NOT_STARTED: Omit<BoundedRun, 'error' | 'errorCode' | 'aborted'> = {
   exitCode: null, signal: null, timedOut: false, durationMs: 0, stdout: '', stdoutDropped: 0, stderr: '', stderrDropped: 0,
 };
 
 /** Runs `argv` (no shell) in its own process group; resolves when it and its output have ended. */
 export function runBounded(argv: string[], options: BoundedRunOptions): Promise<BoundedRun> {
-  if (options.signal?.aborted) return Promise.resolve({ ...NOT_STARTED, error: '', aborted: true });
+  if (options.signal?.aborted) return Promise.resolve({ ...NOT_STARTED, error: '', errorCode: '', aborted: true });
   return new Promise((resolve) => {
     const started = performance.now();
     const out = options.stdoutKeeper ?? new BoundedBytes(options.stdoutLimit ?? 1024 * 1024, 'head');
     const err = options.stderrKeeper ?? new BoundedBytes(options.stderrLimit ?? 64 * 1024, 'tail');
-    const state = { timedOut: false, aborted: false, error: '' };
+    const state = { timedOut: false, aborted: false, error: '', errorCode: '' };
     const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    const end = () => void (child.pid === undefined ? undefined : endGroup(child.pid, options.graceMs));
     const timer = setTimeout(() => {
       state.timedOut = true;
-      killGroup(child.pid);
+      end();
     }, options.timeoutMs);
     const onAbort = () => {
       state.aborted = true;
-      killGroup(child.pid);
+      end();
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     if (child.pid !== undefined) options.onSpawn?.(child.pid);
@@ -183,10 +184,20 @@ export function runBounded(argv: string[], options: BoundedRunOptions): Promise<
     child.stdin.end(options.stdin);
     child.on('error', (e) => {
       state.error = e.message;
+      state.errorCode = (e as NodeJS.ErrnoException).code ?? '';
     });
-    child.on('exit', () => killGroup(child.pid));
+    let cut: NodeJS.Timeout | undefined;
+    child.on('exit', () => {
+      clearTimeout(timer);
+      if (child.pid !== undefined) signalProcess(child.pid, 'SIGKILL', true);
+      cut = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, STREAMS_AFTER_EXIT_MS);
+    });
     child.on('close', (exitCode, signal) => {
       clearTimeout(timer);
+      clearTimeout(cut);
       options.signal?.removeEventListener('abort', onAbort);
       resolve({
         exitCode: state.error ? null : exitCode, signal, ...state, durationMs: Math.round(performance.now() - started),

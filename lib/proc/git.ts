@@ -1,11 +1,45 @@
-// Running git for Baton's own steps (the launcher's worktrees, the review stage's leaves):
-// always an argument vector, never a shell; stdin closed, stdout returned trimmed, and
-// when git fails, its own complaint (`fatal: ...`) is what a message quotes.
-import { execFileSync } from 'node:child_process';
+// Running git for Baton's own steps (the launcher's worktrees, the review stage's leaves,
+// a run's repository facts): always an argument vector, never a shell; stdin closed,
+// stdout returned (trimmed unless asked otherwise), git's stderr captured, never passed
+// to ours: when git fails, its own complaint (`fatal: ...`) is what a message quotes.
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 
-/** Runs `git args...` in `cwd` and returns its trimmed stdout; throws git's failure. */
-export function runGit(cwd: string, args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+/** Options of a git call. */
+export interface GitOptions {
+  /** Keep stdout as git wrote it (a porcelain record may start with a space). */
+  untrimmed?: boolean;
+  /** Environment added to ours (a commit's identity). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The largest output a git call may return (a long status of a big work tree fits). */
+const MAX_OUTPUT = 64 * 1024 * 1024;
+
+/** Runs `git args...` in `cwd` and returns its stdout; throws git's failure. */
+export function runGit(cwd: string, args: string[], options: GitOptions = {}): string {
+  const out = execFileSync('git', args, {
+    cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: MAX_OUTPUT,
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+  });
+  return options.untrimmed ? out : out.trim();
+}
+
+/** runGit's trimmed stdout, or undefined when git fails (a question whose "no" is a failure). */
+export function gitAnswer(cwd: string, args: string[]): string | undefined {
+  try {
+    return runGit(cwd, args);
+  } catch {
+    return undefined;
+  }
+}
+
+const execFileAsync = promisify(execFile);
+
+/** runGit without blocking the caller (an agent command that waits on other work meanwhile). */
+export async function runGitAsync(cwd: string, args: string[]): Promise<string> {
+  const { stdout } = await execFileAsync('git', args, { cwd, encoding: 'utf8', maxBuffer: MAX_OUTPUT });
+  return stdout.trim();
 }
 
 /** Git's own complaint from a failed call (its stderr's first line), or the error's message. */

@@ -2,7 +2,7 @@
 // parents, else git's top level, else the parent of git's common dir, so a command run
 // in a role's worktree, wherever it lives, finds the main checkout. When none is found, a
 // second line says how to make one (`baton init`).
-import { execFileSync } from 'node:child_process';
+import { gitAnswer } from '../proc/git.js';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { printable } from '../fsx/printable.js';
@@ -36,13 +36,8 @@ export function findRoot(cwd: string, env: NodeJS.ProcessEnv): string {
 }
 
 function gitCandidates(cwd: string): string[] {
-  try {
-    const out = execFileSync('git', ['rev-parse', '--show-toplevel', '--git-common-dir'], {
-      cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    const [top, common] = out.split('\n');
-    return [top ? resolve(top) : '', common ? dirname(resolve(cwd, common)) : ''].filter(Boolean);
-  } catch {
-    return [];
-  }
+  const out = gitAnswer(cwd, ['rev-parse', '--show-toplevel', '--git-common-dir']);
+  if (out === undefined) return [];
+  const [top, common] = out.split('\n');
+  return [top ? resolve(top) : '', common ? dirname(resolve(cwd, common)) : ''].filter(Boolean);
 }

@@ -2,6 +2,7 @@
 // name starts with the fields that decide order: priority, then the UTC second, then the
 // sender's sequence number. Names never carry authority: readers take metadata from
 // headers only.
+import { ignoreEnoent } from '../fsx/absent.js';
 import { readdirSync, type Dirent } from 'node:fs';
 
 /** Longest file name Baton creates; leaves room for `.tmp`, `.error` and `.N` within 255 bytes. */
@@ -49,24 +50,12 @@ export function isBatchName(name: string): boolean {
 
 /** Directory entries of `dir` (empty when it does not exist), with their types, unsorted. */
 export function entriesOf(dir: string): Dirent[] {
-  try {
-    return readdirSync(dir, { withFileTypes: true });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
+  return ignoreEnoent<Dirent[]>(() => readdirSync(dir, { withFileTypes: true }), []);
 }
 
 /** Names of the `*.handoff` entries of `dir` in queue order (any file type: callers check). */
 export function itemNamesIn(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
-  return sortByBytes(names.filter(isItemName));
+  return sortByBytes(ignoreEnoent<string[]>(() => readdirSync(dir), []).filter(isItemName));
 }
 
 /**

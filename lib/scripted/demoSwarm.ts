@@ -3,6 +3,7 @@
 // until each role has completed its share, and a clean shutdown (nothing outlives the run
 // unless `keep`).
 import { execFileSync } from 'node:child_process';
+import { runGit } from '../proc/git.js';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -42,12 +43,12 @@ export interface DemoSetup {
 /** The demo project: a git repository with the demo's conf and files committed. */
 function makeDemoProject(conf: string, files: Record<string, string>): string {
   const root = fs.realpathSync(fs.mkdtempSync(join(tmpdir(), 'baton-demo-')));
-  execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: root });
+  runGit(root, ['init', '-q', '-b', 'main']);
   fs.mkdirSync(dirname(configPathOf(root)));
   fs.writeFileSync(configPathOf(root), conf);
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(join(root, name), text);
-  if (Object.keys(files).length > 0) execFileSync('git', ['add', '--', ...Object.keys(files)], { cwd: root });
-  execFileSync('git', ['commit', '-q', '--allow-empty', '-m', 'demo start'], { cwd: root, env: { ...process.env, ...GIT_IDENTITY } });
+  if (Object.keys(files).length > 0) runGit(root, ['add', '--', ...Object.keys(files)]);
+  runGit(root, ['commit', '-q', '--allow-empty', '-m', 'demo start'], { env: GIT_IDENTITY });
   return root;
 }
 

@@ -68,22 +68,31 @@ describe('lib/proc/boundedRun', function () {
     assert.deepEqual([run.stdout, run.stdoutDropped, run.stderr, run.stderrDropped], ['a'.repeat(10) + 'c'.repeat(10), 50, 'd'.repeat(15), 0]);
   });
 
-  it('a timeout kills the whole process group: the program and the child it started', async () => {
+  it('a timeout ends the whole process group (SIGTERM first): the program and the child it started', async () => {
     const pids = join(dir, 'pids');
     const run = await runBounded(node(HANG_WITH_CHILD, pids), options({ timeoutMs: 1000 }));
-    assert.deepEqual([run.timedOut, run.signal, run.exitCode], [true, 'SIGKILL', null]);
+    assert.deepEqual([run.timedOut, run.signal, run.exitCode], [true, 'SIGTERM', null]);
     assert.equal(pidsIn(pids).length, 2);
     await waitFor('both to be gone', () => pidsIn(pids).every((pid) => !processRunning(pid)));
   });
 
-  it('an abort kills the group at once; an already aborted signal starts nothing', async () => {
+  it('a program that ignores SIGTERM is killed after the grace, with its group', async () => {
+    const pids = join(dir, 'pids');
+    const stubborn = `process.on('SIGTERM', () => {}); ${HANG_WITH_CHILD}`;
+    const run = await runBounded(node(stubborn, pids), options({ timeoutMs: 500, graceMs: 300 }));
+    assert.deepEqual([run.timedOut, run.signal, run.exitCode], [true, 'SIGKILL', null]);
+    assert.ok(run.durationMs >= 800, `${run.durationMs} ms: the grace was given`);
+    await waitFor('both to be gone', () => pidsIn(pids).every((pid) => !processRunning(pid)));
+  });
+
+  it('an abort ends the group at once; an already aborted signal starts nothing', async () => {
     const pids = join(dir, 'pids');
     const controller = new AbortController();
     const running = runBounded(node(HANG_WITH_CHILD, pids), options({ signal: controller.signal }));
     await waitFor('the program and its child', () => pidsIn(pids).length === 2);
     controller.abort('SIGTERM');
     const run = await running;
-    assert.deepEqual([run.aborted, run.timedOut, run.signal], [true, false, 'SIGKILL']);
+    assert.deepEqual([run.aborted, run.timedOut, run.signal], [true, false, 'SIGTERM']);
     await waitFor('both to be gone', () => pidsIn(pids).every((pid) => !processRunning(pid)));
     const marker = join(dir, 'started');
     const never = await runBounded(node("require('node:fs').writeFileSync(process.argv[1], '')", marker), options({ signal: controller.signal }));

@@ -3,7 +3,7 @@
 // everything first (an unknown lens, severity or difficulty, or a malformed findings file
 // is exit 2 with one line, and nothing is written), then calls one lib function, imported
 // when the command runs (a `baton` call loads only its own command's code).
-import { execFileSync } from 'node:child_process';
+import { gitAnswer } from '../../proc/git.js';
 import * as fs from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { actingContext } from '../../handoff/context.js';
@@ -29,13 +29,7 @@ function textOf(option: string, path: string): string {
 
 /** The branch and short commit of a worktree ('' for either when git cannot say). */
 function gitHeadOf(worktree: string): { branch: string; commit: string } {
-  const git = (args: string[]) => {
-    try {
-      return execFileSync('git', args, { cwd: worktree, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    } catch {
-      return '';
-    }
-  };
+  const git = (args: string[]) => gitAnswer(worktree, args) ?? '';
   return { branch: git(['rev-parse', '--abbrev-ref', 'HEAD']), commit: git(['rev-parse', '--short=10', 'HEAD']) };
 }
 

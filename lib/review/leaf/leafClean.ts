@@ -6,9 +6,10 @@
 // process), removes the worktree, settles the branch (kept when it holds commits) and marks
 // the record removed: the same disposal as the leaf's own `finally`, so a cleaner that
 // races another, or the leaf's last steps, finds the work done and succeeds.
+import { signalProcess } from '../../proc/ending.js';
 import * as fs from 'node:fs';
 import { leafFilesOf, reviewPathsOf } from '../../project/layout.js';
-import { isCode } from '../../fsx/absent.js';
+import { ignoreEnoent } from '../../fsx/absent.js';
 import { identityAlive, processRunning } from '../../fsx/processIdentity.js';
 import { isSafeBeadName } from '../bookbag/beads.js';
 import { parseLeafRecord, readLeafFile, type LeafRecord } from './leafRecord.js';
@@ -19,12 +20,8 @@ export type FoundLeaf = { recordPath: string; record: LeafRecord } | { recordPat
 
 /** The names of the leaf folders (safe bead names only), sorted; none when there is no leaves folder. */
 function leafBeadsIn(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && isSafeBeadName(e.name)).map((e) => e.name).sort();
-  } catch (err) {
-    if (isCode(err, 'ENOENT')) return [];
-    throw err;
-  }
+  const entries = ignoreEnoent<fs.Dirent[]>(() => fs.readdirSync(dir, { withFileTypes: true }), []);
+  return entries.filter((e) => e.isDirectory() && isSafeBeadName(e.name)).map((e) => e.name).sort();
 }
 
 /** Every leaf's pid record (a folder without one made nothing yet and is skipped). */
@@ -60,11 +57,7 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
 function stopOrphanWorker(identity: string): boolean {
   if (identity === '' || !identityAlive(identity)) return false;
   const pid = Number(identity.split(' ')[0]);
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    return false;
-  }
+  if (!signalProcess(pid, 'SIGKILL', true)) return false;
   for (const deadline = Date.now() + 5000; processRunning(pid) && Date.now() < deadline;) Atomics.wait(sleeper, 0, 0, 10);
   return true;
 }

@@ -13,7 +13,7 @@ import { unlinkSynced } from '../../fsx/durable.js';
 import { replaceJson } from '../../fsx/records.js';
 import { isCode } from '../../fsx/absent.js';
 import { processRunning, startTimeOf } from '../../fsx/processIdentity.js';
-import { endGroup, groupAlive } from './reviewerRun.js';
+import { endGroup, groupAlive } from '../../proc/ending.js';
 
 /** What the record says. */
 export interface ReviewerRecord {

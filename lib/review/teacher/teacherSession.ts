@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { fsyncDir } from '../../fsx/durable.js';
 import { replaceJson } from '../../fsx/records.js';
-import { isCode } from '../../fsx/absent.js';
+import { ignoreEnoent } from '../../fsx/absent.js';
 import { LENSES, type Lens } from '../bookbag/bookbag.js';
 
 /** How many session files a teacher keeps. */
@@ -77,13 +77,7 @@ export function nextSessionId(now: Date, after?: string): string {
 
 /** The session ids in `dir`, oldest first. */
 export function sessionIdsIn(dir: string): string[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch (err) {
-    if (isCode(err, 'ENOENT')) return [];
-    throw err;
-  }
+  const names = ignoreEnoent<string[]>(() => fs.readdirSync(dir), []);
   return names.map((n) => SESSION_FILE.exec(n)?.[1]).filter((id): id is string => id !== undefined).sort();
 }
 

@@ -6,7 +6,6 @@
 // submodule elsewhere does not. Paths come back absolute and real, the form a record keeps.
 // Refs from the command line go after `--end-of-options`, so a ref that looks like an
 // option is a ref that does not resolve, never an option.
-import { execFileSync } from 'node:child_process';
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fail } from '../../fsx/commandFailure.js';
@@ -84,7 +83,7 @@ export function isAncestor(dir: string, ancestor: string, descendant: string): b
 /** `git args...` in `dir`, its stdout untrimmed (runGit trims: a porcelain record may start with a space). */
 function gitUntrimmed(dir: string, args: string[]): string {
   try {
-    return execFileSync('git', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
+    return runGit(dir, args, { untrimmed: true });
   } catch (err) {
     fail('refused', `cannot read the state of '${printable(dir)}': ${printable(gitComplaint(err))}`);
   }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { type BoundedRun } from '../../../lib/proc/boundedRun.js';
 import { auditOf, endingOf, outcomeOf, verificationOf, type AuditFacts } from '../../../lib/review/leaf/leafAudit.js';
 
-const RUN: BoundedRun = { exitCode: 0, signal: null, timedOut: false, aborted: false, error: '', durationMs: 1234, stdout: 'out', stdoutDropped: 0, stderr: 'err', stderrDropped: 2 };
+const RUN: BoundedRun = { exitCode: 0, signal: null, timedOut: false, aborted: false, error: '', errorCode: '', durationMs: 1234, stdout: 'out', stdoutDropped: 0, stderr: 'err', stderrDropped: 2 };
 const FACTS: AuditFacts = {
   bead: 'coder-docs-0123abcd', role: 'coder', worktree: 'study-coder-0123abcd', argv: ['w', '--x'], startedAt: new Date('2026-01-02T03:04:05.000Z'),
   timeoutMs: 5000, interruptedBy: 'SIGTERM', files: ['a.txt', 'b.txt'], branch: 'study-coder-0123abcd', commit: 'c'.repeat(40), note: '',

@@ -66,7 +66,7 @@ describe('lib/run/gates/acceptance', function () {
 
   it('at the timeout kills the whole process group, the program and the child it started', async () => {
     const record = await runAcceptance({ command: nodeCommand('hang.js', HANG_WITH_CHILD), cwd: dir, timeoutMs: 3000 });
-    assert.deepEqual([record.outcome, record.exit_code, record.signal], ['timed-out', null, 'SIGKILL']);
+    assert.deepEqual([record.outcome, record.exit_code, record.signal], ['timed-out', null, 'SIGTERM']);
     assert.equal(pidsWritten().length, 2);
     await waitFor('the program and its child to be gone', () => pidsWritten().every((pid) => !processRunning(pid)));
   });
