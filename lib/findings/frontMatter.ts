@@ -34,3 +34,43 @@ export async function readMarkdownFrontMatter(text: string): Promise<MarkdownDoc
   if (data === null || typeof data !== 'object' || Object.getPrototypeOf(data) !== Object.prototype) throw new Error('the front matter is not a mapping of names to values');
   return { data: data as Record<string, unknown>, content: parsed.content, hasFrontMatter: Boolean(parsed.matter) || (parsed as { isEmpty?: boolean }).isEmpty === true };
 }
+
+/** A structured document: a JSON object (its types kept), or YAML front matter (every value a string) and the Markdown after it. */
+export type StructuredDocument =
+  | { dialect: 'json'; data: Record<string, unknown>; content: '' }
+  | { dialect: 'yaml'; data: Record<string, unknown>; content: string };
+
+/** Why a structured document could not be read: the part that failed, with the parser's own message. */
+export class DocumentProblem extends Error {
+  constructor(readonly part: 'json' | 'object' | 'front-matter', message: string) {
+    super(message);
+  }
+}
+
+/**
+ * Reads what agents write for both stages (a reviewer's findings, a run's evidence): a JSON
+ * object when the text starts with `{` (a byte-order mark and white space aside), else YAML
+ * front matter when it starts with `---`; undefined for neither (a stage's own line form).
+ * A part that does not parse is a DocumentProblem; each stage words it its own way.
+ */
+export async function readStructured(text: string): Promise<StructuredDocument | undefined> {
+  const trimmed = text.replace(/^\uFEFF/, '').trimStart();
+  if (trimmed.startsWith('{')) {
+    let data: unknown;
+    try {
+      data = JSON.parse(trimmed);
+    } catch (err) {
+      throw new DocumentProblem('json', (err as Error).message);
+    }
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new DocumentProblem('object', 'not a JSON object');
+    return { dialect: 'json', data: data as Record<string, unknown>, content: '' };
+  }
+  if (!trimmed.startsWith('---')) return undefined;
+  let doc: MarkdownDocument;
+  try {
+    doc = await readMarkdownFrontMatter(trimmed);
+  } catch (err) {
+    throw new DocumentProblem('front-matter', (err as Error).message);
+  }
+  return doc.hasFrontMatter ? { dialect: 'yaml', data: doc.data, content: doc.content } : undefined;
+}

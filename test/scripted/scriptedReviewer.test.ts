@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { CommandFailure } from '../../lib/fsx/commandFailure.js';
-import { parseFindingsDocument } from '../../lib/review/findings.js';
+import { parseFindingsDocument } from '../../lib/review/bookbag/findings.js';
 import { findingsDocumentText, promptLens, runScriptedReviewer, scriptedFindings, scriptedReviewerSettings, SCRIPTED_REVIEWER_USAGE } from '../../lib/scripted/scriptedReviewer.js';
 import { tempDir } from '../support/project.js';
 

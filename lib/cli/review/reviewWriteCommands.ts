@@ -10,7 +10,7 @@ import { actingContext } from '../../handoff/context.js';
 import { fail } from '../../fsx/commandFailure.js';
 import { findRoot } from '../../project/root.js';
 import { printable } from '../../fsx/printable.js';
-import { type FindingsDocument } from '../../review/findings.js';
+import { type FindingsDocument } from '../../review/bookbag/findings.js';
 import { FindingsError } from '../../review/bookbag/reviewErrors.js';
 import { difficultyArg, lensArg, secondsArg } from './reviewOptions.js';
 
@@ -74,7 +74,7 @@ const submit: CommandModule = {
 
 /** The findings of `--finding` arguments and a findings file, joined; their declared verdicts must agree. */
 async function findingsOf(args: Record<string, unknown>): Promise<FindingsDocument> {
-  const { parseFindingArg, parseFindingsDocument } = await import('../../review/findings.js');
+  const { parseFindingArg, parseFindingsDocument } = await import('../../review/bookbag/findings.js');
   const fromArgs = list(args.finding).map(parseFindingArg);
   let fromFile: FindingsDocument = { findings: [] };
   const file = args['findings-file'] as string | undefined;

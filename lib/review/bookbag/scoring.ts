@@ -4,7 +4,7 @@
 // below the difficulty's floor; a bead is accepted when both lenses PASS with a score of
 // at least 50 and neither reported a CRITICAL finding.
 import { type Bookbag, type Difficulty, type Finding, type Severity } from './bookbag.js';
-import { isBlocking } from '../findings.js';
+import { isBlocking } from './findings.js';
 
 const WEIGHTS: Record<Difficulty, Record<Severity, number> & { floor: number }> = {
   easy: { CRITICAL: 25, HIGH: 8, MEDIUM: 4, LOW: 2, floor: 50 },

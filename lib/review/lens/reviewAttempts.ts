@@ -7,7 +7,7 @@
 // The attempts themselves are counted in the bookbag (`attempts`, with a history line per
 // run), so the bound holds across teacher restarts.
 import { type Bookbag, type Finding, type Lens } from '../bookbag/bookbag.js';
-import { parseFindingsDocument, type FindingsDocument } from '../findings.js';
+import { parseFindingsDocument, type FindingsDocument } from '../bookbag/findings.js';
 import { FindingsError } from '../bookbag/reviewErrors.js';
 import { type ReviewerOutcome } from '../teacher/reviewerRun.js';
 import { verdictOf } from '../bookbag/scoring.js';

@@ -18,7 +18,7 @@ import { type Item } from '../../queue/index.js';
 import { printable } from '../../fsx/printable.js';
 import { isSafeBeadName } from '../bookbag/beads.js';
 import { type Bookbag, type Finding, type Lens } from '../bookbag/bookbag.js';
-import { type FindingsDocument } from '../findings.js';
+import { type FindingsDocument } from '../bookbag/findings.js';
 import { BookbagProblem, ReviewRefusal } from '../bookbag/reviewErrors.js';
 import { REVIEW_REQUEST } from '../lens/reviewHandoffs.js';
 import { attemptDetail, couldNotCompleteFinding, judgeOutcome, lastFailureOf } from '../lens/reviewAttempts.js';

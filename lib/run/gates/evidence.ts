@@ -13,26 +13,13 @@
 // the derived one, and a text lane file that states nothing at all is refused: approval is
 // never inferred from silence. Every refusal is fail('refused', one line).
 import { fail } from '../../fsx/commandFailure.js';
-import { readMarkdownFrontMatter } from '../../findings/frontMatter.js';
+import { DocumentProblem, readStructured, type StructuredDocument } from '../../findings/frontMatter.js';
+import { isBlockingSeverity, severityOf } from '../../findings/severity.js';
 import { printable } from '../../fsx/printable.js';
 import { type Lane, type RunSeverity } from '../record/workflow.js';
 
-const SEVERITY_WORDS: Readonly<Record<string, RunSeverity>> = {
-  Critical: 'Critical', Important: 'Important', Minor: 'Minor', Nit: 'Nit',
-  CRITICAL: 'Critical', HIGH: 'Important', MEDIUM: 'Minor', LOW: 'Nit',
-};
-
 const FINDING_ID = /^[A-Za-z0-9._-]+$/;
 
-/** The severity a word names: exactly Critical, Important, Minor, Nit, or CRITICAL, HIGH, MEDIUM, LOW mapped to them; undefined for anything else. */
-export function runSeverityOf(word: string): RunSeverity | undefined {
-  return Object.hasOwn(SEVERITY_WORDS, word) ? SEVERITY_WORDS[word] : undefined;
-}
-
-/** Critical and Important findings block. */
-export function isBlockingSeverity(severity: RunSeverity): boolean {
-  return severity === 'Critical' || severity === 'Important';
-}
 
 /** One finding of a lane file. */
 export interface LaneFinding {
@@ -73,14 +60,6 @@ export interface ResolutionFile {
   resolved: Resolution[];
 }
 
-/** A structured document: JSON keeps its types, YAML front matter gives strings. */
-interface Structured {
-  dialect: 'json' | 'yaml';
-  data: Record<string, unknown>;
-  /** The Markdown after the front matter ('' for JSON). */
-  content: string;
-}
-
 function refuse(what: string, reason: string): never {
   fail('refused', `invalid ${what}: ${printable(reason)}`);
 }
@@ -90,26 +69,13 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The text as JSON (when it starts with `{`) or Markdown front matter; undefined for neither. */
-async function structuredOf(text: string, what: string): Promise<Structured | undefined> {
-  const trimmed = text.replace(/^\uFEFF/, '').trimStart();
-  if (trimmed.startsWith('{')) {
-    let data: unknown;
-    try {
-      data = JSON.parse(trimmed);
-    } catch (err) {
-      refuse(what, `not JSON: ${(err as Error).message}`);
-    }
-    if (!isPlainObject(data)) refuse(what, 'not a JSON object');
-    return { dialect: 'json', data, content: '' };
-  }
-  if (!trimmed.startsWith('---')) return undefined;
-  let doc;
+async function structuredOf(text: string, what: string): Promise<StructuredDocument | undefined> {
   try {
-    doc = await readMarkdownFrontMatter(trimmed);
+    return await readStructured(text);
   } catch (err) {
-    refuse(what, `unreadable front matter: ${(err as Error).message}`);
+    if (!(err instanceof DocumentProblem)) throw err;
+    refuse(what, err.part === 'json' ? `not JSON: ${err.message}` : err.part === 'object' ? 'not a JSON object' : `unreadable front matter: ${err.message}`);
   }
-  return doc.hasFrontMatter ? { dialect: 'yaml', data: doc.data, content: doc.content } : undefined;
 }
 
 function refuseUnknownKeys(value: Record<string, unknown>, allowed: readonly string[], what: string, where: string): void {
@@ -129,14 +95,14 @@ function integerOf(value: unknown, dialect: 'json' | 'yaml' | 'text'): number | 
   return typeof value === 'string' && /^[0-9]{1,9}$/.test(value.trim()) ? Number(value.trim()) : undefined;
 }
 
-function integerField(value: Record<string, unknown>, key: string, doc: Structured, what: string): number {
+function integerField(value: Record<string, unknown>, key: string, doc: StructuredDocument, what: string): number {
   if (value[key] === undefined) refuse(what, `${key} is missing`);
   const n = integerOf(value[key], doc.dialect);
   if (n === undefined) refuse(what, `${key} is not a non-negative integer`);
   return n;
 }
 
-function booleanField(value: Record<string, unknown>, key: string, doc: Structured, what: string, where: string): boolean {
+function booleanField(value: Record<string, unknown>, key: string, doc: StructuredDocument, what: string, where: string): boolean {
   const field = value[key];
   if (doc.dialect === 'json' && typeof field === 'boolean') return field;
   if (doc.dialect === 'yaml' && (field === 'true' || field === 'false')) return field === 'true';
@@ -163,7 +129,7 @@ function requireNewId(id: string, seen: Set<string>, what: string): string {
 }
 
 function requireSeverity(word: string, id: string, what: string): RunSeverity {
-  const severity = runSeverityOf(word);
+  const severity = severityOf(word);
   if (severity === undefined) refuse(what, `finding '${id}': unknown severity '${word}' (Critical, Important, Minor, Nit, or CRITICAL, HIGH, MEDIUM, LOW)`);
   return severity;
 }
@@ -191,7 +157,7 @@ const LANE_KEYS = ['lane', 'cycle', 'findings', 'blocking_findings'] as const;
 const LANE_FINDING_KEYS = ['id', 'severity', 'title', 'detail', 'location'] as const;
 
 /** A lane file in JSON or front matter. */
-function structuredLaneReport(doc: Structured, expected: { lane: Lane; cycle: number }, what: string): LaneReport {
+function structuredLaneReport(doc: StructuredDocument, expected: { lane: Lane; cycle: number }, what: string): LaneReport {
   refuseUnknownKeys(doc.data, LANE_KEYS, what, '');
   if (/^\s*FINDING(\s|$)/m.test(doc.content)) refuse(what, 'FINDING lines after the front matter: list findings in its findings field');
   requireGeneration({ lane: stringField(doc.data, 'lane', what, ''), cycle: integerField(doc.data, 'cycle', doc, what) }, expected, what);
@@ -251,7 +217,7 @@ export async function parseLaneFile(text: string, expected: { lane: Lane; cycle:
 }
 
 /** A validation or resolution file's document and its checked cycle; refuses text that is neither JSON nor front matter. */
-async function cycleDocumentOf(text: string, cycle: number, what: string, keys: readonly string[]): Promise<Structured> {
+async function cycleDocumentOf(text: string, cycle: number, what: string, keys: readonly string[]): Promise<StructuredDocument> {
   const doc = await structuredOf(text, what);
   if (doc === undefined) refuse(what, 'neither JSON nor Markdown with YAML front matter');
   refuseUnknownKeys(doc.data, keys, what, '');

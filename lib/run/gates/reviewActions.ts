@@ -4,6 +4,7 @@
 // caller registers the files and writes. Refusals (wrong state or cycle, a stale
 // acceptance) throw before anything changes; negative or missing evidence and the cycle
 // limit are blocking outcomes.
+import { isBlockingSeverity } from '../../findings/severity.js';
 import { fail } from '../../fsx/commandFailure.js';
 import { blockRun, logged, requireState, stateOf, type ActionOutcome } from '../record/runMutation.js';
 import { type Artifact, type Lane, type RunFinding, type RunSeverity, type Workflow } from '../record/workflow.js';
@@ -14,7 +15,6 @@ export interface LaneFindings {
   findings: { id: string; severity: RunSeverity; title: string }[];
 }
 
-const BLOCKING: RunSeverity[] = ['Critical', 'Important'];
 
 /** The checks of review that need no file. */
 export function requireReviewable(wf: Workflow, cycle: number): void {
@@ -32,7 +32,7 @@ export function recordReview(wf: Workflow, cycle: number, lanes: LaneFindings[],
   if (lanes.length !== 2 || new Set(lanes.map((l) => l.lane)).size !== 2) fail('usage', 'review: give both lanes, --lane structured=FILE --lane independent=FILE');
   if (artifactsBad.length > 0) return blockRun(wf, actor, 'review', `artifact changed or missing: ${artifactsBad[0]}`, now);
   const recorded: RunFinding[] = lanes.flatMap((l) => l.findings.map((f) => ({
-    id: f.id, lane: l.lane, cycle, severity: f.severity, title: f.title, blocking: BLOCKING.includes(f.severity), validation: null, resolved: false,
+    id: f.id, lane: l.lane, cycle, severity: f.severity, title: f.title, blocking: isBlockingSeverity(f.severity), validation: null, resolved: false,
   })));
   const blocking = new Set(recorded.filter((f) => f.blocking).map((f) => f.id)).size;
   const base: Workflow = { ...wf, findings: [...wf.findings, ...recorded], blocking_findings: blocking, artifacts: [...wf.artifacts, ...files] };

@@ -1,5 +1,6 @@
 // The run record, workflow.json (docs/runtime.md §2): its TypeScript shape, which
 // schemas/workflow.schema.json checks at every read and write, and the vocabularies.
+import { type Severity } from '../../findings/severity.js';
 
 /** A run's status; the last three are terminal. */
 export type RunStatus = 'ACTIVE' | 'PAUSED' | 'BLOCKED' | 'WAITING_FOR_HUMAN_APPROVAL' | 'FAILED' | 'CANCELLED' | 'COMPLETED';
@@ -22,7 +23,7 @@ export interface Artifact {
 }
 
 /** A finding's severity (§6); Critical and Important block. */
-export type RunSeverity = 'Critical' | 'Important' | 'Minor' | 'Nit';
+export type RunSeverity = Severity;
 
 /** A review lane. */
 export type Lane = 'structured' | 'independent';

@@ -4,9 +4,8 @@
 // resolution from being complete.
 import assert from 'node:assert/strict';
 import { CommandFailure } from '../../../lib/fsx/commandFailure.js';
-import {
-  isBlockingSeverity, parseLaneFile, parseResolutionFile, parseValidationFile, resolutionGaps, runSeverityOf, validationGaps, validIdsOf,
-} from '../../../lib/run/gates/evidence.js';
+import { parseLaneFile, parseResolutionFile, parseValidationFile, resolutionGaps, validationGaps, validIdsOf } from '../../../lib/run/gates/evidence.js';
+import { isBlockingSeverity, severityOf } from '../../../lib/findings/severity.js';
 
 const STRUCTURED_C2 = { lane: 'structured', cycle: 2 } as const;
 
@@ -30,11 +29,11 @@ describe('lib/run/gates/evidence', () => {
   describe('severities', () => {
     it('reads exactly Critical, Important, Minor, Nit, and maps CRITICAL, HIGH, MEDIUM, LOW', () => {
       const words: [string, string][] = [['Critical', 'Critical'], ['Important', 'Important'], ['Minor', 'Minor'], ['Nit', 'Nit'], ['CRITICAL', 'Critical'], ['HIGH', 'Important'], ['MEDIUM', 'Minor'], ['LOW', 'Nit']];
-      for (const [word, severity] of words) assert.equal(runSeverityOf(word), severity, word);
+      for (const [word, severity] of words) assert.equal(severityOf(word), severity, word);
     });
 
     it('refuses every other spelling', () => {
-      for (const word of ['critical', 'High', 'IMPORTANT', 'nit', 'Major', ' Critical', '', 'toString', 'constructor']) assert.equal(runSeverityOf(word), undefined, word);
+      for (const word of ['critical', 'High', 'IMPORTANT', 'nit', 'Major', ' Critical', '', 'toString', 'constructor']) assert.equal(severityOf(word), undefined, word);
     });
 
     it('blocks on Critical and Important only', () => {

@@ -6,23 +6,20 @@
 // finding (every list item is one: a list item in another form is malformed, never skipped,
 // so a blocking finding cannot be lost to a typo). Anything malformed is a FindingsError
 // naming what is wrong; nothing guesses.
-import { readMarkdownFrontMatter } from '../findings/frontMatter.js';
-import { SEVERITIES, type Finding, type Severity, type Verdict } from './bookbag/bookbag.js';
-import { FindingsError } from './bookbag/reviewErrors.js';
+import { DocumentProblem, readStructured } from '../../findings/frontMatter.js';
+import { isBlockingSeverity, MAPPED_WORDS, mappedWordOf, severityOf as findingSeverityOf } from '../../findings/severity.js';
+import { type Finding, type Severity, type Verdict } from './bookbag.js';
+import { FindingsError } from './reviewErrors.js';
 
-const OTHER_VOCABULARY: Record<string, Severity> = { critical: 'CRITICAL', important: 'HIGH', minor: 'MEDIUM', nit: 'LOW' };
-
-/** The stored severity for either vocabulary's word (any case), or undefined. */
+/** The stored severity (a bookbag's word) for either vocabulary's word, in any case, or undefined. */
 export function severityOf(word: string): Severity | undefined {
-  const upper = word.trim().toUpperCase();
-  if ((SEVERITIES as readonly string[]).includes(upper)) return upper as Severity;
-  const lower = word.trim().toLowerCase();
-  return Object.hasOwn(OTHER_VOCABULARY, lower) ? OTHER_VOCABULARY[lower] : undefined;
+  const severity = findingSeverityOf(word, true);
+  return severity === undefined ? undefined : mappedWordOf(severity);
 }
 
 /** CRITICAL and HIGH findings block: a lens with one fails. */
 export function isBlocking(finding: Finding): boolean {
-  return finding.severity === 'CRITICAL' || finding.severity === 'HIGH';
+  return isBlockingSeverity(MAPPED_WORDS[finding.severity]);
 }
 
 function requireSeverity(word: string): Severity {
@@ -75,16 +72,8 @@ function findingOfJson(value: unknown, index: number): Finding {
   return { ...(entry as unknown as Finding), section: (entry.section as string | undefined) ?? '', severity: requireSeverity(entry.severity) };
 }
 
-/** A JSON findings document. */
-export function parseFindingsJson(text: string): FindingsDocument {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new FindingsError(`not valid JSON: ${(err as Error).message}`);
-  }
-  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new FindingsError('the document is not a JSON object');
-  const doc = data as Record<string, unknown>;
+/** A findings document read as JSON: its fields checked. */
+function findingsOfJson(doc: Record<string, unknown>): FindingsDocument {
   const unknown = Object.keys(doc).filter((k) => !['verdict', 'findings', 'summary'].includes(k));
   if (unknown.length > 0) throw new FindingsError(`unknown field ${unknown.join(', ')}`);
   if (!Array.isArray(doc.findings)) throw new FindingsError('findings is not a list');
@@ -95,15 +84,8 @@ const LIST_ITEM = /^\s*[-*+]\s+\[([^\]]+)\]\s*(.*)$/;
 const ANY_LIST_ITEM = /^\s*[-*+]\s+\S/;
 const FRONT_MATTER_KEYS = ['verdict', 'summary'];
 
-/** A Markdown findings document: front matter (verdict, summary) and `- [SEVERITY] section: description` items. */
-export async function parseFindingsMarkdown(text: string): Promise<FindingsDocument> {
-  let doc;
-  try {
-    doc = await readMarkdownFrontMatter(text);
-  } catch (err) {
-    throw new FindingsError(`unreadable front matter: ${(err as Error).message.split('\n')[0]}`);
-  }
-  if (!doc.hasFrontMatter) throw new FindingsError('no front matter (a --- block with verdict: and summary:)');
+/** A findings document read as front matter (verdict, summary) and `- [SEVERITY] section: description` items. */
+function findingsOfMarkdown(doc: { data: Record<string, unknown>; content: string }): FindingsDocument {
   const unknown = Object.keys(doc.data).filter((k) => !FRONT_MATTER_KEYS.includes(k));
   if (unknown.length > 0) throw new FindingsError(`unknown front matter field ${unknown.join(', ')}`);
   const findings: Finding[] = [];
@@ -120,5 +102,15 @@ export async function parseFindingsMarkdown(text: string): Promise<FindingsDocum
 
 /** A findings document in either form: JSON when it starts with `{`, else Markdown with front matter. */
 export async function parseFindingsDocument(text: string): Promise<FindingsDocument> {
-  return text.trimStart().startsWith('{') ? parseFindingsJson(text) : parseFindingsMarkdown(text);
+  let doc;
+  try {
+    doc = await readStructured(text);
+  } catch (err) {
+    if (!(err instanceof DocumentProblem)) throw err;
+    if (err.part === 'json') throw new FindingsError(`not valid JSON: ${err.message}`);
+    if (err.part === 'object') throw new FindingsError('the document is not a JSON object');
+    throw new FindingsError(`unreadable front matter: ${err.message.split('\n')[0]}`);
+  }
+  if (doc === undefined) throw new FindingsError('no front matter (a --- block with verdict: and summary:)');
+  return doc.dialect === 'json' ? findingsOfJson(doc.data) : findingsOfMarkdown(doc);
 }

@@ -3,9 +3,9 @@
 // documents in JSON and in Markdown with front matter; every malformed input is a
 // FindingsError that names what is wrong.
 import assert from 'node:assert/strict';
-import { isBlocking, parseFindingArg, parseFindingsDocument, parseFindingsJson, parseFindingsMarkdown, severityOf } from '../../lib/review/findings.js';
-import { FindingsError } from '../../lib/review/bookbag/reviewErrors.js';
-import { finding } from '../support/bookbags.js';
+import { isBlocking, parseFindingArg, parseFindingsDocument, severityOf } from '../../../lib/review/bookbag/findings.js';
+import { FindingsError } from '../../../lib/review/bookbag/reviewErrors.js';
+import { finding } from '../../support/bookbags.js';
 
 /** Matches a FindingsError whose message matches `pattern`. */
 function findingsError(pattern: RegExp) {
@@ -62,9 +62,9 @@ describe('lib/review/findings', () => {
     });
   });
 
-  describe('parseFindingsJson', () => {
-    it('reads the verdict (any case), the summary and each finding with its optional fields', () => {
-      const doc = parseFindingsJson(JSON.stringify({
+  describe('parseFindingsDocument: JSON', () => {
+    it('reads the verdict (any case), the summary and each finding with its optional fields', async () => {
+      const doc = await parseFindingsDocument(JSON.stringify({
         verdict: 'fail', summary: 'one leak',
         findings: [
           { severity: 'Important', section: 'auth', description: 'token: leaked', citation: 'lib/a.ts:3', suggestion: 'redact', id: 'F1' },
@@ -80,17 +80,15 @@ describe('lib/review/findings', () => {
       });
     });
 
-    it('leaves the verdict and summary undefined when absent, empty or null', () => {
+    it('leaves the verdict and summary undefined when absent, empty or null', async () => {
       for (const extra of [{}, { verdict: '' }, { verdict: null }]) {
-        assert.deepEqual(parseFindingsJson(JSON.stringify({ ...extra, findings: [] })), { verdict: undefined, findings: [], summary: undefined });
+        assert.deepEqual(await parseFindingsDocument(JSON.stringify({ ...extra, findings: [] })), { verdict: undefined, findings: [], summary: undefined });
       }
     });
 
     const refused: [string, unknown, RegExp][] = [
       ['an unknown top-level field', { findings: [], score: 90 }, /unknown field score/],
       ['an unknown field of a finding', { findings: [{ severity: 'LOW', description: 'd', lens: 'cto' }] }, /findings\[0\] has unknown field lens/],
-      ['a document that is a list', [], /not a JSON object/],
-      ['a document that is null', null, /not a JSON object/],
       ['missing findings', { verdict: 'PASS' }, /findings is not a list/],
       ['findings that are an object', { findings: {} }, /findings is not a list/],
       ['a summary that is not a string', { findings: [], summary: ['a'] }, /summary is not a string/],
@@ -103,19 +101,19 @@ describe('lib/review/findings', () => {
       ['a finding with an unknown severity', { findings: [{ severity: 'fatal', description: 'd' }] }, /unknown severity 'fatal'/],
     ];
     for (const [what, data, pattern] of refused) {
-      it(`refuses ${what}`, () => {
-        assert.throws(() => parseFindingsJson(JSON.stringify(data)), findingsError(pattern));
+      it(`refuses ${what}`, async () => {
+        await assert.rejects(parseFindingsDocument(JSON.stringify(data)), findingsError(pattern));
       });
     }
 
-    it('refuses text that is not JSON', () => {
-      assert.throws(() => parseFindingsJson('{"findings": ['), findingsError(/^not valid JSON: /));
+    it('refuses text that is not JSON', async () => {
+      await assert.rejects(parseFindingsDocument('{"findings": ['), findingsError(/^not valid JSON: /));
     });
   });
 
-  describe('parseFindingsMarkdown', () => {
+  describe('parseFindingsDocument: Markdown', () => {
     it('reads the front matter and one finding per `- [SEVERITY] section: description` item (-, * or +)', async () => {
-      const doc = await parseFindingsMarkdown([
+      const doc = await parseFindingsDocument([
         '---', 'verdict: Fail', 'summary: two problems', '---', '# Review', '',
         'Prose around the list is fine.', '',
         '- [Critical] auth: token: leaked at 10:32',
@@ -134,13 +132,13 @@ describe('lib/review/findings', () => {
     });
 
     it('reads an empty front matter block as no verdict and no summary', async () => {
-      assert.deepEqual(await parseFindingsMarkdown('---\n---\n- [HIGH] auth: leak\n'), {
+      assert.deepEqual(await parseFindingsDocument('---\n---\n- [HIGH] auth: leak\n'), {
         verdict: undefined, summary: undefined, findings: [{ severity: 'HIGH', section: 'auth', description: 'leak' }],
       });
     });
 
     it('keeps a summary that YAML would type as the string written', async () => {
-      assert.equal((await parseFindingsMarkdown('---\nsummary: 00\n---\n')).summary, '00');
+      assert.equal((await parseFindingsDocument('---\nsummary: 00\n---\n')).summary, '00');
     });
 
     const refused: [string, string, RegExp][] = [
@@ -159,7 +157,7 @@ describe('lib/review/findings', () => {
     ];
     for (const [what, text, pattern] of refused) {
       it(`refuses ${what}`, async () => {
-        await assert.rejects(parseFindingsMarkdown(text), findingsError(pattern));
+        await assert.rejects(parseFindingsDocument(text), findingsError(pattern));
       });
     }
   });
