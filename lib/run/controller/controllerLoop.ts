@@ -56,7 +56,7 @@ function changeIn(dirs: string[], ms: number, ready: () => boolean, signal?: Abo
 /** Takes the lease for this process; returns its token. */
 async function takeLease(ctx: RunContext, runId: string, reclaimStale: boolean, say: (l: string) => void): Promise<string> {
   const r = await leaseAcquireStep(ctx, runId, { pid: process.pid, reclaimStale });
-  const lease = r.status.lease as { token: string; expires_at: string };
+  const lease = r.extra!.lease as { token: string; expires_at: string };
   say(`LEASE: held until ${lease.expires_at}${reclaimStale ? ' (a stale lease reclaimed if there was one)' : ''}`);
   return lease.token;
 }

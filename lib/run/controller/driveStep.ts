@@ -127,7 +127,7 @@ async function reviewPendingStep(d: Driver, wf: Workflow): Promise<'moved' | 'wa
   if (!keys.every((k) => k in d.phase.replies)) return 'waiting';
   const r = await reviewStep(d.ctx, d.runId, d.token, wf.review_cycle, lanes.map((lane, i) => `${lane}=${artifactOf(d, keys[i]!)}`));
   crashPoint('drive:review-done');
-  d.say(`REVIEW: cycle ${wf.review_cycle}: ${r.status.blocking_findings} blocking finding(s)${r.blocked ? `; BLOCKED: ${r.blocked}` : ''}`);
+  d.say(`REVIEW: cycle ${wf.review_cycle}: ${r.workflow!.blocking_findings} blocking finding(s)${r.blocked ? `; BLOCKED: ${r.blocked}` : ''}`);
   return 'moved';
 }
 

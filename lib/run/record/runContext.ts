@@ -25,14 +25,31 @@ export function runContextOf(cwd: string, env: NodeJS.ProcessEnv): RunContext {
 
 /** What an action reports: the status to print and, for a blocking outcome, why. */
 export interface ActionReport {
-  status: RunStatusView;
+  /** The printed status (every artifact's digest recomputed: for a person or a script, never on the controller's path). */
+  readonly status: RunStatusView;
   blocked?: string;
+  /** The record as the action left it (a mutation's report). */
+  workflow?: Workflow;
+  /** The fields the action adds to the status (`lease` with its token, `retry_in_ms`). */
+  extra?: Record<string, unknown>;
 }
 
-/** The report of a finished mutation. */
+/**
+ * The report of a finished mutation. Its status is computed when first read: the CLI prints
+ * it, while the controller, which calls these actions in process (a heartbeat every 20 s),
+ * reads the record and the extra fields and never pays for hashing every artifact.
+ */
 export function reportOf(result: { workflow: Workflow; paths: RunPaths; blocked?: string; extra?: Record<string, unknown> }, now: Date): ActionReport {
-  const status = { ...statusOf(result.workflow, result.paths, now), ...result.extra } as RunStatusView;
-  return result.blocked === undefined ? { status } : { status, blocked: result.blocked };
+  let status: RunStatusView | undefined;
+  const report: ActionReport = {
+    get status() {
+      status ??= { ...statusOf(result.workflow, result.paths, now), ...result.extra } as RunStatusView;
+      return status;
+    },
+    workflow: result.workflow,
+    ...(result.extra ? { extra: result.extra } : {}),
+  };
+  return result.blocked === undefined ? report : Object.assign(report, { blocked: result.blocked });
 }
 
 /** Runs one locked change of the run and reports it. */

@@ -68,11 +68,25 @@ describe('lib/run/record/runContext', () => {
 
     it('reportOf: the status at `now` with the extra fields on top; `blocked` only for a blocking outcome', () => {
       const now = new Date('2026-02-02T00:00:00.000Z');
-      assert.deepEqual(reportOf({ workflow: wf, paths }, now), { status: statusOf(wf, paths, now) });
-      assert.deepEqual(reportOf({ workflow: wf, paths, extra: { retry_in_ms: 250, lease: { held: true, token: 't' } } }, now), {
-        status: { ...statusOf(wf, paths, now), retry_in_ms: 250, lease: { held: true, token: 't' } },
-      });
-      assert.deepEqual(reportOf({ workflow: wf, paths, blocked: 'why' }, now), { status: statusOf(wf, paths, now), blocked: 'why' });
+      const plain = reportOf({ workflow: wf, paths }, now);
+      assert.deepEqual([plain.status, plain.workflow, plain.blocked, plain.extra], [statusOf(wf, paths, now), wf, undefined, undefined]);
+      const extra = { retry_in_ms: 250, lease: { held: true, token: 't' } };
+      const withExtra = reportOf({ workflow: wf, paths, extra }, now);
+      assert.deepEqual([withExtra.status, withExtra.extra], [{ ...statusOf(wf, paths, now), ...extra }, extra]);
+      const blocked = reportOf({ workflow: wf, paths, blocked: 'why' }, now);
+      assert.deepEqual([blocked.status, blocked.blocked], [statusOf(wf, paths, now), 'why']);
+    });
+
+    it('reportOf computes the status (every digest) only when it is read, once', () => {
+      let reads = 0;
+      const counting = new Proxy(wf, { get: (target, key) => ((reads += key === 'artifacts' ? 1 : 0), Reflect.get(target, key)) });
+      const report = reportOf({ workflow: counting, paths }, new Date());
+      assert.equal(reads, 0, 'nothing computed before the status is read');
+      void report.status;
+      const after = reads;
+      assert.ok(after > 0, 'the status reads the manifest');
+      void report.status;
+      assert.equal(reads, after, 'computed once');
     });
 
     it('changeRun reads the clock once: the change and the status see the same instant', async () => {
