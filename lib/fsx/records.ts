@@ -159,6 +159,9 @@ export function writeRecord<T>(path: string, kind: RecordKind<T>, value: T): voi
   }
 }
 
+/** How long a change of a record waits for the record's lock before LockBusy (exit 75) by default. */
+export const RECORD_LOCK_WAIT_MS = 10_000;
+
 /** Runs `fn` holding the lock folder `lockDir` (bounded wait, then LockBusy: exit 75). */
 export async function withLockHeld<T>(lockDir: string, timeoutMs: number | undefined, fn: () => Promise<T> | T): Promise<T> {
   const release = acquireLock(lockDir, timeoutMs);

@@ -21,6 +21,8 @@ const actor = () => process.env.SWARMFORGE_ROLE ?? 'principal';
 const json = <T>(y: Argv<T>) => y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
 const bead = <T>(y: Argv<T>) => json(y.positional('bead', { type: 'string', demandOption: true }));
 const locked = <T>(y: Argv<T>) => y.option('lock-timeout', { type: 'number', describe: 'Seconds to wait for the bead lock (default 10)' });
+/** The bound on waiting for a bead's lock, as --lock-timeout gives it. */
+const lockOf = (args: Record<string, unknown>) => ({ lockTimeoutMs: secondsArg('lock-timeout', args['lock-timeout']) });
 
 const show: CommandModule = {
   command: 'show <bead>',
@@ -80,8 +82,7 @@ const score: CommandModule = {
   describe: 'REVIEWED → SCORED, recording whether the bead is accepted',
   builder: (y) => locked(bead(y)),
   handler: async (args) => {
-    const { scoreReview } = await import('../../review/bookbag/dispose.js');
-    const bag = await scoreReview(root(), String(args.bead), actor(), { lockTimeoutMs: secondsArg('lock-timeout', args['lock-timeout']) });
+    const bag = await (await import('../../review/bookbag/dispose.js')).scoreReview(root(), String(args.bead), actor(), lockOf(args));
     write(args.json ? `${JSON.stringify(bag, null, 2)}\n` : `SCORED: ${bag.bead} accepted ${bag.accepted ? 'yes' : 'no'} (cto ${bag.cto_score}, coo ${bag.coo_score})\n`);
   },
 };
@@ -92,7 +93,7 @@ const dispose: CommandModule = {
   builder: (y) => locked(bead(y)).option('force', { type: 'boolean', default: false, describe: 'Dispose of a REVIEWED bead without scoring it' }),
   handler: async (args) => {
     const { disposeReview } = await import('../../review/bookbag/dispose.js');
-    const { bag, path, leaf } = await disposeReview(root(), String(args.bead), args.force as boolean, actor(), { lockTimeoutMs: secondsArg('lock-timeout', args['lock-timeout']) });
+    const { bag, path, leaf } = await disposeReview(root(), String(args.bead), args.force as boolean, actor(), lockOf(args));
     const leafLine = leaf === undefined ? '' : `LEAF ${cleanedLine(leaf)}`;
     write(args.json ? `${JSON.stringify(leaf === undefined ? bag : { ...bag, leaf_removed: leaf }, null, 2)}\n` : `DISPOSED: ${bag.bead} -> ${path}\n${leafLine}`);
   },
@@ -104,7 +105,7 @@ const resume: CommandModule = {
   builder: (y) => locked(json(y)),
   handler: async (args) => {
     const { resumeReviews } = await import('../../review/lens/resume.js');
-    const entries = await resumeReviews(root(), { lockTimeoutMs: secondsArg('lock-timeout', args['lock-timeout']) });
+    const entries = await resumeReviews(root(), lockOf(args));
     if (args.json) return write(`${JSON.stringify(entries)}\n`);
     write(entries.map((e) => `${e.bead} ${e.state} waits for ${e.waits_for.join(', ')}${e.repaired.length ? `; ${e.repaired.join(', ')}` : ''}\n`).join(''));
   },

@@ -15,23 +15,15 @@
 // invariants; every write validates first, so no invalid or inconsistent bookbag is written.
 import { join } from 'node:path';
 import { reviewPathsOf, type ReviewPaths } from '../../project/layout.js';
-import { readRecord, schemaProblems, withLockHeld, writeRecord, type RecordKind } from '../../fsx/records.js';
+import { readRecord, RECORD_LOCK_WAIT_MS, withLockHeld, writeRecord, type RecordKind } from '../../fsx/records.js';
 import { requireBeadName } from './beads.js';
 import { type Bookbag } from './bookbag.js';
 import { validateBookbagSchema } from './bookbagValidator.generated.js';
 import { problemsOf } from './invariants.js';
 import { BookbagProblem } from './reviewErrors.js';
 
-/** The default bound on waiting for a bead's lock. */
-export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
-
-/** The schema's complaints about `data`, one line each (empty when valid). */
-export function schemaProblemsOf(data: unknown): string[] {
-  return schemaProblems(validateBookbagSchema, data);
-}
-
 /** Bookbags as typed records: the schema, the invariants, a BookbagProblem for a bad file. */
-const BOOKBAG: RecordKind<Bookbag> = {
+export const BOOKBAG: RecordKind<Bookbag> = {
   what: 'bookbag',
   validate: validateBookbagSchema,
   invariants: problemsOf,
@@ -73,7 +65,7 @@ export interface UpdateOptions {
 export async function withBeadLock<T>(root: string, bead: string, options: UpdateOptions, fn: (paths: ReviewPaths) => Promise<T> | T): Promise<T> {
   const paths = reviewPathsOf(root, options.env);
   const lockDir = join(paths.locks, `${requireBeadName(bead)}.lock`);
-  return withLockHeld(lockDir, options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS, () => fn(paths));
+  return withLockHeld(lockDir, options.lockTimeoutMs ?? RECORD_LOCK_WAIT_MS, () => fn(paths));
 }
 
 /** The locked read-modify-write of one bookbag; returns what was written. */

@@ -120,12 +120,28 @@ function entriesOf(value: Record<string, unknown>, key: string, allowed: readonl
   });
 }
 
+/** One entry of a findings list with its id (checked, unique in the file) and the prefix that names it in a refusal. */
+interface IdentifiedEntry {
+  entry: Record<string, unknown>;
+  id: string;
+  where: string;
+}
+
 /** Checks a finding id's form and that it is new in this file. */
 function requireNewId(id: string, seen: Set<string>, what: string): string {
   if (!FINDING_ID.test(id)) refuse(what, `finding id '${id}' is not [A-Za-z0-9._-]+`);
   if (seen.has(id)) refuse(what, `duplicate finding id '${id}'`);
   seen.add(id);
   return id;
+}
+
+/** The entries of list `key`, each with an `id` of the finding-id form, new in this file. */
+function identifiedEntriesOf(value: Record<string, unknown>, key: string, allowed: readonly string[], what: string): IdentifiedEntry[] {
+  const seen = new Set<string>();
+  return entriesOf(value, key, allowed, what).map((entry, index) => {
+    const id = requireNewId(stringField(entry, 'id', what, `${key}[${index}]: `), seen, what);
+    return { entry, id, where: `finding '${id}': ` };
+  });
 }
 
 function requireSeverity(word: string, id: string, what: string): RunSeverity {
@@ -161,13 +177,11 @@ function structuredLaneReport(doc: StructuredDocument, expected: { lane: Lane; c
   refuseUnknownKeys(doc.data, LANE_KEYS, what, '');
   if (/^\s*FINDING(\s|$)/m.test(doc.content)) refuse(what, 'FINDING lines after the front matter: list findings in its findings field');
   requireGeneration({ lane: stringField(doc.data, 'lane', what, ''), cycle: integerField(doc.data, 'cycle', doc, what) }, expected, what);
-  const seen = new Set<string>();
-  const findings = entriesOf(doc.data, 'findings', LANE_FINDING_KEYS, what).map((entry, index) => {
-    const id = requireNewId(stringField(entry, 'id', what, `findings[${index}]: `), seen, what);
-    const severity = requireSeverity(stringField(entry, 'severity', what, `finding '${id}': `), id, what);
-    const title = stringField(entry, 'title', what, `finding '${id}': `);
-    if (title.trim() === '') refuse(what, `finding '${id}': title is empty`);
-    for (const key of ['detail', 'location']) if (entry[key] !== undefined) stringField(entry, key, what, `finding '${id}': `);
+  const findings = identifiedEntriesOf(doc.data, 'findings', LANE_FINDING_KEYS, what).map(({ entry, id, where }) => {
+    const severity = requireSeverity(stringField(entry, 'severity', what, where), id, what);
+    const title = stringField(entry, 'title', what, where);
+    if (title.trim() === '') refuse(what, `${where}title is empty`);
+    for (const key of ['detail', 'location']) if (entry[key] !== undefined) stringField(entry, key, what, where);
     return { id, severity, title };
   });
   const declared = doc.data.blocking_findings === undefined ? undefined : { name: 'blocking_findings', value: integerField(doc.data, 'blocking_findings', doc, what) };
@@ -229,11 +243,9 @@ async function cycleDocumentOf(text: string, cycle: number, what: string, keys: 
 export async function parseValidationFile(text: string, cycle: number): Promise<ValidationFile> {
   const what = 'validation file';
   const doc = await cycleDocumentOf(text, cycle, what, ['cycle', 'findings']);
-  const seen = new Set<string>();
-  const findings = entriesOf(doc.data, 'findings', ['id', 'valid', 'reason'], what).map((entry, index) => {
-    const id = requireNewId(stringField(entry, 'id', what, `findings[${index}]: `), seen, what);
-    return { id, valid: booleanField(entry, 'valid', doc, what, `finding '${id}': `), reason: stringField(entry, 'reason', what, `finding '${id}': `) };
-  });
+  const findings = identifiedEntriesOf(doc.data, 'findings', ['id', 'valid', 'reason'], what).map(({ entry, id, where }) => ({
+    id, valid: booleanField(entry, 'valid', doc, what, where), reason: stringField(entry, 'reason', what, where),
+  }));
   return { cycle, findings };
 }
 
@@ -241,22 +253,25 @@ export async function parseValidationFile(text: string, cycle: number): Promise<
 export async function parseResolutionFile(text: string, cycle: number): Promise<ResolutionFile> {
   const what = 'resolution file';
   const doc = await cycleDocumentOf(text, cycle, what, ['cycle', 'resolved']);
-  const seen = new Set<string>();
-  const resolved = entriesOf(doc.data, 'resolved', ['id', 'change', 'tests'], what).map((entry, index) => {
-    const id = requireNewId(stringField(entry, 'id', what, `resolved[${index}]: `), seen, what);
-    return { id, change: stringField(entry, 'change', what, `finding '${id}': `), tests: stringField(entry, 'tests', what, `finding '${id}': `) };
-  });
+  const resolved = identifiedEntriesOf(doc.data, 'resolved', ['id', 'change', 'tests'], what).map(({ entry, id, where }) => ({
+    id, change: stringField(entry, 'change', what, where), tests: stringField(entry, 'tests', what, where),
+  }));
   return { cycle, resolved };
+}
+
+/** Each id that `entries` leave out (`<noun> '<id>' is not <done>`) or cover with a blank text (`... is <done> without <what>`). */
+function coverageGaps<T extends { id: string }>(ids: readonly string[], entries: readonly T[], text: (e: T) => string, noun: string, done: string, what: string): string[] {
+  const byId = new Map(entries.map((e) => [e.id, e]));
+  return ids.flatMap((id) => {
+    const entry = byId.get(id);
+    if (entry === undefined) return [`${noun} '${id}' is not ${done}`];
+    return text(entry).trim() === '' ? [`${noun} '${id}' is ${done} without ${what}`] : [];
+  });
 }
 
 /** What keeps a validation from being positive (§6): each blocking finding not judged, or judged without a reason. Empty = positive. */
 export function validationGaps(validation: ValidationFile, blockingIds: readonly string[]): string[] {
-  const judged = new Map(validation.findings.map((v) => [v.id, v]));
-  return blockingIds.flatMap((id) => {
-    const judgement = judged.get(id);
-    if (judgement === undefined) return [`blocking finding '${id}' is not validated`];
-    return judgement.reason.trim() === '' ? [`blocking finding '${id}' is validated without a reason`] : [];
-  });
+  return coverageGaps(blockingIds, validation.findings, (v) => v.reason, 'blocking finding', 'validated', 'a reason');
 }
 
 /** The ids a validation judged valid: the findings a resolution must cover. */
@@ -266,10 +281,5 @@ export function validIdsOf(validation: ValidationFile): string[] {
 
 /** What keeps a resolution from being complete (§6): each valid finding not resolved, or resolved without saying what changed. Empty = complete. */
 export function resolutionGaps(resolution: ResolutionFile, validIds: readonly string[]): string[] {
-  const resolved = new Map(resolution.resolved.map((r) => [r.id, r]));
-  return validIds.flatMap((id) => {
-    const entry = resolved.get(id);
-    if (entry === undefined) return [`valid finding '${id}' is not resolved`];
-    return entry.change.trim() === '' ? [`valid finding '${id}' is resolved without a change`] : [];
-  });
+  return coverageGaps(validIds, resolution.resolved, (r) => r.change, 'valid finding', 'resolved', 'a change');
 }

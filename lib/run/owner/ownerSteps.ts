@@ -13,7 +13,7 @@ import { approveRun, endRun, pauseRun, requestChanges, requireOwner, resumeRun, 
 import { resolveCommit, resolveWorkTree } from '../gates/repoState.js';
 import { changeRun, type ActionReport, type RunContext } from '../record/runContext.js';
 import { requireNotTerminal, requireState } from '../record/runMutation.js';
-import { startRun, type StartRequest } from './runStart.js';
+import { startRun, type RunShape, type StartRequest } from './runStart.js';
 import { statusOf } from '../record/runStatus.js';
 import { readWorkflow } from '../record/runStore.js';
 import { resumeProblems } from './verifyResume.js';
@@ -21,19 +21,13 @@ import { type Workflow } from '../record/workflow.js';
 import { type RunPaths } from '../../project/layout.js';
 
 /** The options of start as given on the command line. */
-export interface StartOptions {
+export interface StartOptions extends RunShape {
   request: string;
   task: string;
   spec: string;
   acceptance: string;
   repo?: string;
   base?: string;
-  stages: string[];
-  maxCycles: number;
-  acceptanceTimeoutS: number;
-  retryAttempts: number;
-  retryBaseMs: number;
-  roles: Workflow['roles'];
 }
 
 /** start: checks and resolves what it was given, then makes the run. */

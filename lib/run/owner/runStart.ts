@@ -22,8 +22,18 @@ import { logged } from '../record/runMutation.js';
 import { readWorkflow, runIdsOf, withRequestLock, writeWorkflow } from '../record/runStore.js';
 import { isTerminal, REQUEST_ID_PATTERN, SCHEMA_VERSION, type Workflow } from '../record/workflow.js';
 
+/** How a run is shaped: its stages, its limits, its roles (the same on the command line and in the record). */
+export interface RunShape {
+  stages: string[];
+  maxCycles: number;
+  acceptanceTimeoutS: number;
+  retryAttempts: number;
+  retryBaseMs: number;
+  roles: Workflow['roles'];
+}
+
 /** What start was given, checked and resolved by its caller (repository, base commit, spec). */
-export interface StartRequest {
+export interface StartRequest extends RunShape {
   requestId: string;
   task: string;
   specRef: string;
@@ -31,12 +41,6 @@ export interface StartRequest {
   repoRoot: string;
   baseRef: string;
   baseCommit: string;
-  stages: string[];
-  maxCycles: number;
-  acceptanceTimeoutS: number;
-  retryAttempts: number;
-  retryBaseMs: number;
-  roles: Workflow['roles'];
   owner: string;
   host: string;
   machineId: string;

@@ -22,23 +22,15 @@ import { CommandFailure, fail } from '../../fsx/commandFailure.js';
 import { runLocksDirOf, runPathsOf, runsDirOf, type RunPaths } from '../../project/layout.js';
 import { batonVersion } from '../../proc/version.js';
 import {
-  jsonText, parseJsonBytes, readNoFollow, recordProblems, schemaProblems, SymlinkRefused, withLockHeld, writeRecord, type RecordKind,
+  jsonText, parseJsonBytes, readNoFollow, RECORD_LOCK_WAIT_MS, recordProblems, SymlinkRefused, withLockHeld, writeRecord, type RecordKind,
 } from '../../fsx/records.js';
 import { printable } from '../../fsx/printable.js';
 import { calendarTimeProblems } from './calendarTime.js';
 import { RUN_ID_PATTERN, SCHEMA_VERSION, type Workflow } from './workflow.js';
 import { validateWorkflowSchema } from './workflowValidator.generated.js';
 
-/** The default bound on waiting for a run's lock. */
-export const RUN_LOCK_TIMEOUT_MS = 10_000;
-
-/** The schema's complaints about `data`, one line each (empty when valid). */
-export function workflowSchemaProblems(data: unknown): string[] {
-  return schemaProblems(validateWorkflowSchema, data);
-}
-
 /** workflow.json as a typed record: the published schema, the cross-field rules, a refusal (exit 2) naming the first problem. */
-const WORKFLOW: RecordKind<Workflow> = {
+export const WORKFLOW: RecordKind<Workflow> = {
   what: 'record',
   validate: validateWorkflowSchema,
   invariants: (wf) => crossFieldProblems(wf),
@@ -154,11 +146,11 @@ function withRunsLock<T>(root: string, name: string, timeoutMs: number, fn: () =
 }
 
 /** Runs `fn` holding run `runId`'s lock. */
-export function withRunLock<T>(root: string, runId: string, fn: () => Promise<T> | T, timeoutMs = RUN_LOCK_TIMEOUT_MS): Promise<T> {
+export function withRunLock<T>(root: string, runId: string, fn: () => Promise<T> | T, timeoutMs = RECORD_LOCK_WAIT_MS): Promise<T> {
   return withRunsLock(root, `run-${requireRunId(runId).slice(4)}`, timeoutMs, fn);
 }
 
 /** Runs `fn` holding request `requestId`'s lock (a checked request id). */
-export function withRequestLock<T>(root: string, requestId: string, fn: () => Promise<T> | T, timeoutMs = RUN_LOCK_TIMEOUT_MS): Promise<T> {
+export function withRequestLock<T>(root: string, requestId: string, fn: () => Promise<T> | T, timeoutMs = RECORD_LOCK_WAIT_MS): Promise<T> {
   return withRunsLock(root, `request-${requestId}`, timeoutMs, fn);
 }

@@ -2,6 +2,8 @@
 // write (unknown properties refused at every level), invariants checked on read, symlinks
 // refused, atomic writes with mode 0600, and updateBookbag as a read-modify-write under the
 // bead's lock that gives up with LockBusy and writes nothing while a live process holds it.
+import { schemaProblems } from '../../../lib/fsx/records.js';
+import { validateBookbagSchema } from '../../../lib/review/bookbag/bookbagValidator.generated.js';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +11,7 @@ import { CommandFailure } from '../../../lib/fsx/commandFailure.js';
 import { reviewPathsOf } from '../../../lib/project/layout.js';
 import { acquireLock, LockBusy } from '../../../lib/fsx/lock.js';
 import { BookbagProblem } from '../../../lib/review/bookbag/reviewErrors.js';
-import { bookbagPathOf, loadBookbag, readBookbag, schemaProblemsOf, updateBookbag, writeBookbag } from '../../../lib/review/bookbag/store.js';
+import { bookbagPathOf, loadBookbag, readBookbag, updateBookbag, writeBookbag } from '../../../lib/review/bookbag/store.js';
 import { withAttempt } from '../../../lib/review/bookbag/transitions.js';
 import { at, bareRootForEachTest, BEAD, bookbagIn, finding, writeRawBookbag } from '../../support/bookbags.js';
 import { holdLockElsewhere } from '../../support/heldLock.js';
@@ -33,21 +35,21 @@ describe('lib/review/bookbag/store', () => {
 
   describe('schemaProblemsOf', () => {
     it('finds nothing wrong with a bookbag from the transitions', () => {
-      assert.deepEqual(schemaProblemsOf(bookbagIn('REVIEWED', { cto: [finding('HIGH')] })), []);
+      assert.deepEqual(schemaProblems(validateBookbagSchema, bookbagIn('REVIEWED', { cto: [finding('HIGH')] })), []);
     });
 
     it('refuses an unknown property at the top level and inside a finding, naming it', () => {
-      assert.deepEqual(schemaProblemsOf({ ...bookbagIn('WRITTEN'), score: 3 }), ["/ must NOT have additional properties 'score'"]);
+      assert.deepEqual(schemaProblems(validateBookbagSchema, { ...bookbagIn('WRITTEN'), score: 3 }), ["/ must NOT have additional properties 'score'"]);
       const bag = bookbagIn('CTO_REVIEWED', { cto: [finding('LOW')] });
-      assert.deepEqual(schemaProblemsOf({ ...bag, cto_findings: [{ ...finding('LOW'), lens: 'cto' }] }), ["/cto_findings/0 must NOT have additional properties 'lens'"]);
-      assert.deepEqual(schemaProblemsOf({ ...bag, findings: [{ ...bag.findings[0], note: 'x' }] }), ["/findings/0 must NOT have additional properties 'note'"]);
+      assert.deepEqual(schemaProblems(validateBookbagSchema, { ...bag, cto_findings: [{ ...finding('LOW'), lens: 'cto' }] }), ["/cto_findings/0 must NOT have additional properties 'lens'"]);
+      assert.deepEqual(schemaProblems(validateBookbagSchema, { ...bag, findings: [{ ...bag.findings[0], note: 'x' }] }), ["/findings/0 must NOT have additional properties 'note'"]);
     });
 
     it('refuses a missing field and a value out of its vocabulary', () => {
       const { history: _history, ...withoutHistory } = bookbagIn('WRITTEN');
-      assert.match(schemaProblemsOf(withoutHistory).join('\n'), /must have required property 'history'/);
-      assert.match(schemaProblemsOf({ ...bookbagIn('WRITTEN'), state: 'DONE' }).join('\n'), /^\/state must be equal to one of the allowed values/);
-      assert.notDeepEqual(schemaProblemsOf({ ...bookbagIn('REVIEWED'), cto_score: 101 }), []);
+      assert.match(schemaProblems(validateBookbagSchema, withoutHistory).join('\n'), /must have required property 'history'/);
+      assert.match(schemaProblems(validateBookbagSchema, { ...bookbagIn('WRITTEN'), state: 'DONE' }).join('\n'), /^\/state must be equal to one of the allowed values/);
+      assert.notDeepEqual(schemaProblems(validateBookbagSchema, { ...bookbagIn('REVIEWED'), cto_score: 101 }), []);
     });
   });
 

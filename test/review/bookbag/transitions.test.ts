@@ -3,17 +3,17 @@
 // acceptance, and refuses a decided lens, a contradicting declared verdict and a bookbag past
 // review; withAttempt counts a run; withScore only from REVIEWED; withDisposal from SCORED
 // (or REVIEWED when forced). Each result is valid and consistent, the input is never changed.
+import { recordProblems } from '../../../lib/fsx/records.js';
+import { BOOKBAG } from '../../../lib/review/bookbag/store.js';
 import assert from 'node:assert/strict';
 import { STATES, type Bookbag, type ReviewState } from '../../../lib/review/bookbag/bookbag.js';
-import { problemsOf } from '../../../lib/review/bookbag/invariants.js';
 import { ReviewRefusal } from '../../../lib/review/bookbag/reviewErrors.js';
-import { schemaProblemsOf } from '../../../lib/review/bookbag/store.js';
 import { newBookbag, withAttempt, withDisposal, withScore, withVerdict, type LensReview } from '../../../lib/review/bookbag/transitions.js';
 import { at, BEAD, bookbagIn, finding, submission } from '../../support/bookbags.js';
 
 /** Asserts that `bag` is schema-valid and consistent, and returns it. */
 function sound(bag: Bookbag): Bookbag {
-  assert.deepEqual([...schemaProblemsOf(bag), ...problemsOf(bag)], []);
+  assert.deepEqual(recordProblems(BOOKBAG, bag), []);
   return bag;
 }
 

@@ -1,13 +1,14 @@
 // lib/run/reviewActions: the review gate as pure changes of the record: review (both
 // lanes of the current cycle; approval, findings pending or the cycle limit) and
 // resolve-review (validation and resolution; the next cycle or a blocking outcome).
+import { recordProblems } from '../../../lib/fsx/records.js';
 import assert from 'node:assert/strict';
 import { CommandFailure } from '../../../lib/fsx/commandFailure.js';
 import {
   blockingIdsOf, recordReview, requireResolvable, requireReviewable, resolveReview, type LaneFindings, type Resolution,
 } from '../../../lib/run/gates/reviewActions.js';
 import { type ActionOutcome } from '../../../lib/run/record/runMutation.js';
-import { crossFieldProblems, workflowSchemaProblems } from '../../../lib/run/record/runStore.js';
+import { WORKFLOW } from '../../../lib/run/record/runStore.js';
 import { type Artifact, type RunFinding, type Workflow } from '../../../lib/run/record/workflow.js';
 import { checkpointed, sampleWorkflow } from '../sampleWorkflow.js';
 
@@ -27,7 +28,7 @@ const refused = (message: string) => failure('refused', message);
 function written(outcome: ActionOutcome): { wf: Workflow; entry: Workflow['history'][number] } {
   const wf = outcome.workflow;
   assert.ok(wf, 'the outcome writes a record');
-  assert.deepEqual([...workflowSchemaProblems(wf), ...crossFieldProblems(wf)], [], 'a valid record');
+  assert.deepEqual(recordProblems(WORKFLOW, wf), [], 'a valid record');
   assert.equal(wf.updated_at, AT);
   return { wf, entry: wf.history.at(-1)! };
 }

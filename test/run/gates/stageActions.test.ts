@@ -2,10 +2,11 @@
 // stage-start, checkpoint (its checks, pause honoured, next phase), provider failures with
 // their backoff and exhaustion, and block. Every refusal's message, every field set, the
 // history entry, and a valid result.
+import { recordProblems } from '../../../lib/fsx/records.js';
 import assert from 'node:assert/strict';
 import { CommandFailure } from '../../../lib/fsx/commandFailure.js';
 import { type ActionOutcome } from '../../../lib/run/record/runMutation.js';
-import { crossFieldProblems, workflowSchemaProblems } from '../../../lib/run/record/runStore.js';
+import { WORKFLOW } from '../../../lib/run/record/runStore.js';
 import {
   blockOnRequest, checkpointStage, nextStageOf, providerFailed, providerSucceeded, requireCheckpointable, startStage,
 } from '../../../lib/run/gates/stageActions.js';
@@ -30,7 +31,7 @@ function refused(message: string): (err: unknown) => boolean {
 function written(outcome: ActionOutcome): { wf: Workflow; entry: Workflow['history'][number] } {
   const wf = outcome.workflow;
   assert.ok(wf, 'the outcome writes a record');
-  assert.deepEqual([...workflowSchemaProblems(wf), ...crossFieldProblems(wf)], [], 'a valid record');
+  assert.deepEqual(recordProblems(WORKFLOW, wf), [], 'a valid record');
   assert.equal(wf.updated_at, AT);
   return { wf, entry: wf.history.at(-1)! };
 }

@@ -1,11 +1,12 @@
 // lib/run/ownerActions: the owner's transitions as pure changes of the record. For each:
 // who may take it, every refusal with its message, every field it sets, the history entry
 // (from, to, detail), and that the result is a valid record (schema and cross-field rules).
+import { recordProblems } from '../../../lib/fsx/records.js';
 import assert from 'node:assert/strict';
 import { CommandFailure } from '../../../lib/fsx/commandFailure.js';
 import { approveRun, endRun, pauseRun, requestChanges, requireOwner, resumeRun, retryRun } from '../../../lib/run/owner/ownerActions.js';
 import { type ActionOutcome } from '../../../lib/run/record/runMutation.js';
-import { crossFieldProblems, workflowSchemaProblems } from '../../../lib/run/record/runStore.js';
+import { WORKFLOW } from '../../../lib/run/record/runStore.js';
 import { type Workflow } from '../../../lib/run/record/workflow.js';
 import { checkpointed, sampleWorkflow } from '../sampleWorkflow.js';
 
@@ -28,7 +29,7 @@ function refused(message: string): (err: unknown) => boolean {
 function written(outcome: ActionOutcome): { wf: Workflow; entry: Workflow['history'][number] } {
   const wf = outcome.workflow;
   assert.ok(wf, 'the outcome writes a record');
-  assert.deepEqual([...workflowSchemaProblems(wf), ...crossFieldProblems(wf)], [], 'a valid record');
+  assert.deepEqual(recordProblems(WORKFLOW, wf), [], 'a valid record');
   assert.equal(wf.updated_at, AT);
   return { wf, entry: wf.history.at(-1)! };
 }
@@ -57,7 +58,7 @@ const terminal = (status: 'FAILED' | 'CANCELLED' | 'COMPLETED'): Workflow => ({ 
 describe('lib/run/owner/ownerActions', () => {
   it('the hand-made states are valid records', () => {
     for (const wf of [idle, stage, review, waiting, paused, blocked, atLimit, terminal('COMPLETED')]) {
-      assert.deepEqual([...workflowSchemaProblems(wf), ...crossFieldProblems(wf)], []);
+      assert.deepEqual(recordProblems(WORKFLOW, wf), []);
     }
   });
 

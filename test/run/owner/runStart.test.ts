@@ -1,6 +1,7 @@
 // lib/run/runStart: the first record of a run, and startRun: under the request's lock, one
 // non-terminal run per request; the run folder (0700) with artifacts/, the record (0600),
 // `.swarmforge/` excluded from git; a folder without a record is no run.
+import { recordProblems } from '../../../lib/fsx/records.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -9,7 +10,7 @@ import { runLocksDirOf, runPathsOf, runsDirOf } from '../../../lib/project/layou
 import { batonVersion } from '../../../lib/proc/version.js';
 import { acquireLock, lockHolder } from '../../../lib/fsx/lock.js';
 import { newWorkflow, startRun, type StartRequest } from '../../../lib/run/owner/runStart.js';
-import { crossFieldProblems, readWorkflow, runIdsOf, workflowSchemaProblems, workflowText, writeWorkflow } from '../../../lib/run/record/runStore.js';
+import { WORKFLOW, readWorkflow, runIdsOf, workflowText, writeWorkflow } from '../../../lib/run/record/runStore.js';
 import { type Workflow } from '../../../lib/run/record/workflow.js';
 import { commitIn, git, tempDir } from '../../support/project.js';
 import { failure } from '../../support/failures.js';
@@ -47,7 +48,7 @@ describe('lib/run/owner/runStart', () => {
         created_at: at, updated_at: at,
       };
       assert.deepEqual(wf, expected);
-      assert.deepEqual([...workflowSchemaProblems(wf), ...crossFieldProblems(wf)], []);
+      assert.deepEqual(recordProblems(WORKFLOW, wf), []);
     });
   });
 

@@ -1,6 +1,7 @@
 // lib/run/runMutation: history entries, blocking outcomes, the state guards with their
 // messages, and mutateRun's locked read-modify-write: a refusal writes nothing, an
 // unchanged outcome writes nothing, a status that voids the lease removes it.
+import { recordProblems } from '../../../lib/fsx/records.js';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { runLocksDirOf, runPathsOf, type RunPaths } from '../../../lib/project/l
 import { lockHolder } from '../../../lib/fsx/lock.js';
 import { releaseLease } from '../../../lib/run/record/lease.js';
 import { blockRun, leaseIsVoid, logged, mutateRun, requireNotTerminal, requireState, stateOf } from '../../../lib/run/record/runMutation.js';
-import { crossFieldProblems, workflowSchemaProblems, workflowText, writeWorkflow } from '../../../lib/run/record/runStore.js';
+import { WORKFLOW, workflowText, writeWorkflow } from '../../../lib/run/record/runStore.js';
 import { type RunStatus, type Workflow } from '../../../lib/run/record/workflow.js';
 import { tempDir } from '../../support/project.js';
 import { checkpointed, sampleWorkflow } from '../sampleWorkflow.js';
@@ -27,7 +28,7 @@ function failure(kind: string, message: string): (err: unknown) => boolean {
 }
 
 function problemsOf(wf: Workflow): string[] {
-  return [...workflowSchemaProblems(wf), ...crossFieldProblems(wf)];
+  return recordProblems(WORKFLOW, wf);
 }
 
 describe('lib/run/record/runMutation', () => {

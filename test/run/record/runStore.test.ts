@@ -1,6 +1,8 @@
 // lib/run/runStore: the record's validator (version fields on their own, then the schema,
 // then every cross-field rule), reads that never follow a symlink, atomic 0600 writes that
 // refuse an invalid record, and the per-run and per-request locks.
+import { schemaProblems } from '../../../lib/fsx/records.js';
+import { validateWorkflowSchema } from '../../../lib/run/record/workflowValidator.generated.js';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -8,7 +10,7 @@ import { runLocksDirOf, runPathsOf, runsDirOf } from '../../../lib/project/layou
 import { batonVersion } from '../../../lib/proc/version.js';
 import { acquireLock, LockBusy, lockHolder } from '../../../lib/fsx/lock.js';
 import {
-  crossFieldProblems, parseWorkflow, readWorkflow, requireRunId, runIdsOf, withRequestLock, withRunLock, workflowSchemaProblems, workflowText, writeWorkflow,
+  crossFieldProblems, parseWorkflow, readWorkflow, requireRunId, runIdsOf, withRequestLock, withRunLock, workflowText, writeWorkflow,
 } from '../../../lib/run/record/runStore.js';
 import { type Workflow } from '../../../lib/run/record/workflow.js';
 import { tempDir } from '../../support/project.js';
@@ -38,33 +40,33 @@ describe('lib/run/record/runStore', () => {
 
   describe('workflowSchemaProblems', () => {
     it('has nothing to say about a valid record', () => {
-      assert.deepEqual(workflowSchemaProblems(valid), []);
-      assert.deepEqual(workflowSchemaProblems(checkpointed(valid, 'c'.repeat(40))), []);
+      assert.deepEqual(schemaProblems(validateWorkflowSchema, valid), []);
+      assert.deepEqual(schemaProblems(validateWorkflowSchema, checkpointed(valid, 'c'.repeat(40))), []);
     });
 
     it('names the path and the rule of each problem, an unknown field by name', () => {
-      assert.deepEqual(workflowSchemaProblems({ ...valid, extra: 1 }), ["/ must NOT have additional properties 'extra'"]);
-      assert.deepEqual(workflowSchemaProblems({ ...valid, review_cycle: 0 }), ['/review_cycle must be >= 1']);
-      assert.deepEqual(workflowSchemaProblems({ ...valid, status: 'RUNNING' }), ['/status must be equal to one of the allowed values']);
+      assert.deepEqual(schemaProblems(validateWorkflowSchema, { ...valid, extra: 1 }), ["/ must NOT have additional properties 'extra'"]);
+      assert.deepEqual(schemaProblems(validateWorkflowSchema, { ...valid, review_cycle: 0 }), ['/review_cycle must be >= 1']);
+      assert.deepEqual(schemaProblems(validateWorkflowSchema, { ...valid, status: 'RUNNING' }), ['/status must be equal to one of the allowed values']);
       const { task: _task, ...withoutTask } = valid;
-      assert.deepEqual(workflowSchemaProblems(withoutTask), ["/ must have required property 'task'"]);
-      assert.deepEqual(workflowSchemaProblems({ ...valid, roles: { ...valid.roles, spy: 'x' } }), ["/roles must NOT have additional properties 'spy'"]);
+      assert.deepEqual(schemaProblems(validateWorkflowSchema, withoutTask), ["/ must have required property 'task'"]);
+      assert.deepEqual(schemaProblems(validateWorkflowSchema, { ...valid, roles: { ...valid.roles, spy: 'x' } }), ["/roles must NOT have additional properties 'spy'"]);
     });
 
     it('checks the forms inside: artifact paths and digests, commits, times, role names of the panes', () => {
       const artifact = { path: 'artifacts/a.json', sha256: 'a'.repeat(64), type: 't', producer: 'p' };
       for (const path of ['/abs', 'a\\b', 'artifacts/../x', './a', 'a//b', 'a/', '']) {
-        assert.notDeepEqual(workflowSchemaProblems({ ...valid, artifacts: [{ ...artifact, path }] }), [], path);
+        assert.notDeepEqual(schemaProblems(validateWorkflowSchema, { ...valid, artifacts: [{ ...artifact, path }] }), [], path);
       }
-      assert.notDeepEqual(workflowSchemaProblems({ ...valid, artifacts: [{ ...artifact, sha256: 'A'.repeat(64) }] }), []);
-      assert.notDeepEqual(workflowSchemaProblems({ ...valid, base_commit: 'abc' }), []);
-      assert.notDeepEqual(workflowSchemaProblems({ ...valid, updated_at: '2026-01-02 03:04:05' }), []);
-      assert.notDeepEqual(workflowSchemaProblems({ ...valid, observations: { panes: { '1bad': { pane: '%1', status: 'x', seen_at: valid.created_at } }, updated_at: null } }), []);
-      assert.deepEqual(workflowSchemaProblems({ ...valid, observations: { panes: { worker: { pane: '%1', status: 'busy', seen_at: valid.created_at } }, updated_at: valid.created_at } }), []);
+      assert.notDeepEqual(schemaProblems(validateWorkflowSchema, { ...valid, artifacts: [{ ...artifact, sha256: 'A'.repeat(64) }] }), []);
+      assert.notDeepEqual(schemaProblems(validateWorkflowSchema, { ...valid, base_commit: 'abc' }), []);
+      assert.notDeepEqual(schemaProblems(validateWorkflowSchema, { ...valid, updated_at: '2026-01-02 03:04:05' }), []);
+      assert.notDeepEqual(schemaProblems(validateWorkflowSchema, { ...valid, observations: { panes: { '1bad': { pane: '%1', status: 'x', seen_at: valid.created_at } }, updated_at: null } }), []);
+      assert.deepEqual(schemaProblems(validateWorkflowSchema, { ...valid, observations: { panes: { worker: { pane: '%1', status: 'busy', seen_at: valid.created_at } }, updated_at: valid.created_at } }), []);
     });
 
     it('rejects what is not an object at all', () => {
-      for (const data of [null, [], 'x', 1]) assert.notDeepEqual(workflowSchemaProblems(data), []);
+      for (const data of [null, [], 'x', 1]) assert.notDeepEqual(schemaProblems(validateWorkflowSchema, data), []);
     });
   });
 
@@ -83,7 +85,7 @@ describe('lib/run/record/runStore', () => {
     for (const [rule, change, message] of cases) {
       it(rule, () => {
         const wf = change(valid);
-        assert.deepEqual(workflowSchemaProblems(wf), [], 'the schema alone accepts it');
+        assert.deepEqual(schemaProblems(validateWorkflowSchema, wf), [], 'the schema alone accepts it');
         assert.deepEqual(crossFieldProblems(wf), [message]);
       });
     }
