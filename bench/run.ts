@@ -41,26 +41,48 @@ const SECTIONS: Record<string, () => Promise<Figure[]>> = {
 };
 
 function load(): string {
-  return loadavg().map((l) => l.toFixed(2)).join(' ');
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 }
 
 /** Runs the named benchmark sections (all when none is named) and prints the summary table. */
 export async function runBenchmarks(names: string[] = []): Promise<Figure[]> {
   const unknown = names.filter((n) => !(n in SECTIONS));
-  if (unknown.length > 0) throw new Error(`unknown section ${unknown.join(', ')}; sections: ${Object.keys(SECTIONS).join(' ')}`);
-  for (const bin of ['ready_for_next', 'swarm_handoff', 'baton', 'handoffd', 'baton-scripted-reviewer', 'hook-session-start', 'hook-stop']) {
-    if (!fs.existsSync(join(BIN_DIR, `${bin}.js`))) throw new Error(`missing ${join(BIN_DIR, `${bin}.js`)}: run \`node scripts/build.mjs\` first`);
+  if (unknown.length > 0)
+    throw new Error(
+      `unknown section ${unknown.join(', ')}; sections: ${Object.keys(SECTIONS).join(' ')}`,
+    );
+  for (const bin of [
+    'ready_for_next',
+    'swarm_handoff',
+    'baton',
+    'handoffd',
+    'baton-scripted-reviewer',
+    'hook-session-start',
+    'hook-stop',
+  ]) {
+    if (!fs.existsSync(join(BIN_DIR, `${bin}.js`)))
+      throw new Error(
+        `missing ${join(BIN_DIR, `${bin}.js`)}: run \`node scripts/build.mjs\` first`,
+      );
   }
   const start = process.hrtime.bigint();
-  console.log(`Baton benchmarks: node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, temp dirs in ${tmpdir()}, load ${load()}`);
-  console.log('Every figure is a ratio of medians (subject / baseline) sampled interleaved in this run, after warm-up.');
+  console.log(
+    `Baton benchmarks: node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, temp dirs in ${tmpdir()}, load ${load()}`,
+  );
+  console.log(
+    'Every figure is a ratio of medians (subject / baseline) sampled interleaved in this run, after warm-up.',
+  );
   const figures: Figure[] = [];
   for (const [name, section] of Object.entries(SECTIONS)) {
     if (names.length === 0 || names.includes(name)) figures.push(...(await section()));
   }
   printHeading('Summary');
   printTable(figures);
-  console.log(`Total ${(msSince(start) / 1000).toFixed(1)} s; load average now ${load()} (fsync-heavy figures swing with other disk activity on the machine).`);
+  console.log(
+    `Total ${(msSince(start) / 1000).toFixed(1)} s; load average now ${load()} (fsync-heavy figures swing with other disk activity on the machine).`,
+  );
   return figures;
 }
 

@@ -5,6 +5,9 @@ import { doneWithCurrent } from '../lib/handoff/receive.js';
 import { DONE_WITH_CURRENT_USAGE } from '../lib/handoff/usage.js';
 
 await runAgentCommand({
-  program: 'done_with_current', usage: DONE_WITH_CURRENT_USAGE, minArgs: 0, maxArgs: 1,
+  program: 'done_with_current',
+  usage: DONE_WITH_CURRENT_USAGE,
+  minArgs: 0,
+  maxArgs: 1,
   run: (args, onSkip) => doneWithCurrent(process.cwd(), process.env, args[0], onSkip),
 });

@@ -5,6 +5,9 @@ import { readyForNext } from '../lib/handoff/receive.js';
 import { READY_FOR_NEXT_USAGE } from '../lib/handoff/usage.js';
 
 await runAgentCommand({
-  program: 'ready_for_next', usage: READY_FOR_NEXT_USAGE, minArgs: 0, maxArgs: 0,
+  program: 'ready_for_next',
+  usage: READY_FOR_NEXT_USAGE,
+  minArgs: 0,
+  maxArgs: 0,
   run: (_args, onSkip) => readyForNext(process.cwd(), process.env, onSkip),
 });

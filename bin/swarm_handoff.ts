@@ -5,6 +5,12 @@ import { sendHandoff } from '../lib/handoff/send.js';
 import { SWARM_HANDOFF_USAGE } from '../lib/handoff/usage.js';
 
 await runAgentCommand({
-  program: 'swarm_handoff', usage: SWARM_HANDOFF_USAGE, minArgs: 1, maxArgs: 1,
-  run: (args, onSkip) => sendHandoff(args[0]!, process.cwd(), process.env, onSkip, undefined, (line) => process.stderr.write(`${line}\n`)),
+  program: 'swarm_handoff',
+  usage: SWARM_HANDOFF_USAGE,
+  minArgs: 1,
+  maxArgs: 1,
+  run: (args, onSkip) =>
+    sendHandoff(args[0]!, process.cwd(), process.env, onSkip, undefined, (line) =>
+      process.stderr.write(`${line}\n`),
+    ),
 });

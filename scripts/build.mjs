@@ -22,24 +22,28 @@ const bins = (await readdir('bin')).filter((f) => f.endsWith('.ts')).map((f) => 
 const isHook = (bin) => bin.startsWith('bin/hook-');
 const isRun = (bin) => bin === 'bin/baton-run.ts';
 /** One esbuild run over `entryPoints`, with chunks named `chunks/<prefix><name>-<hash>`. */
-const bundle = (entryPoints, prefix, splitting = true) => build({
-  entryPoints,
-  outdir: 'dist/bin',
-  bundle: true,
-  splitting,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  chunkNames: `chunks/${prefix}[name]-[hash]`,
-  // CommonJS dependencies bundled into ESM may name __filename (write-file-atomic names its
-  // temp files after it): the module's own file, as Node ≥ 20.11 gives it in ESM.
-  define: { __BATON_VERSION__: JSON.stringify(version), __filename: 'import.meta.filename' },
-  banner: {
-    js: "import { createRequire as __batonCreateRequire } from 'node:module'; const require = __batonCreateRequire(import.meta.url);",
-  },
-  logLevel: 'warning',
-});
-await bundle(bins.filter((bin) => !isHook(bin) && !isRun(bin)), '');
+const bundle = (entryPoints, prefix, splitting = true) =>
+  build({
+    entryPoints,
+    outdir: 'dist/bin',
+    bundle: true,
+    splitting,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    chunkNames: `chunks/${prefix}[name]-[hash]`,
+    // CommonJS dependencies bundled into ESM may name __filename (write-file-atomic names its
+    // temp files after it): the module's own file, as Node ≥ 20.11 gives it in ESM.
+    define: { __BATON_VERSION__: JSON.stringify(version), __filename: 'import.meta.filename' },
+    banner: {
+      js: "import { createRequire as __batonCreateRequire } from 'node:module'; const require = __batonCreateRequire(import.meta.url);",
+    },
+    logLevel: 'warning',
+  });
+await bundle(
+  bins.filter((bin) => !isHook(bin) && !isRun(bin)),
+  '',
+);
 for (const run of bins.filter(isRun)) await bundle([run], '', false);
 for (const hook of bins.filter(isHook)) await bundle([hook], `${hook.slice(4, -3)}-`);
 for (const bin of bins) {

@@ -9,9 +9,21 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 import * as fs from 'node:fs';
 
 const SCHEMAS = [
-  { schema: 'schemas/bookbag.schema.json', out: 'lib/review/bookbag/bookbagValidator.generated.ts', name: 'validateBookbagSchema' },
-  { schema: 'schemas/workflow.schema.json', out: 'lib/run/record/workflowValidator.generated.ts', name: 'validateWorkflowSchema' },
-  { schema: 'schemas/lease.schema.json', out: 'lib/run/record/leaseValidator.generated.ts', name: 'validateLeaseSchema' },
+  {
+    schema: 'schemas/bookbag.schema.json',
+    out: 'lib/review/bookbag/bookbagValidator.generated.ts',
+    name: 'validateBookbagSchema',
+  },
+  {
+    schema: 'schemas/workflow.schema.json',
+    out: 'lib/run/record/workflowValidator.generated.ts',
+    name: 'validateWorkflowSchema',
+  },
+  {
+    schema: 'schemas/lease.schema.json',
+    out: 'lib/run/record/leaseValidator.generated.ts',
+    name: 'validateLeaseSchema',
+  },
 ];
 
 /**
@@ -43,6 +55,7 @@ for (const { schema, out, name } of SCHEMAS) {
       process.stderr.write(`${out} is stale: run node scripts/compileSchemas.mjs\n`);
       stale += 1;
     }
-  } else if (!fs.existsSync(out) || fs.readFileSync(out, 'utf8') !== text) fs.writeFileSync(out, text);
+  } else if (!fs.existsSync(out) || fs.readFileSync(out, 'utf8') !== text)
+    fs.writeFileSync(out, text);
 }
 process.exit(stale > 0 ? 1 : 0);

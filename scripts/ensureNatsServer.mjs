@@ -12,7 +12,12 @@ const NEEDED = 'nats-server is needed by the bridge tests: apt-get install nats-
 
 /** The nats-server executable on PATH or in the system folders, else undefined. */
 function findNatsServer() {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), '/usr/sbin', '/usr/local/sbin', '/usr/local/bin'];
+  const dirs = [
+    ...(process.env.PATH ?? '').split(delimiter).filter(Boolean),
+    '/usr/sbin',
+    '/usr/local/sbin',
+    '/usr/local/bin',
+  ];
   for (const dir of dirs) {
     const path = resolve(dir, 'nats-server');
     try {
@@ -27,8 +32,12 @@ function findNatsServer() {
 
 /** Runs apt-get with `args` (its output on our stderr, stdout kept off the test report); true when it exits 0. */
 function aptGet(args) {
-  const result = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  if (result.error) process.stderr.write(`ensureNatsServer: apt-get ${args.join(' ')}: ${result.error.message}\n`);
+  const result = spawnSync('apt-get', args, {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+  if (result.error)
+    process.stderr.write(`ensureNatsServer: apt-get ${args.join(' ')}: ${result.error.message}\n`);
   return result.status === 0;
 }
 

@@ -8,12 +8,20 @@
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 
-const FILES = ['test/bin/fuzz.test.ts', 'test/bin/concurrency.test.ts', 'test/bin/handoffd_crash.test.ts', 'test/bin/review_concurrency.test.ts', 'test/bin/bridge_soak.test.ts'];
+const FILES = [
+  'test/bin/fuzz.test.ts',
+  'test/bin/concurrency.test.ts',
+  'test/bin/handoffd_crash.test.ts',
+  'test/bin/review_concurrency.test.ts',
+  'test/bin/bridge_soak.test.ts',
+];
 const mocha = createRequire(import.meta.url).resolve('mocha/bin/mocha.js');
 const started = Date.now();
 const run = spawnSync(process.execPath, [mocha, '--parallel', '--jobs', '2', ...FILES], {
   stdio: 'inherit',
   env: { ...process.env, BATON_TEST_TIER: 'full' },
 });
-process.stderr.write(`soak: ${run.status === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s\n`);
+process.stderr.write(
+  `soak: ${run.status === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s\n`,
+);
 process.exit(run.status ?? 1);

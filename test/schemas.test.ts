@@ -4,7 +4,9 @@ import { spawnSync } from 'node:child_process';
 
 describe('schemas', () => {
   it('every generated validator is up to date with its schema (scripts/compileSchemas.mjs --check)', () => {
-    const r = spawnSync(process.execPath, ['scripts/compileSchemas.mjs', '--check'], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['scripts/compileSchemas.mjs', '--check'], {
+      encoding: 'utf8',
+    });
     assert.deepEqual([r.status, r.stderr], [0, '']);
   });
 });

@@ -25,13 +25,27 @@ import { itemsIn, makeProject, type Project } from '../../test/support/project.j
 import { makeTwoNodes } from '../../test/support/twoNodes.js';
 import { rawFsyncDir } from '../support/baselines.js';
 import { Cleanups } from '../support/cleanups.js';
-import { healthOf, logEvents, startDaemon, waitDelivered, type Daemon } from '../support/daemonChild.js';
+import {
+  healthOf,
+  logEvents,
+  startDaemon,
+  waitDelivered,
+  type Daemon,
+} from '../support/daemonChild.js';
 import { laneOf, sender, type Lane } from '../support/deliveryLanes.js';
 import { settle } from '../support/fixtureWrites.js';
 import { handoffFile, stageBacklog, type HandoffFile } from '../support/handoffFiles.js';
 import { interleave } from '../support/interleave.js';
 import { clockTicks, cpuTicksOf } from '../support/procCpu.js';
-import { atLeast, atMost, figureOf, printFigure, printHeading, PER_SECOND, type Figure } from '../support/report.js';
+import {
+  atLeast,
+  atMost,
+  figureOf,
+  printFigure,
+  printHeading,
+  PER_SECOND,
+  type Figure,
+} from '../support/report.js';
 import { formatMs, quantile, summarize } from '../support/stats.js';
 
 const WARMUP = 10;
@@ -53,7 +67,9 @@ interface Setup {
 }
 
 function load(): string {
-  return loadavg().map((l) => l.toFixed(2)).join(' ');
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 }
 
 /** Starts the server, both nodes and the one-node project with their panes and daemons; waits until both nodes are connected. */
@@ -64,7 +80,11 @@ async function setUp(cleanups: Cleanups): Promise<Setup> {
   cleanups.add(() => nodes.cleanup());
   const single = makeProject();
   cleanups.add(() => single.cleanup());
-  const panesOf: [string, string[]][] = [[single.root, [SENDER, RECIPIENT, 'QA']], [nodes.a.root, [SENDER]], [nodes.b.root, [RECIPIENT, 'QA']]];
+  const panesOf: [string, string[]][] = [
+    [single.root, [SENDER, RECIPIENT, 'QA']],
+    [nodes.a.root, [SENDER]],
+    [nodes.b.root, [RECIPIENT, 'QA']],
+  ];
   for (const [root, roles] of panesOf) {
     const panes = await startPanes(root, roles);
     cleanups.add(() => panes.kill());
@@ -74,9 +94,17 @@ async function setUp(cleanups: Cleanups): Promise<Setup> {
     cleanups.add(() => daemon.stop());
     return daemon;
   };
-  const daemons = { single: await start(single.root), a: await start(nodes.a.root, { BATON_NODE: 'a' }), b: await start(nodes.b.root, { BATON_NODE: 'b' }) };
+  const daemons = {
+    single: await start(single.root),
+    a: await start(nodes.a.root, { BATON_NODE: 'a' }),
+    b: await start(nodes.b.root, { BATON_NODE: 'b' }),
+  };
   const connected = (p: Project) => logEvents(p.root).some((e) => e.event === 'bridge-connected');
-  await waitFor('both nodes to connect to the server', () => connected(nodes.a) && connected(nodes.b), 30_000);
+  await waitFor(
+    'both nodes to connect to the server',
+    () => connected(nodes.a) && connected(nodes.b),
+    30_000,
+  );
   return { nats, a: nodes.a, b: nodes.b, single, daemons };
 }
 
@@ -86,12 +114,28 @@ function latencyLanes(s: Setup): { remote: Lane; single: Lane; onA: Lane } {
   // node a's daemon counts the deliveries of both lanes that send from it
   const fromA = (): number => lanes.remote.sent + lanes.onA.sent;
   const lanes: { remote: Lane; single: Lane; onA: Lane } = {
-    remote: laneOf('a → b', SENDER, box(s.a, SENDER), RECIPIENT, box(s.b, RECIPIENT), async (_name, count) => {
-      await waitDelivered(s.b.root, count);
-      await waitDelivered(s.a.root, fromA());
-    }),
-    single: laneOf('one node', SENDER, box(s.single, SENDER), RECIPIENT, box(s.single, RECIPIENT), (_name, count) => waitDelivered(s.single.root, count)),
-    onA: laneOf('a → a', SENDER, box(s.a, SENDER), SENDER, box(s.a, SENDER), () => waitDelivered(s.a.root, fromA())),
+    remote: laneOf(
+      'a → b',
+      SENDER,
+      box(s.a, SENDER),
+      RECIPIENT,
+      box(s.b, RECIPIENT),
+      async (_name, count) => {
+        await waitDelivered(s.b.root, count);
+        await waitDelivered(s.a.root, fromA());
+      },
+    ),
+    single: laneOf(
+      'one node',
+      SENDER,
+      box(s.single, SENDER),
+      RECIPIENT,
+      box(s.single, RECIPIENT),
+      (_name, count) => waitDelivered(s.single.root, count),
+    ),
+    onA: laneOf('a → a', SENDER, box(s.a, SENDER), SENDER, box(s.a, SENDER), () =>
+      waitDelivered(s.a.root, fromA()),
+    ),
   };
   return lanes;
 }
@@ -101,15 +145,32 @@ async function latencyFigure(s: Setup, cleanups: Cleanups): Promise<Figure> {
   const lanes = latencyLanes(s);
   for (const lane of Object.values(lanes)) cleanups.add(() => lane.arrivals.close());
   console.log(`  load average before 13a: ${load()}`);
-  const [remoteMs, singleMs, onAMs] = await interleave([sender(lanes.remote), sender(lanes.single), sender(lanes.onA)], WARMUP, RUNS);
-  const figure = figureOf('13a', 'cross-node delivery latency, node a → node b', summarize(remoteMs!), 'handoffd on one node, coder → reviewer', summarize(singleMs!), atMost(3));
+  const [remoteMs, singleMs, onAMs] = await interleave(
+    [sender(lanes.remote), sender(lanes.single), sender(lanes.onA)],
+    WARMUP,
+    RUNS,
+  );
+  const figure = figureOf(
+    '13a',
+    'cross-node delivery latency, node a → node b',
+    summarize(remoteMs!),
+    'handoffd on one node, coder → reviewer',
+    summarize(singleMs!),
+    atMost(3),
+  );
   printFigure(figure);
   const onA = summarize(onAMs!);
-  console.log(`    node a's coder → coder (a local delivery by a daemon with a bridge): median ${formatMs(onA.median)}, p90 ${formatMs(onA.p90)},` +
-    ` ${(onA.median / figure.baseline.median).toFixed(2)}× one node`);
-  console.log(`    cross-node p10 ${formatMs(quantile(remoteMs!, 0.1))}, max ${formatMs(Math.max(...remoteMs!))}; one node p10 ${formatMs(quantile(singleMs!, 0.1))}, max ${formatMs(Math.max(...singleMs!))}`);
+  console.log(
+    `    node a's coder → coder (a local delivery by a daemon with a bridge): median ${formatMs(onA.median)}, p90 ${formatMs(onA.p90)},` +
+      ` ${(onA.median / figure.baseline.median).toFixed(2)}× one node`,
+  );
+  console.log(
+    `    cross-node p10 ${formatMs(quantile(remoteMs!, 0.1))}, max ${formatMs(Math.max(...remoteMs!))}; one node p10 ${formatMs(quantile(singleMs!, 0.1))}, max ${formatMs(Math.max(...singleMs!))}`,
+  );
   const arrivals = Object.values(lanes).map((l) => l.arrivals);
-  console.log(`    detection: fs.watch saw ${arrivals.reduce((n, a) => n + a.byWatch, 0)} arrivals, the 2 ms fallback poll ${arrivals.reduce((n, a) => n + a.byPoll, 0)}; load average after: ${load()}`);
+  console.log(
+    `    detection: fs.watch saw ${arrivals.reduce((n, a) => n + a.byWatch, 0)} arrivals, the 2 ms fallback poll ${arrivals.reduce((n, a) => n + a.byPoll, 0)}; load average after: ${load()}`,
+  );
   return figure;
 }
 
@@ -134,7 +195,10 @@ interface Drain {
 
 /** The time of the last `event` in `root`'s log after its first `skip` of that event, and how many there are. */
 function eventsAfter(root: string, event: string, skip: number): { count: number; last: number } {
-  const times = logEvents(root).filter((e) => e.event === event).slice(skip).map((e) => e.at);
+  const times = logEvents(root)
+    .filter((e) => e.event === event)
+    .slice(skip)
+    .map((e) => e.at);
   return { count: times.length, last: Math.max(...times) };
 }
 
@@ -145,7 +209,10 @@ function eventCount(root: string, event: string): number {
 /** Removes the backlog's copies and originals (daemons running; they never look there), syncs both folders, checks every copy was there. */
 function clearBacklog(d: DrainLane, files: HandoffFile[]): void {
   const missing = files.filter((f) => !fs.existsSync(join(d.recipient.inboxNew, f.name)));
-  if (missing.length > 0 || itemsIn(d.sender.outbox).length > 0) throw new Error(`${d.label}: ${missing.length} copies missing, ${itemsIn(d.sender.outbox).length} left in outbox`);
+  if (missing.length > 0 || itemsIn(d.sender.outbox).length > 0)
+    throw new Error(
+      `${d.label}: ${missing.length} copies missing, ${itemsIn(d.sender.outbox).length} left in outbox`,
+    );
   for (const f of files) {
     fs.unlinkSync(join(d.recipient.inboxNew, f.name));
     fs.unlinkSync(join(d.sender.sent, f.name));
@@ -168,25 +235,51 @@ async function drainOnce(d: DrainLane, hz: number): Promise<Drain> {
   const ticks0 = cpu();
   const start = Date.now();
   publish();
-  await waitFor(`${d.label}: the backlog to leave the outbox`, () => itemsIn(d.sender.outbox).length === 0, 300_000);
+  await waitFor(
+    `${d.label}: the backlog to leave the outbox`,
+    () => itemsIn(d.sender.outbox).length === 0,
+    300_000,
+  );
   await waitDelivered(d.recipientRoot, arrivedBefore + BACKLOG, 300_000);
   await waitDelivered(d.senderRoot, sentBefore + BACKLOG, 300_000);
   const cpuMs = ((cpu() - ticks0) / hz) * 1000;
   const delivered = eventsAfter(d.senderRoot, 'delivered', skipDelivered);
   const arrived = eventsAfter(d.recipientRoot, d.arrivedEvent, skipArrived);
-  if (delivered.count !== BACKLOG || arrived.count !== BACKLOG) throw new Error(`${d.label}: logged ${delivered.count} delivered, ${arrived.count} ${d.arrivedEvent} of ${BACKLOG}`);
+  if (delivered.count !== BACKLOG || arrived.count !== BACKLOG)
+    throw new Error(
+      `${d.label}: logged ${delivered.count} delivered, ${arrived.count} ${d.arrivedEvent} of ${BACKLOG}`,
+    );
   clearBacklog(d, files);
-  return { rate: BACKLOG / ((Math.max(delivered.last, arrived.last) - start) / 1000), cpuMsPerHandoff: cpuMs / BACKLOG };
+  return {
+    rate: BACKLOG / ((Math.max(delivered.last, arrived.last) - start) / 1000),
+    cpuMsPerHandoff: cpuMs / BACKLOG,
+  };
 }
 
 /** 13b: a backlog to a recipient on the other node against the same backlog on one node, ABBA. */
 async function throughputFigure(s: Setup): Promise<Figure> {
   const { hz } = clockTicks();
   const lanes: DrainLane[] = [
-    { label: 'a → b', sender: mailboxOf(s.a.root, SENDER), senderRoot: s.a.root, recipient: mailboxOf(s.b.root, RECIPIENT), recipientRoot: s.b.root,
-      arrivedEvent: 'received', pids: [s.daemons.a.pid, s.daemons.b.pid, s.nats.pid], seq: 100_000 },
-    { label: 'one node', sender: mailboxOf(s.single.root, SENDER), senderRoot: s.single.root, recipient: mailboxOf(s.single.root, RECIPIENT), recipientRoot: s.single.root,
-      arrivedEvent: 'delivered', pids: [s.daemons.single.pid], seq: 100_000 },
+    {
+      label: 'a → b',
+      sender: mailboxOf(s.a.root, SENDER),
+      senderRoot: s.a.root,
+      recipient: mailboxOf(s.b.root, RECIPIENT),
+      recipientRoot: s.b.root,
+      arrivedEvent: 'received',
+      pids: [s.daemons.a.pid, s.daemons.b.pid, s.nats.pid],
+      seq: 100_000,
+    },
+    {
+      label: 'one node',
+      sender: mailboxOf(s.single.root, SENDER),
+      senderRoot: s.single.root,
+      recipient: mailboxOf(s.single.root, RECIPIENT),
+      recipientRoot: s.single.root,
+      arrivedEvent: 'delivered',
+      pids: [s.daemons.single.pid],
+      seq: 100_000,
+    },
   ];
   console.log(`  load average before 13b: ${load()}`);
   const drains = lanes.map(() => [] as Drain[]);
@@ -196,13 +289,23 @@ async function throughputFigure(s: Setup): Promise<Figure> {
     for (const i of order) drains[i]!.push(await drainOnce(lanes[i]!, hz));
   }
   const rates = drains.map((runs) => summarize(runs.map((d) => d.rate)));
-  const figure = figureOf('13b', `throughput to a remote recipient (${BACKLOG} queued)`, rates[0]!, 'handoffd on one node, same backlog', rates[1]!, atLeast(0.5), PER_SECOND);
+  const figure = figureOf(
+    '13b',
+    `throughput to a remote recipient (${BACKLOG} queued)`,
+    rates[0]!,
+    'handoffd on one node, same backlog',
+    rates[1]!,
+    atLeast(0.5),
+    PER_SECOND,
+  );
   printFigure(figure);
   for (const [i, lane] of lanes.entries()) {
     const rate = rates[i]!.median;
     const cpu = summarize(drains[i]!.map((d) => d.cpuMsPerHandoff)).median;
-    console.log(`    ${lane.label.padEnd(8)} : ${drains[i]!.map((d) => PER_SECOND.format(d.rate)).join(', ')}; per handoff ${formatMs(1000 / rate)} wall,` +
-      ` ${formatMs(cpu)} CPU (user+sys of ${i === 0 ? 'both daemons and nats-server' : 'the daemon'})`);
+    console.log(
+      `    ${lane.label.padEnd(8)} : ${drains[i]!.map((d) => PER_SECOND.format(d.rate)).join(', ')}; per handoff ${formatMs(1000 / rate)} wall,` +
+        ` ${formatMs(cpu)} CPU (user+sys of ${i === 0 ? 'both daemons and nats-server' : 'the daemon'})`,
+    );
   }
   console.log(`    load average after: ${load()}`);
   return figure;

@@ -27,13 +27,27 @@ import { readItem } from '../../lib/queue/item.js';
 import { itemNamesIn } from '../../lib/queue/names.js';
 import { waitFor } from '../../test/support/daemon.js';
 import { fixtureText } from '../../test/support/fixtures.js';
-import { BIN_DIR, commitIn, git, makeRepo, runBinAsync, tempDir } from '../../test/support/project.js';
+import {
+  BIN_DIR,
+  commitIn,
+  git,
+  makeRepo,
+  runBinAsync,
+  tempDir,
+} from '../../test/support/project.js';
 import { Arrivals } from '../support/arrivals.js';
 import { rawPublish } from '../support/baselines.js';
 import { Cleanups } from '../support/cleanups.js';
 import { startDaemon } from '../support/daemonChild.js';
 import { startRawWatcher } from '../support/rawWatcherProcess.js';
-import { budget, figureOf, printFigure, printHeading, printPart, type Figure } from '../support/report.js';
+import {
+  budget,
+  figureOf,
+  printFigure,
+  printHeading,
+  printPart,
+  type Figure,
+} from '../support/report.js';
 import { formatMs, quantile, summarize } from '../support/stats.js';
 
 /** Runs of the workflow; four timed transitions each. */
@@ -63,10 +77,18 @@ function makeControllerProject(): string {
 }
 
 /** Runs a built bin as `role` (undefined: the owner, no role) in `root`; its stdout, which must start with `expected`. */
-async function bin(root: string, role: string | undefined, name: string, args: string[], expected: string): Promise<string> {
+async function bin(
+  root: string,
+  role: string | undefined,
+  name: string,
+  args: string[],
+  expected: string,
+): Promise<string> {
   const r = await runBinAsync(name, args, { role, cwd: root, timeoutMs: WAIT_MS });
   if (r.code !== 0 || !r.stdout.startsWith(expected)) {
-    throw new Error(`${role ?? 'owner'}: ${name} ${args.join(' ')}: exit ${r.code}, stdout ${JSON.stringify(r.stdout.slice(0, 200))}, stderr ${JSON.stringify(r.stderr.slice(0, 300))}`);
+    throw new Error(
+      `${role ?? 'owner'}: ${name} ${args.join(' ')}: exit ${r.code}, stdout ${JSON.stringify(r.stdout.slice(0, 200))}, stderr ${JSON.stringify(r.stderr.slice(0, 300))}`,
+    );
   }
   return r.stdout;
 }
@@ -82,7 +104,11 @@ function startDrive(root: string, runId: string): Drive {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.SWARMFORGE_ROLE;
   delete env.SWARMFORGE_ROOT;
-  const child: ChildProcess = spawn(process.execPath, [join(BIN_DIR, 'baton.js'), 'run', 'drive', runId], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [join(BIN_DIR, 'baton.js'), 'run', 'drive', runId],
+    { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
@@ -137,13 +163,22 @@ process.stdout.write('ready\\n');
 async function startRawTrip(cleanups: Cleanups): Promise<RawTrip> {
   const dir = tempDir('baton-bench-');
   cleanups.add(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const [outbox, sent, tmp, inbox, answers, answersTmp] = ['outbox', 'sent', 'tmp', 'inbox', 'answers', 'answers-tmp'].map((d) => {
+  const [outbox, sent, tmp, inbox, answers, answersTmp] = [
+    'outbox',
+    'sent',
+    'tmp',
+    'inbox',
+    'answers',
+    'answers-tmp',
+  ].map((d) => {
     fs.mkdirSync(join(dir, d));
     return join(dir, d);
   }) as [string, string, string, string, string, string];
   const watcher = await startRawWatcher(outbox, sent, tmp, [inbox]);
   cleanups.add(() => watcher.stop());
-  const responder = spawn(process.execPath, ['-e', RESPONDER, inbox, answers, answersTmp], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const responder = spawn(process.execPath, ['-e', RESPONDER, inbox, answers, answersTmp], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const gone = new Promise<void>((resolve) => responder.on('exit', () => resolve()));
   cleanups.add(async () => {
     if (responder.exitCode === null && responder.signalCode === null) responder.kill('SIGTERM');
@@ -152,7 +187,10 @@ async function startRawTrip(cleanups: Cleanups): Promise<RawTrip> {
   let said = '';
   responder.stdout!.on('data', (b: Buffer) => (said += b.toString()));
   responder.stderr!.on('data', (b: Buffer) => (said += b.toString()));
-  await waitFor('the raw responder to watch', () => said.includes('ready\n') || responder.exitCode !== null);
+  await waitFor(
+    'the raw responder to watch',
+    () => said.includes('ready\n') || responder.exitCode !== null,
+  );
   if (!said.includes('ready\n')) throw new Error(`raw responder failed: ${said}`);
   const arrivals = new Arrivals(answers);
   cleanups.add(() => arrivals.close());
@@ -200,51 +238,145 @@ const ms = (iso: string | undefined, what: string): number => {
 /** The run's timed transitions, read from the controller's mailbox and the run's acceptance evidence. */
 async function transitionsOf(root: string, runId: string): Promise<Transition[]> {
   const box = mailboxOf(root, 'controller');
-  const itemsOf = async (dirs: string[]) => (await Promise.all(dirs.flatMap((d) => itemNamesIn(d).map(async (name) => ({ name, h: (await readItem(join(d, name))).headers as Record<string, string | undefined> })))))
-    .filter(({ h }) => h.run_id === runId);
+  const itemsOf = async (dirs: string[]) =>
+    (
+      await Promise.all(
+        dirs.flatMap((d) =>
+          itemNamesIn(d).map(async (name) => ({
+            name,
+            h: (await readItem(join(d, name))).headers as Record<string, string | undefined>,
+          })),
+        ),
+      )
+    ).filter(({ h }) => h.run_id === runId);
   // The reply's original, renamed into its sender's sent/ by handoffd: its mtime is when `baton run reply` wrote it (to outbox/tmp/, then renamed into outbox/).
-  const writtenAt = (from: string | undefined, name: string) => fs.statSync(join(mailboxOf(root, from ?? '?').sent, name)).mtimeMs;
-  const replies = (await itemsOf([box.completed])).filter(({ h }) => h.type === 'run_result').map(({ name, h }) => ({
-    what: 'reply' as const, at: ms(h.created_at, 'created_at'), written: writtenAt(h.from, name), enqueued: ms(h.enqueued_at, 'enqueued_at'),
-    dequeued: ms(h.dequeued_at, 'dequeued_at'), kind: h.kind ?? '?',
+  const writtenAt = (from: string | undefined, name: string) =>
+    fs.statSync(join(mailboxOf(root, from ?? '?').sent, name)).mtimeMs;
+  const replies = (await itemsOf([box.completed]))
+    .filter(({ h }) => h.type === 'run_result')
+    .map(({ name, h }) => ({
+      what: 'reply' as const,
+      at: ms(h.created_at, 'created_at'),
+      written: writtenAt(h.from, name),
+      enqueued: ms(h.enqueued_at, 'enqueued_at'),
+      dequeued: ms(h.dequeued_at, 'dequeued_at'),
+      kind: h.kind ?? '?',
+    }));
+  const requests = (await itemsOf([box.outbox, box.sent])).map(({ h }) => ({
+    what: 'request' as const,
+    at: ms(h.created_at, 'created_at'),
+    type: h.type ?? '?',
   }));
-  const requests = (await itemsOf([box.outbox, box.sent])).map(({ h }) => ({ what: 'request' as const, at: ms(h.created_at, 'created_at'), type: h.type ?? '?' }));
   const artifacts = join(root, '.swarmforge', 'runs', runId, 'artifacts');
-  const acceptances = fs.readdirSync(artifacts).filter((n) => n.endsWith('-acceptance.json')).map((n) => {
-    const evidence = JSON.parse(fs.readFileSync(join(artifacts, n), 'utf8')) as { recorded_at: string; payload: { duration_ms: number } };
-    return { recorded: ms(evidence.recorded_at, `${n} recorded_at`), duration: evidence.payload.duration_ms };
-  });
-  const events = [...replies, ...requests].sort((a, b) => a.at - b.at || (a.what === 'reply' ? -1 : 1));
+  const acceptances = fs
+    .readdirSync(artifacts)
+    .filter((n) => n.endsWith('-acceptance.json'))
+    .map((n) => {
+      const evidence = JSON.parse(fs.readFileSync(join(artifacts, n), 'utf8')) as {
+        recorded_at: string;
+        payload: { duration_ms: number };
+      };
+      return {
+        recorded: ms(evidence.recorded_at, `${n} recorded_at`),
+        duration: evidence.payload.duration_ms,
+      };
+    });
+  const events = [...replies, ...requests].sort(
+    (a, b) => a.at - b.at || (a.what === 'reply' ? -1 : 1),
+  );
   const out: Transition[] = [];
   for (const [i, event] of events.entries()) {
     const before = events[i - 1];
     if (event.what !== 'request' || before?.what !== 'reply') continue;
-    const acceptance = acceptances.filter((a) => a.recorded > before.at && a.recorded <= event.at).reduce((sum, a) => sum + a.duration, 0);
+    const acceptance = acceptances
+      .filter((a) => a.recorded > before.at && a.recorded <= event.at)
+      .reduce((sum, a) => sum + a.duration, 0);
     out.push({
-      kind: `${before.kind} → ${event.type}`, total: event.at - before.at - acceptance, delivery: before.enqueued - before.at,
-      replyCommand: before.written - before.at, handoffd: before.enqueued - before.written,
-      notice: before.dequeued - before.enqueued, steps: event.at - before.dequeued - acceptance, acceptance,
+      kind: `${before.kind} → ${event.type}`,
+      total: event.at - before.at - acceptance,
+      delivery: before.enqueued - before.at,
+      replyCommand: before.written - before.at,
+      handoffd: before.enqueued - before.written,
+      notice: before.dequeued - before.enqueued,
+      steps: event.at - before.dequeued - acceptance,
+      acceptance,
     });
   }
   return out;
 }
 
 /** Plays every agent of one run from start to approval; `beforeTimedReply` runs before each reply a timed transition starts from. */
-async function playRun(root: string, request: string, cleanups: Cleanups, beforeTimedReply: () => Promise<void>): Promise<string> {
-  const runId = JSON.parse(await bin(root, undefined, 'baton', ['run', 'start', '--request', request, '--task', 'bench task', '--spec', 'spec.md', '--acceptance', 'node accept.mjs'], '{')).run_id as string;
+async function playRun(
+  root: string,
+  request: string,
+  cleanups: Cleanups,
+  beforeTimedReply: () => Promise<void>,
+): Promise<string> {
+  const runId = JSON.parse(
+    await bin(
+      root,
+      undefined,
+      'baton',
+      [
+        'run',
+        'start',
+        '--request',
+        request,
+        '--task',
+        'bench task',
+        '--spec',
+        'spec.md',
+        '--acceptance',
+        'node accept.mjs',
+      ],
+      '{',
+    ),
+  ).run_id as string;
   const drive = startDrive(root, runId);
   cleanups.add(() => drive.stop());
   const waiting = (role: string) => itemNamesIn(mailboxOf(root, role).inboxNew).length;
-  const arrived = (...roles: string[]) => waitFor(`a request for ${roles.join(' and ')} (drive: ${drive.output().slice(-300)})`, () => roles.every((r) => waiting(r) > 0), WAIT_MS);
+  const arrived = (...roles: string[]) =>
+    waitFor(
+      `a request for ${roles.join(' and ')} (drive: ${drive.output().slice(-300)})`,
+      () => roles.every((r) => waiting(r) > 0),
+      WAIT_MS,
+    );
   const claim = async (role: string, type: string) => {
     const said = await bin(root, role, 'ready_for_next', [], 'TASK: ');
-    if (!said.includes(`\nTYPE: ${type}\n`)) throw new Error(`${role} claimed something other than ${type}: ${said.slice(0, 300)}`);
+    if (!said.includes(`\nTYPE: ${type}\n`))
+      throw new Error(`${role} claimed something other than ${type}: ${said.slice(0, 300)}`);
   };
   const complete = (role: string) => bin(root, role, 'done_with_current', [], 'COMPLETED: ');
-  const reply = (role: string, kind: string, cycle: number, name: string, text: string, lane?: string) => {
+  const reply = (
+    role: string,
+    kind: string,
+    cycle: number,
+    name: string,
+    text: string,
+    lane?: string,
+  ) => {
     fs.writeFileSync(join(root, 'evidence', name), text);
     const stage = kind === 'work' ? 'implementation' : 'review';
-    return bin(root, role, 'baton', ['run', 'reply', runId, '--kind', kind, '--stage', stage, '--cycle', String(cycle), ...(lane ? ['--lane', lane] : []), '--file', `evidence/${name}`], '{');
+    return bin(
+      root,
+      role,
+      'baton',
+      [
+        'run',
+        'reply',
+        runId,
+        '--kind',
+        kind,
+        '--stage',
+        stage,
+        '--cycle',
+        String(cycle),
+        ...(lane ? ['--lane', lane] : []),
+        '--file',
+        `evidence/${name}`,
+      ],
+      '{',
+    );
   };
   const timedReply = async (...args: Parameters<typeof reply>) => {
     await beforeTimedReply();
@@ -256,32 +388,103 @@ async function playRun(root: string, request: string, cleanups: Cleanups, before
   await claim('worker', 'run_stage');
   await timedReply('worker', 'work', 1, 'work.md', 'the work\n');
   await arrived('reviewer-a', 'reviewer-b');
-  await Promise.all([complete('worker'), claim('reviewer-a', 'run_review'), claim('reviewer-b', 'run_review')]);
+  await Promise.all([
+    complete('worker'),
+    claim('reviewer-a', 'run_review'),
+    claim('reviewer-b', 'run_review'),
+  ]);
   const seen = consumed();
-  await reply('reviewer-a', 'review', 1, 'structured-c1.txt', 'LANE: structured\nCYCLE: 1\nFINDING bug-1 Important an input is not checked\n', 'structured');
+  await reply(
+    'reviewer-a',
+    'review',
+    1,
+    'structured-c1.txt',
+    'LANE: structured\nCYCLE: 1\nFINDING bug-1 Important an input is not checked\n',
+    'structured',
+  );
   await waitFor('the controller to take the first review', () => consumed() > seen, WAIT_MS);
-  await timedReply('reviewer-b', 'review', 1, 'independent-c1.txt', 'LANE: independent\nCYCLE: 1\n', 'independent');
+  await timedReply(
+    'reviewer-b',
+    'review',
+    1,
+    'independent-c1.txt',
+    'LANE: independent\nCYCLE: 1\n',
+    'independent',
+  );
   await arrived('validator');
-  await Promise.all([complete('reviewer-a'), complete('reviewer-b'), claim('validator', 'run_validate')]);
-  await timedReply('validator', 'validation', 1, 'validation.json', JSON.stringify({ cycle: 1, findings: [{ id: 'bug-1', valid: true, reason: 'reproduced' }] }));
+  await Promise.all([
+    complete('reviewer-a'),
+    complete('reviewer-b'),
+    claim('validator', 'run_validate'),
+  ]);
+  await timedReply(
+    'validator',
+    'validation',
+    1,
+    'validation.json',
+    JSON.stringify({ cycle: 1, findings: [{ id: 'bug-1', valid: true, reason: 'reproduced' }] }),
+  );
   await arrived('worker');
   await Promise.all([complete('validator'), claim('worker', 'run_resolve')]);
-  await timedReply('worker', 'resolution', 1, 'resolution.json', JSON.stringify({ cycle: 1, resolved: [{ id: 'bug-1', change: 'checked the input', tests: 'a test of the bad input' }] }));
+  await timedReply(
+    'worker',
+    'resolution',
+    1,
+    'resolution.json',
+    JSON.stringify({
+      cycle: 1,
+      resolved: [{ id: 'bug-1', change: 'checked the input', tests: 'a test of the bad input' }],
+    }),
+  );
   await arrived('reviewer-a', 'reviewer-b');
-  await Promise.all([complete('worker'), claim('reviewer-a', 'run_review'), claim('reviewer-b', 'run_review')]);
   await Promise.all([
-    reply('reviewer-a', 'review', 2, 'structured-c2.txt', 'LANE: structured\nCYCLE: 2\n', 'structured'),
-    reply('reviewer-b', 'review', 2, 'independent-c2.txt', 'LANE: independent\nCYCLE: 2\n', 'independent'),
+    complete('worker'),
+    claim('reviewer-a', 'run_review'),
+    claim('reviewer-b', 'run_review'),
+  ]);
+  await Promise.all([
+    reply(
+      'reviewer-a',
+      'review',
+      2,
+      'structured-c2.txt',
+      'LANE: structured\nCYCLE: 2\n',
+      'structured',
+    ),
+    reply(
+      'reviewer-b',
+      'review',
+      2,
+      'independent-c2.txt',
+      'LANE: independent\nCYCLE: 2\n',
+      'independent',
+    ),
   ]);
   const workflow = join(root, '.swarmforge', 'runs', runId, 'workflow.json');
-  await waitFor(`run ${runId} at the approval gate (drive: ${drive.output().slice(-300)})`, () => (JSON.parse(fs.readFileSync(workflow, 'utf8')) as { status: string }).status === 'WAITING_FOR_HUMAN_APPROVAL', WAIT_MS);
+  await waitFor(
+    `run ${runId} at the approval gate (drive: ${drive.output().slice(-300)})`,
+    () =>
+      (JSON.parse(fs.readFileSync(workflow, 'utf8')) as { status: string }).status ===
+      'WAITING_FOR_HUMAN_APPROVAL',
+    WAIT_MS,
+  );
   await Promise.all([complete('reviewer-a'), complete('reviewer-b')]);
   await bin(root, undefined, 'baton', ['run', 'approve', runId], '{');
-  const code = await Promise.race([drive.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), WAIT_MS).unref())]);
-  if (code !== 0) throw new Error(`baton run drive ${runId} did not end cleanly (${code}): ${drive.output().slice(-500)}`);
+  const code = await Promise.race([
+    drive.exited,
+    new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), WAIT_MS).unref()),
+  ]);
+  if (code !== 0)
+    throw new Error(
+      `baton run drive ${runId} did not end cleanly (${code}): ${drive.output().slice(-500)}`,
+    );
   const log = join(root, '.swarmforge', 'runs', runId, 'controller', 'controller.log');
-  const rejected = fs.readFileSync(log, 'utf8').split('\n').filter((l) => l.includes('REJECTED'));
-  if (rejected.length > 0) throw new Error(`the controller rejected replies: ${rejected.join('; ')}`);
+  const rejected = fs
+    .readFileSync(log, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('REJECTED'));
+  if (rejected.length > 0)
+    throw new Error(`the controller rejected replies: ${rejected.join('; ')}`);
   return runId;
 }
 
@@ -303,32 +506,75 @@ export async function benchController(): Promise<Figure[]> {
         for (let i = 0; i < BASELINE_PER_REPLY; i++) baseline.push(await raw.sample());
       });
       const found = await transitionsOf(root, runId);
-      if (found.length !== TRANSITIONS_PER_RUN) throw new Error(`run ${runId}: ${found.length} transitions found, ${TRANSITIONS_PER_RUN} expected: ${found.map((t) => t.kind).join(', ')}`);
+      if (found.length !== TRANSITIONS_PER_RUN)
+        throw new Error(
+          `run ${runId}: ${found.length} transitions found, ${TRANSITIONS_PER_RUN} expected: ${found.map((t) => t.kind).join(', ')}`,
+        );
       transitions.push(...found);
     }
-    const figure = figureOf('12', 'controller: reply queued → next request queued', summarize(transitions.map((t) => t.total)),
-      'raw: fsync\'d file, fs.watch relay, fs.watch answer', summarize(baseline), budget('p50 ≤ 100 ms', (s) => s.median <= 100));
+    const figure = figureOf(
+      '12',
+      'controller: reply queued → next request queued',
+      summarize(transitions.map((t) => t.total)),
+      "raw: fsync'd file, fs.watch relay, fs.watch answer",
+      summarize(baseline),
+      budget('p50 ≤ 100 ms', (s) => s.median <= 100),
+    );
     printFigure(figure);
-    const median = (pick: (t: Transition) => number, of = transitions) => quantile(of.map(pick), 0.5);
+    const median = (pick: (t: Transition) => number, of = transitions) =>
+      quantile(of.map(pick), 0.5);
     const whole = figure.subject.median;
     const delivery = median((t) => t.delivery);
-    console.log('    breakdown of the subject\'s median (each part\'s own median):');
-    printPart('reply write + delivery by handoffd', delivery, whole, ' (reply created_at → copy enqueued_at)');
-    printPart('  baton run reply, to its outbox', median((t) => t.replyCommand), whole, ' (created_at → the handoff file\'s mtime)');
-    printPart('  handoffd noticing and copying', median((t) => t.handoffd), whole, ' (mtime → enqueued_at)');
+    console.log("    breakdown of the subject's median (each part's own median):");
+    printPart(
+      'reply write + delivery by handoffd',
+      delivery,
+      whole,
+      ' (reply created_at → copy enqueued_at)',
+    );
+    printPart(
+      '  baton run reply, to its outbox',
+      median((t) => t.replyCommand),
+      whole,
+      " (created_at → the handoff file's mtime)",
+    );
+    printPart(
+      '  handoffd noticing and copying',
+      median((t) => t.handoffd),
+      whole,
+      ' (mtime → enqueued_at)',
+    );
     printPart('the controller', whole - delivery, whole, ' (the rest)');
-    printPart('  noticing and claiming the reply', median((t) => t.notice), whole, ' (enqueued_at → dequeued_at)');
-    printPart('  its steps up to the next request', median((t) => t.steps), whole, ' (dequeued_at → created_at, less acceptance)');
+    printPart(
+      '  noticing and claiming the reply',
+      median((t) => t.notice),
+      whole,
+      ' (enqueued_at → dequeued_at)',
+    );
+    printPart(
+      '  its steps up to the next request',
+      median((t) => t.steps),
+      whole,
+      ' (dequeued_at → created_at, less acceptance)',
+    );
     const fromOutbox = summarize(transitions.map((t) => t.total - t.replyCommand));
-    console.log(`    from the reply's handoff in its outbox instead of its created_at: p50 ${formatMs(fromOutbox.median)}, p90 ${formatMs(fromOutbox.p90)}.`);
+    console.log(
+      `    from the reply's handoff in its outbox instead of its created_at: p50 ${formatMs(fromOutbox.median)}, p90 ${formatMs(fromOutbox.p90)}.`,
+    );
     const accepted = transitions.filter((t) => t.acceptance > 0);
-    console.log(`    acceptance excluded: ${accepted.length} of ${transitions.length} transitions ran it; its own duration_ms median ${formatMs(median((t) => t.acceptance, accepted))}.`);
+    console.log(
+      `    acceptance excluded: ${accepted.length} of ${transitions.length} transitions ran it; its own duration_ms median ${formatMs(median((t) => t.acceptance, accepted))}.`,
+    );
     console.log('    by transition (median excluding acceptance; delivery; controller steps):');
     for (const kind of [...new Set(transitions.map((t) => t.kind))]) {
       const of = transitions.filter((t) => t.kind === kind);
-      console.log(`      ${kind.padEnd(28)} ${formatMs(median((t) => t.total, of)).padStart(9)}  ${formatMs(median((t) => t.delivery, of)).padStart(9)}  ${formatMs(median((t) => t.steps, of)).padStart(9)}  (n=${of.length})`);
+      console.log(
+        `      ${kind.padEnd(28)} ${formatMs(median((t) => t.total, of)).padStart(9)}  ${formatMs(median((t) => t.delivery, of)).padStart(9)}  ${formatMs(median((t) => t.steps, of)).padStart(9)}  (n=${of.length})`,
+      );
     }
-    console.log(`    ${RUNS} runs, one drive process each (poll interval 1 s, its default); times are the handoffs' own created_at/enqueued_at/dequeued_at (ms resolution).`);
+    console.log(
+      `    ${RUNS} runs, one drive process each (poll interval 1 s, its default); times are the handoffs' own created_at/enqueued_at/dequeued_at (ms resolution).`,
+    );
     return [figure];
   } finally {
     await cleanups.run();

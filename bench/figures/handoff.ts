@@ -10,12 +10,25 @@ import { sendHandoff } from '../../lib/handoff/send.js';
 import { takeSequence } from '../../lib/handoff/sequence.js';
 import { parseEnvelope, serializeEnvelope, type Envelope } from '../../lib/queue/envelope.js';
 import { withLock } from '../../lib/fsx/lock.js';
-import { BIN_DIR, makeProject, noteDraft, tempDir, type Project } from '../../test/support/project.js';
+import {
+  BIN_DIR,
+  makeProject,
+  noteDraft,
+  tempDir,
+  type Project,
+} from '../../test/support/project.js';
 import { rawFsyncDir, rawPublish } from '../support/baselines.js';
 import { placeSynced } from '../support/fixtureWrites.js';
 import { countFsyncs } from '../support/fsyncCount.js';
 import { interleave, medianAlone } from '../support/interleave.js';
-import { atMost, figureOf, printFigure, printHeading, printPart, type Figure } from '../support/report.js';
+import {
+  atMost,
+  figureOf,
+  printFigure,
+  printHeading,
+  printPart,
+  type Figure,
+} from '../support/report.js';
 import { agentEnv, expectRun, timedNode } from '../support/spawnNode.js';
 import { formatMs, summarize } from '../support/stats.js';
 
@@ -49,9 +62,21 @@ async function printSendParts(root: string, sample: Envelope, whole: number): Pr
   const box = mailboxOf(root, SENDER);
   const median = (run: () => Promise<void> | void) => medianAlone(run, PART_WARMUP, PART_RUNS);
   console.log('    where the time goes (each part timed alone, median, share of a send):');
-  printPart('outbox lock take + release ', await median(() => withLock(box.outboxLock, () => undefined)), whole);
-  printPart('takeSequence (2 fsyncs) ', await median(async () => void (await takeSequence(box))), whole);
-  printPart('serializeEnvelope ', await median(async () => void (await serializeEnvelope(sample.headers, sample.body))), whole);
+  printPart(
+    'outbox lock take + release ',
+    await median(() => withLock(box.outboxLock, () => undefined)),
+    whole,
+  );
+  printPart(
+    'takeSequence (2 fsyncs) ',
+    await median(async () => void (await takeSequence(box))),
+    whole,
+  );
+  printPart(
+    'serializeEnvelope ',
+    await median(async () => void (await serializeEnvelope(sample.headers, sample.body))),
+    whole,
+  );
 }
 
 async function inProcessFigure(project: Project): Promise<Figure> {
@@ -69,21 +94,48 @@ async function inProcessFigure(project: Project): Promise<Figure> {
   try {
     let libQueued = '';
     let rawQueued = '';
-    const [libMs, rawMs] = await interleave([
-      { name: 'sendHandoff', prepare: () => placeDraft(draft), run: async () => void (libQueued = await send()), reset: () => removeQueued(libQueued) },
-      { name: 'raw publish', run: () => void (rawQueued = rawPublish(rawTmp, join(rawDir, 'outbox'), basename(sample), bytes)), reset: () => removeQueued(rawQueued) },
-    ], WARMUP, IN_PROCESS_RUNS);
-    const figure = figureOf('3a', 'swarm_handoff in process (sendHandoff)', summarize(libMs!), 'write+fsync+rename+fsync dir', summarize(rawMs!), atMost(1.5, ' (assumed)'));
+    const [libMs, rawMs] = await interleave(
+      [
+        {
+          name: 'sendHandoff',
+          prepare: () => placeDraft(draft),
+          run: async () => void (libQueued = await send()),
+          reset: () => removeQueued(libQueued),
+        },
+        {
+          name: 'raw publish',
+          run: () =>
+            void (rawQueued = rawPublish(rawTmp, join(rawDir, 'outbox'), basename(sample), bytes)),
+          reset: () => removeQueued(rawQueued),
+        },
+      ],
+      WARMUP,
+      IN_PROCESS_RUNS,
+    );
+    const figure = figureOf(
+      '3a',
+      'swarm_handoff in process (sendHandoff)',
+      summarize(libMs!),
+      'write+fsync+rename+fsync dir',
+      summarize(rawMs!),
+      atMost(1.5, ' (assumed)'),
+    );
     printFigure(figure);
     placeDraft(draft);
     const libFsyncs = await countFsyncs(async () => void (libQueued = await send()));
     removeQueued(libQueued);
-    const rawFsyncs = await countFsyncs(() => void (rawQueued = rawPublish(rawTmp, join(rawDir, 'outbox'), basename(sample), bytes)));
+    const rawFsyncs = await countFsyncs(
+      () => void (rawQueued = rawPublish(rawTmp, join(rawDir, 'outbox'), basename(sample), bytes)),
+    );
     removeQueued(rawQueued);
     await printSendParts(project.root, envelope, figure.subject.median);
-    console.log(`      fsyncs per send: library ${libFsyncs}, raw ${rawFsyncs}` +
-      ' (library: sequence counter, temp file, journal record, their directories, the draft\'s removal)');
-    console.log(`    note: the raw publish is the protocol's minimum; the library adds the sequence counter and the crash journal (§6), each fsync'd.`);
+    console.log(
+      `      fsyncs per send: library ${libFsyncs}, raw ${rawFsyncs}` +
+        " (library: sequence counter, temp file, journal record, their directories, the draft's removal)",
+    );
+    console.log(
+      `    note: the raw publish is the protocol's minimum; the library adds the sequence counter and the crash journal (§6), each fsync'd.`,
+    );
     return figure;
   } finally {
     fs.rmSync(rawDir, { recursive: true, force: true });
@@ -95,21 +147,39 @@ async function binFigure(project: Project): Promise<Figure> {
   const draft = join(project.root, 'draft-bench-bin.txt');
   const bin = join(BIN_DIR, 'swarm_handoff.js');
   let queued = '';
-  const [binMs, nodeMs] = await interleave([
-    {
-      name: 'swarm_handoff', prepare: () => placeDraft(draft),
-      run: async () => {
-        const run = await timedNode([bin, draft], project.root, env);
-        expectRun('swarm_handoff', run, 'HANDOFF QUEUED: ');
-        queued = queuedPathOf(run.stdout);
+  const [binMs, nodeMs] = await interleave(
+    [
+      {
+        name: 'swarm_handoff',
+        prepare: () => placeDraft(draft),
+        run: async () => {
+          const run = await timedNode([bin, draft], project.root, env);
+          expectRun('swarm_handoff', run, 'HANDOFF QUEUED: ');
+          queued = queuedPathOf(run.stdout);
+        },
+        reset: () => removeQueued(queued),
       },
-      reset: () => removeQueued(queued),
-    },
-    { name: 'node -e 0', run: async () => expectRun('node -e 0', await timedNode(['-e', '0'], project.root, env), '') },
-  ], WARMUP, BIN_RUNS);
-  const figure = figureOf('3b', 'swarm_handoff bin end to end', summarize(binMs!), 'node -e 0', summarize(nodeMs!), atMost(1.5, ' (assumed)'));
+      {
+        name: 'node -e 0',
+        run: async () =>
+          expectRun('node -e 0', await timedNode(['-e', '0'], project.root, env), ''),
+      },
+    ],
+    WARMUP,
+    BIN_RUNS,
+  );
+  const figure = figureOf(
+    '3b',
+    'swarm_handoff bin end to end',
+    summarize(binMs!),
+    'node -e 0',
+    summarize(nodeMs!),
+    atMost(1.5, ' (assumed)'),
+  );
   printFigure(figure);
-  console.log(`    context: the bin costs ${formatMs(figure.subject.median - figure.baseline.median)} more than a bare node start-up (its work in process is figure 3a).`);
+  console.log(
+    `    context: the bin costs ${formatMs(figure.subject.median - figure.baseline.median)} more than a bare node start-up (its work in process is figure 3a).`,
+  );
   return figure;
 }
 

@@ -25,29 +25,85 @@ export async function benchHooks(): Promise<Figure[]> {
   const project = makeProject();
   try {
     const reviewer = project.box('reviewer');
-    await placeItem(reviewer.inProcess, { type: 'git_handoff', task: 'task-1', commit: 'a1b2c3d9e8' });
+    await placeItem(reviewer.inProcess, {
+      type: 'git_handoff',
+      task: 'task-1',
+      commit: 'a1b2c3d9e8',
+    });
     await placeItem(reviewer.inboxNew, {});
     const coder = project.box('coder');
     await placeItem(coder.inboxNew, {});
     await placeItem(coder.inboxNew, {});
-    const wf = sampleWorkflow(project.root, 'a'.repeat(40), { status: 'ACTIVE', phase: 'STAGE_ACTIVE', active_stage: 'implementation' });
+    const wf = sampleWorkflow(project.root, 'a'.repeat(40), {
+      status: 'ACTIVE',
+      phase: 'STAGE_ACTIVE',
+      active_stage: 'implementation',
+    });
     writeWorkflow(runPathsOf(project.root, wf.run_id).workflow, wf);
     const script = (name: string) => resolve('hooks', name);
-    const stdin = (event: string) => JSON.stringify({ session_id: 's', transcript_path: '/t.jsonl', cwd: project.root, permission_mode: 'default', hook_event_name: event, source: 'startup', stop_hook_active: false });
+    const stdin = (event: string) =>
+      JSON.stringify({
+        session_id: 's',
+        transcript_path: '/t.jsonl',
+        cwd: project.root,
+        permission_mode: 'default',
+        hook_event_name: event,
+        source: 'startup',
+        stop_hook_active: false,
+      });
     const cases = [
-      { id: '11a', name: 'hooks/session-start: task in process, mail, a run', script: script('session-start'), env: agentEnv('reviewer'), input: stdin('SessionStart'), expected: '{"hookSpecificOutput":' },
-      { id: '11b', name: 'hooks/stop: mail waiting, blocks', script: script('stop'), env: agentEnv('coder'), input: stdin('Stop'), expected: '{"decision":"block",' },
+      {
+        id: '11a',
+        name: 'hooks/session-start: task in process, mail, a run',
+        script: script('session-start'),
+        env: agentEnv('reviewer'),
+        input: stdin('SessionStart'),
+        expected: '{"hookSpecificOutput":',
+      },
+      {
+        id: '11b',
+        name: 'hooks/stop: mail waiting, blocks',
+        script: script('stop'),
+        env: agentEnv('coder'),
+        input: stdin('Stop'),
+        expected: '{"decision":"block",',
+      },
     ];
     const figures: Figure[] = [];
     for (const c of cases) {
-      const [hookMs, nodeMs] = await interleave([
-        { name: c.name, run: async () => expectRun(c.name, await timedNode([c.script], project.root, c.env, c.input), c.expected) },
-        { name: 'node -e 0', run: async () => expectRun('node -e 0', await timedNode(['-e', '0'], project.root, c.env), '') },
-      ], WARMUP, RUNS);
-      const figure = figureOf(c.id, c.name, summarize(hookMs!), 'node -e 0', summarize(nodeMs!), atMost(1.5));
+      const [hookMs, nodeMs] = await interleave(
+        [
+          {
+            name: c.name,
+            run: async () =>
+              expectRun(
+                c.name,
+                await timedNode([c.script], project.root, c.env, c.input),
+                c.expected,
+              ),
+          },
+          {
+            name: 'node -e 0',
+            run: async () =>
+              expectRun('node -e 0', await timedNode(['-e', '0'], project.root, c.env), ''),
+          },
+        ],
+        WARMUP,
+        RUNS,
+      );
+      const figure = figureOf(
+        c.id,
+        c.name,
+        summarize(hookMs!),
+        'node -e 0',
+        summarize(nodeMs!),
+        atMost(1.5),
+      );
       printFigure(figure);
       const median = figure.subject.median;
-      console.log(`    budget  : ${formatMs(median)} vs ${BUDGET_MS} ms ${median < BUDGET_MS ? 'under' : 'over'} (node -e 0 alone: ${formatMs(figure.baseline.median)})`);
+      console.log(
+        `    budget  : ${formatMs(median)} vs ${BUDGET_MS} ms ${median < BUDGET_MS ? 'under' : 'over'} (node -e 0 alone: ${formatMs(figure.baseline.median)})`,
+      );
       figures.push(figure);
     }
     return figures;

@@ -12,7 +12,14 @@ import { makeProject } from '../../test/support/project.js';
 import { Cleanups } from '../support/cleanups.js';
 import { healthOf, startDaemon } from '../support/daemonChild.js';
 import { clockTicks, cpuTicksOf } from '../support/procCpu.js';
-import { budget, figureOf, printFigure, printHeading, PERCENT_OF_CORE, type Figure } from '../support/report.js';
+import {
+  budget,
+  figureOf,
+  printFigure,
+  printHeading,
+  PERCENT_OF_CORE,
+  type Figure,
+} from '../support/report.js';
 import { formatMs, msSince, single } from '../support/stats.js';
 
 const ROLES = 100;
@@ -61,14 +68,27 @@ export async function benchIdle(): Promise<Figure[]> {
     const seconds = msSince(start) / 1000;
     const passes = (healthOf(project.root)?.passes ?? passes0) - passes0;
     const percent = (ticks: number) => (ticks / hz / seconds) * 100;
-    const figure = figureOf('6', `idle CPU, ${ROLES} roles, steady state (% of a core)`, single(percent(d1 - d0)), `node -e '${BASELINE_PROGRAM}'`, single(percent(b1 - b0)),
-      budget(`≤ baseline + ${MARGIN} %`, (s, b) => s.median <= b.median + MARGIN), PERCENT_OF_CORE);
+    const figure = figureOf(
+      '6',
+      `idle CPU, ${ROLES} roles, steady state (% of a core)`,
+      single(percent(d1 - d0)),
+      `node -e '${BASELINE_PROGRAM}'`,
+      single(percent(b1 - b0)),
+      budget(`≤ baseline + ${MARGIN} %`, (s, b) => s.median <= b.median + MARGIN),
+      PERCENT_OF_CORE,
+    );
     printFigure(figure);
     const cpuMs = ((d1 - d0) / hz) * 1000;
-    console.log(`    first ${settlingSeconds.toFixed(1)} s after start-up (not judged): handoffd ${settlingPercent(d0 - settling0[0]!)} %, baseline ${settlingPercent(b0 - settling0[1]!)} %.`);
-    console.log(`    steady-state window ${seconds.toFixed(1)} s; ticks: handoffd ${d1 - d0}, baseline ${b1 - b0}, at ${hz} per second (${source}); ` +
-      `difference ${(figure.subject.median - figure.baseline.median).toFixed(2)} % of a core.`);
-    console.log(`    handoffd ran ${passes} passes in the window: ${passes > 0 ? formatMs(cpuMs / passes) : '—'} CPU per pass (tick resolution ${formatMs(1000 / hz)}).`);
+    console.log(
+      `    first ${settlingSeconds.toFixed(1)} s after start-up (not judged): handoffd ${settlingPercent(d0 - settling0[0]!)} %, baseline ${settlingPercent(b0 - settling0[1]!)} %.`,
+    );
+    console.log(
+      `    steady-state window ${seconds.toFixed(1)} s; ticks: handoffd ${d1 - d0}, baseline ${b1 - b0}, at ${hz} per second (${source}); ` +
+        `difference ${(figure.subject.median - figure.baseline.median).toFixed(2)} % of a core.`,
+    );
+    console.log(
+      `    handoffd ran ${passes} passes in the window: ${passes > 0 ? formatMs(cpuMs / passes) : '—'} CPU per pass (tick resolution ${formatMs(1000 / hz)}).`,
+    );
     return [figure];
   } finally {
     await cleanups.run();

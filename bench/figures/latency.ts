@@ -33,7 +33,14 @@ const RECIPIENT = 'reviewer';
 
 /** A lane from SENDER to RECIPIENT within one project. */
 function projectLane(name: string, project: Project, finished: Lane['finished']): Lane {
-  return laneOf(name, SENDER, mailboxOf(project.root, SENDER), RECIPIENT, mailboxOf(project.root, RECIPIENT), finished);
+  return laneOf(
+    name,
+    SENDER,
+    mailboxOf(project.root, SENDER),
+    RECIPIENT,
+    mailboxOf(project.root, RECIPIENT),
+    finished,
+  );
 }
 
 /**
@@ -101,29 +108,49 @@ export async function benchLatency(): Promise<Figure[]> {
     const rawBox = mailboxOf(rawProject.root, SENDER);
     ensureMailbox(rawBox);
     ensureMailbox(mailboxOf(rawProject.root, RECIPIENT));
-    const raw: RawWatcher = await startRawWatcher(rawBox.outbox, rawBox.sent, rawTmp, [mailboxOf(rawProject.root, RECIPIENT).inboxNew]);
+    const raw: RawWatcher = await startRawWatcher(rawBox.outbox, rawBox.sent, rawTmp, [
+      mailboxOf(rawProject.root, RECIPIENT).inboxNew,
+    ]);
     cleanups.add(() => raw.stop());
 
-    const daemonLane = projectLane('handoffd', daemonProject, (_name, count) => waitDelivered(daemonProject.root, count));
+    const daemonLane = projectLane('handoffd', daemonProject, (_name, count) =>
+      waitDelivered(daemonProject.root, count),
+    );
     const rawLane = projectLane('raw watcher', rawProject, (name) => raw.delivered(name));
     cleanups.add(() => daemonLane.arrivals.close());
     cleanups.add(() => rawLane.arrivals.close());
 
     const [daemonMs, rawMs] = await interleave([sender(daemonLane), sender(rawLane)], WARMUP, RUNS);
-    const figure = figureOf('4', 'delivery latency, handoffd (1 recipient)', summarize(daemonMs!), 'raw watcher: fs.watch + copy/fsync/link', summarize(rawMs!),
-      budget('p50 ≤ 3 ms, p99 ≤ 15 ms', (s) => s.median <= 3 && s.p99 <= 15));
+    const figure = figureOf(
+      '4',
+      'delivery latency, handoffd (1 recipient)',
+      summarize(daemonMs!),
+      'raw watcher: fs.watch + copy/fsync/link',
+      summarize(rawMs!),
+      budget('p50 ≤ 3 ms, p99 ≤ 15 ms', (s) => s.median <= 3 && s.p99 <= 15),
+    );
     printFigure(figure);
     const woke = logEvents(daemonProject.root).filter((e) => e.event === 'woke').length;
-    console.log(`    both: a copy through a temp file with one fsync before it appears (the file and directory fsyncs after it are not in the latency).`);
-    console.log(`    detection: fs.watch saw ${daemonLane.arrivals.byWatch + rawLane.arrivals.byWatch} arrivals, the 2 ms fallback poll ${daemonLane.arrivals.byPoll + rawLane.arrivals.byPoll};` +
-      ` ${woke} wake-ups typed into the recipient's pane meanwhile (at most one per 2 s).`);
-    console.log(`    over ${MISSED_MS} ms (waited for a periodic pass): handoffd ${daemonMs!.filter((ms) => ms > MISSED_MS).length}, raw ${rawMs!.filter((ms) => ms > MISSED_MS).length} of ${RUNS} each.`);
+    console.log(
+      `    both: a copy through a temp file with one fsync before it appears (the file and directory fsyncs after it are not in the latency).`,
+    );
+    console.log(
+      `    detection: fs.watch saw ${daemonLane.arrivals.byWatch + rawLane.arrivals.byWatch} arrivals, the 2 ms fallback poll ${daemonLane.arrivals.byPoll + rawLane.arrivals.byPoll};` +
+        ` ${woke} wake-ups typed into the recipient's pane meanwhile (at most one per 2 s).`,
+    );
+    console.log(
+      `    over ${MISSED_MS} ms (waited for a periodic pass): handoffd ${daemonMs!.filter((ms) => ms > MISSED_MS).length}, raw ${rawMs!.filter((ms) => ms > MISSED_MS).length} of ${RUNS} each.`,
+    );
     const daemonBurst = await bursts(daemonLane, BURSTS);
     const rawBurst = await bursts(rawLane, BURSTS);
-    console.log(`    bursts (two handoffs at once, a third renamed the moment the first copy appears; the third's latency, ${BURSTS} each):`);
+    console.log(
+      `    bursts (two handoffs at once, a third renamed the moment the first copy appears; the third's latency, ${BURSTS} each):`,
+    );
     console.log(`      handoffd: ${describe(daemonBurst)}`);
     console.log(`      raw     : ${describe(rawBurst)}`);
-    console.log(`    fsyncs per delivery to one recipient: ${await loneDeliveryFsyncs()} (copy, new/, sent/, outbox/), as the raw baselines do.`);
+    console.log(
+      `    fsyncs per delivery to one recipient: ${await loneDeliveryFsyncs()} (copy, new/, sent/, outbox/), as the raw baselines do.`,
+    );
     return [figure];
   } finally {
     await cleanups.run();

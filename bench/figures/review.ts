@@ -20,8 +20,22 @@ const RUNS = 21;
 const LISTED = 1_000;
 
 const SUBMISSION: Submission = {
-  task: 'a task', output: 'the output', student: 'coder', domain: 'bench', difficulty: 'medium', verification: '', summary: '',
-  acMet: [], filesChanged: [], blockers: [], submittedBy: 'coder', replyTo: 'coder', branch: '', commit: '', ctoRole: 'cto', cooRole: 'coo',
+  task: 'a task',
+  output: 'the output',
+  student: 'coder',
+  domain: 'bench',
+  difficulty: 'medium',
+  verification: '',
+  summary: '',
+  acMet: [],
+  filesChanged: [],
+  blockers: [],
+  submittedBy: 'coder',
+  replyTo: 'coder',
+  branch: '',
+  commit: '',
+  ctoRole: 'cto',
+  cooRole: 'coo',
 };
 
 /** Measures verdict and list against node -e 0, interleaved. */
@@ -32,15 +46,39 @@ export async function benchReview(): Promise<Figure[]> {
     const env = agentEnv('cto');
     const baton = join(BIN_DIR, 'baton.js');
     let bead = '';
-    const [verdictMs, nodeMs] = await interleave([
-      {
-        name: 'verdict',
-        prepare: async () => void (bead = (await submitReview(project.root, SUBMISSION)).bead),
-        run: async () => expectRun('verdict', await timedNode([baton, 'review', 'verdict', bead, '--lens', 'cto', '--finding', 'LOW:style:a nit'], project.root, env), 'VERDICT: '),
-      },
-      { name: 'node -e 0', run: async () => expectRun('node -e 0', await timedNode(['-e', '0'], project.root, env), '') },
-    ], WARMUP, RUNS);
-    const verdict = figureOf('8a', 'review verdict, wall time', summarize(verdictMs!), 'node -e 0', summarize(nodeMs!), atMost(2));
+    const [verdictMs, nodeMs] = await interleave(
+      [
+        {
+          name: 'verdict',
+          prepare: async () => void (bead = (await submitReview(project.root, SUBMISSION)).bead),
+          run: async () =>
+            expectRun(
+              'verdict',
+              await timedNode(
+                [baton, 'review', 'verdict', bead, '--lens', 'cto', '--finding', 'LOW:style:a nit'],
+                project.root,
+                env,
+              ),
+              'VERDICT: ',
+            ),
+        },
+        {
+          name: 'node -e 0',
+          run: async () =>
+            expectRun('node -e 0', await timedNode(['-e', '0'], project.root, env), ''),
+        },
+      ],
+      WARMUP,
+      RUNS,
+    );
+    const verdict = figureOf(
+      '8a',
+      'review verdict, wall time',
+      summarize(verdictMs!),
+      'node -e 0',
+      summarize(nodeMs!),
+      atMost(2),
+    );
     printFigure(verdict);
     const paths = reviewPathsOf(project.root);
     const now = new Date();
@@ -48,11 +86,34 @@ export async function benchReview(): Promise<Figure[]> {
       const b = newBead('coder', 'bench');
       writeBookbag(bookbagPathOf(paths, b), newBookbag(b, SUBMISSION, now));
     }
-    const [listMs, baseMs] = await interleave([
-      { name: 'list', run: async () => expectRun('list', await timedNode([baton, 'review', 'list'], project.root, env), 'coder-') },
-      { name: 'node -e 0', run: async () => expectRun('node -e 0', await timedNode(['-e', '0'], project.root, env), '') },
-    ], WARMUP, RUNS);
-    const list = figureOf('8b', `review list, ${LISTED.toLocaleString('en')}+ beads`, summarize(listMs!), 'node -e 0', summarize(baseMs!), atMost(3));
+    const [listMs, baseMs] = await interleave(
+      [
+        {
+          name: 'list',
+          run: async () =>
+            expectRun(
+              'list',
+              await timedNode([baton, 'review', 'list'], project.root, env),
+              'coder-',
+            ),
+        },
+        {
+          name: 'node -e 0',
+          run: async () =>
+            expectRun('node -e 0', await timedNode(['-e', '0'], project.root, env), ''),
+        },
+      ],
+      WARMUP,
+      RUNS,
+    );
+    const list = figureOf(
+      '8b',
+      `review list, ${LISTED.toLocaleString('en')}+ beads`,
+      summarize(listMs!),
+      'node -e 0',
+      summarize(baseMs!),
+      atMost(3),
+    );
     printFigure(list);
     return [verdict, list];
   } finally {

@@ -20,30 +20,83 @@ const ARTIFACTS = 1_000;
 
 /** `baton run ARGS` in `root`, synchronously, for setting up; returns its JSON status. */
 function setUp(root: string, args: string[]): Record<string, any> {
-  return JSON.parse(execFileSync(process.execPath, [join(BIN_DIR, 'baton.js'), 'run', ...args], { cwd: root, encoding: 'utf8', env: agentEnv('owner') })) as Record<string, any>;
+  return JSON.parse(
+    execFileSync(process.execPath, [join(BIN_DIR, 'baton.js'), 'run', ...args], {
+      cwd: root,
+      encoding: 'utf8',
+      env: agentEnv('owner'),
+    }),
+  ) as Record<string, any>;
 }
 
 /** A run with its lease held by this process, past one checkpoint (so pause is immediate). */
 function preparedRun(root: string): { runId: string; token: string } {
-  const runId = setUp(root, ['start', '--request', 'bench', '--task', 'bench', '--spec', 'spec.md', '--acceptance', 'node accept.mjs']).run_id as string;
-  const token = setUp(root, ['lease', runId, 'acquire', '--pid', String(process.pid)]).lease.token as string;
+  const runId = setUp(root, [
+    'start',
+    '--request',
+    'bench',
+    '--task',
+    'bench',
+    '--spec',
+    'spec.md',
+    '--acceptance',
+    'node accept.mjs',
+  ]).run_id as string;
+  const token = setUp(root, ['lease', runId, 'acquire', '--pid', String(process.pid)]).lease
+    .token as string;
   setUp(root, ['stage-start', runId, 'implementation', '--lease', token]);
   setUp(root, ['acceptance', runId, '--lease', token]);
   fs.writeFileSync(join(root, 'work.md'), 'work\n');
-  setUp(root, ['checkpoint', runId, 'implementation', '--artifact', 'work.md:work', '--lease', token]);
+  setUp(root, [
+    'checkpoint',
+    runId,
+    'implementation',
+    '--artifact',
+    'work.md:work',
+    '--lease',
+    token,
+  ]);
   return { runId, token };
 }
 
 /** One figure: `args` (a list of argument vectors taken in turn) against node -e 0. */
-async function measure(section: string, name: string, root: string, argsInTurn: string[][], goal: number): Promise<Figure> {
+async function measure(
+  section: string,
+  name: string,
+  root: string,
+  argsInTurn: string[][],
+  goal: number,
+): Promise<Figure> {
   const baton = join(BIN_DIR, 'baton.js');
   const env = agentEnv('owner');
   let turn = 0;
-  const [subject, base] = await interleave([
-    { name, run: async () => expectRun(name, await timedNode([baton, 'run', ...argsInTurn[turn++ % argsInTurn.length]!], root, env), '{') },
-    { name: 'node -e 0', run: async () => expectRun('node -e 0', await timedNode(['-e', '0'], root, env), '') },
-  ], WARMUP, RUNS);
-  const figure = figureOf(section, name, summarize(subject!), 'node -e 0', summarize(base!), atMost(goal));
+  const [subject, base] = await interleave(
+    [
+      {
+        name,
+        run: async () =>
+          expectRun(
+            name,
+            await timedNode([baton, 'run', ...argsInTurn[turn++ % argsInTurn.length]!], root, env),
+            '{',
+          ),
+      },
+      {
+        name: 'node -e 0',
+        run: async () => expectRun('node -e 0', await timedNode(['-e', '0'], root, env), ''),
+      },
+    ],
+    WARMUP,
+    RUNS,
+  );
+  const figure = figureOf(
+    section,
+    name,
+    summarize(subject!),
+    'node -e 0',
+    summarize(base!),
+    atMost(goal),
+  );
   printFigure(figure);
   return figure;
 }
@@ -51,12 +104,19 @@ async function measure(section: string, name: string, root: string, argsInTurn: 
 /** Registers ARTIFACTS files into the run's record (as `artifact` would, in one write). */
 function manyArtifacts(root: string, runId: string): void {
   const dir = join(root, '.swarmforge', 'runs', runId);
-  const record = JSON.parse(fs.readFileSync(join(dir, 'workflow.json'), 'utf8')) as { artifacts: unknown[] };
+  const record = JSON.parse(fs.readFileSync(join(dir, 'workflow.json'), 'utf8')) as {
+    artifacts: unknown[];
+  };
   for (let i = 0; i < ARTIFACTS; i++) {
     const rel = `artifacts/bench-${i}.json`;
     const bytes = JSON.stringify({ kind: 'bench', n: i });
     fs.writeFileSync(join(dir, rel), bytes);
-    record.artifacts.push({ path: rel, sha256: createHash('sha256').update(bytes).digest('hex'), type: 'bench', producer: 'bench' });
+    record.artifacts.push({
+      path: rel,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      type: 'bench',
+      producer: 'bench',
+    });
   }
   fs.writeFileSync(join(dir, 'workflow.json'), `${JSON.stringify(record, null, 2)}\n`);
 }
@@ -69,12 +129,41 @@ export async function benchRuns(): Promise<Figure[]> {
     const { runId, token } = preparedRun(root);
     const figures = [
       await measure('10a', 'run status', root, [['status', runId]], 1.5),
-      await measure('10b', 'run lease heartbeat', root, [['lease', runId, 'heartbeat', '--lease', token]], 2),
-      await measure('10c', 'run provider --succeeded', root, [['provider', runId, '--name', 'p', '--succeeded', '--lease', token]], 2),
-      await measure('10d', 'run pause / resume', root, [['pause', runId], ['resume', runId]], 2),
+      await measure(
+        '10b',
+        'run lease heartbeat',
+        root,
+        [['lease', runId, 'heartbeat', '--lease', token]],
+        2,
+      ),
+      await measure(
+        '10c',
+        'run provider --succeeded',
+        root,
+        [['provider', runId, '--name', 'p', '--succeeded', '--lease', token]],
+        2,
+      ),
+      await measure(
+        '10d',
+        'run pause / resume',
+        root,
+        [
+          ['pause', runId],
+          ['resume', runId],
+        ],
+        2,
+      ),
     ];
     manyArtifacts(root, runId);
-    figures.push(await measure('10e', `run status, ${ARTIFACTS.toLocaleString('en')} artifacts`, root, [['status', runId]], 3));
+    figures.push(
+      await measure(
+        '10e',
+        `run status, ${ARTIFACTS.toLocaleString('en')} artifacts`,
+        root,
+        [['status', runId]],
+        3,
+      ),
+    );
     return figures;
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

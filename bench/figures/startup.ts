@@ -17,11 +17,30 @@ export async function benchStartup(): Promise<Figure[]> {
   try {
     const env = agentEnv('reviewer');
     const bin = join(BIN_DIR, 'ready_for_next.js');
-    const [binMs, nodeMs] = await interleave([
-      { name: 'ready_for_next', run: async () => expectRun('ready_for_next', await timedNode([bin], project.root, env), 'NO_TASK\n') },
-      { name: 'node -e 0', run: async () => expectRun('node -e 0', await timedNode(['-e', '0'], project.root, env), '') },
-    ], WARMUP, RUNS);
-    const figure = figureOf('1', 'start-up: ready_for_next, empty inbox', summarize(binMs!), 'node -e 0', summarize(nodeMs!), atMost(1.5));
+    const [binMs, nodeMs] = await interleave(
+      [
+        {
+          name: 'ready_for_next',
+          run: async () =>
+            expectRun('ready_for_next', await timedNode([bin], project.root, env), 'NO_TASK\n'),
+        },
+        {
+          name: 'node -e 0',
+          run: async () =>
+            expectRun('node -e 0', await timedNode(['-e', '0'], project.root, env), ''),
+        },
+      ],
+      WARMUP,
+      RUNS,
+    );
+    const figure = figureOf(
+      '1',
+      'start-up: ready_for_next, empty inbox',
+      summarize(binMs!),
+      'node -e 0',
+      summarize(nodeMs!),
+      atMost(1.5),
+    );
     printFigure(figure);
     return [figure];
   } finally {

@@ -17,13 +17,26 @@ import { bookbagPathOf, readBookbag } from '../../lib/review/bookbag/store.js';
 import { submitReview } from '../../lib/review/lens/submit.js';
 import { reviewPathsOf } from '../../lib/project/layout.js';
 import { startPanes, waitFor } from '../../test/support/daemon.js';
-import { reviewerRecords, scriptedReviewer, startTeacher, makeTeachersProject, type TeacherChild } from '../../test/support/teachers.js';
+import {
+  reviewerRecords,
+  scriptedReviewer,
+  startTeacher,
+  makeTeachersProject,
+  type TeacherChild,
+} from '../../test/support/teachers.js';
 import { rawPublish } from '../support/baselines.js';
 import { Cleanups } from '../support/cleanups.js';
 import { startDaemon } from '../support/daemonChild.js';
 import { interleave, type Contender } from '../support/interleave.js';
 import { startRawSpawner, type RawSpawner } from '../support/rawSpawnerProcess.js';
-import { budget, figureOf, printFigure, printHeading, printPart, type Figure } from '../support/report.js';
+import {
+  budget,
+  figureOf,
+  printFigure,
+  printHeading,
+  printPart,
+  type Figure,
+} from '../support/report.js';
 import { quantile, summarize } from '../support/stats.js';
 
 const WARMUP = 4;
@@ -35,12 +48,24 @@ const nowMs = () => performance.timeOrigin + performance.now();
 
 /** The later start of the two reviewers recorded after the first `before` lines of `record`. */
 async function bothStarted(record: string, before: number): Promise<number> {
-  await waitFor('both reviewers to start', () => reviewerRecords(record).length >= before + 2, 30_000);
-  return Math.max(...reviewerRecords(record).slice(before, before + 2).map((r) => r.started_at));
+  await waitFor(
+    'both reviewers to start',
+    () => reviewerRecords(record).length >= before + 2,
+    30_000,
+  );
+  return Math.max(
+    ...reviewerRecords(record)
+      .slice(before, before + 2)
+      .map((r) => r.started_at),
+  );
 }
 
 /** Two idle teachers on a project with handoffd; the contender submits one bead and waits for both reviewers. */
-async function teachersLane(cleanups: Cleanups, subject: number[], parts: { submit: number[] }): Promise<Contender> {
+async function teachersLane(
+  cleanups: Cleanups,
+  subject: number[],
+  parts: { submit: number[] },
+): Promise<Contender> {
   const project = makeTeachersProject();
   cleanups.add(() => project.cleanup());
   const panes = await startPanes(project.root, ['coder', 'teacher-cto', 'teacher-coo']);
@@ -48,13 +73,23 @@ async function teachersLane(cleanups: Cleanups, subject: number[], parts: { subm
   const daemon = await startDaemon(project.root);
   cleanups.add(() => daemon.stop());
   const record = join(project.root, 'reviewer-runs.jsonl');
-  const teachers: TeacherChild[] = LENSES.map((lens) => startTeacher(project.root, lens, ['--poll-interval', '60'], scriptedReviewer('--record', record)));
+  const teachers: TeacherChild[] = LENSES.map((lens) =>
+    startTeacher(
+      project.root,
+      lens,
+      ['--poll-interval', '60'],
+      scriptedReviewer('--record', record),
+    ),
+  );
   cleanups.add(async () => {
     for (const t of teachers) t.child.kill('SIGTERM');
-    for (const t of teachers) if ((await t.exited).code !== 0) throw new Error(`a teacher failed: ${t.stderr()}`);
+    for (const t of teachers)
+      if ((await t.exited).code !== 0) throw new Error(`a teacher failed: ${t.stderr()}`);
   });
   const sleeps = (t: TeacherChild) => (t.stdout().match(/^SESSION: /gm) ?? []).length;
-  await waitFor('both teachers to wake', () => teachers.every((t) => /^TEACHER: /m.test(t.stdout())));
+  await waitFor('both teachers to wake', () =>
+    teachers.every((t) => /^TEACHER: /m.test(t.stdout())),
+  );
   let beads = 0;
   let bead = '';
   return {
@@ -62,10 +97,24 @@ async function teachersLane(cleanups: Cleanups, subject: number[], parts: { subm
     run: async () => {
       const before = reviewerRecords(record).length;
       const start = nowMs();
-      bead = (await submitReview(project.root, {
-        task: `bench task ${beads}`, output: 'the work\n', student: 'coder', domain: 'bench', difficulty: 'medium', verification: '', summary: '',
-        acMet: [], filesChanged: [], blockers: [], submittedBy: 'coder', replyTo: 'coder', branch: '', commit: '',
-      })).bead;
+      bead = (
+        await submitReview(project.root, {
+          task: `bench task ${beads}`,
+          output: 'the work\n',
+          student: 'coder',
+          domain: 'bench',
+          difficulty: 'medium',
+          verification: '',
+          summary: '',
+          acMet: [],
+          filesChanged: [],
+          blockers: [],
+          submittedBy: 'coder',
+          replyTo: 'coder',
+          branch: '',
+          commit: '',
+        })
+      ).bead;
       parts.submit.push(nowMs() - start);
       subject.push((await bothStarted(record, before)) - start);
     },
@@ -73,7 +122,11 @@ async function teachersLane(cleanups: Cleanups, subject: number[], parts: { subm
       beads += 1;
       const path = bookbagPathOf(reviewPathsOf(project.root, {}), bead);
       await waitFor('both verdicts', () => readBookbag(path).state === 'REVIEWED', 30_000);
-      await waitFor('both teachers asleep', () => teachers.every((t) => sleeps(t) >= beads), 30_000);
+      await waitFor(
+        'both teachers asleep',
+        () => teachers.every((t) => sleeps(t) >= beads),
+        30_000,
+      );
     },
   };
 }
@@ -112,23 +165,39 @@ async function rawLane(cleanups: Cleanups, baseline: number[]): Promise<Contende
 
 /** Measures the review latency of two idle teachers against the raw spawn baseline. */
 export async function benchTeachers(): Promise<Figure[]> {
-  printHeading('9. Review latency: submit → both teachers\' reviewer commands starting');
+  printHeading("9. Review latency: submit → both teachers' reviewer commands starting");
   const cleanups = new Cleanups();
   try {
     const subject: number[] = [];
     const baseline: number[] = [];
     const parts = { submit: [] as number[] };
-    const contenders = [await teachersLane(cleanups, subject, parts), await rawLane(cleanups, baseline)];
+    const contenders = [
+      await teachersLane(cleanups, subject, parts),
+      await rawLane(cleanups, baseline),
+    ];
     await interleave(contenders, WARMUP, RUNS);
     const timed = (samples: number[]) => samples.slice(WARMUP);
-    const figure = figureOf('9', 'review latency: submit → 2 reviewers start', summarize(timed(subject)),
-      'raw: fsync\'d file, fs.watch, spawn (×2)', summarize(timed(baseline)), budget('p50 ≤ 50 ms', (s) => s.median <= 50));
+    const figure = figureOf(
+      '9',
+      'review latency: submit → 2 reviewers start',
+      summarize(timed(subject)),
+      "raw: fsync'd file, fs.watch, spawn (×2)",
+      summarize(timed(baseline)),
+      budget('p50 ≤ 50 ms', (s) => s.median <= 50),
+    );
     printFigure(figure);
     const submitMs = quantile(timed(parts.submit), 0.5);
-    console.log('    breakdown of the subject\'s median (each part\'s own median):');
+    console.log("    breakdown of the subject's median (each part's own median):");
     printPart('submitReview (bookbag, signal, 2 requests)', submitMs, figure.subject.median);
-    printPart('delivery, claim, prompt, spawn, exec', figure.subject.median - submitMs, figure.subject.median, ' (the rest)');
-    console.log('    both: a reviewer\'s start is its process\'s performance.timeOrigin (the scripted reviewer records it), a sample the later of two.');
+    printPart(
+      'delivery, claim, prompt, spawn, exec',
+      figure.subject.median - submitMs,
+      figure.subject.median,
+      ' (the rest)',
+    );
+    console.log(
+      "    both: a reviewer's start is its process's performance.timeOrigin (the scripted reviewer records it), a sample the later of two.",
+    );
     return [figure];
   } finally {
     await cleanups.run();

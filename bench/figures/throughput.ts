@@ -19,9 +19,21 @@ import { Cleanups } from '../support/cleanups.js';
 import { clearLog, healthOf, logEvents, startDaemon, type Daemon } from '../support/daemonChild.js';
 import { deliveryFsyncs } from '../support/deliveryFsyncs.js';
 import { settle } from '../support/fixtureWrites.js';
-import { handoffFile, queueBacklog, stageBacklog, type HandoffFile } from '../support/handoffFiles.js';
+import {
+  handoffFile,
+  queueBacklog,
+  stageBacklog,
+  type HandoffFile,
+} from '../support/handoffFiles.js';
 import { clockTicks, cpuTicksOf } from '../support/procCpu.js';
-import { atLeast, figureOf, printFigure, printHeading, PER_SECOND, type Figure } from '../support/report.js';
+import {
+  atLeast,
+  figureOf,
+  printFigure,
+  printHeading,
+  PER_SECOND,
+  type Figure,
+} from '../support/report.js';
 import { formatMs, msSince, summarize } from '../support/stats.js';
 
 /** Handoffs per run: at 0.5-3 ms per fsync (this VM, quiet to busy), seconds per run, and the suite stays within minutes. */
@@ -64,15 +76,31 @@ function clearDeliveries(b: Bench): void {
 /** Throws unless every recipient holds every copy and the outbox is empty. */
 function checkDelivered(b: Bench): void {
   const outbox = itemsIn(b.sender.outbox);
-  const short = b.recipients.filter((r) => itemsIn(mailboxOf(b.project.root, r).inboxNew).length !== b.files.length);
-  if (outbox.length > 0 || short.length > 0) throw new Error(`backlog not delivered: ${outbox.length} left in outbox, copies missing for ${short.join(',')}`);
+  const short = b.recipients.filter(
+    (r) => itemsIn(mailboxOf(b.project.root, r).inboxNew).length !== b.files.length,
+  );
+  if (outbox.length > 0 || short.length > 0)
+    throw new Error(
+      `backlog not delivered: ${outbox.length} left in outbox, copies missing for ${short.join(',')}`,
+    );
 }
 
 /** Waits until the outbox is empty (each original leaves after its copies) and the last delivery is logged; the delivered log times. */
 async function drained(b: Bench): Promise<number[]> {
-  await waitFor('the backlog to be delivered', () => itemsIn(b.sender.outbox).length === 0, 300_000);
-  const deliveredAt = () => logEvents(b.project.root).filter((e) => e.event === 'delivered').map((e) => e.at);
-  await waitFor(`handoffd to log ${b.files.length} deliveries`, () => deliveredAt().length >= b.files.length, 10_000);
+  await waitFor(
+    'the backlog to be delivered',
+    () => itemsIn(b.sender.outbox).length === 0,
+    300_000,
+  );
+  const deliveredAt = () =>
+    logEvents(b.project.root)
+      .filter((e) => e.event === 'delivered')
+      .map((e) => e.at);
+  await waitFor(
+    `handoffd to log ${b.files.length} deliveries`,
+    () => deliveredAt().length >= b.files.length,
+    10_000,
+  );
   return deliveredAt();
 }
 
@@ -123,10 +151,16 @@ async function rawLoop(b: Bench): Promise<Drain> {
   settle();
   const cpu0 = process.cpuUsage();
   const start = process.hrtime.bigint();
-  const names = rawDeliverAll(b.sender.outbox, b.sender.sent, b.recipients.map((r) => mailboxOf(b.project.root, r).inboxNew), b.tmp);
+  const names = rawDeliverAll(
+    b.sender.outbox,
+    b.sender.sent,
+    b.recipients.map((r) => mailboxOf(b.project.root, r).inboxNew),
+    b.tmp,
+  );
   const ms = msSince(start);
   const cpu = process.cpuUsage(cpu0);
-  if (names.length !== b.files.length) throw new Error(`raw loop delivered ${names.length} of ${b.files.length}`);
+  if (names.length !== b.files.length)
+    throw new Error(`raw loop delivered ${names.length} of ${b.files.length}`);
   return drainOf(b, ms, (cpu.user + cpu.system) / 1000);
 }
 
@@ -135,7 +169,8 @@ async function fsyncsPerDelivery(b: Bench): Promise<{ deep: number; shallow: num
   const extra: HandoffFile[] = [];
   for (let i = 1; i <= 3; i++) extra.push(await handoffFile(BACKLOG + i, SENDER, b.recipients));
   queueBacklog(b.sender, extra);
-  const deliver = (file: HandoffFile, deep: boolean) => deliveryFsyncs(b.project.root, b.tmp, SENDER, file.name, deep);
+  const deliver = (file: HandoffFile, deep: boolean) =>
+    deliveryFsyncs(b.project.root, b.tmp, SENDER, file.name, deep);
   await deliver(extra[0]!, true);
   const counts = { deep: await deliver(extra[1]!, true), shallow: await deliver(extra[2]!, false) };
   clearDeliveries(b);
@@ -148,7 +183,12 @@ const CONTENDERS = [
   { label: 'raw loop', run: rawLoop },
 ];
 
-async function throughputFigure(label: string, project: Project, recipients: string[], hz: number): Promise<Figure> {
+async function throughputFigure(
+  label: string,
+  project: Project,
+  recipients: string[],
+  hz: number,
+): Promise<Figure> {
   const files: HandoffFile[] = [];
   for (let seq = 1; seq <= BACKLOG; seq++) files.push(await handoffFile(seq, SENDER, recipients));
   const tmp = join(swarmDirOf(project.root), 'bench-tmp');
@@ -167,18 +207,29 @@ async function throughputFigure(label: string, project: Project, recipients: str
   }
   const rates = drains.map((runs) => summarize(runs.map((d) => d.rate)));
   const rawFsyncs = recipients.length * 2 + 2;
-  const figure = figureOf(label, `throughput, ${recipients.length} recipient${recipients.length > 1 ? 's' : ''} (${BACKLOG} queued)`,
-    rates[0]!, `raw loop, ${rawFsyncs} fsyncs per handoff`, rates.at(-1)!, atLeast(0.7), PER_SECOND);
+  const figure = figureOf(
+    label,
+    `throughput, ${recipients.length} recipient${recipients.length > 1 ? 's' : ''} (${BACKLOG} queued)`,
+    rates[0]!,
+    `raw loop, ${rawFsyncs} fsyncs per handoff`,
+    rates.at(-1)!,
+    atLeast(0.7),
+    PER_SECOND,
+  );
   printFigure(figure);
   const width = Math.max(...CONTENDERS.map((c) => c.label.length));
   for (const [i, c] of CONTENDERS.entries()) {
     const rate = rates[i]!.median;
     const cpu = summarize(drains[i]!.map((d) => d.cpuMsPerHandoff)).median;
-    console.log(`    ${c.label.padEnd(width)} : ${PER_SECOND.format(rate).padStart(7)}  ${(rate / figure.baseline.median).toFixed(2)}× raw;` +
-      ` per handoff ${formatMs(1000 / rate)} wall, ${formatMs(cpu)} CPU (user+sys)`);
+    console.log(
+      `    ${c.label.padEnd(width)} : ${PER_SECOND.format(rate).padStart(7)}  ${(rate / figure.baseline.median).toFixed(2)}× raw;` +
+        ` per handoff ${formatMs(1000 / rate)} wall, ${formatMs(cpu)} CPU (user+sys)`,
+    );
   }
-  console.log(`    fsyncs per handoff: deliverHandoff alone deep ${fsyncs.deep} (it also takes and releases each recipient's inbox lock), not deep ${fsyncs.shallow},` +
-    ` raw ${rawFsyncs}; handoffd finishes a backlog in groups, sharing the new/, sent/ and outbox/ fsyncs. Wall minus CPU is time blocked on the disk.`);
+  console.log(
+    `    fsyncs per handoff: deliverHandoff alone deep ${fsyncs.deep} (it also takes and releases each recipient's inbox lock), not deep ${fsyncs.shallow},` +
+      ` raw ${rawFsyncs}; handoffd finishes a backlog in groups, sharing the new/, sent/ and outbox/ fsyncs. Wall minus CPU is time blocked on the disk.`,
+  );
   return figure;
 }
 

@@ -19,11 +19,17 @@ const RUNS = 50;
 /** One tmux client run, as the adapter runs tmux (execFile, argument vector). */
 function displayMessage(socket: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    execFile('tmux', ['-S', socket, 'display-message', '-p', 'x'], { encoding: 'utf8', timeout: 10_000 }, (err, stdout) => {
-      if (err) reject(err);
-      else if (stdout !== 'x\n') reject(new Error(`display-message printed ${JSON.stringify(stdout)}`));
-      else resolve();
-    });
+    execFile(
+      'tmux',
+      ['-S', socket, 'display-message', '-p', 'x'],
+      { encoding: 'utf8', timeout: 10_000 },
+      (err, stdout) => {
+        if (err) reject(err);
+        else if (stdout !== 'x\n')
+          reject(new Error(`display-message printed ${JSON.stringify(stdout)}`));
+        else resolve();
+      },
+    );
   });
 }
 
@@ -38,13 +44,25 @@ export async function benchWake(): Promise<Figure[]> {
     const panes = await startPanes(root, ['reviewer']);
     cleanups.add(() => panes.kill());
     const target = { socket: panes.tmux.socket, target: panes.panes.get('reviewer')! };
-    const [wakeMs, clientMs] = await interleave([
-      { name: 'wake()', run: () => wake(target) },
-      { name: 'display-message', run: () => displayMessage(target.socket) },
-    ], WARMUP, RUNS);
-    const figure = figureOf('7', 'wake-up: wake() into a cat pane', summarize(wakeMs!), 'tmux display-message -p x (execFile)', summarize(clientMs!), info('≈ 2×'));
+    const [wakeMs, clientMs] = await interleave(
+      [
+        { name: 'wake()', run: () => wake(target) },
+        { name: 'display-message', run: () => displayMessage(target.socket) },
+      ],
+      WARMUP,
+      RUNS,
+    );
+    const figure = figureOf(
+      '7',
+      'wake-up: wake() into a cat pane',
+      summarize(wakeMs!),
+      'tmux display-message -p x (execFile)',
+      summarize(clientMs!),
+      info('≈ 2×'),
+    );
     printFigure(figure);
-    if (!(await panes.tmux.capturePane(target.target)).includes(WAKE_TEXT)) throw new Error('the wake-up text never reached the pane');
+    if (!(await panes.tmux.capturePane(target.target)).includes(WAKE_TEXT))
+      throw new Error('the wake-up text never reached the pane');
     return [figure];
   } finally {
     await cleanups.run();

@@ -15,7 +15,8 @@ export class Arrivals {
 
   constructor(readonly dir: string) {
     this.watcher = fs.watch(dir, (_event, name) => {
-      if (this.pending && name === this.pending.name && fs.existsSync(this.pending.path)) this.pending.seen('watch');
+      if (this.pending && name === this.pending.name && fs.existsSync(this.pending.path))
+        this.pending.seen('watch');
     });
   }
 

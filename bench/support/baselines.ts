@@ -17,7 +17,10 @@ export function rawFsyncDir(dir: string): void {
 
 /** The handoff names in `dir`, sorted: readdir, filter, sort. */
 export function rawListing(dir: string): string[] {
-  return fs.readdirSync(dir).filter((n) => n.endsWith('.handoff')).sort();
+  return fs
+    .readdirSync(dir)
+    .filter((n) => n.endsWith('.handoff'))
+    .sort();
 }
 
 /** The minimal durable claim: readdir, sort, rename the first item, fsync both directories; its name. */
@@ -57,7 +60,13 @@ export function rawPublish(tmpDir: string, dir: string, name: string, bytes: Buf
  * temp file (fsync), link into its new/ and fsync new/; then rename the original into
  * `sent` and fsync both directories. Routing is given, not read from the header.
  */
-export function rawDeliver(outbox: string, name: string, sent: string, newDirs: string[], tmpDir: string): void {
+export function rawDeliver(
+  outbox: string,
+  name: string,
+  sent: string,
+  newDirs: string[],
+  tmpDir: string,
+): void {
   const original = join(outbox, name);
   const bytes = fs.readFileSync(original);
   for (const [i, newDir] of newDirs.entries()) {
@@ -73,7 +82,12 @@ export function rawDeliver(outbox: string, name: string, sent: string, newDirs: 
 }
 
 /** Delivers every `*.handoff` in `outbox`, lowest name first, with rawDeliver; the names delivered. */
-export function rawDeliverAll(outbox: string, sent: string, newDirs: string[], tmpDir: string): string[] {
+export function rawDeliverAll(
+  outbox: string,
+  sent: string,
+  newDirs: string[],
+  tmpDir: string,
+): string[] {
   const names = rawListing(outbox);
   for (const name of names) rawDeliver(outbox, name, sent, newDirs, tmpDir);
   return names;

@@ -27,8 +27,15 @@ export interface ClaimInbox {
 function headersOf(seq: number): { name: string; headers: Headers } {
   const id = `20260101T000000Z_${String(seq).padStart(6, '0')}_from_coder`;
   const headers: Headers = {
-    id, from: 'coder', to: 'reviewer', recipient: 'reviewer', priority: '50', type: 'note',
-    message: `item ${seq}`, created_at: '2026-01-01T00:00:00.000Z', enqueued_at: '2026-01-01T00:00:01.000Z',
+    id,
+    from: 'coder',
+    to: 'reviewer',
+    recipient: 'reviewer',
+    priority: '50',
+    type: 'note',
+    message: `item ${seq}`,
+    created_at: '2026-01-01T00:00:00.000Z',
+    enqueued_at: '2026-01-01T00:00:01.000Z',
   };
   return { name: `50_${id}_to_reviewer.handoff`, headers };
 }
@@ -47,17 +54,28 @@ export async function makeClaimInbox(waiting: number, completed = 0): Promise<Cl
   ensureMailbox(box);
   for (let seq = 1; seq <= waiting; seq++) {
     const { name, headers } = headersOf(seq);
-    fs.writeFileSync(join(box.inboxNew, name), await serializeEnvelope(headers, BODY), { mode: 0o600 });
+    fs.writeFileSync(join(box.inboxNew, name), await serializeEnvelope(headers, BODY), {
+      mode: 0o600,
+    });
   }
   if (completed > 0) {
     const original = join(dir, 'finished.handoff');
     const { headers } = headersOf(100_000);
-    fs.writeFileSync(original, await serializeEnvelope({ ...headers, ...DEQUEUED, completed_at: '2026-01-01T00:00:03.000Z' }, BODY), { mode: 0o600 });
-    for (let seq = 100_000; seq < 100_000 + completed; seq++) fs.linkSync(original, join(box.completed, headersOf(seq).name));
+    fs.writeFileSync(
+      original,
+      await serializeEnvelope(
+        { ...headers, ...DEQUEUED, completed_at: '2026-01-01T00:00:03.000Z' },
+        BODY,
+      ),
+      { mode: 0o600 },
+    );
+    for (let seq = 100_000; seq < 100_000 + completed; seq++)
+      fs.linkSync(original, join(box.completed, headersOf(seq).name));
   }
   const first = headersOf(1);
   return {
-    box, firstName: first.name,
+    box,
+    firstName: first.name,
     firstBytes: await serializeEnvelope(first.headers, BODY),
     firstBytesStamped: await serializeEnvelope({ ...first.headers, ...DEQUEUED }, BODY),
     cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),

@@ -16,9 +16,14 @@ export interface Daemon {
 }
 
 /** Starts `dist/bin/handoffd.js --root root --quiet ...args` (with `env` added, e.g. BATON_NODE) and waits for its pid file. */
-export async function startDaemon(root: string, args: string[] = [], env: Record<string, string> = {}): Promise<Daemon> {
+export async function startDaemon(
+  root: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Daemon> {
   const d = await startHandoffd(root, ['--quiet', ...args], env);
-  if (d.child.exitCode !== null || d.child.pid === undefined) throw new Error(`handoffd did not start: ${d.stderr()}`);
+  if (d.child.exitCode !== null || d.child.pid === undefined)
+    throw new Error(`handoffd did not start: ${d.stderr()}`);
   const pid = d.child.pid;
   installSafetyNet();
   running.add(d.child);
@@ -57,26 +62,46 @@ function installSafetyNet(): void {
 }
 
 /** The daemon's health counters (undefined while the file is missing or being rewritten). */
-export function healthOf(root: string): { passes: number; delivered: number; failed: number } | undefined {
+export function healthOf(
+  root: string,
+): { passes: number; delivered: number; failed: number } | undefined {
   try {
-    return JSON.parse(fs.readFileSync(daemonPathsOf(root).health, 'utf8')) as { passes: number; delivered: number; failed: number };
+    return JSON.parse(fs.readFileSync(daemonPathsOf(root).health, 'utf8')) as {
+      passes: number;
+      delivered: number;
+      failed: number;
+    };
   } catch {
     return undefined;
   }
 }
 
 /** Waits until the pass that delivered the `count`th handoff has ended (health.json counts it). */
-export async function waitDelivered(root: string, count: number, timeoutMs = 30_000): Promise<void> {
-  await waitFor(`handoffd to report ${count} deliveries`, () => (healthOf(root)?.delivered ?? 0) >= count, timeoutMs);
+export async function waitDelivered(
+  root: string,
+  count: number,
+  timeoutMs = 30_000,
+): Promise<void> {
+  await waitFor(
+    `handoffd to report ${count} deliveries`,
+    () => (healthOf(root)?.delivered ?? 0) >= count,
+    timeoutMs,
+  );
 }
 
 /** Log events (time in ms since the epoch, event name, details) of the daemon's log. */
-export function logEvents(root: string): { at: number; event: string; details: Record<string, string> }[] {
+export function logEvents(
+  root: string,
+): { at: number; event: string; details: Record<string, string> }[] {
   const path = daemonPathsOf(root).log;
-  const lines = fs.existsSync(path) ? fs.readFileSync(path, 'utf8').split('\n').filter(Boolean) : [];
+  const lines = fs.existsSync(path)
+    ? fs.readFileSync(path, 'utf8').split('\n').filter(Boolean)
+    : [];
   return lines.flatMap((line) => {
     const parsed = parseLogLine(line);
-    return parsed ? [{ at: Date.parse(parsed.at), event: parsed.event, details: parsed.details }] : [];
+    return parsed
+      ? [{ at: Date.parse(parsed.at), event: parsed.event, details: parsed.details }]
+      : [];
   });
 }
 

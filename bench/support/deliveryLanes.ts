@@ -28,10 +28,27 @@ export interface Lane {
 }
 
 /** A lane from role `from` (mailbox `sender`) to role `to` (mailbox `recipient`); makes both mailboxes. */
-export function laneOf(name: string, from: string, sender: Mailbox, to: string, recipient: Mailbox, finished: Lane['finished']): Lane {
+export function laneOf(
+  name: string,
+  from: string,
+  sender: Mailbox,
+  to: string,
+  recipient: Mailbox,
+  finished: Lane['finished'],
+): Lane {
   ensureMailbox(sender);
   ensureMailbox(recipient);
-  return { name, from, to, sender, arrivals: new Arrivals(recipient.inboxNew), finished, sent: 0, seq: 0, current: '' };
+  return {
+    name,
+    from,
+    to,
+    sender,
+    arrivals: new Arrivals(recipient.inboxNew),
+    finished,
+    sent: 0,
+    seq: 0,
+    current: '',
+  };
 }
 
 /** A contender that publishes one handoff on `lane` and waits for its copy. */

@@ -15,12 +15,27 @@ export interface HandoffFile {
 }
 
 /** The `seq`th note from `sender` to `recipients`, created now. */
-export async function handoffFile(seq: number, sender: string, recipients: string[]): Promise<HandoffFile> {
+export async function handoffFile(
+  seq: number,
+  sender: string,
+  recipients: string[],
+): Promise<HandoffFile> {
   const now = new Date();
   const id = handoffId(tsidOf(now), seq, sender);
-  const headers = { id, from: sender, to: recipients.join(','), priority: '50', type: 'note', message: `benchmark note ${seq}`, created_at: isoOf(now) };
+  const headers = {
+    id,
+    from: sender,
+    to: recipients.join(','),
+    priority: '50',
+    type: 'note',
+    message: `benchmark note ${seq}`,
+    created_at: isoOf(now),
+  };
   const body = Buffer.from(`Re-read your role and constitution.\n\nbenchmark note ${seq}\n`);
-  return { name: handoffFileName('50', id, recipients), bytes: await serializeEnvelope(headers, body) };
+  return {
+    name: handoffFileName('50', id, recipients),
+    bytes: await serializeEnvelope(headers, body),
+  };
 }
 
 /** Writes a handoff to `outbox/tmp/<name>.tmp` and fsyncs it (untimed); returns the function that publishes it. */
@@ -41,9 +56,14 @@ export function stageHandoff(box: Mailbox, file: HandoffFile): () => void {
  * returns the function that renames every file into outbox/, in order, and syncs outbox/.
  */
 export function stageBacklog(box: Mailbox, files: HandoffFile[]): () => void {
-  for (const file of files) fs.writeFileSync(join(box.outboxTmp, `${file.name}.tmp`), file.bytes, { mode: 0o600, flag: 'wx' });
+  for (const file of files)
+    fs.writeFileSync(join(box.outboxTmp, `${file.name}.tmp`), file.bytes, {
+      mode: 0o600,
+      flag: 'wx',
+    });
   return () => {
-    for (const file of files) fs.renameSync(join(box.outboxTmp, `${file.name}.tmp`), join(box.outbox, file.name));
+    for (const file of files)
+      fs.renameSync(join(box.outboxTmp, `${file.name}.tmp`), join(box.outbox, file.name));
     rawFsyncDir(box.outboxTmp);
     rawFsyncDir(box.outbox);
   };

@@ -21,7 +21,11 @@ async function timeOnce(c: Contender): Promise<number> {
 }
 
 /** Runs the contenders in alternating rounds after `warmup` untimed rounds; each one's samples in ms. */
-export async function interleave(contenders: Contender[], warmup: number, runs: number): Promise<number[][]> {
+export async function interleave(
+  contenders: Contender[],
+  warmup: number,
+  runs: number,
+): Promise<number[][]> {
   const samples = contenders.map(() => [] as number[]);
   for (let round = 0; round < warmup + runs; round++) {
     const order = contenders.map((_, i) => i);
@@ -35,7 +39,11 @@ export async function interleave(contenders: Contender[], warmup: number, runs: 
 }
 
 /** The median ms of one action sampled alone (for breakdowns of a figure): `runs` timings after `warmup`. */
-export async function medianAlone(run: () => Promise<void> | void, warmup: number, runs: number): Promise<number> {
+export async function medianAlone(
+  run: () => Promise<void> | void,
+  warmup: number,
+  runs: number,
+): Promise<number> {
   const [samples] = await interleave([{ name: 'alone', run }], warmup, runs);
   return summarize(samples!).median;
 }

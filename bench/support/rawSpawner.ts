@@ -21,7 +21,10 @@ function look(): void {
     seen.add(name);
     const prompt = fs.readFileSync(join(dir!, name));
     fs.unlinkSync(join(dir!, name));
-    const reviewer = spawn(argv[0]!, argv.slice(1), { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    const reviewer = spawn(argv[0]!, argv.slice(1), {
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
     reviewer.stdin.end(prompt);
     reviewer.on('exit', () => process.stdout.write(`exited ${name}\n`));
   }

@@ -13,7 +13,11 @@ export interface RawSpawner {
 
 /** Starts a raw spawner watching `dir` that runs `argv` per file; resolves once it watches. */
 export async function startRawSpawner(dir: string, argv: string[]): Promise<RawSpawner> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'rawSpawner.ts'), dir, ...argv], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'rawSpawner.ts'), dir, ...argv],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const gone = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const finished = new Set<string>();
   const waiting = new Map<string, () => void>();
@@ -28,7 +32,10 @@ export async function startRawSpawner(dir: string, argv: string[]): Promise<RawS
   const died = () => gone.then(() => Promise.reject(new Error('the raw spawner exited')));
   await Promise.race([ready, died()]);
   return {
-    exited: (name) => (finished.has(name) ? Promise.resolve() : Promise.race([new Promise<void>((resolve) => waiting.set(name, resolve)), died()])),
+    exited: (name) =>
+      finished.has(name)
+        ? Promise.resolve()
+        : Promise.race([new Promise<void>((resolve) => waiting.set(name, resolve)), died()]),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await gone;

@@ -13,7 +13,8 @@ if (!outbox || !sent || !tmp || newDirs.length === 0) {
 }
 
 function drain(): void {
-  for (const name of rawDeliverAll(outbox!, sent!, newDirs, tmp!)) process.stdout.write(`delivered ${name}\n`);
+  for (const name of rawDeliverAll(outbox!, sent!, newDirs, tmp!))
+    process.stdout.write(`delivered ${name}\n`);
 }
 
 fs.watch(outbox, drain);

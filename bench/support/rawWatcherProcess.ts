@@ -12,10 +12,19 @@ export interface RawWatcher {
 }
 
 /** Starts the raw watcher on `outbox` and waits until it is watching. */
-export async function startRawWatcher(outbox: string, sent: string, tmp: string, newDirs: string[]): Promise<RawWatcher> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'rawWatcher.ts'), outbox, sent, tmp, ...newDirs], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export async function startRawWatcher(
+  outbox: string,
+  sent: string,
+  tmp: string,
+  newDirs: string[],
+): Promise<RawWatcher> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'rawWatcher.ts'), outbox, sent, tmp, ...newDirs],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const done = new Set<string>();
   const waiters = new Map<string, () => void>();
   let stderr = '';
@@ -37,13 +46,19 @@ export async function startRawWatcher(outbox: string, sent: string, tmp: string,
     }
   });
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  await Promise.race([started, exited.then(() => Promise.reject(new Error(`raw watcher exited: ${stderr}`)))]);
+  await Promise.race([
+    started,
+    exited.then(() => Promise.reject(new Error(`raw watcher exited: ${stderr}`))),
+  ]);
   return {
     child,
-    delivered: (name) => (done.has(name) ? Promise.resolve() : Promise.race([
-      new Promise<void>((resolve) => waiters.set(name, resolve)),
-      exited.then(() => Promise.reject(new Error(`raw watcher exited: ${stderr}`))),
-    ])),
+    delivered: (name) =>
+      done.has(name)
+        ? Promise.resolve()
+        : Promise.race([
+            new Promise<void>((resolve) => waiters.set(name, resolve)),
+            exited.then(() => Promise.reject(new Error(`raw watcher exited: ${stderr}`))),
+          ]),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;

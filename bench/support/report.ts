@@ -40,7 +40,10 @@ export function atLeast(min: number, note = ''): Goal {
 export function about(target: number, tolerance: number): Goal {
   const lo = target * (1 - tolerance);
   const hi = target * (1 + tolerance);
-  return { label: `≈ ${target.toFixed(1)}× (${lo.toFixed(2)}–${hi.toFixed(2)})`, met: (r) => r >= lo && r <= hi };
+  return {
+    label: `≈ ${target.toFixed(1)}× (${lo.toFixed(2)}–${hi.toFixed(2)})`,
+    met: (r) => r >= lo && r <= hi,
+  };
 }
 
 /** Goal on the subject's or baseline's values rather than their ratio. */
@@ -67,7 +70,15 @@ export interface Figure {
 }
 
 /** Builds a figure from two summaries: the ratio of medians and its verdict. */
-export function figureOf(section: string, name: string, subject: Summary, baselineName: string, baseline: Summary, goal: Goal, unit: Unit = MS): Figure {
+export function figureOf(
+  section: string,
+  name: string,
+  subject: Summary,
+  baselineName: string,
+  baseline: Summary,
+  goal: Goal,
+  unit: Unit = MS,
+): Figure {
   const ratio = subject.median / baseline.median;
   const verdict = goal.met ? (goal.met(ratio, subject, baseline) ? 'PASS' : 'MISS') : 'info';
   return { section, name, subject, baselineName, baseline, ratio, goal, verdict, unit };
@@ -113,19 +124,31 @@ function pad(text: string, width: number, right = false): string {
 /** Prints the final table of every figure, one row each. */
 export function printTable(figures: Figure[]): void {
   const rows = figures.map((f) => [
-    f.section, f.name, f.unit.format(f.subject.median), f.subject.n > 1 ? f.unit.format(f.subject.p90) : '—',
-    f.subject.n >= P99_MIN_SAMPLES ? f.unit.format(f.subject.p99) : '—', f.unit.format(f.baseline.median),
-    formatRatio(f.ratio), f.goal.label, f.verdict,
+    f.section,
+    f.name,
+    f.unit.format(f.subject.median),
+    f.subject.n > 1 ? f.unit.format(f.subject.p90) : '—',
+    f.subject.n >= P99_MIN_SAMPLES ? f.unit.format(f.subject.p99) : '—',
+    f.unit.format(f.baseline.median),
+    formatRatio(f.ratio),
+    f.goal.label,
+    f.verdict,
   ]);
   const head = ['#', 'figure', 'median', 'p90', 'p99', 'baseline', 'ratio', 'goal', 'verdict'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const numeric = new Set([2, 3, 4, 5, 6]);
-  const line = (cells: string[]) => cells.map((c, i) => pad(c, widths[i]!, numeric.has(i))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => pad(c, widths[i]!, numeric.has(i)))
+      .join('  ')
+      .trimEnd();
   console.log(line(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.log(line(r));
   const judged = figures.filter((f) => f.verdict !== 'info');
   const met = judged.filter((f) => f.verdict === 'PASS').length;
   const infoOnly = figures.length - judged.length;
-  console.log(`\n${met} of ${judged.length} figures meet their goal${infoOnly > 0 ? ` (${infoOnly} more for information only)` : ''}.`);
+  console.log(
+    `\n${met} of ${judged.length} figures meet their goal${infoOnly > 0 ? ` (${infoOnly} more for information only)` : ''}.`,
+  );
 }

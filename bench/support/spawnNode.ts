@@ -11,14 +11,24 @@ export interface TimedRun {
 }
 
 /** Runs `node <args>` in `cwd` with `env` (and `input` written to its stdin, then closed) and measures wall time until it has exited. */
-export function timedNode(args: string[], cwd: string, env: NodeJS.ProcessEnv, input?: string): Promise<TimedRun> {
+export function timedNode(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  input?: string,
+): Promise<TimedRun> {
   return new Promise((done) => {
     const start = process.hrtime.bigint();
-    const child = execFile(process.execPath, args, { cwd, env, encoding: 'utf8' }, (err, stdout, stderr) => {
-      const ms = msSince(start);
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      done({ ms, code, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      args,
+      { cwd, env, encoding: 'utf8' },
+      (err, stdout, stderr) => {
+        const ms = msSince(start);
+        const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        done({ ms, code, stdout, stderr });
+      },
+    );
     if (input !== undefined) child.stdin?.end(input);
   });
 }
@@ -33,6 +43,8 @@ export function agentEnv(role: string): NodeJS.ProcessEnv {
 /** Throws unless a run exited 0 and its stdout starts with `expected`. */
 export function expectRun(what: string, run: TimedRun, expected: string): void {
   if (run.code !== 0 || !run.stdout.startsWith(expected)) {
-    throw new Error(`${what}: exit ${run.code}, stdout ${JSON.stringify(run.stdout.slice(0, 200))}, stderr ${JSON.stringify(run.stderr.slice(0, 200))}`);
+    throw new Error(
+      `${what}: exit ${run.code}, stdout ${JSON.stringify(run.stdout.slice(0, 200))}, stderr ${JSON.stringify(run.stderr.slice(0, 200))}`,
+    );
   }
 }

@@ -20,7 +20,12 @@ export function quantile(samples: number[], q: number): number {
 
 /** Median, p90, p99 and count of `samples`. */
 export function summarize(samples: number[]): Summary {
-  return { median: quantile(samples, 0.5), p90: quantile(samples, 0.9), p99: quantile(samples, 0.99), n: samples.length };
+  return {
+    median: quantile(samples, 0.5),
+    p90: quantile(samples, 0.9),
+    p99: quantile(samples, 0.99),
+    n: samples.length,
+  };
 }
 
 /** A single measurement as a summary (n = 1: no spread to report). */

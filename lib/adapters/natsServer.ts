@@ -36,11 +36,17 @@ export class NatsServerMissing extends Error {
 /** Another program listens on the port (found before spawning, or said by nats-server itself). */
 export class NatsPortBusy extends Error {
   constructor(readonly port: number) {
-    super(`port ${port} on ${NATS_HOST} is busy: another program listens there (choose one with --port)`);
+    super(
+      `port ${port} on ${NATS_HOST} is busy: another program ` +
+        `listens there (choose one with --port)`,
+    );
   }
 }
 
-/** nats-server exited during start-up or did not become healthy in time; the message ends with its log's last line. */
+/**
+ * nats-server exited during start-up or did not become healthy in time; the message ends with its
+ * log's last line.
+ */
 export class NatsServerFailed extends Error {}
 
 /** `nats://127.0.0.1:<port>`. */
@@ -53,9 +59,17 @@ export function natsServerArgv(port: number, storeDir: string): string[] {
   return ['-js', '-a', NATS_HOST, '-p', String(port), '-sd', storeDir];
 }
 
-/** The nats-server executable: the first on PATH, else the Debian package's /usr/sbin one (not on a user's PATH). */
+/**
+ * The nats-server executable: the first on PATH, else the Debian package's /usr/sbin one (not on a
+ * user's PATH).
+ */
 export function findNatsServer(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const dirs = [...(env.PATH ?? '').split(delimiter).filter(Boolean), '/usr/sbin', '/usr/local/sbin', '/usr/local/bin'];
+  const dirs = [
+    ...(env.PATH ?? '').split(delimiter).filter(Boolean),
+    '/usr/sbin',
+    '/usr/local/sbin',
+    '/usr/local/bin',
+  ];
   for (const dir of dirs) {
     const path = resolve(dir, 'nats-server');
     try {
@@ -72,13 +86,21 @@ export function findNatsServer(env: NodeJS.ProcessEnv = process.env): string | u
 export function portFree(port: number): Promise<boolean> {
   return new Promise((done, failed) => {
     const probe = createServer();
-    probe.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' ? done(false) : failed(err)));
+    probe.once('error', (err: NodeJS.ErrnoException) =>
+      err.code === 'EADDRINUSE' ? done(false) : failed(err),
+    );
     probe.listen({ port, host: NATS_HOST }, () => probe.close(() => done(true)));
   });
 }
 
-/** The parsed `INFO` line the server at 127.0.0.1:`port` sends on connect, or undefined when none came within `timeoutMs`. */
-export function natsInfoOf(port: number, timeoutMs = 1000): Promise<Record<string, unknown> | undefined> {
+/**
+ * The parsed `INFO` line the server at 127.0.0.1:`port` sends on connect, or undefined when none
+ * came within `timeoutMs`.
+ */
+export function natsInfoOf(
+  port: number,
+  timeoutMs = 1000,
+): Promise<Record<string, unknown> | undefined> {
   return new Promise((done) => {
     const socket = connect({ port, host: NATS_HOST });
     let seen = '';
@@ -92,7 +114,8 @@ export function natsInfoOf(port: number, timeoutMs = 1000): Promise<Record<strin
     socket.on('data', (chunk: Buffer) => {
       seen += chunk.toString('utf8');
       const end = seen.indexOf('\r\n');
-      if (end >= 0 || seen.length > 64 * 1024) finish(parseInfo(end >= 0 ? seen.slice(0, end) : ''));
+      if (end >= 0 || seen.length > 64 * 1024)
+        finish(parseInfo(end >= 0 ? seen.slice(0, end) : ''));
     });
   });
 }
@@ -118,10 +141,14 @@ export interface RunningNatsServer {
  * store; else undefined (no file, a dead pid, a zombie, a reused pid running something else).
  * Without /proc (not Linux) a live pid is trusted.
  */
-export function runningNatsServer(pidFile: string, storeDir: string): RunningNatsServer | undefined {
+export function runningNatsServer(
+  pidFile: string,
+  storeDir: string,
+): RunningNatsServer | undefined {
   const pid = pidIn(pidFile);
   if (pid === undefined) return undefined;
-  if (!fs.existsSync('/proc/self/cmdline')) return signalable(pid) ? { pid, port: undefined } : undefined;
+  if (!fs.existsSync('/proc/self/cmdline'))
+    return signalable(pid) ? { pid, port: undefined } : undefined;
   const argv = commandLineOf(pid);
   if (argv.length === 0 || basename(argv[0]!) !== 'nats-server') return undefined;
   const option = (name: string) => argv[argv.indexOf(name) + 1];
@@ -155,7 +182,9 @@ function signalable(pid: number): boolean {
   }
 }
 
-/** Writes `pid` to `pidFile` whole (temp file, then rename), so a reader never sees half a number. */
+/**
+ * Writes `pid` to `pidFile` whole (temp file, then rename), so a reader never sees half a number.
+ */
 export function writePidFile(pidFile: string, pid: number): void {
   const temp = join(dirname(pidFile), `.${basename(pidFile)}.${process.pid}.tmp`);
   fs.writeFileSync(temp, `${pid}\n`, { mode: 0o600 });
@@ -181,11 +210,17 @@ export interface SpawnOptions {
   storeDir: string;
   /** Where its stdout and stderr are appended; `<storeDir>/nats-server.log` by default. */
   logFile?: string;
-  /** Detached: its own session, outliving the caller (`baton nats up`); else the caller's process group (tests). */
+  /**
+   * Detached: its own session, outliving the caller (`baton nats up`); else the caller's process
+   * group (tests).
+   */
   detached: boolean;
 }
 
-/** Spawns nats-server (argv, no shell) without waiting for it; throws NatsServerMissing when it is not installed. */
+/**
+ * Spawns nats-server (argv, no shell) without waiting for it; throws NatsServerMissing when it is
+ * not installed.
+ */
 export function spawnNatsServer(options: SpawnOptions): SpawnedNatsServer {
   const binary = findNatsServer();
   if (binary === undefined) throw new NatsServerMissing();
@@ -197,16 +232,27 @@ export function spawnNatsServer(options: SpawnOptions): SpawnedNatsServer {
   let logOffset: number;
   try {
     logOffset = fs.fstatSync(log).size;
-    child = spawn(binary, natsServerArgv(options.port, storeDir), { detached: options.detached, stdio: ['ignore', log, log] });
+    child = spawn(binary, natsServerArgv(options.port, storeDir), {
+      detached: options.detached,
+      stdio: ['ignore', log, log],
+    });
   } finally {
     fs.closeSync(log);
   }
   let spawnError: Error | undefined;
   child.on('error', (err) => (spawnError = err));
   return {
-    child, port: options.port, logFile,
+    child,
+    port: options.port,
+    logFile,
     ended: () => spawnError !== undefined || child.exitCode !== null || child.signalCode !== null,
-    failure: () => startFailure(options.port, logFile, logOffset, spawnError ?? `exit ${child.exitCode ?? child.signalCode}`),
+    failure: () =>
+      startFailure(
+        options.port,
+        logFile,
+        logOffset,
+        spawnError ?? `exit ${child.exitCode ?? child.signalCode}`,
+      ),
   };
 }
 
@@ -215,17 +261,31 @@ export function spawnNatsServer(options: SpawnOptions): SpawnedNatsServer {
  * port (another program took it between our check and its bind); anything else is a
  * failure that names the log and quotes the last line this server wrote there.
  */
-function startFailure(port: number, logFile: string, logOffset: number, how: Error | string): Error {
+function startFailure(
+  port: number,
+  logFile: string,
+  logOffset: number,
+  how: Error | string,
+): Error {
   const last = lastLogLine(logFile, logOffset);
   if (/address already in use/i.test(last)) return new NatsPortBusy(port);
-  if (how instanceof Error) return new NatsServerFailed(`nats-server could not be started: ${how.message}`);
-  return new NatsServerFailed(`nats-server ended during start-up (${how}) '${logFile}': ${last || 'nothing logged'}`);
+  if (how instanceof Error)
+    return new NatsServerFailed(`nats-server could not be started: ${how.message}`);
+  return new NatsServerFailed(
+    `nats-server ended during start-up (${how}) '${logFile}': ${last || 'nothing logged'}`,
+  );
 }
 
 /** The last non-empty line written to the log from `offset` on ('' when none). */
 function lastLogLine(logFile: string, offset: number): string {
   try {
-    const lines = fs.readFileSync(logFile).subarray(offset).toString('utf8').split('\n').map((l) => l.trim()).filter(Boolean);
+    const lines = fs
+      .readFileSync(logFile)
+      .subarray(offset)
+      .toString('utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
     return lines[lines.length - 1] ?? '';
   } catch {
     return '';
@@ -234,19 +294,27 @@ function lastLogLine(logFile: string, offset: number): string {
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
 /**
  * Waits until the server answers on its port with an INFO line announcing JetStream (polled,
  * bounded by `timeoutMs`); throws its failure when it ends first, NatsServerFailed when it
  * stays silent. The INFO's port must be the one asked for: a server elsewhere never counts.
  */
-export async function waitUntilHealthy(server: WatchedNatsServer, timeoutMs = HEALTHY_WITHIN_MS): Promise<void> {
+export async function waitUntilHealthy(
+  server: WatchedNatsServer,
+  timeoutMs = HEALTHY_WITHIN_MS,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (server.ended()) throw server.failure();
-    const info = await natsInfoOf(server.port, Math.min(1000, Math.max(100, deadline - Date.now())));
+    const info = await natsInfoOf(
+      server.port,
+      Math.min(1000, Math.max(100, deadline - Date.now())),
+    );
     if (info?.port === server.port && info.jetstream === true && !server.ended()) return;
-    if (Date.now() > deadline) throw new NatsServerFailed(`nats-server did not answer on ${natsUrlOf(server.port)} within ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new NatsServerFailed(
+        `nats-server did not answer on ${natsUrlOf(server.port)} within ${timeoutMs} ms`,
+      );
     await pause(25);
   }
 }
@@ -281,7 +349,8 @@ export async function natsServerUp(options: UpOptions): Promise<NatsServerUp> {
   const running = runningNatsServer(options.pidFile, options.storeDir);
   if (running) return alreadyUp(running, options);
   fs.rmSync(options.pidFile, { force: true });
-  if (!(await until(() => portFree(options.port), PORT_RELEASE_MS))) throw new NatsPortBusy(options.port);
+  if (!(await until(() => portFree(options.port), PORT_RELEASE_MS)))
+    throw new NatsPortBusy(options.port);
   const server = spawnNatsServer({ ...options, detached: true });
   const pid = server.child.pid;
   try {
@@ -292,7 +361,8 @@ export async function natsServerUp(options: UpOptions): Promise<NatsServerUp> {
     await waitUntilHealthy(server, options.timeoutMs);
   } catch (err) {
     if (!server.ended()) server.child.kill('SIGKILL');
-    if (pid !== undefined && pidIn(options.pidFile) === pid) fs.rmSync(options.pidFile, { force: true });
+    if (pid !== undefined && pidIn(options.pidFile) === pid)
+      fs.rmSync(options.pidFile, { force: true });
     throw err;
   }
   // Detached and unref'd: the caller may exit now and the server keeps running.
@@ -303,7 +373,10 @@ export async function natsServerUp(options: UpOptions): Promise<NatsServerUp> {
 async function alreadyUp(running: RunningNatsServer, options: UpOptions): Promise<NatsServerUp> {
   const port = running.port ?? options.port;
   const ended = () => runningNatsServer(options.pidFile, options.storeDir)?.pid !== running.pid;
-  const failure = () => new NatsServerFailed(`nats-server pid ${running.pid} ended while starting '${options.pidFile}'`);
+  const failure = () =>
+    new NatsServerFailed(
+      `nats-server pid ${running.pid} ended while starting '${options.pidFile}'`,
+    );
   await waitUntilHealthy({ port, ended, failure }, options.timeoutMs);
   return { pid: running.pid, port, url: natsUrlOf(port), started: false };
 }
@@ -321,7 +394,9 @@ export interface DownOptions {
  * then SIGKILL after the bound. Resolves with its pid, or undefined when none was running
  * (a stale pid file is removed). Only a pid /proc confirms as this store's server is signalled.
  */
-export async function natsServerDown(options: DownOptions): Promise<{ pid: number; escalated: boolean } | undefined> {
+export async function natsServerDown(
+  options: DownOptions,
+): Promise<{ pid: number; escalated: boolean } | undefined> {
   const running = runningNatsServer(options.pidFile, options.storeDir);
   if (!running) {
     fs.rmSync(options.pidFile, { force: true });
@@ -329,11 +404,15 @@ export async function natsServerDown(options: DownOptions): Promise<{ pid: numbe
   }
   const { pid } = running;
   const gone = () => runningNatsServer(options.pidFile, options.storeDir)?.pid !== pid;
-  const ended = await endProcess(pid, { graceMs: options.timeoutMs ?? 10_000, gone, stillOurs: () => !gone(), killWaitMs: 5_000 });
+  const ended = await endProcess(pid, {
+    graceMs: options.timeoutMs ?? 10_000,
+    gone,
+    stillOurs: () => !gone(),
+    killWaitMs: 5_000,
+  });
   if (!ended.gone) throw new NatsServerFailed(`nats-server pid ${pid} did not exit after SIGKILL`);
   const escalated = ended.escalated;
   if (pidIn(options.pidFile) === pid) fs.rmSync(options.pidFile, { force: true });
   if (running.port !== undefined) await until(() => portFree(running.port!), PORT_RELEASE_MS);
   return { pid, escalated };
 }
-

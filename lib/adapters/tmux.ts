@@ -5,7 +5,11 @@ import { execFile, spawn } from 'node:child_process';
 
 /** A failed tmux call: the arguments and what tmux said. */
 export class TmuxError extends Error {
-  constructor(readonly args: string[], readonly stderr: string, readonly exitCode: number | null) {
+  constructor(
+    readonly args: string[],
+    readonly stderr: string,
+    readonly exitCode: number | null,
+  ) {
     super(`tmux ${args.join(' ')}: ${stderr.trim() || `exit ${exitCode}`}`);
   }
 }
@@ -29,7 +33,8 @@ export interface StartOptions {
   command?: string[];
 }
 
-const PANE_FORMAT = '#{pane_id}\t#{session_name}\t#{window_name}\t#{pane_current_command}\t#{pane_pid}\t#{pane_dead}';
+const PANE_FORMAT =
+  '#{pane_id}\t#{session_name}\t#{window_name}\t#{pane_current_command}\t#{pane_pid}\t#{pane_dead}';
 
 /** A tmux server addressed by its socket path. */
 export class Tmux {
@@ -40,7 +45,14 @@ export class Tmux {
     const argv = ['-S', this.socket, ...args];
     return new Promise((resolve, reject) => {
       execFile('tmux', argv, { encoding: 'utf8', timeout: 10_000 }, (err, stdout, stderr) => {
-        if (err) reject(new TmuxError(args, stderr || err.message, typeof err.code === 'number' ? err.code : null));
+        if (err)
+          reject(
+            new TmuxError(
+              args,
+              stderr || err.message,
+              typeof err.code === 'number' ? err.code : null,
+            ),
+          );
         else resolve(stdout);
       });
     });
@@ -51,10 +63,27 @@ export class Tmux {
   }
 
   /** Starts a detached session (and the server if needed); returns the first pane's id. */
-  async newSession(options: StartOptions & { window: string; width?: number; height?: number }): Promise<string> {
+  async newSession(
+    options: StartOptions & { window: string; width?: number; height?: number },
+  ): Promise<string> {
     const out = await this.run([
-      'new-session', '-d', '-P', '-F', '#{pane_id}', '-s', options.name, '-n', options.window, '-c', options.cwd,
-      '-x', String(options.width ?? 200), '-y', String(options.height ?? 50), ...this.envArgs(options.env), ...(options.command ?? []),
+      'new-session',
+      '-d',
+      '-P',
+      '-F',
+      '#{pane_id}',
+      '-s',
+      options.name,
+      '-n',
+      options.window,
+      '-c',
+      options.cwd,
+      '-x',
+      String(options.width ?? 200),
+      '-y',
+      String(options.height ?? 50),
+      ...this.envArgs(options.env),
+      ...(options.command ?? []),
     ]);
     return out.trim();
   }
@@ -62,8 +91,19 @@ export class Tmux {
   /** Adds a window to a session; returns its pane's id. */
   async newWindow(session: string, options: StartOptions): Promise<string> {
     const out = await this.run([
-      'new-window', '-d', '-P', '-F', '#{pane_id}', '-t', `${session}:`, '-n', options.name, '-c', options.cwd,
-      ...this.envArgs(options.env), ...(options.command ?? []),
+      'new-window',
+      '-d',
+      '-P',
+      '-F',
+      '#{pane_id}',
+      '-t',
+      `${session}:`,
+      '-n',
+      options.name,
+      '-c',
+      options.cwd,
+      ...this.envArgs(options.env),
+      ...(options.command ?? []),
     ]);
     return out.trim();
   }
@@ -74,7 +114,14 @@ export class Tmux {
    * it is escaped.
    */
   async sendLiteral(target: string, text: string): Promise<void> {
-    await this.run(['send-keys', '-t', target, '-l', '--', text.endsWith(';') ? `${text.slice(0, -1)}\\;` : text]);
+    await this.run([
+      'send-keys',
+      '-t',
+      target,
+      '-l',
+      '--',
+      text.endsWith(';') ? `${text.slice(0, -1)}\\;` : text,
+    ]);
   }
 
   /** Presses Enter once in a pane. */
@@ -89,11 +136,26 @@ export class Tmux {
 
   /** Every pane of the server (or of one session). */
   async listPanes(session?: string): Promise<PaneInfo[]> {
-    const out = await this.run(['list-panes', ...(session ? ['-s', '-t', session] : ['-a']), '-F', PANE_FORMAT]);
-    return out.split('\n').filter(Boolean).map((line) => {
-      const [id, sessionName, window, command, pid, dead] = line.split('\t');
-      return { id: id!, session: sessionName!, window: window!, command: command!, pid: Number(pid), dead: dead === '1' };
-    });
+    const out = await this.run([
+      'list-panes',
+      ...(session ? ['-s', '-t', session] : ['-a']),
+      '-F',
+      PANE_FORMAT,
+    ]);
+    return out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [id, sessionName, window, command, pid, dead] = line.split('\t');
+        return {
+          id: id!,
+          session: sessionName!,
+          window: window!,
+          command: command!,
+          pid: Number(pid),
+          dead: dead === '1',
+        };
+      });
   }
 
   /** Formats a message for a target (`display-message -p`), e.g. '#{pane_current_command}'. */
@@ -112,7 +174,10 @@ export class Tmux {
     }
   }
 
-  /** Stops the server (and every pane's process); true when one was running (a server already gone is not an error). */
+  /**
+   * Stops the server (and every pane's process); true when one was running (a server already gone
+   * is not an error).
+   */
   async killServer(): Promise<boolean> {
     try {
       await this.run(['kill-server']);
@@ -124,10 +189,15 @@ export class Tmux {
   }
 }
 
-/** Attaches the calling terminal to a session on `socket` (blocks until detach); resolves with tmux's exit code. */
+/**
+ * Attaches the calling terminal to a session on `socket` (blocks until detach); resolves with
+ * tmux's exit code.
+ */
 export function attachSession(socket: string, session: string): Promise<number | null> {
   return new Promise((resolve, reject) => {
-    const child = spawn('tmux', ['-S', socket, 'attach-session', '-t', session], { stdio: 'inherit' });
+    const child = spawn('tmux', ['-S', socket, 'attach-session', '-t', session], {
+      stdio: 'inherit',
+    });
     child.on('error', reject);
     child.on('exit', (code) => resolve(code));
   });

@@ -14,11 +14,20 @@ import { type BridgeView } from './bridgeView.js';
 import { runningDaemon } from '../project/daemonRecord.js';
 import { mailboxOf, rolesPathOf } from '../project/layout.js';
 import { pendingReferenceMail, remedyForPending, type ImportableMail } from './referenceMail.js';
-import { DAEMON_DOWN_REMEDY, mailboxRemedy, receiveModeRemedy, rolesTableRemedy, unconfiguredMailboxRemedy } from './remedies.js';
+import {
+  DAEMON_DOWN_REMEDY,
+  mailboxRemedy,
+  receiveModeRemedy,
+  rolesTableRemedy,
+  unconfiguredMailboxRemedy,
+} from './remedies.js';
 import { readRoles, type Role } from '../handoff/roles.js';
 import { unconfiguredMailboxes } from './unconfiguredMailboxes.js';
 
-/** One problem: where, what, its kind, what a person can do (`remedy`), and the role it concerns if any. */
+/**
+ * One problem: where, what, its kind, what a person can do (`remedy`), and the role it concerns if
+ * any.
+ */
 export interface DoctorFinding {
   path: string;
   problem: string;
@@ -33,7 +42,10 @@ export interface DoctorFinding {
 export interface DoctorReport {
   findings: DoctorFinding[];
   fixed: string[];
-  /** With a roster only: what is worth knowing but no problem (the bridge's link, handoffd not running). */
+  /**
+   * With a roster only: what is worth knowing but no problem (the bridge's link, handoffd not
+   * running).
+   */
   warnings?: DoctorFinding[];
   /** With a roster only: the roster (null when invalid). */
   roster?: RosterSummary | null;
@@ -41,8 +53,16 @@ export interface DoctorReport {
   bridge?: BridgeView | null;
 }
 
-/** Checks the project at `root`; with `fix`, deletes stale temp files first and checks again; `env` gives BATON_NODE. */
-export async function doctor(root: string, fix: boolean, now = Date.now(), env: NodeJS.ProcessEnv = process.env): Promise<DoctorReport> {
+/**
+ * Checks the project at `root`; with `fix`, deletes stale temp files first and checks again; `env`
+ * gives BATON_NODE.
+ */
+export async function doctor(
+  root: string,
+  fix: boolean,
+  now = Date.now(),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<DoctorReport> {
   const fixed: string[] = [];
   if (fix) {
     for (const finding of await findAll(root, now)) {
@@ -54,39 +74,85 @@ export async function doctor(root: string, fix: boolean, now = Date.now(), env: 
   const findings = await findAll(root, now);
   const bridge = bridgeChecks(root, env);
   if (bridge === undefined) return { findings, fixed };
-  return { findings: [...findings, ...bridge.findings], fixed, warnings: bridge.warnings, roster: bridge.roster, bridge: bridge.bridge };
+  return {
+    findings: [...findings, ...bridge.findings],
+    fixed,
+    warnings: bridge.warnings,
+    roster: bridge.roster,
+    bridge: bridge.bridge,
+  };
 }
 
 async function findAll(root: string, now: number): Promise<DoctorFinding[]> {
   const table = readRoles(root);
   const roles = [...table.roles.values()];
-  const findings: DoctorFinding[] = table.problems.map((p) => ({ path: rolesPathOf(root), problem: p, kind: 'roles-table', remedy: rolesTableRemedy(root) }));
+  const findings: DoctorFinding[] = table.problems.map((p) => ({
+    path: rolesPathOf(root),
+    problem: p,
+    kind: 'roles-table',
+    remedy: rolesTableRemedy(root),
+  }));
   for (const role of roles) {
     if (role.mode !== 'task' && role.mode !== 'batch') {
-      findings.push({ role: role.role, path: rolesPathOf(root), problem: `invalid receive mode '${role.mode}' for role ${role.role}`, kind: 'receive-mode', remedy: receiveModeRemedy(root, role.role) });
+      findings.push({
+        role: role.role,
+        path: rolesPathOf(root),
+        problem: `invalid receive mode '${role.mode}' for role ${role.role}`,
+        kind: 'receive-mode',
+        remedy: receiveModeRemedy(root, role.role),
+      });
     }
     const box = mailboxOf(root, role.role);
-    for (const f of await inspectMailbox(box, now)) findings.push({ role: role.role, ...f, remedy: mailboxRemedy(f, role.role, box) });
+    for (const f of await inspectMailbox(box, now))
+      findings.push({ role: role.role, ...f, remedy: mailboxRemedy(f, role.role, box) });
   }
-  findings.push(...(await referenceMailFindings(root, roles)), ...unconfiguredMailboxFindings(root, table.roles), ...daemonDownFindings(root, roles));
+  findings.push(
+    ...(await referenceMailFindings(root, roles)),
+    ...unconfiguredMailboxFindings(root, table.roles),
+    ...daemonDownFindings(root, roles),
+  );
   return findings;
 }
 
-/** The problem an importable item is, checked against its role's mailbox without changing anything. */
-async function importableProblem(root: string, mail: ImportableMail): Promise<Pick<DoctorFinding, 'problem' | 'kind' | 'remedy'>> {
+/**
+ * The problem an importable item is, checked against its role's mailbox without changing anything.
+ */
+async function importableProblem(
+  root: string,
+  mail: ImportableMail,
+): Promise<Pick<DoctorFinding, 'problem' | 'kind' | 'remedy'>> {
   const found = await findImportedCopy(mailboxOf(root, mail.role), mail.side, mail.item);
   if (found?.kind === 'clash') {
-    return { kind: 'reference-mail-clash', problem: `SwarmForge mail not imported: its name is taken in ${mail.role}'s mailbox by another item: ${found.path}`, remedy: 'rename it (keep the .handoff ending), then run baton init' };
+    return {
+      kind: 'reference-mail-clash',
+      problem:
+        `SwarmForge mail not imported: its name is taken in ` +
+        `${mail.role}'s mailbox by another item: ${found.path}`,
+      remedy: 'rename it (keep the .handoff ending), then run baton init',
+    };
   }
-  return { kind: 'reference-mail-pending', problem: `SwarmForge mail not imported yet (for ${mail.role}, from the worktree's ${mail.folder}/)`, remedy: remedyForPending(root, mail) };
+  return {
+    kind: 'reference-mail-pending',
+    problem:
+      `SwarmForge mail not imported yet (for ${mail.role}, from the ` +
+      `worktree's ${mail.folder}/)`,
+    remedy: remedyForPending(root, mail),
+  };
 }
 
 /** Items still pending in the reference scripts' mailboxes of ROOT and the configured worktrees. */
 async function referenceMailFindings(root: string, roles: Role[]): Promise<DoctorFinding[]> {
   const findings: DoctorFinding[] = [];
   for (const mail of await pendingReferenceMail(root, roles)) {
-    if (mail.kind === 'importable') findings.push({ path: mail.path, role: mail.role, ...(await importableProblem(root, mail)) });
-    else findings.push({ path: mail.path, kind: `reference-mail-${mail.kind}`, problem: `SwarmForge mail not imported: ${mail.problem}`, remedy: remedyForPending(root, mail) });
+    if (mail.kind === 'importable')
+      findings.push({ path: mail.path, role: mail.role, ...(await importableProblem(root, mail)) });
+    else
+      findings.push({
+        path: mail.path,
+        kind: `reference-mail-${mail.kind}`,
+        problem: `SwarmForge mail not imported: ${mail.problem}`,
+        remedy: remedyForPending(root, mail),
+      });
   }
   return findings;
 }
@@ -94,8 +160,14 @@ async function referenceMailFindings(root: string, roles: Role[]): Promise<Docto
 /** Mailboxes of roles not in roles.tsv that still hold waiting or in-process items. */
 function unconfiguredMailboxFindings(root: string, configured: Map<string, Role>): DoctorFinding[] {
   return unconfiguredMailboxes(root, new Set(configured.keys())).map((box) => ({
-    path: box.dir, role: box.role, kind: 'unconfigured-role',
-    problem: `role ${box.role} is not in roles.tsv, but its mailbox holds ${box.outbox} in outbox, ${box.new} waiting, ${box.in_process} in process: nothing delivers, wakes or lists them`,
+    path: box.dir,
+    role: box.role,
+    kind: 'unconfigured-role',
+    problem:
+      `role ${box.role} is not in roles.tsv, but its mailbox holds ` +
+      `${box.outbox} in outbox, ${box.new} waiting, ` +
+      `${box.in_process} in process: nothing delivers, wakes or ` +
+      `lists them`,
     remedy: unconfiguredMailboxRemedy(root, box.role),
   }));
 }
@@ -107,6 +179,16 @@ function daemonDownFindings(root: string, roles: Role[]): DoctorFinding[] {
     const box = mailboxOf(root, role.role);
     const waiting = itemNamesIn(box.outbox).length;
     if (waiting === 0) return [];
-    return [{ path: box.outbox, role: role.role, kind: 'daemon-not-running', problem: `${waiting} handoff${waiting === 1 ? '' : 's'} waiting for delivery, and handoffd is not running`, remedy: DAEMON_DOWN_REMEDY }];
+    return [
+      {
+        path: box.outbox,
+        role: role.role,
+        kind: 'daemon-not-running',
+        problem:
+          `${waiting} handoff${waiting === 1 ? '' : 's'} waiting for ` +
+          `delivery, and handoffd is not running`,
+        remedy: DAEMON_DOWN_REMEDY,
+      },
+    ];
   });
 }

@@ -11,7 +11,15 @@ import { readConfig, sharesRoot, type WindowConfig } from '../handoff/config.js'
 import { fail } from '../fsx/commandFailure.js';
 import { gitAnswer } from '../proc/git.js';
 import { excludeSwarmDir } from '../project/gitExclude.js';
-import { bridgePathsOf, mailboxOf, reviewersPathOf, rolesPathOf, sessionNameOf, swarmDirOf, worktreePathOf } from '../project/layout.js';
+import {
+  bridgePathsOf,
+  mailboxOf,
+  reviewersPathOf,
+  rolesPathOf,
+  sessionNameOf,
+  swarmDirOf,
+  worktreePathOf,
+} from '../project/layout.js';
 import { importReferenceMail, type ImportReport } from './referenceImport.js';
 import { formatReviewers } from '../handoff/reviewers.js';
 import { formatRoles, type Role } from '../handoff/roles.js';
@@ -19,7 +27,10 @@ import { formatNodesTable, knownLocalNodeOf, readRoster, type Roster } from '../
 
 /** The git top level of `dir`, or fails: Baton projects are git repositories. */
 export function gitTopLevel(dir: string): string {
-  return gitAnswer(dir, ['rev-parse', '--show-toplevel']) ?? fail('environment', `baton: not inside a git repository: '${dir}'`);
+  return (
+    gitAnswer(dir, ['rev-parse', '--show-toplevel']) ??
+    fail('environment', `baton: not inside a git repository: '${dir}'`)
+  );
 }
 
 /** The roles.tsv rows for the configured windows. */
@@ -40,7 +51,10 @@ export function readWindows(root: string): WindowConfig[] {
   return readConfig(root).windows;
 }
 
-/** Publishes a runtime table under a temp name of this process: two inits at once each publish a whole table (the same one). */
+/**
+ * Publishes a runtime table under a temp name of this process: two inits at once each publish a
+ * whole table (the same one).
+ */
 function publishTable(path: string, text: string): void {
   publishWhole(path, text, `${path}.${process.pid}.tmp`);
 }
@@ -51,7 +65,10 @@ export interface InitOptions {
   node?: string;
 }
 
-/** What init wrote: ROOT, the roles, and with a roster the roster and the local node (undefined while unknown). */
+/**
+ * What init wrote: ROOT, the roles, and with a roster the roster and the local node (undefined
+ * while unknown).
+ */
 export interface InitTables {
   root: string;
   roles: Role[];
@@ -59,14 +76,26 @@ export interface InitTables {
   node?: string;
 }
 
-/** Refuses `--node NAME` without a roster, or with a name the roster does not have (before anything is written). */
+/**
+ * Refuses `--node NAME` without a roster, or with a name the roster does not have (before anything
+ * is written).
+ */
 function checkNodeOption(root: string, roster: Roster | undefined, node: string): void {
   const { roster: rosterPath } = bridgePathsOf(root);
-  if (roster === undefined) fail('usage', `baton: --node needs a roster, and there is no '${rosterPath}'`);
-  if (!roster.nodes.has(node)) fail('usage', `baton: node '${node}' is not in '${rosterPath}' (its nodes: ${[...roster.nodes.keys()].join(', ')})`);
+  if (roster === undefined)
+    fail('usage', `baton: --node needs a roster, and there is no '${rosterPath}'`);
+  if (!roster.nodes.has(node))
+    fail(
+      'usage',
+      `baton: node '${node}' is not in '${rosterPath}' (its nodes: ` +
+        `${[...roster.nodes.keys()].join(', ')})`,
+    );
 }
 
-/** Writes nodes.tsv from the roster, or removes one left from a roster that is gone; then the local node's name when given. */
+/**
+ * Writes nodes.tsv from the roster, or removes one left from a roster that is gone; then the local
+ * node's name when given.
+ */
 function publishNodes(root: string, roster: Roster | undefined, node: string | undefined): void {
   const paths = bridgePathsOf(root);
   if (roster === undefined) fs.rmSync(paths.nodesTable, { force: true });
@@ -74,8 +103,15 @@ function publishNodes(root: string, roster: Roster | undefined, node: string | u
   if (node !== undefined) publishTable(paths.node, `${node}\n`);
 }
 
-/** Reads swarmforge.conf (and nodes.conf) under the git top level of `cwd`, writes roles.tsv, reviewers.tsv, nodes.tsv, the node file and mailboxes (initProject without the import). */
-export function initRolesAndMailboxes(cwd: string, extraWindows: WindowConfig[] = [], options: InitOptions = {}): InitTables {
+/**
+ * Reads swarmforge.conf (and nodes.conf) under the git top level of `cwd`, writes roles.tsv,
+ * reviewers.tsv, nodes.tsv, the node file and mailboxes (initProject without the import).
+ */
+export function initRolesAndMailboxes(
+  cwd: string,
+  extraWindows: WindowConfig[] = [],
+  options: InitOptions = {},
+): InitTables {
   const root = gitTopLevel(cwd);
   const config = readConfig(root);
   const roster = readRoster(root);
@@ -84,7 +120,8 @@ export function initRolesAndMailboxes(cwd: string, extraWindows: WindowConfig[] 
   mkdirSynced(swarmDirOf(root));
   excludeSwarmDir(root);
   publishTable(rolesPathOf(root), formatRoles(roles));
-  if (config.reviewers.length > 0 || fs.existsSync(reviewersPathOf(root))) publishTable(reviewersPathOf(root), formatReviewers(config.reviewers));
+  if (config.reviewers.length > 0 || fs.existsSync(reviewersPathOf(root)))
+    publishTable(reviewersPathOf(root), formatReviewers(config.reviewers));
   publishNodes(root, roster, options.node);
   for (const role of roles) ensureMailbox(mailboxOf(root, role.role));
   fsyncDir(swarmDirOf(root));
@@ -92,18 +129,31 @@ export function initRolesAndMailboxes(cwd: string, extraWindows: WindowConfig[] 
   return { root, roles, roster, node: knownLocalNodeOf(root, roster) };
 }
 
-/** What `baton init` did: ROOT, the roles, the roster and local node when there is a roster, and the reference mail it imported or left in place. */
+/**
+ * What `baton init` did: ROOT, the roles, the roster and local node when there is a roster, and the
+ * reference mail it imported or left in place.
+ */
 export interface InitResult extends InitTables {
   imports: ImportReport;
 }
 
-/** The configured windows plus `extra` ones (roles a command adds, like `baton run up`'s controller) whose role the configuration does not already have. */
+/**
+ * The configured windows plus `extra` ones (roles a command adds, like `baton run up`'s controller)
+ * whose role the configuration does not already have.
+ */
 export function withExtraWindows(windows: WindowConfig[], extra: WindowConfig[]): WindowConfig[] {
   return [...windows, ...extra.filter((e) => !windows.some((w) => w.role === e.role))];
 }
 
-/** `baton init` (and the first step of `baton up`): roles.tsv and mailboxes, then the import of reference-layout mail. */
-export async function initProject(cwd: string, extraWindows: WindowConfig[] = [], options: InitOptions = {}): Promise<InitResult> {
+/**
+ * `baton init` (and the first step of `baton up`): roles.tsv and mailboxes, then the import of
+ * reference-layout mail.
+ */
+export async function initProject(
+  cwd: string,
+  extraWindows: WindowConfig[] = [],
+  options: InitOptions = {},
+): Promise<InitResult> {
   const tables = initRolesAndMailboxes(cwd, extraWindows, options);
   return { ...tables, imports: await importReferenceMail(tables.root, tables.roles) };
 }

@@ -18,10 +18,18 @@
 import { ensureMailbox, importForeignItem, type ImportSide } from '../queue/index.js';
 import { withLock } from '../fsx/lock.js';
 import { mailboxOf } from '../project/layout.js';
-import { pendingReferenceMail, remedyForPending, type ImportableMail, type PendingMail } from './referenceMail.js';
+import {
+  pendingReferenceMail,
+  remedyForPending,
+  type ImportableMail,
+  type PendingMail,
+} from './referenceMail.js';
 import { type Role } from '../handoff/roles.js';
 
-/** An item now in a role's mailbox: where it was, where its copy is (or where that id already was), its id and role. */
+/**
+ * An item now in a role's mailbox: where it was, where its copy is (or where that id already was),
+ * its id and role.
+ */
 export interface ImportedMail {
   from: string;
   to: string;
@@ -45,7 +53,12 @@ export interface ImportReport {
 type Outcome = { imported: ImportedMail } | { left: MailLeftBehind } | undefined;
 
 /** Imports one role's items of one side under that side's lock; outcomes by original path. */
-async function importGroup(root: string, role: string, side: ImportSide, group: ImportableMail[]): Promise<Map<string, Outcome>> {
+async function importGroup(
+  root: string,
+  role: string,
+  side: ImportSide,
+  group: ImportableMail[],
+): Promise<Map<string, Outcome>> {
   const box = mailboxOf(root, role);
   ensureMailbox(box);
   const outcomes = new Map<string, Outcome>();
@@ -55,8 +68,17 @@ async function importGroup(root: string, role: string, side: ImportSide, group: 
       if (done.kind === 'gone') outcomes.set(mail.path, undefined);
       else if (done.kind === 'clash') {
         const problem = `its name is taken in ${role}'s mailbox by another item: ${done.path}`;
-        outcomes.set(mail.path, { left: { path: mail.path, problem, remedy: 'rename it (keep the .handoff ending), then run baton init' } });
-      } else outcomes.set(mail.path, { imported: { from: mail.path, to: done.path, id: mail.item.id, role } });
+        outcomes.set(mail.path, {
+          left: {
+            path: mail.path,
+            problem,
+            remedy: 'rename it (keep the .handoff ending), then run baton init',
+          },
+        });
+      } else
+        outcomes.set(mail.path, {
+          imported: { from: mail.path, to: done.path, id: mail.item.id, role },
+        });
     }
   });
   return outcomes;
@@ -73,17 +95,26 @@ function groupsOf(pending: PendingMail[]): Map<string, ImportableMail[]> {
   return groups;
 }
 
-/** Imports the pending reference mail of ROOT and every configured worktree into the roles' mailboxes. */
+/**
+ * Imports the pending reference mail of ROOT and every configured worktree into the roles'
+ * mailboxes.
+ */
 export async function importReferenceMail(root: string, roles: Role[]): Promise<ImportReport> {
   const pending = await pendingReferenceMail(root, roles);
   const outcomes = new Map<string, Outcome>();
   for (const [key, group] of groupsOf(pending)) {
     const [side, role] = key.split('\t') as [ImportSide, string];
-    for (const [path, outcome] of await importGroup(root, role, side, group)) outcomes.set(path, outcome);
+    for (const [path, outcome] of await importGroup(root, role, side, group))
+      outcomes.set(path, outcome);
   }
   const report: ImportReport = { imported: [], left: [] };
   for (const mail of pending) {
-    if (mail.kind !== 'importable') report.left.push({ path: mail.path, problem: mail.problem, remedy: remedyForPending(root, mail) });
+    if (mail.kind !== 'importable')
+      report.left.push({
+        path: mail.path,
+        problem: mail.problem,
+        remedy: remedyForPending(root, mail),
+      });
     const outcome = outcomes.get(mail.path);
     if (outcome && 'imported' in outcome) report.imported.push(outcome.imported);
     if (outcome && 'left' in outcome) report.left.push(outcome.left);

@@ -36,17 +36,27 @@ function mtimeOf(path: string): number | undefined {
   }
 }
 
-/** How many items are in process in a mailbox (a batch counts its items), and the path of the file or batch in process. */
+/**
+ * How many items are in process in a mailbox (a batch counts its items), and the path of the file
+ * or batch in process.
+ */
 export function inProcessCount(box: Mailbox): { count: number; current: string | null } {
   const state = inProcessOf(box);
-  const batchItems = state.batches.reduce((n, b) => n + itemNamesIn(join(box.inProcess, b)).length, 0);
+  const batchItems = state.batches.reduce(
+    (n, b) => n + itemNamesIn(join(box.inProcess, b)).length,
+    0,
+  );
   const current = state.files[0] ?? state.batches[0];
-  return { count: state.files.length + batchItems, current: current === undefined ? null : join(box.inProcess, current) };
+  return {
+    count: state.files.length + batchItems,
+    current: current === undefined ? null : join(box.inProcess, current),
+  };
 }
 
 /** The status of every role in roles.tsv at instant `now` (ms). */
 export function statusOf(root: string, now = Date.now()): RoleStatus[] {
-  const ages = (ms: number | undefined) => (ms === undefined ? null : Math.max(0, Math.round((now - ms) / 1000)));
+  const ages = (ms: number | undefined) =>
+    ms === undefined ? null : Math.max(0, Math.round((now - ms) / 1000));
   return [...readRoles(root).roles.values()].map((role) => {
     const box = mailboxOf(root, role.role);
     const waiting = itemNamesIn(box.inboxNew).map((n) => mtimeOf(join(box.inboxNew, n)) ?? now);
@@ -71,24 +81,65 @@ export function humanDuration(s: number | null): string {
   if (s === null) return '-';
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+  if (s < 86400)
+    return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
   return `${Math.floor(s / 86400)}d${String(Math.floor((s % 86400) / 3600)).padStart(2, '0')}h`;
 }
 
-/** The status as an aligned text table; with a bridge view, a remote role's name says its node (`reviewer (on node b)`). */
+/**
+ * The status as an aligned text table; with a bridge view, a remote role's name says its node
+ * (`reviewer (on node b)`).
+ */
 export function statusTable(rows: RoleStatus[], bridge?: BridgeView): string {
-  const header = ['ROLE', 'MODE', 'OUTBOX', 'NEW', 'IN_PROCESS', 'COMPLETED', 'FAILED', 'OLDEST_WAITING', 'IN_PROCESS_FOR'];
+  const header = [
+    'ROLE',
+    'MODE',
+    'OUTBOX',
+    'NEW',
+    'IN_PROCESS',
+    'COMPLETED',
+    'FAILED',
+    'OLDEST_WAITING',
+    'IN_PROCESS_FOR',
+  ];
   const body = rows.map((r) => [
-    roleLabel(r.role, bridge), r.mode, String(r.outbox), String(r.new), String(r.in_process), String(r.completed), String(r.failed),
-    humanDuration(r.oldest_waiting_s), humanDuration(r.in_process_s),
+    roleLabel(r.role, bridge),
+    r.mode,
+    String(r.outbox),
+    String(r.new),
+    String(r.in_process),
+    String(r.completed),
+    String(r.failed),
+    humanDuration(r.oldest_waiting_s),
+    humanDuration(r.in_process_s),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
-  return [header, ...body].map((row) => row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    [header, ...body]
+      .map((row) =>
+        row
+          .map((c, i) => c.padEnd(widths[i]!))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
-/** The line `baton status` ends with: handoffd's pid and last pass, or that it is not running and how to start it. */
+/** Whole seconds from the time `at` to `now` (ms), never negative. */
+function secondsSince(at: string, now: number): number {
+  return Math.max(0, Math.round((now - Date.parse(at)) / 1000));
+}
+
+/**
+ * The line `baton status` ends with: handoffd's pid and last pass, or that it is not running and
+ * how to start it.
+ */
 export function daemonLine(daemon: DaemonStatus, now = Date.now()): string {
   if (!daemon.running) return `${DAEMON_NOT_RUNNING}\n`;
-  const lastPass = daemon.last_pass_at === null ? 'none yet' : `${humanDuration(Math.max(0, Math.round((now - Date.parse(daemon.last_pass_at)) / 1000)))} ago`;
+  const lastPass =
+    daemon.last_pass_at === null
+      ? 'none yet'
+      : `${humanDuration(secondsSince(daemon.last_pass_at, now))} ago`;
   return `handoffd: running (pid ${daemon.pid}), last pass ${lastPass}\n`;
 }

@@ -28,16 +28,28 @@ function isFolder(path: string): boolean {
   return fs.lstatSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }
 
-/** The mailboxes under ROOT/.swarmforge/handoffs/ of roles not in `configured` that still hold waiting or in-process items, in name order. */
-export function unconfiguredMailboxes(root: string, configured: Set<string>): UnconfiguredMailbox[] {
+/**
+ * The mailboxes under ROOT/.swarmforge/handoffs/ of roles not in `configured` that still hold
+ * waiting or in-process items, in name order.
+ */
+export function unconfiguredMailboxes(
+  root: string,
+  configured: Set<string>,
+): UnconfiguredMailbox[] {
   const dir = handoffsDirOf(root);
   const found: UnconfiguredMailbox[] = [];
   for (const entry of entriesOf(dir).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    if (!entry.isDirectory() || configured.has(entry.name) || !isValidRoleName(entry.name)) continue;
+    if (!entry.isDirectory() || configured.has(entry.name) || !isValidRoleName(entry.name))
+      continue;
     const box = mailboxAt(join(dir, entry.name));
     if (!isFolder(box.inbox) && !isFolder(box.outbox)) continue;
-    const counts = { outbox: itemNamesIn(box.outbox).length, new: itemNamesIn(box.inboxNew).length, in_process: inProcessCount(box).count };
-    if (counts.outbox + counts.new + counts.in_process > 0) found.push({ role: entry.name, dir: box.dir, ...counts });
+    const counts = {
+      outbox: itemNamesIn(box.outbox).length,
+      new: itemNamesIn(box.inboxNew).length,
+      in_process: inProcessCount(box).count,
+    };
+    if (counts.outbox + counts.new + counts.in_process > 0)
+      found.push({ role: entry.name, dir: box.dir, ...counts });
   }
   return found;
 }

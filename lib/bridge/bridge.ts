@@ -29,7 +29,10 @@ export interface Arrival {
   ack(): Promise<void>;
   /** Refuses a message that can never be delivered (the server will not redeliver it). */
   refuse(reason: string): void;
-  /** Gives a message back for redelivery after `ms` (its copy cannot be made now, e.g. the role is not yet in roles.tsv). */
+  /**
+   * Gives a message back for redelivery after `ms` (its copy cannot be made now, e.g. the role is
+   * not yet in roles.tsv).
+   */
   retryLater(ms: number): void;
 }
 
@@ -43,7 +46,10 @@ export interface Outgoing {
 
 /** Where the bridge reports to (handoffd). */
 export interface BridgeHost {
-  log: (event: 'bridge-connected' | 'bridge-error' | 'bridge-refused', details: Record<string, string>) => void;
+  log: (
+    event: 'bridge-connected' | 'bridge-error' | 'bridge-refused',
+    details: Record<string, string>,
+  ) => void;
   /** A pass should run now (messages arrived, the link came up, a backoff ended). */
   notify: () => void;
 }
@@ -59,7 +65,10 @@ export interface BridgeConfig {
   reportPath: string;
 }
 
-/** What became of a publish: stored by the server (a duplicate counts), or refused for good because it is too large. */
+/**
+ * What became of a publish: stored by the server (a duplicate counts), or refused for good because
+ * it is too large.
+ */
 export type PublishOutcome = { kind: 'stored' } | { kind: 'too-large'; reason: string };
 
 /** The bridge of one handoffd. */
@@ -74,7 +83,10 @@ export class Bridge {
   private readonly refusedBy = new Map<string, string>();
   /** True while claimRoles runs (a slow server must not start a second run beside it). */
   private claiming = false;
-  /** The orphans queued and not yet removed (`<role>:<seq>`): a later round does not queue them twice. */
+  /**
+   * The orphans queued and not yet removed (`<role>:<seq>`): a later round does not queue them
+   * twice.
+   */
   private readonly sweeping = new Set<string>();
   private claimAgain = false;
   /** The report being written, awaited by close() so that none lands after the last. */
@@ -84,12 +96,21 @@ export class Bridge {
   private lastMaxPayload: number | undefined;
   readonly localRoles: string[];
 
-  constructor(private readonly config: BridgeConfig, private readonly host: BridgeHost) {
+  constructor(
+    private readonly config: BridgeConfig,
+    private readonly host: BridgeHost,
+  ) {
     this.localRoles = config.roster.nodes.get(config.node) ?? [];
     this.link = new BridgeLink({
-      urls: config.roster.urls, swarm: config.roster.swarm, node: config.node, roles: this.localRoles,
-      credentials: config.credentials, settings: config.settings, log: host.log,
-      onUp: (wire) => this.up(wire), onDown: () => this.down(),
+      urls: config.roster.urls,
+      swarm: config.roster.swarm,
+      node: config.node,
+      roles: this.localRoles,
+      credentials: config.credentials,
+      settings: config.settings,
+      log: host.log,
+      onUp: (wire) => this.up(wire),
+      onDown: () => this.down(),
     });
   }
 
@@ -117,15 +138,24 @@ export class Bridge {
     return this.link.wire?.maxPayload ?? this.lastMaxPayload;
   }
 
-  /** Why `handoff` cannot travel to one of `roles` (its bytes and headers over max_payload); undefined when it fits or the limit is not known yet. */
+  /**
+   * Why `handoff` cannot travel to one of `roles` (its bytes and headers over max_payload);
+   * undefined when it fits or the limit is not known yet.
+   */
   tooLarge(handoff: Outgoing, roles: string[]): string | undefined {
     const limit = this.maxPayload();
     if (limit === undefined) return undefined;
     const size = Math.max(...roles.map((role) => wireSizeOf(role, handoff)));
-    return size > limit ? `too large for the bridge: ${size} bytes with its headers is over the server's max_payload of ${limit}` : undefined;
+    return size > limit
+      ? `too large for the bridge: ${size} bytes with its headers is ` +
+          `over the server's max_payload of ${limit}`
+      : undefined;
   }
 
-  /** Publishes one handoff to one remote role; resolves when the server has stored it; throws on a temporary failure. */
+  /**
+   * Publishes one handoff to one remote role; resolves when the server has stored it; throws on a
+   * temporary failure.
+   */
   async publish(role: string, handoff: Outgoing): Promise<PublishOutcome> {
     const wire = this.link.wire;
     if (!wire) throw new Error('not connected');
@@ -135,21 +165,36 @@ export class Bridge {
     h.set('Baton-Name', handoff.name);
     h.set('Baton-From', handoff.from);
     try {
-      await wire.js.publish(subjectOf(this.config.roster.swarm, role), handoff.bytes, { msgID: messageIdOf(handoff.id, role), headers: h, timeout: 5000 });
+      await wire.js.publish(subjectOf(this.config.roster.swarm, role), handoff.bytes, {
+        msgID: messageIdOf(handoff.id, role),
+        headers: h,
+        timeout: 5000,
+      });
       this.backoffMs = 0;
       return { kind: 'stored' };
     } catch (err) {
       // A safety net: the client's own size check (should its header encoding ever grow).
-      if (/max_payload/.test((err as Error).message)) return { kind: 'too-large', reason: `too large for the bridge: ${handoff.bytes.length} bytes and the headers are over the server's max_payload of ${wire.maxPayload}` };
+      if (/max_payload/.test((err as Error).message))
+        return {
+          kind: 'too-large',
+          reason:
+            `too large for the bridge: ${handoff.bytes.length} bytes and ` +
+            `the headers are over the server's max_payload of ` +
+            `${wire.maxPayload}`,
+        };
       // The stream vanished under a live connection (deleted by hand; the client then says
       // "no responders" or, in v3, "jetstream is not enabled"): set it up again.
-      if (/no responders|stream not found|jetstream is not enabled/i.test((err as Error).message)) this.link.repair();
+      if (/no responders|stream not found|jetstream is not enabled/i.test((err as Error).message))
+        this.link.repair();
       this.failed(err);
       throw err;
     }
   }
 
-  /** Backs off after a failed publish (doubling once per backoff, capped: a group's many failures count once); a pass runs again when it ends. */
+  /**
+   * Backs off after a failed publish (doubling once per backoff, capped: a group's many failures
+   * count once); a pass runs again when it ends.
+   */
   private failed(err: unknown): void {
     this.link.error(err);
     if (Date.now() < this.backoffUntil) return;
@@ -173,7 +218,8 @@ export class Bridge {
   private up(wire: Wire): void {
     this.lastMaxPayload = wire.maxPayload;
     this.backoffUntil = 0;
-    // Set up afresh (the server may have restarted on a new store): consumers restart after their lease.
+    // Set up afresh (the server may have restarted on a new store): consumers restart after their
+    // lease.
     this.leases = new RoleLeases(wire.owners, this.config.node, this.config.settings);
     for (const role of [...this.consuming.keys()]) this.stopConsuming(role);
     clearInterval(this.leaseTimer);
@@ -213,7 +259,11 @@ export class Bridge {
       const refusal = await leases.claim(role);
       if (refusal) {
         this.stopConsuming(role);
-        if (this.refusedBy.get(role) !== refusal.holder) this.host.log('bridge-refused', { role, problem: `its lease is held by node ${refusal.holder}` });
+        if (this.refusedBy.get(role) !== refusal.holder)
+          this.host.log('bridge-refused', {
+            role,
+            problem: `its lease is held by node ${refusal.holder}`,
+          });
         this.refusedBy.set(role, refusal.holder);
       } else {
         this.refusedBy.delete(role);
@@ -230,11 +280,20 @@ export class Bridge {
   /** Consumes `role` (the roster gives it to this node and this node holds its lease). */
   private async consume(wire: Wire, role: string): Promise<void> {
     if (!this.localRoles.includes(role)) {
-      this.host.log('bridge-refused', { role, problem: `the roster gives it to node ${this.config.roster.nodeOfRole.get(role) ?? 'none'}` });
+      this.host.log('bridge-refused', {
+        role,
+        problem: `the roster gives it to node ${this.config.roster.nodeOfRole.get(role) ?? 'none'}`,
+      });
       return;
     }
-    const consumer = await wire.js.consumers.get(streamNameOf(this.config.roster.swarm), consumerNameOf(role));
-    const messages = await consumer.consume({ max_messages: 256, callback: (m) => this.arrived(role, m) });
+    const consumer = await wire.js.consumers.get(
+      streamNameOf(this.config.roster.swarm),
+      consumerNameOf(role),
+    );
+    const messages = await consumer.consume({
+      max_messages: 256,
+      callback: (m) => this.arrived(role, m),
+    });
     this.consuming.set(role, messages);
     // A consume the client ends by itself (the consumer vanished, an error) is started again
     // by the next lease round; one this bridge stopped is already out of the map.
@@ -245,7 +304,10 @@ export class Bridge {
     });
   }
 
-  /** Queues the role's orphans (orphanSweep.ts) as arrivals whose acknowledgement removes them from the stream. */
+  /**
+   * Queues the role's orphans (orphanSweep.ts) as arrivals whose acknowledgement removes them from
+   * the stream.
+   */
   private async sweep(wire: Wire, role: string): Promise<void> {
     const stream = streamNameOf(this.config.roster.swarm);
     let queued = 0;
@@ -258,8 +320,12 @@ export class Bridge {
         this.sweeping.delete(key);
       };
       this.arrivals.push({
-        role, name: m.header?.get('Baton-Name') || undefined, bytes: m.data,
-        ack: remove, refuse: () => void remove(), retryLater: () => this.sweeping.delete(key),
+        role,
+        name: m.header?.get('Baton-Name') || undefined,
+        bytes: m.data,
+        ack: remove,
+        refuse: () => void remove(),
+        retryLater: () => this.sweeping.delete(key),
       });
       queued += 1;
     }
@@ -268,11 +334,14 @@ export class Bridge {
 
   private arrived(role: string, m: JsMsg): void {
     this.arrivals.push({
-      role, name: m.headers?.get('Baton-Name') || undefined, bytes: m.data,
+      role,
+      name: m.headers?.get('Baton-Name') || undefined,
+      bytes: m.data,
       ack: async () => {
         if (!(await m.ackAck())) throw new Error('the server did not confirm the acknowledgement');
       },
-      refuse: () => m.term(), // no reason: nats-server before 2.10 ignores a "+TERM <reason>" and redelivers forever
+      // No reason: nats-server before 2.10 ignores a "+TERM <reason>" and redelivers forever.
+      refuse: () => m.term(),
       retryLater: (ms) => m.nak(ms),
     });
     this.host.notify();
@@ -285,7 +354,12 @@ export class Bridge {
 
   /** Refreshes bridge.json (advisory: what status, monitor and doctor show). */
   async report(): Promise<void> {
-    const input = { ...this.linkState(), node: this.config.node, roster: this.config.roster, wire: this.link.wire };
+    const input = {
+      ...this.linkState(),
+      node: this.config.node,
+      roster: this.config.roster,
+      wire: this.link.wire,
+    };
     this.reporting = this.reporting.then(() => writeBridgeReport(this.config.reportPath, input));
     await this.reporting;
   }

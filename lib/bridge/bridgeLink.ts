@@ -3,7 +3,12 @@
 // and after every (re)connect sets up the stream, the consumers and the KV bucket again
 // before it says it is up. Each change of state is logged once (`bridge-connected`,
 // `bridge-error`); an error text goes through redactSecrets before anyone sees it.
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  jetstream,
+  jetstreamManager,
+  type JetStreamClient,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
 import { type KV } from '@nats-io/kv';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { type BridgeSettings } from './bridgeSettings.js';
@@ -68,12 +73,25 @@ export class BridgeLink {
   }
 
   private async connectLoop(): Promise<void> {
-    for (let delay = 250; !this.closed; delay = Math.min(delay * 2, this.config.settings.backoffCapMs)) {
+    for (
+      let delay = 250;
+      !this.closed;
+      delay = Math.min(delay * 2, this.config.settings.backoffCapMs)
+    ) {
       try {
         const nc = await connect({
-          servers: this.config.urls, name: `baton-${this.config.node}`, maxReconnectAttempts: -1,
-          reconnectTimeWait: Math.min(1000, this.config.settings.backoffCapMs), timeout: 5000,
-          ...(this.config.credentials ? { authenticator: credsAuthenticator(new TextEncoder().encode(this.config.credentials)) } : {}),
+          servers: this.config.urls,
+          name: `baton-${this.config.node}`,
+          maxReconnectAttempts: -1,
+          reconnectTimeWait: Math.min(1000, this.config.settings.backoffCapMs),
+          timeout: 5000,
+          ...(this.config.credentials
+            ? {
+                authenticator: credsAuthenticator(
+                  new TextEncoder().encode(this.config.credentials),
+                ),
+              }
+            : {}),
         });
         this.nc = nc;
         if (this.closed) return await nc.close().catch(() => undefined);
@@ -84,7 +102,8 @@ export class BridgeLink {
         if (this.closed) return;
         this.error(err);
         const failed = this.nc;
-        this.nc = undefined; // before the close: watch() must not take it for a lost link and start a second loop
+        // before the close: watch() must not take it for a lost link and start a second loop
+        this.nc = undefined;
         await failed?.close().catch(() => undefined);
       }
       await this.pause(delay);
@@ -112,21 +131,35 @@ export class BridgeLink {
   private async setUp(nc: NatsConnection, generation: number): Promise<void> {
     const jsm = await jetstreamManager(nc);
     await ensureStream(jsm, this.config.swarm, this.config.settings);
-    for (const role of this.config.roles) await ensureConsumer(jsm, this.config.swarm, role, this.config.settings);
+    for (const role of this.config.roles)
+      await ensureConsumer(jsm, this.config.swarm, role, this.config.settings);
     const owners = await openOwners(nc, this.config.swarm);
     if (this.closed || this.nc !== nc || generation !== this.generation) return;
-    this.wire = { nc, js: jetstream(nc), jsm, owners, maxPayload: nc.info?.max_payload ?? 1024 * 1024 };
+    this.wire = {
+      nc,
+      js: jetstream(nc),
+      jsm,
+      owners,
+      maxPayload: nc.info?.max_payload ?? 1024 * 1024,
+    };
     this.lastError = null;
     this.config.log('bridge-connected', { server: nc.getServer() });
     this.config.onUp(this.wire);
   }
 
-  /** Sets up again after a reconnect (one run at a time), retrying with the backoff while the link is connected and not set up. */
+  /**
+   * Sets up again after a reconnect (one run at a time), retrying with the backoff while the link
+   * is connected and not set up.
+   */
   private async setUpAgain(nc: NatsConnection): Promise<void> {
     if (this.settingUp) return;
     this.settingUp = true;
     try {
-      for (let delay = 250; !this.closed && this.nc === nc && !nc.isClosed() && !this.wire; delay = Math.min(delay * 2, this.config.settings.backoffCapMs)) {
+      for (
+        let delay = 250;
+        !this.closed && this.nc === nc && !nc.isClosed() && !this.wire;
+        delay = Math.min(delay * 2, this.config.settings.backoffCapMs)
+      ) {
         try {
           await this.setUp(nc, this.generation);
           if (this.wire) return;
@@ -140,7 +173,10 @@ export class BridgeLink {
     }
   }
 
-  /** Sets everything up again on the live connection (a stream or consumer deleted meanwhile); no-op while down or already repairing. */
+  /**
+   * Sets everything up again on the live connection (a stream or consumer deleted meanwhile); no-op
+   * while down or already repairing.
+   */
   repair(): void {
     const nc = this.nc;
     if (!nc || !this.wire || this.settingUp) return;
@@ -171,7 +207,9 @@ export class BridgeLink {
     }
   }
 
-  /** Closes the connection (pending acks are not awaited: unacknowledged messages are redelivered). */
+  /**
+   * Closes the connection (pending acks are not awaited: unacknowledged messages are redelivered).
+   */
   async close(): Promise<void> {
     this.closed = true;
     this.wake();

@@ -22,14 +22,21 @@ export interface ReportInput {
 }
 
 /** Per role, the server's pending and unacknowledged counts (empty when not connected). */
-async function countsOf(wire: Wire | undefined, roster: Roster): Promise<Pick<BridgeReport, 'pending' | 'unacked'>> {
+async function countsOf(
+  wire: Wire | undefined,
+  roster: Roster,
+): Promise<Pick<BridgeReport, 'pending' | 'unacked'>> {
   const pending: Record<string, number> = {};
   const unacked: Record<string, number> = {};
   if (!wire) return { pending, unacked };
   const stream = streamNameOf(roster.swarm);
-  const info = await wire.jsm.streams.info(stream, { subjects_filter: streamSubjectsOf(roster.swarm) });
+  const info = await wire.jsm.streams.info(stream, {
+    subjects_filter: streamSubjectsOf(roster.swarm),
+  });
   for (const role of roster.nodeOfRole.keys()) {
-    const consumer = await wire.jsm.consumers.info(stream, consumerNameOf(role)).catch(() => undefined);
+    const consumer = await wire.jsm.consumers
+      .info(stream, consumerNameOf(role))
+      .catch(() => undefined);
     unacked[role] = consumer?.num_ack_pending ?? 0;
     // What the consumer has yet to deliver, and the stream's orphans behind its ack floor
     // (orphanSweep.ts), which handoffd copies or finds held and then removes.
@@ -43,10 +50,19 @@ async function countsOf(wire: Wire | undefined, roster: Roster): Promise<Pick<Br
 export async function writeBridgeReport(path: string, input: ReportInput): Promise<void> {
   const remote: Record<string, string> = {};
   for (const [role, node] of input.roster.nodeOfRole) if (node !== input.node) remote[role] = node;
-  const counts = await countsOf(input.wire, input.roster).catch(() => ({ pending: {}, unacked: {} }));
+  const counts = await countsOf(input.wire, input.roster).catch(() => ({
+    pending: {},
+    unacked: {},
+  }));
   const report: BridgeReport = {
-    pid: process.pid, node: input.node, swarm: input.roster.swarm, connected: input.connected, last_error: input.last_error,
-    remote_roles: remote, ...counts, updated_at: new Date().toISOString(),
+    pid: process.pid,
+    node: input.node,
+    swarm: input.roster.swarm,
+    connected: input.connected,
+    last_error: input.last_error,
+    remote_roles: remote,
+    ...counts,
+    updated_at: new Date().toISOString(),
   };
   try {
     fs.writeFileSync(`${path}.tmp`, `${JSON.stringify(report)}\n`, { mode: 0o600 });

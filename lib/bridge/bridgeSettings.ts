@@ -18,7 +18,14 @@ export interface BridgeSettings {
   countsIntervalMs: number;
 }
 
-const DEFAULTS: BridgeSettings = { ackWaitMs: 60_000, duplicateWindowMs: 120_000, leaseExpiryMs: 30_000, leaseRenewMs: 10_000, backoffCapMs: 10_000, countsIntervalMs: 2_000 };
+const DEFAULTS: BridgeSettings = {
+  ackWaitMs: 60_000,
+  duplicateWindowMs: 120_000,
+  leaseExpiryMs: 30_000,
+  leaseRenewMs: 10_000,
+  backoffCapMs: 10_000,
+  countsIntervalMs: 2_000,
+};
 
 const VARIABLES: Record<keyof BridgeSettings, string> = {
   ackWaitMs: 'BATON_BRIDGE_ACK_WAIT_MS',
@@ -29,7 +36,10 @@ const VARIABLES: Record<keyof BridgeSettings, string> = {
   countsIntervalMs: 'BATON_BRIDGE_COUNTS_INTERVAL_MS',
 };
 
-/** The settings: the contract's defaults, each overridden by its variable when that is a positive integer. */
+/**
+ * The settings: the contract's defaults, each overridden by its variable when that is a positive
+ * integer.
+ */
 export function bridgeSettingsOf(env: NodeJS.ProcessEnv = process.env): BridgeSettings {
   const settings = { ...DEFAULTS };
   for (const key of Object.keys(VARIABLES) as (keyof BridgeSettings)[]) {

@@ -7,7 +7,12 @@
 // to the daemon like an arrival: copied unless its id is already held, then removed from
 // the stream (the acknowledgement of a work-queue message). The bridge's fault tests and
 // the soak found both cases.
-import { type ConsumerInfo, type JetStreamManager, type MsgRequest, type StoredMsg } from '@nats-io/jetstream';
+import {
+  type ConsumerInfo,
+  type JetStreamManager,
+  type MsgRequest,
+  type StoredMsg,
+} from '@nats-io/jetstream';
 import { consumerNameOf, streamNameOf, streamSubjectsOf, subjectOf } from './wireNames.js';
 
 /** At most this many orphans are taken per role and round (the next round takes more). */
@@ -18,31 +23,53 @@ export function orphansAmong(stored: number, consumer: ConsumerInfo): number {
   return Math.max(0, stored - consumer.num_pending - consumer.num_ack_pending);
 }
 
-/** How many messages of `role`'s subject the stream holds that its consumer neither delivers nor waits on. */
-export async function orphanCountOf(jsm: JetStreamManager, swarm: string, role: string): Promise<number> {
+/**
+ * How many messages of `role`'s subject the stream holds that its consumer neither delivers nor
+ * waits on.
+ */
+export async function orphanCountOf(
+  jsm: JetStreamManager,
+  swarm: string,
+  role: string,
+): Promise<number> {
   return (await orphanStateOf(jsm, swarm, role)).count;
 }
 
 /** The role's consumer and how many orphans the stream holds for it (one read of each). */
-async function orphanStateOf(jsm: JetStreamManager, swarm: string, role: string): Promise<{ count: number; consumer: ConsumerInfo }> {
+async function orphanStateOf(
+  jsm: JetStreamManager,
+  swarm: string,
+  role: string,
+): Promise<{ count: number; consumer: ConsumerInfo }> {
   const stream = streamNameOf(swarm);
   const [info, consumer] = await Promise.all([
     jsm.streams.info(stream, { subjects_filter: streamSubjectsOf(swarm) }),
     jsm.consumers.info(stream, consumerNameOf(role)),
   ]);
-  return { count: orphansAmong(info.state.subjects?.[subjectOf(swarm, role)] ?? 0, consumer), consumer };
+  return {
+    count: orphansAmong(info.state.subjects?.[subjectOf(swarm, role)] ?? 0, consumer),
+    consumer,
+  };
 }
 
-/** The messages of `role`'s subject at or below its consumer's ack floor, oldest first (none when the counts agree). */
-export async function orphansOf(jsm: JetStreamManager, swarm: string, role: string): Promise<StoredMsg[]> {
+/**
+ * The messages of `role`'s subject at or below its consumer's ack floor, oldest first (none when
+ * the counts agree).
+ */
+export async function orphansOf(
+  jsm: JetStreamManager,
+  swarm: string,
+  role: string,
+): Promise<StoredMsg[]> {
   const { count, consumer } = await orphanStateOf(jsm, swarm, role);
   if (count === 0) return [];
   const stream = streamNameOf(swarm);
   // Behind the ack floor; with nothing awaiting an acknowledgement, behind what the
   // consumer counts as delivered (a consumer that skipped a range never acked it).
-  const floor = consumer.num_ack_pending === 0 ? consumer.delivered.stream_seq : consumer.ack_floor.stream_seq;
+  const floor =
+    consumer.num_ack_pending === 0 ? consumer.delivered.stream_seq : consumer.ack_floor.stream_seq;
   const found: StoredMsg[] = [];
-  for (let seq = 1; found.length < ROUND_LIMIT; ) {
+  for (let seq = 1; found.length < ROUND_LIMIT;) {
     // next_by_subj: the server's "first message of this subject at or after seq" (2.9+).
     const query = { seq, next_by_subj: subjectOf(swarm, role) } as unknown as MsgRequest;
     const m = await jsm.streams.getMessage(stream, query).catch(() => null);

@@ -20,7 +20,11 @@ export class RoleLeases {
   /** Another node's revision and when this node first saw it, per role. */
   private readonly seen = new Map<string, { revision: number; since: number }>();
 
-  constructor(private readonly kv: KV, private readonly node: string, private readonly settings: BridgeSettings) {}
+  constructor(
+    private readonly kv: KV,
+    private readonly node: string,
+    private readonly settings: BridgeSettings,
+  ) {}
 
   /** True while this node holds `role`'s lease (as of its last take or renewal). */
   holds(role: string): boolean {
@@ -57,8 +61,10 @@ export class RoleLeases {
     }
     const holder = entry.string();
     const seen = this.seen.get(role);
-    if (seen?.revision !== entry.revision) this.seen.set(role, { revision: entry.revision, since: now });
-    const stale = seen?.revision === entry.revision && now - seen.since >= this.settings.leaseExpiryMs;
+    if (seen?.revision !== entry.revision)
+      this.seen.set(role, { revision: entry.revision, since: now });
+    const stale =
+      seen?.revision === entry.revision && now - seen.since >= this.settings.leaseExpiryMs;
     if (holder !== this.node && !stale) return { holder };
     this.held.set(role, await this.kv.update(role, this.node, entry.revision));
     this.seen.delete(role);

@@ -7,11 +7,15 @@
 const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
 const SEED = /\bS[ONACPUX][A-Z2-7]{40,}\b/g;
 
-/** `text` with every secret line of `secretText` and every JWT- or seed-shaped token replaced by `[redacted]`. */
+/**
+ * `text` with every secret line of `secretText` and every JWT- or seed-shaped token replaced by
+ * `[redacted]`.
+ */
 export function redactSecrets(text: string, secretText = ''): string {
   let out = text;
   for (const line of secretText.split('\n').map((l) => l.trim())) {
-    if (line.length >= 8 && !line.startsWith('---') && !line.startsWith('*')) out = out.split(line).join('[redacted]');
+    if (line.length >= 8 && !line.startsWith('---') && !line.startsWith('*'))
+      out = out.split(line).join('[redacted]');
   }
   return out.replace(JWT, '[redacted]').replace(SEED, '[redacted]');
 }

@@ -38,7 +38,13 @@ export function messageIdOf(id: string, role: string): string {
  * the file's bytes and the header block the client sends with them (NATS/1.0, then
  * Nats-Msg-Id, Baton-Name and Baton-From lines, then a blank line).
  */
-export function wireSizeOf(role: string, handoff: { id: string; name: string; from: string; bytes: Uint8Array }): number {
-  const headers = `NATS/1.0\r\nNats-Msg-Id: ${messageIdOf(handoff.id, role)}\r\nBaton-Name: ${handoff.name}\r\nBaton-From: ${handoff.from}\r\n\r\n`;
+export function wireSizeOf(
+  role: string,
+  handoff: { id: string; name: string; from: string; bytes: Uint8Array },
+): number {
+  const headers =
+    `NATS/1.0\r\nNats-Msg-Id: ` +
+    `${messageIdOf(handoff.id, role)}\r\nBaton-Name: ` +
+    `${handoff.name}\r\nBaton-From: ${handoff.from}\r\n\r\n`;
   return Buffer.byteLength(headers) + handoff.bytes.length;
 }

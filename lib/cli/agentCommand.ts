@@ -19,8 +19,14 @@ export function reportUnusable(problem: UnusableItem): void {
   process.stderr.write(`${unusableLine(problem)}\n`);
 }
 
-/** Parses argv (`--help`/`-h`: the usage, `--version`: the package version), runs the command, prints stdout bytes or the failure; sets process.exitCode. */
-export async function runAgentCommand(command: AgentCommand, argv = process.argv.slice(2)): Promise<void> {
+/**
+ * Parses argv (`--help`/`-h`: the usage, `--version`: the package version), runs the command,
+ * prints stdout bytes or the failure; sets process.exitCode.
+ */
+export async function runAgentCommand(
+  command: AgentCommand,
+  argv = process.argv.slice(2),
+): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${command.usage}\n`);
     return;
@@ -30,7 +36,12 @@ export async function runAgentCommand(command: AgentCommand, argv = process.argv
     return;
   }
   try {
-    if (argv.length < command.minArgs || argv.length > command.maxArgs || argv.some((a) => a.startsWith('--'))) fail('usage', command.usage);
+    if (
+      argv.length < command.minArgs ||
+      argv.length > command.maxArgs ||
+      argv.some((a) => a.startsWith('--'))
+    )
+      fail('usage', command.usage);
     process.stdout.write(await command.run(argv, reportUnusable));
   } catch (err) {
     reportFailure(command.program, err);

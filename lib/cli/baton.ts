@@ -11,8 +11,15 @@ import { QUEUE_COMMANDS } from './queueCommands.js';
 import { REVIEW_COMMAND } from './review/reviewCommands.js';
 import { SWARM_COMMANDS } from './swarmCommands.js';
 
-/** `baton run` as `baton --help` lists it; the command itself never reaches yargs (lib/cli/runCommand.ts). */
-const RUN_COMMAND_STUB = { command: 'run <action>', describe: 'Durable runs: workflow.json, gates, lease, approval (see baton run --help)', handler: () => undefined };
+/**
+ * `baton run` as `baton --help` lists it; the command itself never reaches yargs
+ * (lib/cli/runCommand.ts).
+ */
+const RUN_COMMAND_STUB = {
+  command: 'run <action>',
+  describe: 'Durable runs: workflow.json, gates, lease, approval (see baton run --help)',
+  handler: () => undefined,
+};
 
 /** Runs `baton` with the given arguments; sets process.exitCode. */
 export async function runBaton(argv: string[]): Promise<void> {
@@ -32,7 +39,9 @@ export async function runBaton(argv: string[]): Promise<void> {
       .command(RUN_COMMAND_STUB)
       .demandCommand(1, 'Name a command; see baton --help.')
       .fail((message, err) => {
-        throw err ?? new CommandFailure('usage', [`baton: ${message}`, "Run 'baton --help' for usage."]);
+        throw (
+          err ?? new CommandFailure('usage', [`baton: ${message}`, "Run 'baton --help' for usage."])
+        );
       })
       .help()
       .version(batonVersion())

@@ -4,21 +4,36 @@
 //   0   done
 //   1   usage or environment (bad arguments, no project, a missing tool, a daemon already running)
 //   2   invalid input or refused state (an invalid draft, a refusal, problems found by doctor)
-//   3   `baton daemon status` only: the daemon is not running (as the `status` action of LSB init scripts)
+// 3 `baton daemon status` only: the daemon is not running (as the `status` action of LSB init
+// scripts)
 //   75  temporary: worth retrying (a lock stayed busy, the disk is full)
-//   128 + n  `baton leaf run` stopped by signal n after cleaning up (143 for SIGTERM, 130 for SIGINT), as a shell reports it
+// 128 + n `baton leaf run` stopped by signal n after cleaning up (143 for SIGTERM, 130 for SIGINT),
+// as a shell reports it
 //   N   baton-scripted-worker --exit N only (a test double told how to end)
 import { constants } from 'node:os';
 import { DaemonAlreadyRunning } from '../daemon/alreadyRunning.js';
 import { CommandFailure } from '../fsx/commandFailure.js';
 import { LockBusy } from '../fsx/lock.js';
 import { UnsafeMailbox } from '../queue/index.js';
-import { BookbagProblem, FindingsError, LeafInterrupted, ReviewRefusal } from '../review/bookbag/reviewErrors.js';
+import {
+  BookbagProblem,
+  FindingsError,
+  LeafInterrupted,
+  ReviewRefusal,
+} from '../review/bookbag/reviewErrors.js';
 import { printable } from '../fsx/printable.js';
 
 /** Every exit code Baton's commands use, by outcome. */
 export const EXIT_CODES = {
-  done: 0, usage: 1, environment: 1, state: 1, invalid: 2, refused: 2, problemsFound: 2, notRunning: 3, temporary: 75,
+  done: 0,
+  usage: 1,
+  environment: 1,
+  state: 1,
+  invalid: 2,
+  refused: 2,
+  problemsFound: 2,
+  notRunning: 3,
+  temporary: 75,
 } as const;
 
 /** An outcome that decides an exit code. */
@@ -32,27 +47,48 @@ const TEMPORARY_CODES = new Set(['ENOSPC', 'EDQUOT', 'EAGAIN', 'EBUSY', 'EMFILE'
  * of a multi-line text such as a usage are kept. Values that may hold a line break of
  * their own are made printable where the message is built.
  */
-export function describeFailure(program: string, err: unknown): { lines: string[]; exitCode: number } {
+export function describeFailure(
+  program: string,
+  err: unknown,
+): { lines: string[]; exitCode: number } {
   const { lines, exitCode } = rawFailure(program, err);
   return { lines: lines.map((line) => line.split('\n').map(printable).join('\n')), exitCode };
 }
 
 function rawFailure(program: string, err: unknown): { lines: string[]; exitCode: number } {
   if (err instanceof CommandFailure) return { lines: err.lines, exitCode: EXIT_CODES[err.kind] };
-  if (err instanceof DaemonAlreadyRunning) return { lines: [err.message], exitCode: EXIT_CODES.environment };
-  if (err instanceof UnsafeMailbox) return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.refused };
-  if (err instanceof ReviewRefusal || err instanceof FindingsError) return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.refused };
+  if (err instanceof DaemonAlreadyRunning)
+    return { lines: [err.message], exitCode: EXIT_CODES.environment };
+  if (err instanceof UnsafeMailbox)
+    return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.refused };
+  if (err instanceof ReviewRefusal || err instanceof FindingsError)
+    return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.refused };
   if (err instanceof BookbagProblem) {
-    if (err.kind === 'missing') return { lines: [`${program}: unknown bead: no bookbag '${err.path}'`], exitCode: EXIT_CODES.invalid };
-    return { lines: [`${program}: ${err.kind} bookbag '${err.path}'`, ...err.problems.map((p) => `- ${p}`)], exitCode: EXIT_CODES.invalid };
+    if (err.kind === 'missing')
+      return {
+        lines: [`${program}: unknown bead: no bookbag '${err.path}'`],
+        exitCode: EXIT_CODES.invalid,
+      };
+    return {
+      lines: [
+        `${program}: ${err.kind} bookbag '${err.path}'`,
+        ...err.problems.map((p) => `- ${p}`),
+      ],
+      exitCode: EXIT_CODES.invalid,
+    };
   }
-  if (err instanceof LeafInterrupted) return { lines: [`${program}: ${err.message}`], exitCode: 128 + constants.signals[err.signal] };
-  if (err instanceof LockBusy) return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.temporary };
+  if (err instanceof LeafInterrupted)
+    return { lines: [`${program}: ${err.message}`], exitCode: 128 + constants.signals[err.signal] };
+  if (err instanceof LockBusy)
+    return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.temporary };
   const sys = err as NodeJS.ErrnoException;
   if (sys && typeof sys.code === 'string') {
     const where = sys.path ? ` '${sys.path}'` : '';
     const exitCode = TEMPORARY_CODES.has(sys.code) ? EXIT_CODES.temporary : EXIT_CODES.environment;
-    return { lines: [`${program}: ${sys.syscall ?? 'operation'} failed${where}: ${sys.code}`], exitCode };
+    return {
+      lines: [`${program}: ${sys.syscall ?? 'operation'} failed${where}: ${sys.code}`],
+      exitCode,
+    };
   }
   const message = err instanceof Error ? err.message : String(err);
   return { lines: [`${program}: ${message.split('\n')[0]}`], exitCode: EXIT_CODES.environment };
@@ -65,12 +101,18 @@ export function reportFailure(program: string, err: unknown): void {
   process.exitCode = exitCode;
 }
 
-/** Sets the exit code of an outcome that is not a thrown failure (problems found, a daemon not running). */
+/**
+ * Sets the exit code of an outcome that is not a thrown failure (problems found, a daemon not
+ * running).
+ */
 export function exitAs(outcome: Outcome): void {
   process.exitCode = EXIT_CODES[outcome];
 }
 
-/** Prints a failure and ends the process at once with its code (a command stopped by a signal: nothing it started may keep it running). */
+/**
+ * Prints a failure and ends the process at once with its code (a command stopped by a signal:
+ * nothing it started may keep it running).
+ */
 export function reportFailureAndExit(program: string, err: unknown): never {
   reportFailure(program, err);
   process.exit();

@@ -12,33 +12,57 @@ import type { HookInstall } from '../hooks/installHooks.js';
 const write = (text: string): void => {
   process.stdout.write(text);
 };
-/** The folder of the built bins: the one of the running entry point (the package's hooks/ is found above it). */
+/**
+ * The folder of the built bins: the one of the running entry point (the package's hooks/ is found
+ * above it).
+ */
 const binDir = () => dirname(fs.realpathSync(process.argv[1]!));
 
 /** The report of an install: the file, then one line per event. */
 export function installText(result: HookInstall): string {
   const head = result.changed ? 'HOOKS INSTALLED' : 'HOOKS ALREADY INSTALLED';
-  const events = (Object.keys(result.events) as (keyof HookInstall['events'])[]).map((e) => `${e}: ${result.events[e]} ${printable(result.commands[e])}\n`);
+  const events = (Object.keys(result.events) as (keyof HookInstall['events'])[]).map(
+    (e) => `${e}: ${result.events[e]} ${printable(result.commands[e])}\n`,
+  );
   return `${head}: ${printable(result.path)}\n${events.join('')}`;
 }
 
 /** The JSON report of an install (a dry run adds the merged text as `content`). */
 export function installJson(result: HookInstall): string {
   const { agent, path: file, changed, dryRun, events, commands } = result;
-  return `${JSON.stringify({ agent, file, changed, dry_run: dryRun, events, commands, ...(dryRun ? { content: result.text } : {}) }, null, 2)}\n`;
+  const report = { agent, file, changed, dry_run: dryRun, events, commands };
+  return `${JSON.stringify(dryRun ? { ...report, content: result.text } : report, null, 2)}\n`;
 }
 
 const install: CommandModule = {
   command: 'install',
-  describe: "Merge Baton's SessionStart and Stop hooks into ROOT/.claude/settings.json (claude) or ROOT/.codex/hooks.json (codex); other hooks and settings are kept; idempotent",
+  describe:
+    "Merge Baton's SessionStart and Stop hooks into " +
+    'ROOT/.claude/settings.json (claude) or ' +
+    'ROOT/.codex/hooks.json (codex); other hooks and settings are ' +
+    'kept; idempotent',
   builder: (y) =>
-    y.option('agent', { choices: ['claude', 'codex'] as const, demandOption: true, describe: 'The agent whose settings get the hooks' })
-      .option('dry-run', { type: 'boolean', default: false, describe: 'Print the merged file and write nothing' })
+    y
+      .option('agent', {
+        choices: ['claude', 'codex'] as const,
+        demandOption: true,
+        describe: 'The agent whose settings get the hooks',
+      })
+      .option('dry-run', {
+        type: 'boolean',
+        default: false,
+        describe: 'Print the merged file and write nothing',
+      })
       .option('json', { type: 'boolean', default: false, describe: 'Print JSON' }),
   handler: async (args) => {
     const root = findRoot(process.cwd(), process.env);
     const { installHooks, packageHookCommands } = await import('../hooks/installHooks.js');
-    const result = installHooks(root, args.agent as HookAgent, packageHookCommands(binDir()), args['dry-run'] as boolean);
+    const result = installHooks(
+      root,
+      args.agent as HookAgent,
+      packageHookCommands(binDir()),
+      args['dry-run'] as boolean,
+    );
     if (args.json) write(installJson(result));
     else write(result.dryRun ? result.text : installText(result));
   },
@@ -47,7 +71,10 @@ const install: CommandModule = {
 /** `baton hooks <command>`. */
 export const HOOKS_COMMAND: CommandModule = {
   command: 'hooks <command>',
-  describe: 'Agent lifecycle hooks for Claude Code and Codex (what a session is told at start; no idle stop while mail waits)',
-  builder: (y) => y.command([install]).demandCommand(1, 'Name a hooks command; see baton hooks --help.'),
+  describe:
+    'Agent lifecycle hooks for Claude Code and Codex (what a ' +
+    'session is told at start; no idle stop while mail waits)',
+  builder: (y) =>
+    y.command([install]).demandCommand(1, 'Name a hooks command; see baton hooks --help.'),
   handler: () => undefined,
 };

@@ -7,7 +7,11 @@ import { monitorText, monitorView } from '../swarm/monitor.js';
 const QUIT_KEYS = new Set([0x71, 0x51, 0x03]); // q, Q, Ctrl-C
 
 /** Runs the live monitor of `root` until a quit key; `write` prints to stdout. */
-export async function liveMonitor(root: string, json: boolean, write: (text: string) => void): Promise<void> {
+export async function liveMonitor(
+  root: string,
+  json: boolean,
+  write: (text: string) => void,
+): Promise<void> {
   const stdin = process.stdin;
   let quit = false;
   let wake = () => undefined as void;
@@ -22,7 +26,11 @@ export async function liveMonitor(root: string, json: boolean, write: (text: str
   try {
     while (!quit) {
       const view = { ...(await monitorView(root)), runs: runsView(root) };
-      write(json ? `${JSON.stringify(view)}\n` : `\x1b[H\x1b[2J${monitorText(view)}${runsText(view.runs)}\nPress q to quit.\n`);
+      write(
+        json
+          ? `${JSON.stringify(view)}\n`
+          : `\x1b[H\x1b[2J${monitorText(view)}${runsText(view.runs)}\nPress q to quit.\n`,
+      );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 1000);
         wake = () => {

@@ -16,40 +16,69 @@ const warn = (line: string) => process.stderr.write(`${printable(line)}\n`);
 const write = (out: string | Buffer): void => {
   process.stdout.write(out);
 };
-const json = <T>(y: Argv<T>) => y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
+const json = <T>(y: Argv<T>) =>
+  y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
 
-/** The lines reporting SwarmForge mail: each item imported, each item left in place with its remedy (`baton init` and `baton up`). */
+/**
+ * The lines reporting SwarmForge mail: each item imported, each item left in place with its remedy
+ * (`baton init` and `baton up`).
+ */
 export function importLines(imports: InitResult['imports']): string {
   return [
     ...imports.imported.map((i) => `IMPORTED: ${printable(i.from)} -> ${printable(i.to)}\n`),
-    ...imports.left.map((l) => `NOT IMPORTED: ${printable(l.path)}: ${printable(l.problem)}\n  fix: ${printable(l.remedy)}\n`),
+    ...imports.left.map(
+      (l) =>
+        `NOT IMPORTED: ${printable(l.path)}: ${printable(l.problem)}\n ` +
+        ` fix: ${printable(l.remedy)}\n`,
+    ),
   ].join('');
 }
 
-/** With a roster, `baton init`'s lines for it: each node with its roles, then the local node when it is known. */
+/**
+ * With a roster, `baton init`'s lines for it: each node with its roles, then the local node when it
+ * is known.
+ */
 function nodeLines({ roster, node }: InitResult): string {
   if (roster === undefined) return '';
-  const nodes = [...roster.nodes].map(([name, roles]) => `NODE: ${name} ${roles.join(',')}\n`).join('');
+  const nodes = [...roster.nodes]
+    .map(([name, roles]) => `NODE: ${name} ${roles.join(',')}\n`)
+    .join('');
   return `${nodes}${node === undefined ? '' : `LOCAL NODE: ${node}\n`}`;
 }
 
 /** `baton init`'s lines: ROOT, each role, the nodes, then the import report. */
 function initText(result: InitResult): string {
   const { root, roles, imports } = result;
-  return `INITIALIZED: ${root}\n${roles.map((r) => `ROLE: ${r.role} ${r.mode} ${r.worktreePath}\n`).join('')}${nodeLines(result)}${importLines(imports)}`;
+  const roleLines = roles.map((r) => `ROLE: ${r.role} ${r.mode} ${r.worktreePath}\n`).join('');
+  return `INITIALIZED: ${root}\n${roleLines}${nodeLines(result)}${importLines(imports)}`;
 }
 
-/** `baton init --json`: ROOT, the roles, with a roster the local node (null while unknown) and each node's roles, and the import report. */
+/**
+ * `baton init --json`: ROOT, the roles, with a roster the local node (null while unknown) and each
+ * node's roles, and the import report.
+ */
 function initJson(result: InitResult): string {
   const roles = result.roles.map((r) => ({ role: r.role, mode: r.mode, worktree: r.worktreePath }));
-  const nodes = result.roster === undefined ? {} : { node: result.node ?? null, nodes: Object.fromEntries(result.roster.nodes) };
-  return `${JSON.stringify({ root: result.root, roles, ...nodes, imported: result.imports.imported, not_imported: result.imports.left }, null, 2)}\n`;
+  const nodes =
+    result.roster === undefined
+      ? {}
+      : { node: result.node ?? null, nodes: Object.fromEntries(result.roster.nodes) };
+  const imports = { imported: result.imports.imported, not_imported: result.imports.left };
+  return `${JSON.stringify({ root: result.root, roles, ...nodes, ...imports }, null, 2)}\n`;
 }
 
 const init: CommandModule = {
   command: 'init',
-  describe: 'Read swarmforge/swarmforge.conf (and swarmforge/nodes.conf); write .swarmforge/roles.tsv (nodes.tsv) and every mailbox; import SwarmForge mail left in worktrees',
-  builder: (y) => json(y).option('node', { type: 'string', describe: 'Record NAME, a node of swarmforge/nodes.conf, as this machine\'s node (.swarmforge/node)' }),
+  describe:
+    'Read swarmforge/swarmforge.conf (and swarmforge/nodes.conf); ' +
+    'write .swarmforge/roles.tsv (nodes.tsv) and every mailbox; ' +
+    'import SwarmForge mail left in worktrees',
+  builder: (y) =>
+    json(y).option('node', {
+      type: 'string',
+      describe:
+        "Record NAME, a node of swarmforge/nodes.conf, as this machine's node (.swarmforge/node)",
+    }),
   handler: async (args) => {
     const { initProject } = await import('../admin/init.js');
     const result = await initProject(process.cwd(), [], { node: args.node as string | undefined });
@@ -59,35 +88,66 @@ const init: CommandModule = {
 
 const status: CommandModule = {
   command: 'status',
-  describe: 'Per role: items in outbox, new, in process, completed, failed; ages; whether handoffd runs; with a roster, the bridge',
+  describe:
+    'Per role: items in outbox, new, in process, completed, ' +
+    'failed; ages; whether handoffd runs; with a roster, the ' +
+    'bridge',
   builder: (y) => json(y),
   handler: async (args) => {
     const root = findRoot(process.cwd(), process.env);
-    const [{ daemonLine, statusOf, statusTable }, { daemonStatus }, { bridgeText, bridgeViewOf }] = await Promise.all([
-      import('../admin/status.js'), import('../project/daemonRecord.js'), import('../admin/bridgeView.js')]);
+    const [{ daemonLine, statusOf, statusTable }, { daemonStatus }, { bridgeText, bridgeViewOf }] =
+      await Promise.all([
+        import('../admin/status.js'),
+        import('../project/daemonRecord.js'),
+        import('../admin/bridgeView.js'),
+      ]);
     const bridge = bridgeViewOf(root);
     const rows = statusOf(root);
     const daemon = daemonStatus(root);
-    if (args.json) return write(`${JSON.stringify({ roles: rows, daemon, ...(bridge ? { bridge } : {}) }, null, 2)}\n`);
-    write(`${statusTable(rows, bridge)}\n${daemonLine(daemon)}${bridgeText(bridge, rows.map((r) => r.role))}`);
+    if (args.json)
+      return write(
+        `${JSON.stringify({ roles: rows, daemon, ...(bridge ? { bridge } : {}) }, null, 2)}\n`,
+      );
+    write(
+      `${statusTable(rows, bridge)}\n${daemonLine(daemon)}${bridgeText(
+        bridge,
+        rows.map((r) => r.role),
+      )}`,
+    );
   },
 };
 
 const doctorCommand: CommandModule = {
   command: 'doctor',
-  describe: 'Check every mailbox invariant, look for stranded mail, orphan leaves and inconsistent bookbags; with a roster, the bridge; name a fix for each problem; exit 2 if any',
-  builder: (y) => json(y).option('fix', { type: 'boolean', default: false, describe: 'Delete temp files older than 36 h (the only safe repair)' }),
+  describe:
+    'Check every mailbox invariant, look for stranded mail, ' +
+    'orphan leaves and inconsistent bookbags; with a roster, the ' +
+    'bridge; name a fix for each problem; exit 2 if any',
+  builder: (y) =>
+    json(y).option('fix', {
+      type: 'boolean',
+      default: false,
+      describe: 'Delete temp files older than 36 h (the only safe repair)',
+    }),
   handler: async (args) => {
     const [{ doctor }, { reviewFindings }, { bridgeDoctorLines }] = await Promise.all([
-      import('../admin/doctor.js'), import('../review/lens/reviewDoctor.js'), import('../admin/bridgeDoctor.js')]);
+      import('../admin/doctor.js'),
+      import('../review/lens/reviewDoctor.js'),
+      import('../admin/bridgeDoctor.js'),
+    ]);
     const root = findRoot(process.cwd(), process.env);
     const queueReport = await doctor(root, args.fix as boolean);
     const report = { ...queueReport, findings: [...queueReport.findings, ...reviewFindings(root)] };
     if (args.json) write(`${JSON.stringify(report, null, 2)}\n`);
     else {
-      const entry = (label: string) => (f: DoctorFinding) => `${label}: ${printable(f.path)}: ${printable(f.problem)}\n  fix: ${printable(f.remedy)}\n`;
+      const entry = (label: string) => (f: DoctorFinding) =>
+        `${label}: ${printable(f.path)}: ${printable(f.problem)}\n  fix: ${printable(f.remedy)}\n`;
       write(report.fixed.map((p) => `REMOVED: ${printable(p)}\n`).join(''));
-      write(bridgeDoctorLines(report).map((line) => `${printable(line)}\n`).join(''));
+      write(
+        bridgeDoctorLines(report)
+          .map((line) => `${printable(line)}\n`)
+          .join(''),
+      );
       write((report.warnings ?? []).map(entry('WARNING')).join(''));
       write(report.findings.map(entry('PROBLEM')).join(''));
       if (report.findings.length === 0) write('OK: no problems found\n');
@@ -100,20 +160,35 @@ const handoff: CommandModule = {
   command: 'handoff <draft>',
   describe: 'Same as swarm_handoff <draft>',
   builder: (y) => y.positional('draft', { type: 'string', demandOption: true }),
-  handler: async (args) => write(await (await import('../handoff/send.js')).sendHandoff(args.draft as string, process.cwd(), process.env, onSkip, undefined, warn)),
+  handler: async (args) =>
+    write(
+      await (
+        await import('../handoff/send.js')
+      ).sendHandoff(args.draft as string, process.cwd(), process.env, onSkip, undefined, warn),
+    ),
 };
 
 const ready: CommandModule = {
   command: 'ready',
   describe: 'Same as ready_for_next',
-  handler: async () => write(await (await import('../handoff/receive.js')).readyForNext(process.cwd(), process.env, onSkip)),
+  handler: async () =>
+    write(
+      await (
+        await import('../handoff/receive.js')
+      ).readyForNext(process.cwd(), process.env, onSkip),
+    ),
 };
 
 const done: CommandModule = {
   command: 'done [id]',
   describe: 'Same as done_with_current [ID]',
   builder: (y) => y.positional('id', { type: 'string' }),
-  handler: async (args) => write(await (await import('../handoff/receive.js')).doneWithCurrent(process.cwd(), process.env, args.id as string | undefined, onSkip)),
+  handler: async (args) =>
+    write(
+      await (
+        await import('../handoff/receive.js')
+      ).doneWithCurrent(process.cwd(), process.env, args.id as string | undefined, onSkip),
+    ),
 };
 
 /** The queue commands, for the `baton` command line. */

@@ -17,35 +17,59 @@ const write = (text: string): void => {
 };
 /** The folder of the built bins: the one of the running entry point. */
 export const binDir = (): string => dirname(fs.realpathSync(process.argv[1]!));
-const json = <T>(y: Argv<T>) => y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
+const json = <T>(y: Argv<T>) =>
+  y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
 
 /** handoffd of the running installation, started and stopped for the launcher. */
 export async function daemonControl(): Promise<DaemonControl> {
   const { startDaemon, stopDaemon } = await import('../daemon/control.js');
   return {
-    start: (root, extraArgs) => startDaemon({ root, handoffdPath: join(binDir(), 'handoffd.js'), extraArgs }),
+    start: (root, extraArgs) =>
+      startDaemon({ root, handoffdPath: join(binDir(), 'handoffd.js'), extraArgs }),
     stop: async (root) => (await stopDaemon(root))?.pid,
   };
 }
 const daemon: CommandModule = {
   command: 'daemon <action>',
-  describe: 'Run handoffd in the background: start, stop (TERM, then KILL after a timeout) or status',
+  describe:
+    'Run handoffd in the background: start, stop (TERM, then KILL after a timeout) or status',
   builder: (y) =>
-    json(y.positional('action', { choices: ['start', 'stop', 'status'] as const, demandOption: true }))
-      .option('timeout', { type: 'number', default: 10, describe: 'Seconds stop waits before escalating' }),
+    json(
+      y.positional('action', { choices: ['start', 'stop', 'status'] as const, demandOption: true }),
+    ).option('timeout', {
+      type: 'number',
+      default: 10,
+      describe: 'Seconds stop waits before escalating',
+    }),
   handler: async (args) => {
     const root = findRoot(process.cwd(), process.env);
     const { startDaemon, stopDaemon } = await import('../daemon/control.js');
     if (args.action === 'start') {
       const pid = await startDaemon({ root, handoffdPath: `${binDir()}/handoffd.js` });
-      write(args.json ? `${JSON.stringify({ started: true, pid })}\n` : `DAEMON STARTED: pid ${pid}\n`);
+      write(
+        args.json ? `${JSON.stringify({ started: true, pid })}\n` : `DAEMON STARTED: pid ${pid}\n`,
+      );
     } else if (args.action === 'stop') {
       const stopped = await stopDaemon(root, (args.timeout as number) * 1000);
       if (args.json) write(`${JSON.stringify({ stopped: Boolean(stopped), ...stopped })}\n`);
-      else write(stopped ? `DAEMON STOPPED: pid ${stopped.pid}${stopped.escalated ? ' (killed after the timeout)' : ''}\n` : 'DAEMON NOT RUNNING\n');
+      else
+        write(
+          stopped
+            ? `DAEMON STOPPED: pid ` +
+                `${stopped.pid}${stopped.escalated ? ' (killed after the timeout)' : ''}\n`
+            : 'DAEMON NOT RUNNING\n',
+        );
     } else {
       const status = daemonStatus(root);
-      write(args.json ? `${JSON.stringify(status)}\n` : status.running ? `DAEMON RUNNING: pid ${status.pid}, last pass ${status.last_pass_at}, delivered ${status.delivered}, failed ${status.failed}, errors ${status.errors}\n` : 'DAEMON NOT RUNNING\n');
+      write(
+        args.json
+          ? `${JSON.stringify(status)}\n`
+          : status.running
+            ? `DAEMON RUNNING: pid ${status.pid}, last pass ` +
+              `${status.last_pass_at}, delivered ${status.delivered}, ` +
+              `failed ${status.failed}, errors ${status.errors}\n`
+            : 'DAEMON NOT RUNNING\n',
+      );
       if (!status.running) exitAs('notRunning');
     }
   },
@@ -53,46 +77,90 @@ const daemon: CommandModule = {
 
 const up: CommandModule = {
   command: 'up',
-  describe: 'Start the swarm: worktrees, roles.tsv, tmux (one window per role + monitor), handoffd, agents',
+  describe:
+    'Start the swarm: worktrees, roles.tsv, tmux (one window per role + monitor), handoffd, agents',
   builder: (y) =>
-    y.option('poll-interval', { type: 'number', default: 1000, describe: 'handoffd: milliseconds between full passes' })
-      .option('rewake-interval', { type: 'number', default: 60, describe: 'handoffd: seconds before an idle recipient with mail is woken again' }),
+    y
+      .option('poll-interval', {
+        type: 'number',
+        default: 1000,
+        describe: 'handoffd: milliseconds between full passes',
+      })
+      .option('rewake-interval', {
+        type: 'number',
+        default: 60,
+        describe: 'handoffd: seconds before an idle recipient with mail is woken again',
+      }),
   handler: async (args) => {
-    const daemonArgs = ['--poll-interval', String(args['poll-interval']), '--rewake-interval', String(args['rewake-interval'])];
+    const daemonArgs = [
+      '--poll-interval',
+      String(args['poll-interval']),
+      '--rewake-interval',
+      String(args['rewake-interval']),
+    ];
     const { swarmUp } = await import('../swarm/up.js');
-    const swarm = await swarmUp(process.cwd(), { binDir: binDir(), daemon: await daemonControl(), daemonArgs });
-    write(`SWARM UP: session ${swarm.session}\nDAEMON: pid ${swarm.daemonPid}\n${[...swarm.panes].map(([r, p]) => `PANE: ${r} ${p}\n`).join('')}ATTACH: baton attach   (or: tmux -S ${swarm.socket} attach -t ${swarm.session})\n${importLines(swarm.imports)}`);
+    const swarm = await swarmUp(process.cwd(), {
+      binDir: binDir(),
+      daemon: await daemonControl(),
+      daemonArgs,
+    });
+    const panes = [...swarm.panes].map(([r, p]) => `PANE: ${r} ${p}\n`).join('');
+    const attach = `baton attach   (or: tmux -S ${swarm.socket} attach -t ${swarm.session})`;
+    write(
+      `SWARM UP: session ${swarm.session}\nDAEMON: pid ${swarm.daemonPid}\n` +
+        `${panes}ATTACH: ${attach}\n${importLines(swarm.imports)}`,
+    );
   },
 };
 
 const down: CommandModule = {
   command: 'down',
-  describe: 'Stop handoffd and the swarm\'s tmux server (worktrees and roles.tsv stay)',
+  describe: "Stop handoffd and the swarm's tmux server (worktrees and roles.tsv stay)",
   handler: async () => {
     const { swarmDown } = await import('../swarm/up.js');
     const stopped = await swarmDown(process.cwd(), await daemonControl());
-    write(`SWARM DOWN: ${stopped.daemon ? `daemon pid ${stopped.daemon} stopped` : stopped.server ? 'tmux server stopped' : 'nothing was running'}\n`);
+    const what = stopped.daemon
+      ? `daemon pid ${stopped.daemon} stopped`
+      : stopped.server
+        ? 'tmux server stopped'
+        : 'nothing was running';
+    write(`SWARM DOWN: ${what}\n`);
   },
 };
 
 const attach: CommandModule = {
   command: 'attach',
-  describe: 'Attach this terminal to the swarm\'s tmux session',
+  describe: "Attach this terminal to the swarm's tmux session",
   handler: async () => {
-    const [{ swarmAddress }, { attachSession }] = await Promise.all([import('../swarm/up.js'), import('../adapters/tmux.js')]);
+    const [{ swarmAddress }, { attachSession }] = await Promise.all([
+      import('../swarm/up.js'),
+      import('../adapters/tmux.js'),
+    ]);
     const { socket, session } = swarmAddress(process.cwd());
     const code = await attachSession(socket, session);
-    if (code !== 0) fail('environment', `baton: tmux attach-session ended with ${code === null ? 'a signal' : `exit ${code}`}`);
+    if (code !== 0)
+      fail(
+        'environment',
+        `baton: tmux attach-session ended with ${code === null ? 'a signal' : `exit ${code}`}`,
+      );
   },
 };
 
 const monitor: CommandModule = {
   command: 'monitor',
-  describe: 'Live view of every role and the daemon, and with a roster the bridge (refreshes every second; q quits)',
-  builder: (y) => json(y).option('once', { type: 'boolean', default: false, describe: 'Print one view and exit' }),
+  describe:
+    'Live view of every role and the daemon, and with a roster ' +
+    'the bridge (refreshes every second; q quits)',
+  builder: (y) =>
+    json(y).option('once', {
+      type: 'boolean',
+      default: false,
+      describe: 'Print one view and exit',
+    }),
   handler: async (args) => {
     const root = findRoot(process.cwd(), process.env);
-    if (!args.once) return (await import('./liveMonitor.js')).liveMonitor(root, args.json as boolean, write);
+    if (!args.once)
+      return (await import('./liveMonitor.js')).liveMonitor(root, args.json as boolean, write);
     const { monitorText, monitorView } = await import('../swarm/monitor.js');
     const { runsText, runsView } = await import('../run/record/runMonitor.js');
     const view = { ...(await monitorView(root)), runs: runsView(root) };
@@ -102,20 +170,60 @@ const monitor: CommandModule = {
 
 const demo: CommandModule = {
   command: 'demo',
-  describe: 'Run a swarm of scripted agents end to end in a private tmux server: coder → reviewer → qa; --review: a coder and two review teachers; --run: a durable run and its controller',
+  describe:
+    'Run a swarm of scripted agents end to end in a private tmux ' +
+    'server: coder → reviewer → qa; --review: a coder and two ' +
+    'review teachers; --run: a durable run and its controller',
   builder: (y) =>
-    y.option('tasks', { type: 'number', describe: 'How many tasks to push through (default 4, or 2 with --review)' })
-      .option('review', { type: 'boolean', default: false, describe: 'The review stage: a coder, a CTO and a COO teacher; every other task fails review' })
-      .option('run', { type: 'boolean', default: false, describe: 'A durable run driven by its controller: stage, two review cycles, validation, resolution, approval' })
-      .option('attach', { type: 'boolean', default: false, describe: 'Attach to the swarm to watch it live (detach with C-b d)' })
-      .option('keep', { type: 'boolean', default: false, describe: 'Keep the demo project on disk' })
-      .option('timeout', { type: 'number', default: 180, describe: 'Seconds before the demo gives up' })
+    y
+      .option('tasks', {
+        type: 'number',
+        describe: 'How many tasks to push through (default 4, or 2 with --review)',
+      })
+      .option('review', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'The review stage: a coder, a CTO and a COO teacher; every other task fails review',
+      })
+      .option('run', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'A durable run driven by its controller: stage, two review ' +
+          'cycles, validation, resolution, approval',
+      })
+      .option('attach', {
+        type: 'boolean',
+        default: false,
+        describe: 'Attach to the swarm to watch it live (detach with C-b d)',
+      })
+      .option('keep', {
+        type: 'boolean',
+        default: false,
+        describe: 'Keep the demo project on disk',
+      })
+      .option('timeout', {
+        type: 'number',
+        default: 180,
+        describe: 'Seconds before the demo gives up',
+      })
       .check((a) => !(a.review && a.run) || '--review and --run are two demos: choose one')
-      .check((a) => a.tasks === undefined || (Number.isInteger(a.tasks) && (a.tasks as number) >= 1) || '--tasks must be a whole number of at least 1'),
+      .check(
+        (a) =>
+          a.tasks === undefined ||
+          (Number.isInteger(a.tasks) && (a.tasks as number) >= 1) ||
+          '--tasks must be a whole number of at least 1',
+      ),
   handler: async (args) => {
     const options = {
-      binDir: binDir(), daemon: await daemonControl(), tasks: (args.tasks as number | undefined) ?? (args.review ? 2 : 4), attach: args.attach as boolean,
-      keep: args.keep as boolean, timeoutMs: (args.timeout as number) * 1000, out: write,
+      binDir: binDir(),
+      daemon: await daemonControl(),
+      tasks: (args.tasks as number | undefined) ?? (args.review ? 2 : 4),
+      attach: args.attach as boolean,
+      keep: args.keep as boolean,
+      timeoutMs: (args.timeout as number) * 1000,
+      out: write,
     };
     if (args.run) await (await import('../scripted/runDemo.js')).runRunDemo(options);
     else if (args.review) await (await import('../scripted/reviewDemo.js')).runReviewDemo(options);

@@ -19,18 +19,31 @@ import { reportOnce, type DaemonState } from './state.js';
 /** The publishes in flight of one copied handoff (all remote recipients). */
 const inFlight = new WeakMap<Copied, Promise<PromiseSettledResult<PublishOutcome>[]>>();
 
-/** Starts publishing a copied handoff's remote copies; false when the bridge cannot publish now (it stays in the outbox). */
+/**
+ * Starts publishing a copied handoff's remote copies; false when the bridge cannot publish now (it
+ * stays in the outbox).
+ */
 export function startPublishing(bridge: Bridge, copied: Copied): boolean {
   const remote = copied.remote;
   if (!remote) return true;
   if (!bridge.canPublish()) return false;
   const handoff = { id: copied.id, name: copied.name, from: copied.from, bytes: remote.bytes };
-  inFlight.set(copied, Promise.allSettled(remote.roles.map((role) => bridge.publish(role, handoff))));
+  inFlight.set(
+    copied,
+    Promise.allSettled(remote.roles.map((role) => bridge.publish(role, handoff))),
+  );
   return true;
 }
 
-/** Waits for the group's publishes; returns the handoffs ready for sent/ (too large ones are moved to failed/, the rest wait in the outbox). */
-export async function settlePublishes(state: DaemonState, scope: DeliveryScope, group: Copied[]): Promise<Copied[]> {
+/**
+ * Waits for the group's publishes; returns the handoffs ready for sent/ (too large ones are moved
+ * to failed/, the rest wait in the outbox).
+ */
+export async function settlePublishes(
+  state: DaemonState,
+  scope: DeliveryScope,
+  group: Copied[],
+): Promise<Copied[]> {
   const ready: Copied[] = [];
   for (const copied of group) {
     const publishes = inFlight.get(copied);
@@ -39,11 +52,19 @@ export async function settlePublishes(state: DaemonState, scope: DeliveryScope, 
       continue;
     }
     const results = await publishes;
-    const tooLarge = results.find((r): r is PromiseFulfilledResult<PublishOutcome> => r.status === 'fulfilled' && r.value.kind === 'too-large');
+    const tooLarge = results.find(
+      (r): r is PromiseFulfilledResult<PublishOutcome> =>
+        r.status === 'fulfilled' && r.value.kind === 'too-large',
+    );
     if (tooLarge && tooLarge.value.kind === 'too-large') {
       // Only when the limit was not known before the copies (no server yet): the local
       // recipients keep theirs, and the .error says so.
-      const failed = failHandoff(scope, copied.from, copied.name, tooLargeReason(tooLarge.value.reason, [...copied.copied, ...copied.already]));
+      const failed = failHandoff(
+        scope,
+        copied.from,
+        copied.name,
+        tooLargeReason(tooLarge.value.reason, [...copied.copied, ...copied.already]),
+      );
       state.stats.failed += 1;
       state.log.write('failed', { name: copied.name, from: copied.from, reason: failed.reason });
     } else if (results.every((r) => r.status === 'fulfilled')) {
@@ -61,8 +82,15 @@ export async function settlePublishes(state: DaemonState, scope: DeliveryScope, 
 /** How long an arrival this node cannot take now waits before its redelivery. */
 const DEFER_MS = 5_000;
 
-/** Copies the bridge's arrivals, fsyncs the new/ folders, acknowledges them; returns the roles that received a copy. */
-export async function receiveArrivals(state: DaemonState, scope: DeliveryScope, bridge: Bridge): Promise<Set<string>> {
+/**
+ * Copies the bridge's arrivals, fsyncs the new/ folders, acknowledges them; returns the roles that
+ * received a copy.
+ */
+export async function receiveArrivals(
+  state: DaemonState,
+  scope: DeliveryScope,
+  bridge: Bridge,
+): Promise<Set<string>> {
   const arrivals = bridge.takeArrivals();
   const received = new Set<string>();
   if (arrivals.length === 0) return received;
@@ -78,40 +106,71 @@ export async function receiveArrivals(state: DaemonState, scope: DeliveryScope, 
     for (const dir of newDirs) fsyncDir(dir);
   } catch (err) {
     // Not acknowledged: redelivered after the ack wait, and found by id then.
-    reportOnce(state, `receive-fsync:${(err as Error).message}`, { what: 'receive', problem: (err as Error).message });
+    reportOnce(state, `receive-fsync:${(err as Error).message}`, {
+      what: 'receive',
+      problem: (err as Error).message,
+    });
     return received;
   }
   crashPoint('bridge:copies-synced');
-  await Promise.all(toAck.map(async ({ arrival, id, copied }) => {
-    try {
-      await arrival.ack();
-    } catch (err) {
-      reportOnce(state, `ack:${id}:${(err as Error).message}`, { what: 'ack', id, role: arrival.role, problem: (err as Error).message });
-    }
-    if (!copied) return;
-    received.add(arrival.role);
-    state.stats.delivered += 1;
-    state.log.write('received', { id, name: arrival.name ?? '', to: arrival.role });
-  }));
+  await Promise.all(
+    toAck.map(async ({ arrival, id, copied }) => {
+      try {
+        await arrival.ack();
+      } catch (err) {
+        reportOnce(state, `ack:${id}:${(err as Error).message}`, {
+          what: 'ack',
+          id,
+          role: arrival.role,
+          problem: (err as Error).message,
+        });
+      }
+      if (!copied) return;
+      received.add(arrival.role);
+      state.stats.delivered += 1;
+      state.log.write('received', { id, name: arrival.name ?? '', to: arrival.role });
+    }),
+  );
   return received;
 }
 
-/** One arrival's copy; a refusal is terminated and logged, a deferral given back for later and reported once, an error left for the redelivery. */
-async function copyOrReport(state: DaemonState, scope: DeliveryScope, arrival: Arrival): Promise<ArrivalOutcome | undefined> {
+/**
+ * One arrival's copy; a refusal is terminated and logged, a deferral given back for later and
+ * reported once, an error left for the redelivery.
+ */
+async function copyOrReport(
+  state: DaemonState,
+  scope: DeliveryScope,
+  arrival: Arrival,
+): Promise<ArrivalOutcome | undefined> {
   try {
     const outcome = await copyArrival(scope, arrival.role, arrival.name, arrival.bytes);
     if (outcome.kind === 'refused') {
       arrival.refuse(outcome.reason);
-      state.log.write('bridge-refused', { role: arrival.role, name: arrival.name ?? '', problem: outcome.reason });
+      state.log.write('bridge-refused', {
+        role: arrival.role,
+        name: arrival.name ?? '',
+        problem: outcome.reason,
+      });
     } else if (outcome.kind === 'deferred') {
       arrival.retryLater(DEFER_MS);
-      reportOnce(state, `defer:${arrival.role}:${outcome.reason}`, { what: 'receive', role: arrival.role, name: arrival.name ?? '', problem: outcome.reason });
+      reportOnce(state, `defer:${arrival.role}:${outcome.reason}`, {
+        what: 'receive',
+        role: arrival.role,
+        name: arrival.name ?? '',
+        problem: outcome.reason,
+      });
     }
     return outcome;
   } catch (err) {
     // Not acknowledged: the server redelivers it after the ack wait.
     state.ensured.clear();
-    reportOnce(state, `receive:${arrival.role}/${arrival.name}:${(err as Error).message}`, { what: 'receive', role: arrival.role, name: arrival.name ?? '', problem: (err as Error).message });
+    reportOnce(state, `receive:${arrival.role}/${arrival.name}:${(err as Error).message}`, {
+      what: 'receive',
+      role: arrival.role,
+      name: arrival.name ?? '',
+      problem: (err as Error).message,
+    });
     return undefined;
   }
 }

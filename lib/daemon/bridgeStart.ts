@@ -10,14 +10,21 @@ import { localNodeOf, readRoster } from '../handoff/roster.js';
 import { type DaemonLog } from './log.js';
 
 /** The started bridge of ROOT, or undefined without a roster. */
-export async function startBridgeOf(root: string, log: DaemonLog, notify: () => void): Promise<Bridge | undefined> {
+export async function startBridgeOf(
+  root: string,
+  log: DaemonLog,
+  notify: () => void,
+): Promise<Bridge | undefined> {
   const paths = bridgePathsOf(root);
   const roster = readRoster(root);
   if (!roster) return undefined;
   const node = localNodeOf(root, roster);
   const credentials = roster.credentials ? fs.readFileSync(roster.credentials, 'utf8') : '';
   const { Bridge: BridgeClass } = await import('../bridge/bridge.js');
-  const bridge = new BridgeClass({ roster, node, credentials, settings: bridgeSettingsOf(), reportPath: paths.state }, { log: (event, details) => log.write(event, details), notify });
+  const bridge = new BridgeClass(
+    { roster, node, credentials, settings: bridgeSettingsOf(), reportPath: paths.state },
+    { log: (event, details) => log.write(event, details), notify },
+  );
   bridge.start();
   return bridge;
 }

@@ -9,7 +9,6 @@ import { daemonPathsOf } from '../project/layout.js';
 import { endProcess, until } from '../proc/ending.js';
 import { DaemonAlreadyRunning } from './alreadyRunning.js';
 
-
 /** Options of `baton daemon start`. */
 export interface StartOptions {
   root: string;
@@ -18,16 +17,25 @@ export interface StartOptions {
   extraArgs?: string[];
 }
 
-/** Starts handoffd detached (log in daemon/handoffd.log, crash output in handoffd.out); resolves with its pid. */
+/**
+ * Starts handoffd detached (log in daemon/handoffd.log, crash output in handoffd.out); resolves
+ * with its pid.
+ */
 export async function startDaemon(options: StartOptions): Promise<number> {
   const paths = daemonPathsOf(options.root);
   fs.mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
   const running = runningDaemon(options.root);
   if (running) throw new DaemonAlreadyRunning(running);
   const out = fs.openSync(paths.out, 'a', 0o600);
-  const child = spawn(process.execPath, [options.handoffdPath, '--root', options.root, '--quiet', ...(options.extraArgs ?? [])], {
-    detached: true, stdio: ['ignore', out, out], cwd: options.root,
-  });
+  const child = spawn(
+    process.execPath,
+    [options.handoffdPath, '--root', options.root, '--quiet', ...(options.extraArgs ?? [])],
+    {
+      detached: true,
+      stdio: ['ignore', out, out],
+      cwd: options.root,
+    },
+  );
   fs.closeSync(out);
   let exited = false;
   child.on('exit', () => {
@@ -35,7 +43,12 @@ export async function startDaemon(options: StartOptions): Promise<number> {
   });
   child.unref();
   const pid = child.pid!;
-  const ready = await until(() => exited || (fs.existsSync(paths.pid) && fs.readFileSync(paths.pid, 'utf8').trim() === String(pid)), 15_000);
+  const ready = await until(
+    () =>
+      exited ||
+      (fs.existsSync(paths.pid) && fs.readFileSync(paths.pid, 'utf8').trim() === String(pid)),
+    15_000,
+  );
   if (!ready || exited) {
     const tail = fs.readFileSync(paths.out, 'utf8').trim().split('\n').slice(-1)[0] ?? '';
     throw new Error(`handoffd did not start${tail ? `: ${tail}` : ''}`);
@@ -44,9 +57,16 @@ export async function startDaemon(options: StartOptions): Promise<number> {
 }
 
 /** Stops the daemon: TERM, wait up to `timeoutMs`, then KILL (only if it is still our daemon). */
-export async function stopDaemon(root: string, timeoutMs = 10_000): Promise<{ pid: number; escalated: boolean } | undefined> {
+export async function stopDaemon(
+  root: string,
+  timeoutMs = 10_000,
+): Promise<{ pid: number; escalated: boolean } | undefined> {
   const pid = runningDaemon(root);
   if (pid === undefined) return undefined;
-  const { escalated } = await endProcess(pid, { graceMs: timeoutMs, stillOurs: () => runningDaemon(root) === pid, killWaitMs: 5_000 });
+  const { escalated } = await endProcess(pid, {
+    graceMs: timeoutMs,
+    stillOurs: () => runningDaemon(root) === pid,
+    killWaitMs: 5_000,
+  });
   return { pid, escalated };
 }

@@ -18,7 +18,23 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { crashPoint } from '../fsx/crash.js';
-import { copyPlaces, deliverCopy, ensureFolder, ensureMailbox, type FolderLister, freeNameIn, idPlaces, isoOf, type Item, type Mailbox, moveOriginal, readItem, renameInto, serializeEnvelope, UnusableItem } from '../queue/index.js';
+import {
+  copyPlaces,
+  deliverCopy,
+  ensureFolder,
+  ensureMailbox,
+  type FolderLister,
+  freeNameIn,
+  idPlaces,
+  isoOf,
+  type Item,
+  type Mailbox,
+  moveOriginal,
+  readItem,
+  renameInto,
+  serializeEnvelope,
+  UnusableItem,
+} from '../queue/index.js';
 import { fsyncDir, publishWhole } from '../fsx/durable.js';
 import { isCode } from '../fsx/absent.js';
 import { acquireLock, type Release } from '../fsx/lock.js';
@@ -29,7 +45,16 @@ import { type Role } from '../handoff/roles.js';
 export type Delivery = Delivered | Failed;
 
 /** A handoff in sent/, its copies durable in every recipient's new/ (or already received). */
-export interface Delivered { kind: 'delivered'; id: string; name: string; from: string; copied: string[]; already: string[]; sentPath: string; remote?: string[] }
+export interface Delivered {
+  kind: 'delivered';
+  id: string;
+  name: string;
+  from: string;
+  copied: string[];
+  already: string[];
+  sentPath: string;
+  remote?: string[];
+}
 
 /** A handoff whose remote recipients are still to be published (docs/bridge.md §3). */
 export interface RemoteCopies {
@@ -40,7 +65,13 @@ export interface RemoteCopies {
 }
 
 /** A refused handoff, in failed/ with its .error. */
-export interface Failed { kind: 'failed'; name: string; from: string; reason: string; failedPath: string }
+export interface Failed {
+  kind: 'failed';
+  name: string;
+  from: string;
+  reason: string;
+  failedPath: string;
+}
 
 /** The project a delivery runs in. */
 export interface DeliveryScope {
@@ -48,7 +79,9 @@ export interface DeliveryScope {
   roles: Map<string, Role>;
   /** The daemon's temp folder for copies. */
   tmp: string;
-  /** Roles whose mailbox was already checked (optional cache; the caller decides how long it holds). */
+  /**
+   * Roles whose mailbox was already checked (optional cache; the caller decides how long it holds).
+   */
   ensured?: Set<string>;
   /** How the id search lists inbox folders (optional; the daemon's ListingCache). */
   lister?: FolderLister;
@@ -56,8 +89,14 @@ export interface DeliveryScope {
   boxOf?: (role: string) => Mailbox;
   /** With a bridge: true for a role on another node (its copy is published, not written here). */
   isRemote?: (role: string) => boolean;
-  /** With a bridge: why a handoff cannot travel to these remote roles (over the server's size limit, once known), else undefined. */
-  tooLargeForBridge?: (handoff: { id: string; name: string; from: string; bytes: Uint8Array }, roles: string[]) => string | undefined;
+  /**
+   * With a bridge: why a handoff cannot travel to these remote roles (over the server's size limit,
+   * once known), else undefined.
+   */
+  tooLargeForBridge?: (
+    handoff: { id: string; name: string; from: string; bytes: Uint8Array },
+    roles: string[],
+  ) => string | undefined;
 }
 
 function boxIn(scope: DeliveryScope, role: string): Mailbox {
@@ -81,7 +120,14 @@ async function idAt(path: string): Promise<string | undefined | null> {
 function checkHeaders(item: Item, sender: string, roles: Map<string, Role>): string[] {
   const to = item.headers.to;
   if (!to || to.split(',').every((r) => r.trim() === '')) throw new Refused('missing to header');
-  const recipients = [...new Set(to.split(',').map((r) => r.trim()).filter(Boolean))];
+  const recipients = [
+    ...new Set(
+      to
+        .split(',')
+        .map((r) => r.trim())
+        .filter(Boolean),
+    ),
+  ];
   const unknown = recipients.filter((r) => !roles.has(r));
   if (unknown.length > 0) throw new Refused(`unknown recipient ${unknown.join(', ')}`);
   if (item.headers.from !== sender) throw new Refused('from does not match the sender mailbox');
@@ -95,7 +141,12 @@ function checkHeaders(item: Item, sender: string, roles: Map<string, Role>): str
  * outbox file copied under a new name, or an arrival published again after the server
  * forgot its message ids, never gives a recipient a second copy, whatever its mode.
  */
-export async function recipientsToCopy(scope: DeliveryScope, item: Item, recipients: string[], deep: boolean): Promise<string[]> {
+export async function recipientsToCopy(
+  scope: DeliveryScope,
+  item: Item,
+  recipients: string[],
+  deep: boolean,
+): Promise<string[]> {
   const pending: string[] = [];
   for (const role of recipients) {
     const box = boxIn(scope, role);
@@ -111,15 +162,26 @@ export async function recipientsToCopy(scope: DeliveryScope, item: Item, recipie
   return pending;
 }
 
-/** True when an item whose name carries `id` holds that id (a copy under another name than this delivery's). */
-async function heldUnderAnotherName(box: Mailbox, id: string, deep: boolean, lister: FolderLister | undefined): Promise<boolean> {
+/**
+ * True when an item whose name carries `id` holds that id (a copy under another name than this
+ * delivery's).
+ */
+async function heldUnderAnotherName(
+  box: Mailbox,
+  id: string,
+  deep: boolean,
+  lister: FolderLister | undefined,
+): Promise<boolean> {
   for (const place of idPlaces(box, id, deep, lister)) {
     if ((await idAt(place)) === id) return true;
   }
   return false;
 }
 
-/** A handoff whose copies are linked into new/ (not yet fsync'd there); its original is still in outbox/. */
+/**
+ * A handoff whose copies are linked into new/ (not yet fsync'd there); its original is still in
+ * outbox/.
+ */
 export interface Copied {
   kind: 'copied';
   id: string;
@@ -141,7 +203,13 @@ export interface Copied {
  * each recipient that lacks one. A refused handoff is moved to failed/ (with its .error) at
  * once; a copied one still needs finishHandoffs.
  */
-export async function copyHandoff(scope: DeliveryScope, sender: string, name: string, deep: boolean, now = new Date()): Promise<Copied | Failed> {
+export async function copyHandoff(
+  scope: DeliveryScope,
+  sender: string,
+  name: string,
+  deep: boolean,
+  now = new Date(),
+): Promise<Copied | Failed> {
   const box = boxIn(scope, sender);
   const path = join(box.outbox, name);
   let releases: Release[] = [];
@@ -161,18 +229,33 @@ export async function copyHandoff(scope: DeliveryScope, sender: string, name: st
     ensureMailboxesOf(scope, recipients);
     const pending = await recipientsToCopy(scope, item, recipients, deep);
     const holders = recipients.filter((r) => !pending.includes(r));
-    const remoteCopies = remote.length > 0 ? remoteCopiesOf(scope, item, path, remote, holders) : undefined;
+    const remoteCopies =
+      remote.length > 0 ? remoteCopiesOf(scope, item, path, remote, holders) : undefined;
     const enqueuedAt = isoOf(now);
     const newDirs: string[] = [];
     for (const role of pending) {
       const target = boxIn(scope, role);
-      const bytes = await serializeEnvelope({ ...item.headers, recipient: role, enqueued_at: enqueuedAt }, item.body);
+      const bytes = await serializeEnvelope(
+        { ...item.headers, recipient: role, enqueued_at: enqueuedAt },
+        item.body,
+      );
       deliverCopy(join(scope.tmp, `${role}.${name}`), bytes, target.inboxNew, name);
       newDirs.push(target.inboxNew);
       crashPoint('deliver:recipient-done');
     }
     const already = recipients.filter((r) => !pending.includes(r));
-    return { kind: 'copied', id: item.id, name, from: sender, copied: pending, already, path, newDirs, deep, ...(remoteCopies ? { remote: remoteCopies } : {}) };
+    return {
+      kind: 'copied',
+      id: item.id,
+      name,
+      from: sender,
+      copied: pending,
+      already,
+      path,
+      newDirs,
+      deep,
+      ...(remoteCopies ? { remote: remoteCopies } : {}),
+    };
   } catch (err) {
     if (!(err instanceof Refused)) throw err;
     return failHandoff(scope, sender, name, err.message);
@@ -200,20 +283,39 @@ export function ensureMailboxesOf(scope: DeliveryScope, roles: readonly string[]
  * size limit before this try makes any copy. `holders` are the local recipients that already
  * hold theirs (an earlier try, before the limit was known): the refusal names them.
  */
-function remoteCopiesOf(scope: DeliveryScope, item: Item, path: string, roles: string[], holders: string[]): RemoteCopies {
+function remoteCopiesOf(
+  scope: DeliveryScope,
+  item: Item,
+  path: string,
+  roles: string[],
+  holders: string[],
+): RemoteCopies {
   const bytes = fs.readFileSync(path);
-  const tooLarge = scope.tooLargeForBridge?.({ id: item.id, name: item.name, from: item.headers.from ?? '', bytes }, roles);
+  const tooLarge = scope.tooLargeForBridge?.(
+    { id: item.id, name: item.name, from: item.headers.from ?? '', bytes },
+    roles,
+  );
   if (tooLarge !== undefined) throw new Refused(tooLargeReason(tooLarge, holders));
   return { roles, bytes };
 }
 
-/** Why a handoff went to failed/ for its size, naming the local recipients that hold a copy all the same (they keep it). */
+/**
+ * Why a handoff went to failed/ for its size, naming the local recipients that hold a copy all the
+ * same (they keep it).
+ */
 export function tooLargeReason(reason: string, localHolders: readonly string[]): string {
-  return localHolders.length > 0 ? `${reason}; the local recipients ${localHolders.join(', ')} received it` : reason;
+  return localHolders.length > 0
+    ? `${reason}; the local recipients ${localHolders.join(', ')} received it`
+    : reason;
 }
 
 /** Moves `outbox/<name>` of `sender` to failed/ with `<reason>` in its .error beside it. */
-export function failHandoff(scope: DeliveryScope, sender: string, name: string, reason: string): Failed {
+export function failHandoff(
+  scope: DeliveryScope,
+  sender: string,
+  name: string,
+  reason: string,
+): Failed {
   const box = boxIn(scope, sender);
   // A mailbox made by hand or in the reference layout may lack failed/: create it, as
   // renameInto creates sent/ for a delivery.
@@ -233,8 +335,14 @@ export function failHandoff(scope: DeliveryScope, sender: string, name: string, 
  * the group costs a few folder fsyncs instead of three per handoff.
  */
 export function finishHandoffs(scope: DeliveryScope, group: Copied[]): Delivered[] {
-  // A retry (deep) also fsyncs new/ of the recipients found holding a copy: an earlier try may have linked it there unsynced.
-  for (const dir of new Set(group.flatMap((c) => (c.deep ? [...c.newDirs, ...c.already.map((r) => boxIn(scope, r).inboxNew)] : c.newDirs)))) fsyncDir(dir);
+  // A retry (deep) also fsyncs new/ of the recipients found holding a copy: an earlier try may have
+  // linked it there unsynced.
+  for (const dir of new Set(
+    group.flatMap((c) =>
+      c.deep ? [...c.newDirs, ...c.already.map((r) => boxIn(scope, r).inboxNew)] : c.newDirs,
+    ),
+  ))
+    fsyncDir(dir);
   crashPoint('deliver:copies-done');
   const moved = group.map((c) => {
     const box = boxIn(scope, c.from);
@@ -247,17 +355,35 @@ export function finishHandoffs(scope: DeliveryScope, group: Copied[]): Delivered
   crashPoint('deliver:sent-synced');
   return moved.map(({ c, box, sentPath }) => {
     if (c.deep) removeStaleError(box, c.name);
-    return { kind: 'delivered', id: c.id, name: c.name, from: c.from, copied: c.copied, already: c.already, sentPath, ...(c.remote ? { remote: c.remote.roles } : {}) };
+    return {
+      kind: 'delivered',
+      id: c.id,
+      name: c.name,
+      from: c.from,
+      copied: c.copied,
+      already: c.already,
+      sentPath,
+      ...(c.remote ? { remote: c.remote.roles } : {}),
+    };
   });
 }
 
 /** Delivers `outbox/<name>` of `sender`'s mailbox on its own (copy, then finish). */
-export async function deliverHandoff(scope: DeliveryScope, sender: string, name: string, deep: boolean, now = new Date()): Promise<Delivery> {
+export async function deliverHandoff(
+  scope: DeliveryScope,
+  sender: string,
+  name: string,
+  deep: boolean,
+  now = new Date(),
+): Promise<Delivery> {
   const result = await copyHandoff(scope, sender, name, deep, now);
   return result.kind === 'failed' ? result : finishHandoffs(scope, [result])[0]!;
 }
 
-/** A kill after writing failed/<name>.error, then a fix of its cause, leaves that .error behind: removed once the file is sent. */
+/**
+ * A kill after writing failed/<name>.error, then a fix of its cause, leaves that .error behind:
+ * removed once the file is sent.
+ */
 function removeStaleError(box: Mailbox, name: string): void {
   const error = join(box.failed, `${name}.error`);
   if (!fs.existsSync(error) || fs.existsSync(join(box.failed, name))) return;
@@ -276,7 +402,8 @@ function removeStaleError(box: Mailbox, name: string): void {
 export function lockInboxes(scope: DeliveryScope, recipients: string[]): Release[] {
   const releases: Release[] = [];
   try {
-    for (const role of [...recipients].sort()) releases.push(acquireLock(boxIn(scope, role).inboxLock));
+    for (const role of [...recipients].sort())
+      releases.push(acquireLock(boxIn(scope, role).inboxLock));
   } catch (err) {
     for (const release of releases.reverse()) release();
     throw err;

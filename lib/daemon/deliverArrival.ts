@@ -9,9 +9,24 @@
 // lock); for a batch-mode recipient the deep search holds its inbox lock, as a local
 // repeat delivery does (deliver.ts).
 import { join } from 'node:path';
-import { deliverCopy, type Envelope, EnvelopeError, isItemName, isoOf, MAX_NAME_BYTES, parseEnvelope, serializeEnvelope } from '../queue/index.js';
+import {
+  deliverCopy,
+  type Envelope,
+  EnvelopeError,
+  isItemName,
+  isoOf,
+  MAX_NAME_BYTES,
+  parseEnvelope,
+  serializeEnvelope,
+} from '../queue/index.js';
 import { type Release } from '../fsx/lock.js';
-import { ensureMailboxesOf, lockInboxes, recipientsToCopy, Refused, type DeliveryScope } from './deliver.js';
+import {
+  ensureMailboxesOf,
+  lockInboxes,
+  recipientsToCopy,
+  Refused,
+  type DeliveryScope,
+} from './deliver.js';
 
 /**
  * What became of an arrival: copied into new/ (not yet fsync'd there); already held (its
@@ -25,10 +40,25 @@ export type ArrivalOutcome =
   | { kind: 'refused'; reason: string }
   | { kind: 'deferred'; reason: string };
 
-/** Copies the handoff `bytes` named `name` into `role`'s inbox/new/ unless that id is already there. */
-export async function copyArrival(scope: DeliveryScope, role: string, name: string | undefined, bytes: Uint8Array, now = new Date()): Promise<ArrivalOutcome> {
-  if (name === undefined || !isItemName(name) || name.includes('/') || Buffer.byteLength(name) > MAX_NAME_BYTES) return { kind: 'refused', reason: `bad Baton-Name header '${name ?? ''}'` };
-  if (!scope.roles.has(role)) return { kind: 'deferred', reason: `${role} is not in roles.tsv (run baton init)` };
+/**
+ * Copies the handoff `bytes` named `name` into `role`'s inbox/new/ unless that id is already there.
+ */
+export async function copyArrival(
+  scope: DeliveryScope,
+  role: string,
+  name: string | undefined,
+  bytes: Uint8Array,
+  now = new Date(),
+): Promise<ArrivalOutcome> {
+  if (
+    name === undefined ||
+    !isItemName(name) ||
+    name.includes('/') ||
+    Buffer.byteLength(name) > MAX_NAME_BYTES
+  )
+    return { kind: 'refused', reason: `bad Baton-Name header '${name ?? ''}'` };
+  if (!scope.roles.has(role))
+    return { kind: 'deferred', reason: `${role} is not in roles.tsv (run baton init)` };
   let envelope: Envelope;
   try {
     envelope = await parseEnvelope(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
@@ -39,14 +69,22 @@ export async function copyArrival(scope: DeliveryScope, role: string, name: stri
   const { headers, body } = envelope;
   const id = headers.id;
   if (!id) return { kind: 'refused', reason: 'no id header' };
-  const copy = await serializeEnvelope({ ...headers, recipient: role, enqueued_at: isoOf(now) }, body);
+  const copy = await serializeEnvelope(
+    { ...headers, recipient: role, enqueued_at: isoOf(now) },
+    body,
+  );
   const box = scope.boxOf?.(role);
-  if (!box) throw new Error('copyArrival needs the scope\'s boxOf');
+  if (!box) throw new Error("copyArrival needs the scope's boxOf");
   let releases: Release[] = [];
   try {
     if (scope.roles.get(role)?.mode !== 'task') releases = lockInboxes(scope, [role]);
     ensureMailboxesOf(scope, [role]);
-    const pending = await recipientsToCopy(scope, { ...envelope, id, name, path: '' }, [role], true);
+    const pending = await recipientsToCopy(
+      scope,
+      { ...envelope, id, name, path: '' },
+      [role],
+      true,
+    );
     if (pending.length === 0) return { kind: 'already', id, newDir: box.inboxNew };
     deliverCopy(join(scope.tmp, `${role}.${name}`), copy, box.inboxNew, name);
     return { kind: 'copied', id, newDir: box.inboxNew };

@@ -10,7 +10,10 @@ export class FolderWatchers {
 
   constructor(private readonly onChange: () => void) {}
 
-  /** Watches `dir` (once; later calls for the same folder do nothing), reporting only entries named `only` when given. */
+  /**
+   * Watches `dir` (once; later calls for the same folder do nothing), reporting only entries named
+   * `only` when given.
+   */
   watch(dir: string, only?: string): void {
     if (this.watchers.has(dir)) return;
     try {

@@ -17,9 +17,17 @@ import { startBridgeOf } from './bridgeStart.js';
 import { FolderWatchers } from './folderWatchers.js';
 import { DaemonLog } from './log.js';
 import { runPass } from './pass.js';
-import { boxOf, currentRoles, newDaemonState, type DaemonOptions, type DaemonState } from './state.js';
+import {
+  boxOf,
+  currentRoles,
+  newDaemonState,
+  type DaemonOptions,
+  type DaemonState,
+} from './state.js';
 
-/** What ends a wait between passes early: a notification (another pass at once) or a stop request. */
+/**
+ * What ends a wait between passes early: a notification (another pass at once) or a stop request.
+ */
 class LoopSignal {
   /** Set by every notification; a pass that ran while it was set is followed at once by another. */
   dirty = false;
@@ -73,11 +81,18 @@ async function loop(state: DaemonState, signal: LoopSignal, pollIntervalMs: numb
     if (state.stopRequested()) return;
     if (signal.dirty) continue;
     const deferred = state.policy.nextDeferred();
-    await signal.sleep(deferred === undefined ? pollIntervalMs : Math.min(pollIntervalMs, Math.max(0, deferred - Date.now())));
+    await signal.sleep(
+      deferred === undefined
+        ? pollIntervalMs
+        : Math.min(pollIntervalMs, Math.max(0, deferred - Date.now())),
+    );
   }
 }
 
-/** Runs the daemon until TERM/INT/stop; throws DaemonAlreadyRunning when another one holds the project. */
+/**
+ * Runs the daemon until TERM/INT/stop; throws DaemonAlreadyRunning when another one holds the
+ * project.
+ */
 export async function runHandoffd(options: DaemonOptions): Promise<void> {
   const paths = daemonPathsOf(options.root);
   mkdirSynced(paths.dir);
@@ -85,7 +100,13 @@ export async function runHandoffd(options: DaemonOptions): Promise<void> {
   const log = new DaemonLog(paths.log, options.mirror);
   const signal = new LoopSignal();
   const watchers = new FolderWatchers(() => signal.notify());
-  const state = newDaemonState(options, paths, log, (dir) => watchers.watch(dir), () => signal.stopping || fs.existsSync(paths.stop));
+  const state = newDaemonState(
+    options,
+    paths,
+    log,
+    (dir) => watchers.watch(dir),
+    () => signal.stopping || fs.existsSync(paths.stop),
+  );
   const onSignal = () => signal.stop();
   try {
     fs.rmSync(paths.stop, { force: true });

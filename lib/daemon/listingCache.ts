@@ -9,7 +9,10 @@ const TRUST_AFTER_MS = 2000;
 
 /** Item names per folder, re-read only when the folder may have changed. */
 export class ListingCache {
-  private readonly listings = new Map<string, { mtimeMs: number; listedAt: number; names: string[] }>();
+  private readonly listings = new Map<
+    string,
+    { mtimeMs: number; listedAt: number; names: string[] }
+  >();
 
   /** The `*.handoff` names in `dir` (queue order); empty when it does not exist. */
   itemNames(dir: string, now = Date.now()): string[] {
@@ -18,7 +21,9 @@ export class ListingCache {
 
   /** Every entry name of `dir` but dot-files (batch directories too), with the same reuse rule. */
   entryNames(dir: string, now = Date.now()): string[] {
-    return this.cached(dir, 'all', now, () => fs.readdirSync(dir).filter((n) => !n.startsWith('.')));
+    return this.cached(dir, 'all', now, () =>
+      fs.readdirSync(dir).filter((n) => !n.startsWith('.')),
+    );
   }
 
   private cached(dir: string, kind: string, now: number, list: () => string[]): string[] {
@@ -29,7 +34,12 @@ export class ListingCache {
       return [];
     }
     const previous = this.listings.get(key);
-    if (previous && previous.mtimeMs === stat.mtimeMs && previous.listedAt - stat.mtimeMs > TRUST_AFTER_MS) return previous.names;
+    if (
+      previous &&
+      previous.mtimeMs === stat.mtimeMs &&
+      previous.listedAt - stat.mtimeMs > TRUST_AFTER_MS
+    )
+      return previous.names;
     const names = list();
     this.listings.set(key, { mtimeMs: stat.mtimeMs, listedAt: now, names });
     return names;

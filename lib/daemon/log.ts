@@ -12,7 +12,10 @@ export class DaemonLog {
   private fd: number | undefined;
   private writtenSinceRefresh = false;
 
-  constructor(private readonly path: string, private readonly mirror?: (line: string) => void) {}
+  constructor(
+    private readonly path: string,
+    private readonly mirror?: (line: string) => void,
+  ) {}
 
   /** Appends one event. A log that cannot be written never stops the daemon. */
   write(event: DaemonEvent, details: Record<string, string | number> = {}): void {
@@ -28,7 +31,9 @@ export class DaemonLog {
     }
   }
 
-  /** Closes the file if the path no longer names it (removed, rotated), so the next line reopens it. */
+  /**
+   * Closes the file if the path no longer names it (removed, rotated), so the next line reopens it.
+   */
   refresh(): void {
     if (this.fd === undefined || !this.writtenSinceRefresh) return;
     this.writtenSinceRefresh = false;

@@ -27,12 +27,17 @@ export interface Queued {
   name: string;
 }
 
-/** Runs one pass; `startup` makes every delivery search deep (the files may be partly delivered by a killed daemon). */
+/**
+ * Runs one pass; `startup` makes every delivery search deep (the files may be partly delivered by a
+ * killed daemon).
+ */
 export async function runPass(state: DaemonState, startup: boolean): Promise<void> {
   const roles = currentRoles(state);
   const changedBefore = state.stats.delivered + state.stats.failed;
   const scope = scopeOf(state, roles);
-  const received = state.bridge ? await receiveArrivals(state, scope, state.bridge) : new Set<string>();
+  const received = state.bridge
+    ? await receiveArrivals(state, scope, state.bridge)
+    : new Set<string>();
   const delivered = await deliverQueue(state, scope, outboxQueue(state, roles), startup);
   for (const role of received) delivered.add(role);
   const now = Date.now();
@@ -46,7 +51,9 @@ export async function runPass(state: DaemonState, startup: boolean): Promise<voi
   recordPass(state, state.stats.delivered + state.stats.failed !== changedBefore, now);
 }
 
-/** Every role's complete outbox files in delivery order (name, then sender); watches each outbox. */
+/**
+ * Every role's complete outbox files in delivery order (name, then sender); watches each outbox.
+ */
 export function outboxQueue(state: DaemonState, roles: Map<string, Role>): Queued[] {
   const queue: Queued[] = [];
   for (const role of roles.keys()) {
@@ -60,19 +67,37 @@ export function outboxQueue(state: DaemonState, roles: Map<string, Role>): Queue
     }
   }
   // Names Baton writes are ASCII, where string order is byte order.
-  return queue.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.sender < b.sender ? -1 : 1));
+  return queue.sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : a.sender < b.sender ? -1 : 1,
+  );
 }
 
 /** The delivery scope of a pass (with the bridge's view of remote roles when there is one). */
 function scopeOf(state: DaemonState, roles: Map<string, Role>): DeliveryScope {
-  const scope: DeliveryScope = { root: state.root, roles, tmp: state.paths.tmp, ensured: state.ensured, boxOf: (role) => boxOf(state, role), lister: state.listings };
+  const scope: DeliveryScope = {
+    root: state.root,
+    roles,
+    tmp: state.paths.tmp,
+    ensured: state.ensured,
+    boxOf: (role) => boxOf(state, role),
+    lister: state.listings,
+  };
   const bridge = state.bridge;
-  if (bridge) Object.assign(scope, { isRemote: (role: string) => bridge.isRemote(role), tooLargeForBridge: bridge.tooLarge.bind(bridge) });
+  if (bridge)
+    Object.assign(scope, {
+      isRemote: (role: string) => bridge.isRemote(role),
+      tooLargeForBridge: bridge.tooLarge.bind(bridge),
+    });
   return scope;
 }
 
 /** Delivers the queue (until a stop is requested); returns the roles that received a copy. */
-async function deliverQueue(state: DaemonState, scope: DeliveryScope, queue: Queued[], startup: boolean): Promise<Set<string>> {
+async function deliverQueue(
+  state: DaemonState,
+  scope: DeliveryScope,
+  queue: Queued[],
+  startup: boolean,
+): Promise<Set<string>> {
   const delivered = new Set<string>();
   let group: Copied[] = [];
   for (const [index, { sender, name }] of queue.entries()) {
@@ -97,8 +122,16 @@ async function deliverQueue(state: DaemonState, scope: DeliveryScope, queue: Que
   return delivered;
 }
 
-/** Delivery steps 1–2 of one handoff; logs a refusal; returns the handoff when its copies are made. */
-async function copyOne(state: DaemonState, scope: DeliveryScope, sender: string, name: string, startup: boolean): Promise<Copied | undefined> {
+/**
+ * Delivery steps 1–2 of one handoff; logs a refusal; returns the handoff when its copies are made.
+ */
+async function copyOne(
+  state: DaemonState,
+  scope: DeliveryScope,
+  sender: string,
+  name: string,
+  startup: boolean,
+): Promise<Copied | undefined> {
   const key = `${sender}/${name}`;
   try {
     const result = await copyHandoff(scope, sender, name, startup || state.retryDeep.has(key));
@@ -109,13 +142,26 @@ async function copyOne(state: DaemonState, scope: DeliveryScope, sender: string,
   } catch (err) {
     state.retryDeep.add(key);
     state.ensured.clear();
-    reportOnce(state, `deliver:${key}:${(err as Error).message}`, { what: 'deliver', name, from: sender, problem: (err as Error).message });
+    reportOnce(state, `deliver:${key}:${(err as Error).message}`, {
+      what: 'deliver',
+      name,
+      from: sender,
+      problem: (err as Error).message,
+    });
   }
   return undefined;
 }
 
-/** Delivery step 3 for a group (finishHandoffs, after its remote publishes are stored), logged per handoff; returns the next, empty group. */
-async function finishGroup(state: DaemonState, scope: DeliveryScope, group: Copied[], delivered: Set<string>): Promise<Copied[]> {
+/**
+ * Delivery step 3 for a group (finishHandoffs, after its remote publishes are stored), logged per
+ * handoff; returns the next, empty group.
+ */
+async function finishGroup(
+  state: DaemonState,
+  scope: DeliveryScope,
+  group: Copied[],
+  delivered: Set<string>,
+): Promise<Copied[]> {
   // Copies in new/ are worth a wake-up even if a remote publish keeps their original in the outbox.
   if (state.bridge) for (const c of group) for (const role of c.copied) delivered.add(role);
   const ready = state.bridge ? await settlePublishes(state, scope, group) : group;
@@ -123,7 +169,12 @@ async function finishGroup(state: DaemonState, scope: DeliveryScope, group: Copi
     for (const result of finishHandoffs(scope, ready)) {
       state.retryDeep.delete(`${result.from}/${result.name}`);
       state.stats.delivered += 1;
-      state.log.write('delivered', { id: result.id, name: result.name, from: result.from, to: [...result.copied, ...result.already, ...(result.remote ?? [])].join(',') });
+      state.log.write('delivered', {
+        id: result.id,
+        name: result.name,
+        from: result.from,
+        to: [...result.copied, ...result.already, ...(result.remote ?? [])].join(','),
+      });
       for (const role of result.copied) delivered.add(role);
     }
   } catch (err) {
@@ -131,18 +182,28 @@ async function finishGroup(state: DaemonState, scope: DeliveryScope, group: Copi
     for (const c of group) state.retryDeep.add(`${c.from}/${c.name}`);
     state.ensured.clear();
     const first = group[0]!;
-    reportOnce(state, `deliver:${first.from}/${first.name}:${(err as Error).message}`, { what: 'deliver', name: first.name, from: first.from, problem: (err as Error).message });
+    reportOnce(state, `deliver:${first.from}/${first.name}:${(err as Error).message}`, {
+      what: 'deliver',
+      name: first.name,
+      from: first.from,
+      problem: (err as Error).message,
+    });
   }
   return [];
 }
 
-/** Counts the pass; writes health.json (advisory) after a pass that delivered or failed something, and every 5th pass. */
+/**
+ * Counts the pass; writes health.json (advisory) after a pass that delivered or failed something,
+ * and every 5th pass.
+ */
 function recordPass(state: DaemonState, changed: boolean, now: number): void {
   state.stats.passes += 1;
   state.stats.last_pass_at = new Date(now).toISOString();
   if (!changed && state.stats.passes % 5 !== 1) return;
   try {
-    fs.writeFileSync(state.paths.health, JSON.stringify({ pid: process.pid, ...state.stats }), { mode: 0o600 });
+    fs.writeFileSync(state.paths.health, JSON.stringify({ pid: process.pid, ...state.stats }), {
+      mode: 0o600,
+    });
   } catch {
     // health is advisory
   }

@@ -43,11 +43,19 @@ export interface DaemonState {
   readonly policy: WakePolicy;
   readonly listings: ListingCache;
   readonly boxes: Map<string, Mailbox>;
-  /** Recipients whose mailbox folders were checked; cleared after any delivery error and with every all-roles view. */
+  /**
+   * Recipients whose mailbox folders were checked; cleared after any delivery error and with every
+   * all-roles view.
+   */
   readonly ensured: Set<string>;
-  /** Outbox files (`<sender>/<name>`) that may be partly delivered: their next try searches deep. */
+  /**
+   * Outbox files (`<sender>/<name>`) that may be partly delivered: their next try searches deep.
+   */
   readonly retryDeep: Set<string>;
-  /** Per inbox/new/ folder, each name seen there and whether it is a usable item (read once; wakeScheduler.ts). */
+  /**
+   * Per inbox/new/ folder, each name seen there and whether it is a usable item (read once;
+   * wakeScheduler.ts).
+   */
   readonly newVerdicts: Map<string, Map<string, boolean>>;
   /** Keys of the errors already logged (each is logged once). */
   readonly reported: Set<string>;
@@ -67,14 +75,36 @@ export interface DaemonState {
 }
 
 /** A fresh state for a daemon run. */
-export function newDaemonState(options: DaemonOptions, paths: DaemonPaths, log: DaemonLog, watch: (dir: string) => void, stopRequested: () => boolean): DaemonState {
+export function newDaemonState(
+  options: DaemonOptions,
+  paths: DaemonPaths,
+  log: DaemonLog,
+  watch: (dir: string) => void,
+  stopRequested: () => boolean,
+): DaemonState {
   const rewakeMs = options.rewakeIntervalS * 1000;
   return {
-    root: options.root, paths, log, watch, stopRequested,
+    root: options.root,
+    paths,
+    log,
+    watch,
+    stopRequested,
     policy: new WakePolicy({ rewakeIntervalMs: rewakeMs }),
     listings: new ListingCache(),
-    boxes: new Map(), newVerdicts: new Map(), ensured: new Set(), retryDeep: new Set(), reported: new Set(), wakes: new Set(),
-    stats: { passes: 0, delivered: 0, failed: 0, errors: 0, started_at: new Date().toISOString(), last_pass_at: '' },
+    boxes: new Map(),
+    newVerdicts: new Map(),
+    ensured: new Set(),
+    retryDeep: new Set(),
+    reported: new Set(),
+    wakes: new Set(),
+    stats: {
+      passes: 0,
+      delivered: 0,
+      failed: 0,
+      errors: 0,
+      started_at: new Date().toISOString(),
+      last_pass_at: '',
+    },
     viewsDueAt: 0,
     viewIntervalMs: Math.min(5000, Math.max(options.pollIntervalMs, rewakeMs / 10)),
   };
@@ -98,7 +128,10 @@ export function reportOnce(state: DaemonState, key: string, details: Record<stri
   state.log.write('error', details);
 }
 
-/** The roles of roles.tsv, re-parsed only when the file changes; bad lines and read errors are logged once. */
+/**
+ * The roles of roles.tsv, re-parsed only when the file changes; bad lines and read errors are
+ * logged once.
+ */
 export function currentRoles(state: DaemonState): Map<string, Role> {
   try {
     const stat = fs.statSync(rolesPathOf(state.root));
@@ -106,7 +139,8 @@ export function currentRoles(state: DaemonState): Map<string, Role> {
     if (state.rolesCache?.key === key) return state.rolesCache.roles;
     const table = readRoles(state.root);
     state.rolesCache = { key, roles: table.roles };
-    for (const problem of table.problems) reportOnce(state, `roles:${problem}`, { what: 'roles.tsv', problem });
+    for (const problem of table.problems)
+      reportOnce(state, `roles:${problem}`, { what: 'roles.tsv', problem });
     return table.roles;
   } catch (err) {
     const problem = (err as Error).message;

@@ -44,7 +44,12 @@ export class WakePolicy {
   private stateOf(role: string, now: number): RoleWakeState {
     let state = this.states.get(role);
     if (!state) {
-      state = { lastWakeAt: -Infinity, rewakes: 0, nextRewakeAt: now + this.settings.rewakeIntervalMs, lastWaiting: 0 };
+      state = {
+        lastWakeAt: -Infinity,
+        rewakes: 0,
+        nextRewakeAt: now + this.settings.rewakeIntervalMs,
+        lastWaiting: 0,
+      };
       this.states.set(role, state);
     }
     return state;
@@ -52,17 +57,28 @@ export class WakePolicy {
 
   /** The earliest time a deferred wake-up falls due (for scheduling the next pass), if any. */
   nextDeferred(): number | undefined {
-    const due = [...this.states.values()].map((s) => s.deferredAt).filter((t): t is number => t !== undefined);
+    const due = [...this.states.values()]
+      .map((s) => s.deferredAt)
+      .filter((t): t is number => t !== undefined);
     return due.length ? Math.min(...due) : undefined;
   }
 
   /** The roles whose deferred wake-up is due at `now`. */
   deferredDue(now: number): Set<string> {
-    return new Set([...this.states].filter(([, s]) => s.deferredAt !== undefined && s.deferredAt <= now).map(([role]) => role));
+    return new Set(
+      [...this.states]
+        .filter(([, s]) => s.deferredAt !== undefined && s.deferredAt <= now)
+        .map(([role]) => role),
+    );
   }
 
   /** 'delivery' or 'rewake' when the role should be woken now (and records it), else undefined. */
-  decide(role: string, view: InboxView, justDelivered: boolean, now: number): 'delivery' | 'rewake' | undefined {
+  decide(
+    role: string,
+    view: InboxView,
+    justDelivered: boolean,
+    now: number,
+  ): 'delivery' | 'rewake' | undefined {
     const state = this.stateOf(role, now);
     const claimed = view.busy || view.waiting < state.lastWaiting;
     state.lastWaiting = view.waiting;
@@ -82,7 +98,12 @@ export class WakePolicy {
       state.nextRewakeAt = now + this.settings.rewakeIntervalMs;
       return 'delivery';
     }
-    if (view.waiting > 0 && now >= state.nextRewakeAt && state.rewakes < this.maxRewakes && now - state.lastWakeAt >= this.minGapMs) {
+    if (
+      view.waiting > 0 &&
+      now >= state.nextRewakeAt &&
+      state.rewakes < this.maxRewakes &&
+      now - state.lastWakeAt >= this.minGapMs
+    ) {
       state.rewakes += 1;
       state.lastWakeAt = now;
       state.nextRewakeAt = now + this.settings.rewakeIntervalMs * 2 ** state.rewakes;

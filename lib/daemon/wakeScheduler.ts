@@ -13,21 +13,47 @@
 import { join } from 'node:path';
 import { type Role } from '../handoff/roles.js';
 import { isCode } from '../fsx/absent.js';
-import { isBatchName, isItemName, type Item, type Mailbox, quarantineItem, readItem, UnusableItem } from '../queue/index.js';
+import {
+  isBatchName,
+  isItemName,
+  type Item,
+  type Mailbox,
+  quarantineItem,
+  readItem,
+  UnusableItem,
+} from '../queue/index.js';
 import { acquireLock, LockBusy, type Release } from '../fsx/lock.js';
 import { boxOf, reportOnce, type DaemonState } from './state.js';
 import { type InboxView } from './wakePolicy.js';
 import { wake, wakeTargetOf } from './waker.js';
 
-/** What the daemon sees of a role's inbox: usable items waiting in new/ (unusable ones are quarantined), and whether anything is in process. */
-export async function inboxViewOf(state: DaemonState, role: string, now: number): Promise<InboxView> {
+/**
+ * What the daemon sees of a role's inbox: usable items waiting in new/ (unusable ones are
+ * quarantined), and whether anything is in process.
+ */
+export async function inboxViewOf(
+  state: DaemonState,
+  role: string,
+  now: number,
+): Promise<InboxView> {
   const box = boxOf(state, role);
-  const inProcess = state.listings.entryNames(box.inProcess, now).filter((n) => isItemName(n) || isBatchName(n));
+  const inProcess = state.listings
+    .entryNames(box.inProcess, now)
+    .filter((n) => isItemName(n) || isBatchName(n));
   return { waiting: await usableWaiting(state, role, box, now), busy: inProcess.length > 0 };
 }
 
-/** Decides and starts the wake-ups after a pass that delivered to `delivered`; `allViews` looks at every role. */
-export async function scheduleWakes(state: DaemonState, roles: Map<string, Role>, delivered: Set<string>, allViews: boolean, now: number): Promise<void> {
+/**
+ * Decides and starts the wake-ups after a pass that delivered to `delivered`; `allViews` looks at
+ * every role.
+ */
+export async function scheduleWakes(
+  state: DaemonState,
+  roles: Map<string, Role>,
+  delivered: Set<string>,
+  allViews: boolean,
+  now: number,
+): Promise<void> {
   const due = state.policy.deferredDue(now);
   for (const role of roles.values()) {
     if (!allViews && !delivered.has(role.role) && !due.has(role.role)) continue;
@@ -36,7 +62,11 @@ export async function scheduleWakes(state: DaemonState, roles: Map<string, Role>
       view = await inboxViewOf(state, role.role, now);
     } catch (err) {
       const problem = (err as Error).message;
-      reportOnce(state, `inbox:${role.role}:${problem}`, { what: 'inbox', role: role.role, problem });
+      reportOnce(state, `inbox:${role.role}:${problem}`, {
+        what: 'inbox',
+        role: role.role,
+        problem,
+      });
       continue;
     }
     const reason = state.policy.decide(role.role, view, delivered.has(role.role), now);
@@ -44,8 +74,15 @@ export async function scheduleWakes(state: DaemonState, roles: Map<string, Role>
   }
 }
 
-/** How many entries of new/ are usable items; reads each name once, quarantines the unusable ones. */
-async function usableWaiting(state: DaemonState, role: string, box: Mailbox, now: number): Promise<number> {
+/**
+ * How many entries of new/ are usable items; reads each name once, quarantines the unusable ones.
+ */
+async function usableWaiting(
+  state: DaemonState,
+  role: string,
+  box: Mailbox,
+  now: number,
+): Promise<number> {
   const names = state.listings.itemNames(box.inboxNew, now);
   if (names.length === 0) {
     state.newVerdicts.delete(box.inboxNew);
@@ -63,7 +100,10 @@ async function usableWaiting(state: DaemonState, role: string, box: Mailbox, now
   return names.filter((name) => verdicts.get(name) === true).length;
 }
 
-/** The item at `path`, the UnusableItem that reading it raises, or undefined when it has gone meanwhile (claimed). */
+/**
+ * The item at `path`, the UnusableItem that reading it raises, or undefined when it has gone
+ * meanwhile (claimed).
+ */
 async function readOrProblem(path: string): Promise<Item | UnusableItem | undefined> {
   try {
     return await readItem(path);
@@ -86,7 +126,13 @@ async function verdictAt(path: string): Promise<boolean | undefined> {
  * cannot be written) is logged once and leaves the entry uncounted: the usable items of the
  * role are still counted and woken for.
  */
-async function quarantineUnusable(state: DaemonState, role: string, box: Mailbox, names: string[], verdicts: Map<string, boolean>): Promise<void> {
+async function quarantineUnusable(
+  state: DaemonState,
+  role: string,
+  box: Mailbox,
+  names: string[],
+  verdicts: Map<string, boolean>,
+): Promise<void> {
   let release: Release | undefined;
   try {
     release = acquireLock(box.inboxLock, 0);
@@ -113,7 +159,10 @@ async function quarantineUnusable(state: DaemonState, role: string, box: Mailbox
   }
 }
 
-/** Types the wake-up into the role's pane in the background; the job removes itself from `state.wakes` when done. */
+/**
+ * Types the wake-up into the role's pane in the background; the job removes itself from
+ * `state.wakes` when done.
+ */
 function startWake(state: DaemonState, role: Role, reason: string): void {
   const job = (async () => {
     try {
@@ -121,7 +170,10 @@ function startWake(state: DaemonState, role: Role, reason: string): void {
       await wake(target);
       state.log.write('woke', { role: role.role, target: target.target, reason });
     } catch (err) {
-      state.log.write('wake-failed', { role: role.role, reason: (err as Error).message.split('\n')[0]! });
+      state.log.write('wake-failed', {
+        role: role.role,
+        reason: (err as Error).message.split('\n')[0]!,
+      });
     }
   })();
   state.wakes.add(job);

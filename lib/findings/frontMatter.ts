@@ -21,28 +21,50 @@ function notYaml(language: string): () => never {
   };
 }
 
-/** Splits Markdown text into its front matter and content; throws on unreadable YAML, a block that is not a mapping, or another language. */
+/**
+ * Splits Markdown text into its front matter and content; throws on unreadable YAML, a block that
+ * is not a mapping, or another language.
+ */
 export async function readMarkdownFrontMatter(text: string): Promise<MarkdownDocument> {
-  const [{ default: matter }, { default: yaml }] = await Promise.all([import('gray-matter'), import('js-yaml')]);
+  const [{ default: matter }, { default: yaml }] = await Promise.all([
+    import('gray-matter'),
+    import('js-yaml'),
+  ]);
   const parsed = matter(text, {
     engines: {
-      yaml: (source: string) => (yaml.load(source, { schema: yaml.FAILSAFE_SCHEMA }) ?? {}) as object,
-      javascript: notYaml('JavaScript'), json: notYaml('JSON'), coffee: notYaml('CoffeeScript'),
+      yaml: (source: string) =>
+        (yaml.load(source, { schema: yaml.FAILSAFE_SCHEMA }) ?? {}) as object,
+      javascript: notYaml('JavaScript'),
+      json: notYaml('JSON'),
+      coffee: notYaml('CoffeeScript'),
     },
   });
   const data: unknown = parsed.data;
-  if (data === null || typeof data !== 'object' || Object.getPrototypeOf(data) !== Object.prototype) throw new Error('the front matter is not a mapping of names to values');
-  return { data: data as Record<string, unknown>, content: parsed.content, hasFrontMatter: Boolean(parsed.matter) || (parsed as { isEmpty?: boolean }).isEmpty === true };
+  if (data === null || typeof data !== 'object' || Object.getPrototypeOf(data) !== Object.prototype)
+    throw new Error('the front matter is not a mapping of names to values');
+  return {
+    data: data as Record<string, unknown>,
+    content: parsed.content,
+    hasFrontMatter: Boolean(parsed.matter) || (parsed as { isEmpty?: boolean }).isEmpty === true,
+  };
 }
 
-/** A structured document: a JSON object (its types kept), or YAML front matter (every value a string) and the Markdown after it. */
+/**
+ * A structured document: a JSON object (its types kept), or YAML front matter (every value a
+ * string) and the Markdown after it.
+ */
 export type StructuredDocument =
   | { dialect: 'json'; data: Record<string, unknown>; content: '' }
   | { dialect: 'yaml'; data: Record<string, unknown>; content: string };
 
-/** Why a structured document could not be read: the part that failed, with the parser's own message. */
+/**
+ * Why a structured document could not be read: the part that failed, with the parser's own message.
+ */
 export class DocumentProblem extends Error {
-  constructor(readonly part: 'json' | 'object' | 'front-matter', message: string) {
+  constructor(
+    readonly part: 'json' | 'object' | 'front-matter',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -62,7 +84,8 @@ export async function readStructured(text: string): Promise<StructuredDocument |
     } catch (err) {
       throw new DocumentProblem('json', (err as Error).message);
     }
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new DocumentProblem('object', 'not a JSON object');
+    if (typeof data !== 'object' || data === null || Array.isArray(data))
+      throw new DocumentProblem('object', 'not a JSON object');
     return { dialect: 'json', data: data as Record<string, unknown>, content: '' };
   }
   if (!trimmed.startsWith('---')) return undefined;

@@ -13,7 +13,12 @@ export type Severity = 'Critical' | 'Important' | 'Minor' | 'Nit';
 export const SEVERITY_WORDS: readonly Severity[] = ['Critical', 'Important', 'Minor', 'Nit'];
 
 /** The other vocabulary, word for word: CRITICAL, HIGH, MEDIUM, LOW. */
-export const MAPPED_WORDS = { CRITICAL: 'Critical', HIGH: 'Important', MEDIUM: 'Minor', LOW: 'Nit' } as const;
+export const MAPPED_WORDS = {
+  CRITICAL: 'Critical',
+  HIGH: 'Important',
+  MEDIUM: 'Minor',
+  LOW: 'Nit',
+} as const;
 
 /** A severity as the other vocabulary writes it. */
 export type MappedWord = keyof typeof MAPPED_WORDS;
@@ -23,11 +28,17 @@ const EXACT: Readonly<Record<string, Severity>> = {
   ...MAPPED_WORDS,
 };
 
-/** The severity a word names: one of the eight words exactly (`anyCase`: in any case, trimmed); undefined otherwise. */
+/**
+ * The severity a word names: one of the eight words exactly (`anyCase`: in any case, trimmed);
+ * undefined otherwise.
+ */
 export function severityOf(word: string, anyCase = false): Severity | undefined {
   if (!anyCase) return Object.hasOwn(EXACT, word) ? EXACT[word] : undefined;
   const folded = word.trim().toLowerCase();
-  return SEVERITY_WORDS.find((s) => s.toLowerCase() === folded) ?? (Object.hasOwn(EXACT, folded.toUpperCase()) ? EXACT[folded.toUpperCase()] : undefined);
+  return (
+    SEVERITY_WORDS.find((s) => s.toLowerCase() === folded) ??
+    (Object.hasOwn(EXACT, folded.toUpperCase()) ? EXACT[folded.toUpperCase()] : undefined)
+  );
 }
 
 /** Critical and Important findings block. */

@@ -7,7 +7,10 @@ export type FailureKind = 'usage' | 'environment' | 'state' | 'invalid' | 'refus
 
 /** A command's failure: stderr lines plus the kind that decides the exit code. */
 export class CommandFailure extends Error {
-  constructor(readonly kind: FailureKind, readonly lines: string[]) {
+  constructor(
+    readonly kind: FailureKind,
+    readonly lines: string[],
+  ) {
     super(lines[0] ?? kind);
   }
 }

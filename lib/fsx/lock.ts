@@ -8,7 +8,8 @@
 // generation. Its owner line is `<pid> <start-time> <boot-id> <host> <token>`, so a reused
 // pid is not mistaken for the owner; a holder on another host (a lock folder on a shared
 // file system) is never taken over, since its liveness cannot be seen from here; the
-// random token tells two holders with the same pid apart in the lock files. The generation is free when `lock.<g>.released` exists or its
+// random token tells two holders with the same pid apart in the lock files. The generation is free
+// when `lock.<g>.released` exists or its
 // owner is dead. A taker links a complete owner file to `lock.<g+1>`: link() refuses an
 // existing name, so one taker wins each generation. A taker that acted on a stale listing
 // can only create a lower generation than one that exists; it sees the higher one when
@@ -23,13 +24,18 @@ import { bootId, hostName, identityAlive, processIdentityOf } from './processIde
 let selfIdentity: string | undefined;
 /** `<pid> <start-time> <boot-id> <host> <token>` of this process. */
 function identityOfSelf(): string {
-  selfIdentity ??= `${processIdentityOf(process.pid) ?? `${process.pid} - ${bootId()} ${hostName()}`} ${randomBytes(8).toString('hex')}`;
+  selfIdentity ??=
+    `${processIdentityOf(process.pid) ?? `${process.pid} - ${bootId()} ${hostName()}`} ` +
+    `${randomBytes(8).toString('hex')}`;
   return selfIdentity;
 }
 
 /** Raised when the lock stays held by a live process beyond the timeout (exit 75). */
 export class LockBusy extends Error {
-  constructor(readonly dir: string, readonly owner: string) {
+  constructor(
+    readonly dir: string,
+    readonly owner: string,
+  ) {
     super(`lock busy '${dir}': held by pid ${owner.split(' ')[0]}`);
   }
 }

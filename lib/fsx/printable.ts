@@ -21,11 +21,15 @@ function escapeOf(char: string): string {
   const short = SHORT_ESCAPES[char];
   if (short) return short;
   let out = '';
-  for (let i = 0; i < char.length; i++) out += `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  for (let i = 0; i < char.length; i++)
+    out += `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`;
   return out;
 }
 
-/** `text` with every non-printable character replaced by its JSON-style escape; printable text is returned unchanged. */
+/**
+ * `text` with every non-printable character replaced by its JSON-style escape; printable text is
+ * returned unchanged.
+ */
 export function printable(text: string): string {
   return text.replace(NON_PRINTABLE, escapeOf);
 }

@@ -18,7 +18,11 @@ export function hostName(): string {
  * reused pid is not mistaken for the process (the lock's owner line, and a leaf's pid record).
  */
 export function processIdentityOf(pid: number): string | undefined {
-  const start = fs.existsSync('/proc/self/stat') ? startTimeOf(pid) : processRunning(pid) ? '-' : undefined;
+  const start = fs.existsSync('/proc/self/stat')
+    ? startTimeOf(pid)
+    : processRunning(pid)
+      ? '-'
+      : undefined;
   return start === undefined ? undefined : `${pid} ${start} ${bootId()} ${hostName()}`;
 }
 
@@ -27,7 +31,10 @@ export function bootId(): string {
   return (readText('/proc/sys/kernel/random/boot_id') ?? '-').trim();
 }
 
-/** The kernel's start time of a running process (clock ticks since boot); undefined if none or a zombie. */
+/**
+ * The kernel's start time of a running process (clock ticks since boot); undefined if none or a
+ * zombie.
+ */
 export function startTimeOf(pid: number): string | undefined {
   const stat = readText(`/proc/${pid}/stat`);
   if (stat === undefined) return undefined;
@@ -68,4 +75,3 @@ export function identityAlive(owner: string): boolean {
     return isCode(err, 'EPERM');
   }
 }
-

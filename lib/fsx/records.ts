@@ -35,9 +35,14 @@ export interface ReplaceOptions {
 }
 
 /** Replaces `path` with `data` atomically, then fsyncs its folder (module contract above). */
-export function replaceFile(path: string, data: string | Buffer, options: ReplaceOptions = {}): void {
+export function replaceFile(
+  path: string,
+  data: string | Buffer,
+  options: ReplaceOptions = {},
+): void {
   mkdirSynced(dirname(path));
-  if (fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) throw new SymlinkRefused(path);
+  if (fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink())
+    throw new SymlinkRefused(path);
   const mode = options.mode ?? 0o600;
   writeFileAtomic.sync(path, data, mode === 'keep' ? { fsync: true } : { fsync: true, mode });
   if (options.crashSteps?.written) crashPoint(options.crashSteps.written);
@@ -55,7 +60,10 @@ export function replaceJson(path: string, value: unknown, options: ReplaceOption
   replaceFile(path, jsonText(value), options);
 }
 
-/** The bytes of `path` read without following a symlink; undefined when it does not exist; SymlinkRefused for a symlink. */
+/**
+ * The bytes of `path` read without following a symlink; undefined when it does not exist;
+ * SymlinkRefused for a symlink.
+ */
 export function readNoFollow(path: string): Buffer | undefined {
   let fd: number;
   try {
@@ -81,13 +89,18 @@ interface SchemaError {
   params?: Record<string, unknown>;
 }
 
-/** The schema's complaints about `data`, one line each (`<pointer> <message>`), empty when valid. */
+/**
+ * The schema's complaints about `data`, one line each (`<pointer> <message>`), empty when valid.
+ */
 export function schemaProblems(validate: SchemaValidator, data: unknown): string[] {
   if (validate(data)) return [];
   const errors = (validate as unknown as { errors?: SchemaError[] }).errors ?? [];
   return errors.map((e) => {
     const extra = e.params?.additionalProperty;
-    return `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${extra ? ` '${String(extra)}'` : ''}`;
+    return (
+      `${e.instancePath || '/'} ` +
+      `${e.message ?? 'is invalid'}${extra ? ` '${String(extra)}'` : ''}`
+    );
   });
 }
 
@@ -117,20 +130,28 @@ export interface RecordKind<T> {
   validate: SchemaValidator;
   /** Problems across fields (checked once the schema holds). */
   invariants?: (value: T) => string[];
-  /** The error for a file that is a symlink, not JSON, or not a valid record (every problem given). */
+  /**
+   * The error for a file that is a symlink, not JSON, or not a valid record (every problem given).
+   */
   invalid: (path: string, problems: string[]) => Error;
   /** Crash points of a write. */
   crashSteps?: ReplaceOptions['crashSteps'];
 }
 
-/** Every problem of `data` as a record of `kind`: the schema's first, then (when it holds) the invariants. */
+/**
+ * Every problem of `data` as a record of `kind`: the schema's first, then (when it holds) the
+ * invariants.
+ */
 export function recordProblems<T>(kind: RecordKind<T>, data: unknown): string[] {
   const schema = schemaProblems(kind.validate, data);
   if (schema.length > 0 || kind.invariants === undefined) return schema;
   return kind.invariants(data as T);
 }
 
-/** Reads a record of `kind` from `path`: undefined when absent; the kind's error when it is a symlink, not JSON or invalid. */
+/**
+ * Reads a record of `kind` from `path`: undefined when absent; the kind's error when it is a
+ * symlink, not JSON or invalid.
+ */
 export function readRecord<T>(path: string, kind: RecordKind<T>): T | undefined {
   let bytes: Buffer | undefined;
   try {
@@ -150,7 +171,8 @@ export function readRecord<T>(path: string, kind: RecordKind<T>): T | undefined 
 /** Writes a valid record of `kind` (a programming error, thrown, when it is not), atomically. */
 export function writeRecord<T>(path: string, kind: RecordKind<T>, value: T): void {
   const problems = recordProblems(kind, value);
-  if (problems.length > 0) throw new Error(`refusing to write an invalid ${kind.what} '${path}': ${problems[0]}`);
+  if (problems.length > 0)
+    throw new Error(`refusing to write an invalid ${kind.what} '${path}': ${problems[0]}`);
   try {
     replaceJson(path, value, { crashSteps: kind.crashSteps });
   } catch (err) {
@@ -159,11 +181,17 @@ export function writeRecord<T>(path: string, kind: RecordKind<T>, value: T): voi
   }
 }
 
-/** How long a change of a record waits for the record's lock before LockBusy (exit 75) by default. */
+/**
+ * How long a change of a record waits for the record's lock before LockBusy (exit 75) by default.
+ */
 export const RECORD_LOCK_WAIT_MS = 10_000;
 
 /** Runs `fn` holding the lock folder `lockDir` (bounded wait, then LockBusy: exit 75). */
-export async function withLockHeld<T>(lockDir: string, timeoutMs: number | undefined, fn: () => Promise<T> | T): Promise<T> {
+export async function withLockHeld<T>(
+  lockDir: string,
+  timeoutMs: number | undefined,
+  fn: () => Promise<T> | T,
+): Promise<T> {
   const release = acquireLock(lockDir, timeoutMs);
   try {
     return await fn();

@@ -20,7 +20,13 @@ export function bodyOf(root: string, sender: string, draft: Draft): Buffer {
     // no override: the default stands
   }
   const values: Record<string, string> = {
-    sender, commit: draft.commit ?? '', task: draft.task ?? '', message: draft.message ?? '',
+    sender,
+    commit: draft.commit ?? '',
+    task: draft.task ?? '',
+    message: draft.message ?? '',
   };
-  return Buffer.from(template.replace(/\{(sender|commit|task|message)\}/g, (_, key: string) => values[key]!), 'utf8');
+  return Buffer.from(
+    template.replace(/\{(sender|commit|task|message)\}/g, (_, key: string) => values[key]!),
+    'utf8',
+  );
 }

@@ -2,12 +2,16 @@
 import { runGitAsync } from '../proc/git.js';
 import { type CommitLookup } from './draft.js';
 
-/** A CommitLookup bound to a worktree: how many objects share the prefix, and the type of the one. */
+/**
+ * A CommitLookup bound to a worktree: how many objects share the prefix, and the type of the one.
+ */
 export function commitLookupIn(worktree: string): CommitLookup {
   return async (prefix) => {
     let names: string[];
     try {
-      names = (await runGitAsync(worktree, ['rev-parse', `--disambiguate=${prefix}`])).split('\n').filter(Boolean);
+      names = (await runGitAsync(worktree, ['rev-parse', `--disambiguate=${prefix}`]))
+        .split('\n')
+        .filter(Boolean);
     } catch {
       return { matches: 0 };
     }

@@ -30,7 +30,9 @@ export interface ReviewerConfig {
 }
 
 /** The parsed file: windows and reviewers, or the error lines (`<file>:<line>: <rule>`). */
-export type ConfigResult = { ok: true; windows: WindowConfig[]; reviewers: ReviewerConfig[] } | { ok: false; errors: string[] };
+export type ConfigResult =
+  | { ok: true; windows: WindowConfig[]; reviewers: ReviewerConfig[] }
+  | { ok: false; errors: string[] };
 
 /** True for `master` and `none`: the role works in ROOT itself. */
 export function sharesRoot(worktree: string): boolean {
@@ -46,12 +48,19 @@ interface Parse {
   worktrees: Map<string, number>;
 }
 
-const DIRECTIVES = "expected 'window <role> <agent> <worktree> [task|batch] [args...]' or 'review cto|coo <role>'";
+const DIRECTIVES =
+  "expected 'window <role> <agent> <worktree> [task|batch] [args...]' or 'review cto|coo <role>'";
 
-function windowLine(parse: Parse, line: number, trimmed: string, err: (rule: string) => void): void {
+function windowLine(
+  parse: Parse,
+  line: number,
+  trimmed: string,
+  err: (rule: string) => void,
+): void {
   const fields = [...trimmed.matchAll(/\S+/g)];
   const [, role, agent, worktree, fifth] = fields.map((f) => f[0]) as (string | undefined)[];
-  if (role === undefined || agent === undefined || worktree === undefined) return err('a window line needs <role> <agent> <worktree>');
+  if (role === undefined || agent === undefined || worktree === undefined)
+    return err('a window line needs <role> <agent> <worktree>');
   let ok = true;
   if (!isValidRoleName(role)) {
     ok = false;
@@ -63,10 +72,17 @@ function windowLine(parse: Parse, line: number, trimmed: string, err: (rule: str
   if (!sharesRoot(worktree)) {
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(worktree) || worktree === '.' || worktree === '..') {
       ok = false;
-      err(`worktree '${worktree}' must be master, none or a name matching ^[A-Za-z0-9][A-Za-z0-9._-]*$`);
+      err(
+        `worktree '${worktree}' must be master, none or a name ` +
+          `matching ^[A-Za-z0-9][A-Za-z0-9._-]*$`,
+      );
     } else if (parse.worktrees.has(worktree)) {
       ok = false;
-      err(`worktree '${worktree}' is already used on line ${parse.worktrees.get(worktree)}; only master/none may be shared`);
+      err(
+        `worktree '${worktree}' is already used on line ` +
+          `${parse.worktrees.get(worktree)}; only master/none may be ` +
+          `shared`,
+      );
     }
   }
   if (!ok) return;
@@ -75,16 +91,26 @@ function windowLine(parse: Parse, line: number, trimmed: string, err: (rule: str
   const isMode = fifth === 'task' || fifth === 'batch';
   const argsStart = fields[isMode ? 5 : 4]?.index;
   parse.windows.push({
-    line, role, agent, worktree,
+    line,
+    role,
+    agent,
+    worktree,
     mode: isMode ? (fifth as ReceiveMode) : 'task',
     extraArgs: argsStart === undefined ? '' : trimmed.slice(argsStart),
   });
 }
 
-function reviewLine(parse: Parse, line: number, trimmed: string, err: (rule: string) => void): void {
+function reviewLine(
+  parse: Parse,
+  line: number,
+  trimmed: string,
+  err: (rule: string) => void,
+): void {
   const [, lens, role, extra] = trimmed.split(/\s+/);
-  if (lens !== 'cto' && lens !== 'coo') return err(`a review line names a lens, cto or coo; got '${lens ?? ''}'`);
-  if (role === undefined || extra !== undefined) return err(`a review line is 'review ${lens} <role>'`);
+  if (lens !== 'cto' && lens !== 'coo')
+    return err(`a review line names a lens, cto or coo; got '${lens ?? ''}'`);
+  if (role === undefined || extra !== undefined)
+    return err(`a review line is 'review ${lens} <role>'`);
   const earlier = parse.reviewers.find((r) => r.lens === lens);
   if (earlier) return err(`the ${lens} reviewer is already set on line ${earlier.line}`);
   parse.reviewers.push({ line, lens, role });
@@ -92,7 +118,13 @@ function reviewLine(parse: Parse, line: number, trimmed: string, err: (rule: str
 
 /** Parses swarmforge.conf text; `file` is the path used in error lines. */
 export function parseConfig(text: string, file: string): ConfigResult {
-  const parse: Parse = { windows: [], reviewers: [], errors: [], roles: new Map(), worktrees: new Map() };
+  const parse: Parse = {
+    windows: [],
+    reviewers: [],
+    errors: [],
+    roles: new Map(),
+    worktrees: new Map(),
+  };
   text.split('\n').forEach((raw, index) => {
     const trimmed = raw.trim();
     if (trimmed === '' || trimmed.startsWith('#')) return;
@@ -103,17 +135,25 @@ export function parseConfig(text: string, file: string): ConfigResult {
     else err(`unknown directive '${keyword}'; ${DIRECTIVES}`);
   });
   for (const r of parse.reviewers) {
-    if (!parse.roles.has(r.role)) parse.errors.push(`${file}:${r.line}: review ${r.lens} names role '${r.role}', which no window line defines`);
+    if (!parse.roles.has(r.role))
+      parse.errors.push(
+        `${file}:${r.line}: review ${r.lens} names role '${r.role}', which no window line defines`,
+      );
   }
   const { windows, reviewers, errors } = parse;
-  if (windows.length === 0 && errors.length === 0) errors.push(`${file}: no window lines; add 'window <role> <agent> <worktree> [task|batch]'`);
+  if (windows.length === 0 && errors.length === 0)
+    errors.push(`${file}: no window lines; add 'window <role> <agent> <worktree> [task|batch]'`);
   return errors.length > 0 ? { ok: false, errors } : { ok: true, windows, reviewers };
 }
 
-/** ROOT's swarmforge.conf, parsed; fails with every error (file, line, rule) when it is missing or invalid. */
+/**
+ * ROOT's swarmforge.conf, parsed; fails with every error (file, line, rule) when it is missing or
+ * invalid.
+ */
 export function readConfig(root: string): { windows: WindowConfig[]; reviewers: ReviewerConfig[] } {
   const confPath = configPathOf(root);
-  if (!fs.existsSync(confPath)) fail('environment', `baton: no swarmforge/swarmforge.conf in '${root}'`);
+  if (!fs.existsSync(confPath))
+    fail('environment', `baton: no swarmforge/swarmforge.conf in '${root}'`);
   const parsed = parseConfig(fs.readFileSync(confPath, 'utf8'), confPath);
   if (!parsed.ok) fail('environment', ...parsed.errors);
   return parsed;

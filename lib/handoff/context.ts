@@ -14,13 +14,20 @@ export interface Context {
   table: RoleTable;
 }
 
-/** Resolves $SWARMFORGE_ROLE, ROOT and the role's row; `unknownLabel` is "role" or "sender role". */
+/**
+ * Resolves $SWARMFORGE_ROLE, ROOT and the role's row; `unknownLabel` is "role" or "sender role".
+ */
 export function actingContext(cwd: string, env: NodeJS.ProcessEnv, unknownLabel = 'role'): Context {
   const name = env.SWARMFORGE_ROLE;
   if (!name) fail('environment', 'Set SWARMFORGE_ROLE.');
   const root = findRoot(cwd, env);
   const table = readRoles(root);
   const role = table.roles.get(name);
-  if (!role) fail('environment', `Unknown ${unknownLabel}: ${printable(name)}`, knownRolesHint([name], [...table.roles.keys()]));
+  if (!role)
+    fail(
+      'environment',
+      `Unknown ${unknownLabel}: ${printable(name)}`,
+      knownRolesHint([name], [...table.roles.keys()]),
+    );
   return { root, role, table };
 }

@@ -11,7 +11,26 @@
 // crash, or a doubled call) says ALREADY_COMPLETED and then hands out the work as ready
 // does: the same end as the first call, and never a completion of unseen work.
 import { join } from 'node:path';
-import { claimBatch, claimItem, ensureMailbox, findCompleted, finishBatch, finishItem, inProcessOf, isoOf, type Item, type Mailbox, pathTaken, readItemsIn, readWaitingItems, rollBackStagedBatches, type SkipReporter, stampIfMissing, tsidOf, uniqueBatchName } from '../queue/index.js';
+import {
+  claimBatch,
+  claimItem,
+  ensureMailbox,
+  findCompleted,
+  finishBatch,
+  finishItem,
+  inProcessOf,
+  isoOf,
+  type Item,
+  type Mailbox,
+  pathTaken,
+  readItemsIn,
+  readWaitingItems,
+  rollBackStagedBatches,
+  type SkipReporter,
+  stampIfMissing,
+  tsidOf,
+  uniqueBatchName,
+} from '../queue/index.js';
 import { withLock } from '../fsx/lock.js';
 import { printable } from '../fsx/printable.js';
 import { actingContext } from './context.js';
@@ -42,7 +61,9 @@ async function currentOf(call: Call): Promise<Current> {
   rollBackStagedBatches(call.box);
   const state = inProcessOf(call.box);
   const files = await readItemsIn(call.box.inProcess, call.onSkip);
-  const listing = [...files.map((f) => f.name), ...state.batches].sort().map((n) => join(call.box.inProcess, n));
+  const listing = [...files.map((f) => f.name), ...state.batches]
+    .sort()
+    .map((n) => join(call.box.inProcess, n));
   return { files, batches: state.batches, listing };
 }
 
@@ -56,7 +77,12 @@ function refuse(first: string, current: Current): never {
  * completion, ready's output follows); otherwise `nothingInProcess` when there is no work
  * in process, else the NOT_CURRENT_TASK refusal listing what is.
  */
-async function notInProcess(call: Call, current: Current, id: string, nothingInProcess?: string): Promise<Buffer> {
+async function notInProcess(
+  call: Call,
+  current: Current,
+  id: string,
+  nothingInProcess?: string,
+): Promise<Buffer> {
   const completed = await findCompleted(call.box, id);
   if (completed !== undefined) return Buffer.from(`ALREADY_COMPLETED: ${completed}\n`);
   if (nothingInProcess !== undefined) fail('state', nothingInProcess);
@@ -64,8 +90,13 @@ async function notInProcess(call: Call, current: Current, id: string, nothingInP
 }
 
 async function readyTask(call: Call, current: Current): Promise<Buffer> {
-  if (current.batches.length > 0) refuse('TASK_IN_PROCESS_IS_BATCH: a batch is in process but this role receives single tasks.', current);
-  if (current.files.length >= 2) refuse('AMBIGUOUS_TASK_STATE: multiple tasks are already in process.', current);
+  if (current.batches.length > 0)
+    refuse(
+      'TASK_IN_PROCESS_IS_BATCH: a batch is in process but this role receives single tasks.',
+      current,
+    );
+  if (current.files.length >= 2)
+    refuse('AMBIGUOUS_TASK_STATE: multiple tasks are already in process.', current);
   const resumed = current.files[0];
   if (resumed) return taskText(await stampIfMissing(resumed, 'dequeued_at', isoOf(call.now)));
   const [next] = await readWaitingItems(call.box, call.onSkip, 1);
@@ -76,13 +107,19 @@ async function readyTask(call: Call, current: Current): Promise<Buffer> {
 async function batchItems(call: Call, batchName: string, current: Current): Promise<Item[]> {
   const dir = join(call.box.inProcess, batchName);
   const items = await readItemsIn(dir, call.onSkip);
-  if (items.length === 0) refuse(`AMBIGUOUS_TASK_STATE: batch contains no tasks: ${printable(dir)}`, current);
+  if (items.length === 0)
+    refuse(`AMBIGUOUS_TASK_STATE: batch contains no tasks: ${printable(dir)}`, current);
   return items;
 }
 
 async function readyBatch(call: Call, current: Current): Promise<Buffer> {
-  if (current.files.length > 0) refuse('TASK_IN_PROCESS_IS_SINGLE: a single task is in process but this role receives batches.', current);
-  if (current.batches.length >= 2) refuse('AMBIGUOUS_TASK_STATE: multiple batches are already in process.', current);
+  if (current.files.length > 0)
+    refuse(
+      'TASK_IN_PROCESS_IS_SINGLE: a single task is in process but this role receives batches.',
+      current,
+    );
+  if (current.batches.length >= 2)
+    refuse('AMBIGUOUS_TASK_STATE: multiple batches are already in process.', current);
   const resumed = current.batches[0];
   if (resumed) {
     const items = await batchItems(call, resumed, current);
@@ -95,35 +132,60 @@ async function readyBatch(call: Call, current: Current): Promise<Buffer> {
   if (waiting.length === 0) return Buffer.from('NO_TASK\n');
   const priority = priorityOf(waiting[0]!);
   const chosen = waiting.filter((item) => priorityOf(item) === priority);
-  const batch = await claimBatch(call.box, chosen, uniqueBatchName(call.box, tsidOf(call.now)), call.now);
+  const batch = await claimBatch(
+    call.box,
+    chosen,
+    uniqueBatchName(call.box, tsidOf(call.now)),
+    call.now,
+  );
   return batchText(batch.dir, priority, batch.items);
 }
 
 async function doneTask(call: Call, current: Current, id: string | undefined): Promise<Buffer> {
-  if (current.batches.length > 0) refuse('CURRENT_WORK_IS_BATCH: a batch is in process but this role receives single tasks.', current);
-  if (current.files.length >= 2) refuse('AMBIGUOUS_TASK_STATE: multiple tasks are in process.', current);
+  if (current.batches.length > 0)
+    refuse(
+      'CURRENT_WORK_IS_BATCH: a batch is in process but this role receives single tasks.',
+      current,
+    );
+  if (current.files.length >= 2)
+    refuse('AMBIGUOUS_TASK_STATE: multiple tasks are in process.', current);
   const item = current.files[0];
-  if (id !== undefined && id !== item?.id && id !== item?.name) return notInProcess(call, current, id, item ? undefined : 'NO_CURRENT_TASK');
+  if (id !== undefined && id !== item?.id && id !== item?.name)
+    return notInProcess(call, current, id, item ? undefined : 'NO_CURRENT_TASK');
   if (!item) fail('state', 'NO_CURRENT_TASK');
   const target = join(call.box.completed, item.name);
-  if (pathTaken(target)) refuse(`AMBIGUOUS_TASK_STATE: completed file already exists: ${printable(target)}`, current);
+  if (pathTaken(target))
+    refuse(`AMBIGUOUS_TASK_STATE: completed file already exists: ${printable(target)}`, current);
   const completed = await finishItem(call.box, item, call.now);
   return Buffer.from(`COMPLETED: ${completed}\n`);
 }
 
 async function doneBatch(call: Call, current: Current, id: string | undefined): Promise<Buffer> {
-  if (current.files.length > 0) refuse('CURRENT_WORK_IS_SINGLE_TASK: a single task is in process but this role receives batches.', current);
-  if (current.batches.length >= 2) refuse('AMBIGUOUS_TASK_STATE: multiple batches are in process.', current);
+  if (current.files.length > 0)
+    refuse(
+      'CURRENT_WORK_IS_SINGLE_TASK: a single task is in process but this role receives batches.',
+      current,
+    );
+  if (current.batches.length >= 2)
+    refuse('AMBIGUOUS_TASK_STATE: multiple batches are in process.', current);
   const batchName = current.batches[0];
   if (!batchName) {
     if (id === undefined) fail('state', 'NO_CURRENT_BATCH');
     return notInProcess(call, current, id, 'NO_CURRENT_BATCH');
   }
   const items = await batchItems(call, batchName, current);
-  if (id !== undefined && id !== batchName && !items.some((i) => i.id === id || i.name === id)) return notInProcess(call, current, id);
+  if (id !== undefined && id !== batchName && !items.some((i) => i.id === id || i.name === id))
+    return notInProcess(call, current, id);
   const target = join(call.box.completed, batchName);
-  if (pathTaken(target)) refuse(`AMBIGUOUS_TASK_STATE: completed batch already exists: ${printable(target)}`, current);
-  const completed = await finishBatch(call.box, join(call.box.inProcess, batchName), batchName, items, call.now);
+  if (pathTaken(target))
+    refuse(`AMBIGUOUS_TASK_STATE: completed batch already exists: ${printable(target)}`, current);
+  const completed = await finishBatch(
+    call.box,
+    join(call.box.inProcess, batchName),
+    batchName,
+    items,
+    call.now,
+  );
   const lines = items.map((i) => `COMPLETED: ${join(completed, i.name)}\n`).join('');
   return Buffer.from(`${lines}COMPLETED_BATCH: ${completed}\n`);
 }
@@ -131,7 +193,8 @@ async function doneBatch(call: Call, current: Current, id: string | undefined): 
 function receiveCall(cwd: string, env: NodeJS.ProcessEnv, now: Date, onSkip: SkipReporter): Call {
   const ctx = actingContext(cwd, env);
   const mode = ctx.role.mode;
-  if (mode !== 'task' && mode !== 'batch') fail('refused', `INVALID_RECEIVE_MODE: ${mode} for role ${ctx.role.role}`);
+  if (mode !== 'task' && mode !== 'batch')
+    fail('refused', `INVALID_RECEIVE_MODE: ${mode} for role ${ctx.role.role}`);
   return { box: mailboxOf(ctx.root, ctx.role.role), mode, now, onSkip };
 }
 
@@ -146,7 +209,12 @@ async function ready(call: Call): Promise<Buffer> {
 }
 
 /** ready_for_next: the stdout bytes for the acting role. */
-export async function readyForNext(cwd: string, env: NodeJS.ProcessEnv, onSkip: SkipReporter, now = new Date()): Promise<Buffer> {
+export async function readyForNext(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  onSkip: SkipReporter,
+  now = new Date(),
+): Promise<Buffer> {
   const call = receiveCall(cwd, env, now, onSkip);
   return locked(call, () => ready(call));
 }
@@ -156,14 +224,31 @@ async function done(call: Call, id: string | undefined): Promise<Buffer> {
   return call.mode === 'task' ? doneTask(call, current, id) : doneBatch(call, current, id);
 }
 
-/** done_with_current [ID]: completes the work in process, then claims the next; the stdout bytes. */
-export async function doneWithCurrent(cwd: string, env: NodeJS.ProcessEnv, id: string | undefined, onSkip: SkipReporter, now = new Date()): Promise<Buffer> {
+/**
+ * done_with_current [ID]: completes the work in process, then claims the next; the stdout bytes.
+ */
+export async function doneWithCurrent(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  id: string | undefined,
+  onSkip: SkipReporter,
+  now = new Date(),
+): Promise<Buffer> {
   const call = receiveCall(cwd, env, now, onSkip);
   return locked(call, async () => Buffer.concat([await done(call, id), await ready(call)]));
 }
 
-/** done_with_current [ID] without claiming the next item (an agent that stops after this one, e.g. `baton review teacher --once`); the COMPLETED lines. */
-export async function completeCurrent(cwd: string, env: NodeJS.ProcessEnv, id: string | undefined, onSkip: SkipReporter, now = new Date()): Promise<Buffer> {
+/**
+ * done_with_current [ID] without claiming the next item (an agent that stops after this one, e.g.
+ * `baton review teacher --once`); the COMPLETED lines.
+ */
+export async function completeCurrent(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  id: string | undefined,
+  onSkip: SkipReporter,
+  now = new Date(),
+): Promise<Buffer> {
   const call = receiveCall(cwd, env, now, onSkip);
   return locked(call, () => done(call, id));
 }

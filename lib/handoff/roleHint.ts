@@ -9,20 +9,27 @@
 function editDistance(a: string, b: string): number {
   const x = [...a];
   const y = [...b];
-  const rows: number[][] = Array.from({ length: x.length + 1 }, (_, i) => [i, ...Array<number>(y.length).fill(0)]);
+  const rows: number[][] = Array.from({ length: x.length + 1 }, (_, i) => [
+    i,
+    ...Array<number>(y.length).fill(0),
+  ]);
   for (let j = 1; j <= y.length; j++) rows[0]![j] = j;
   for (let i = 1; i <= x.length; i++) {
     for (let j = 1; j <= y.length; j++) {
       const cost = x[i - 1] === y[j - 1] ? 0 : 1;
       let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1])
+        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
       rows[i]![j] = best;
     }
   }
   return rows[x.length]![y.length]!;
 }
 
-/** The known role closest to `name`: equal but for case, else the nearest within the edit limit (the first in `known` order on a tie). */
+/**
+ * The known role closest to `name`: equal but for case, else the nearest within the edit limit (the
+ * first in `known` order on a tie).
+ */
 export function closestRole(name: string, known: string[]): string | undefined {
   const lower = name.toLowerCase();
   const sameButCase = known.find((role) => role.toLowerCase() === lower);
@@ -32,7 +39,8 @@ export function closestRole(name: string, known: string[]): string | undefined {
     const longest = Math.max([...role].length, [...name].length);
     const limit = longest <= 2 ? 0 : longest <= 5 ? 1 : 2;
     const distance = editDistance(lower, role.toLowerCase());
-    if (distance <= limit && (best === undefined || distance < best.distance)) best = { role, distance };
+    if (distance <= limit && (best === undefined || distance < best.distance))
+      best = { role, distance };
   }
   return best?.role;
 }
@@ -48,7 +56,11 @@ export function knownRolesHint(unknown: string[], known: string[]): string {
   const guesses = unknown.flatMap((name) => {
     const match = closestRole(name, known);
     if (match === undefined) return [];
-    return [unknown.length === 1 ? ` Did you mean '${match}'?` : ` Did you mean '${match}' for '${name}'?`];
+    return [
+      unknown.length === 1
+        ? ` Did you mean '${match}'?`
+        : ` Did you mean '${match}' for '${name}'?`,
+    ];
   });
   return `Known roles: ${list}.${guesses.join('')}`;
 }

@@ -37,8 +37,13 @@ export function parseRoles(text: string, path = 'roles.tsv'): RoleTable {
     if (!isValidRoleName(role!)) return problems.push(`${where}: invalid role name '${role}'`);
     if (roles.has(role!)) return problems.push(`${where}: repeated role '${role}'`);
     roles.set(role!, {
-      role: role!, worktreeName: worktreeName!, worktreePath: worktreePath!, session: session!,
-      displayName: displayName!, agent: agent!, mode: mode === undefined || mode === '' ? 'task' : mode,
+      role: role!,
+      worktreeName: worktreeName!,
+      worktreePath: worktreePath!,
+      session: session!,
+      displayName: displayName!,
+      agent: agent!,
+      mode: mode === undefined || mode === '' ? 'task' : mode,
     });
   });
   return { roles, problems };
@@ -53,6 +58,11 @@ export function readRoles(root: string): RoleTable {
 /** Formats roles as roles.tsv text. */
 export function formatRoles(roles: Role[]): string {
   return roles
-    .map((r) => [r.role, r.worktreeName, r.worktreePath, r.session, r.displayName, r.agent, r.mode].join('\t') + '\n')
+    .map(
+      (r) =>
+        [r.role, r.worktreeName, r.worktreePath, r.session, r.displayName, r.agent, r.mode].join(
+          '\t',
+        ) + '\n',
+    )
     .join('');
 }

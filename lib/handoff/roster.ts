@@ -20,11 +20,11 @@ import { bridgePathsOf } from '../project/layout.js';
 
 /** The roster of a swarm across machines (swarmforge/nodes.conf). */
 export interface Roster {
-  file: string;            // absolute path of nodes.conf
-  swarm: string;           // ^[a-z][a-z0-9-]{0,31}$
-  urls: string[];          // nats://host:port or tls://host:port, port required
-  credentials?: string;    // absolute path (relative ones resolved against ROOT); the file must exist
-  nodes: Map<string, string[]>;   // node name -> its roles, in file order
+  file: string; // absolute path of nodes.conf
+  swarm: string; // ^[a-z][a-z0-9-]{0,31}$
+  urls: string[]; // nats://host:port or tls://host:port, port required
+  credentials?: string; // absolute path (relative ones resolved against ROOT); the file must exist
+  nodes: Map<string, string[]>; // node name -> its roles, in file order
   nodeOfRole: Map<string, string>; // role -> node
 }
 
@@ -32,9 +32,13 @@ export interface Roster {
 const NAME = /^[a-z][a-z0-9-]{0,31}$/;
 
 /** scheme, then a host name, an IPv4 address or a bracketed IPv6 address, then an explicit port. */
-const URL_FORM = /^(?:nats|tls):\/\/(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]):([1-9][0-9]{0,4})$/;
+const HOST_FORM = '(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\\[[0-9A-Fa-f:.]+\\])';
+const URL_FORM = new RegExp(`^(?:nats|tls)://${HOST_FORM}:([1-9][0-9]{0,4})$`);
 
-const DIRECTIVES = "expected 'swarm <name>', 'nats <url>[,<url>...]', 'credentials <path>' or 'node <node-name> <role>[,<role>...]'";
+const DIRECTIVES =
+  "expected 'swarm <name>', 'nats <url>[,<url>...]', " +
+  "'credentials <path>' or 'node <node-name> " +
+  "<role>[,<role>...]'";
 
 /** What has been read so far, and the errors found. */
 interface Parse {
@@ -47,7 +51,10 @@ interface Parse {
   nodeLines: Map<string, number>;
   nodes: Map<string, string[]>;
   nodeOfRole: Map<string, string>;
-  /** Every role named on a node line, valid or not: a role named somewhere is not also reported as on no node. */
+  /**
+   * Every role named on a node line, valid or not: a role named somewhere is not also reported as
+   * on no node.
+   */
   mentioned: Set<string>;
 }
 
@@ -78,7 +85,10 @@ function natsLine(parse: Parse, line: number, trimmed: string, err: Report): voi
   const urls = text.split(',').map((u) => u.trim());
   parse.nats = { line, urls };
   if (text === '') return err("a nats line is 'nats <url>[,<url>...]'");
-  for (const url of urls.filter((u) => !isNatsUrl(u))) err(`nats URL '${url}' must be nats://host:port or tls://host:port with a port from 1 to 65535`);
+  for (const url of urls.filter((u) => !isNatsUrl(u)))
+    err(
+      `nats URL '${url}' must be nats://host:port or tls://host:port with a port from 1 to 65535`,
+    );
 }
 
 function credentialsLine(parse: Parse, line: number, trimmed: string, err: Report): void {
@@ -91,7 +101,10 @@ function credentialsLine(parse: Parse, line: number, trimmed: string, err: Repor
   try {
     stat = fs.statSync(path, { throwIfNoEntry: false });
   } catch (e) {
-    return err(`credentials file '${path}' cannot be checked: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    return err(
+      `credentials file '${path}' cannot be checked: ` +
+        `${(e as NodeJS.ErrnoException).code ?? String(e)}`,
+    );
   }
   if (stat === undefined) err(`credentials file '${path}' does not exist`);
   else if (!stat.isFile()) err(`credentials '${path}' is not a file`);
@@ -104,9 +117,13 @@ function nodeRoles(parse: Parse, node: string, line: number, listed: string[], e
   for (const role of listed.filter((r) => r !== '')) {
     parse.mentioned.add(role);
     const other = parse.nodeOfRole.get(role);
-    if (!parse.configRoles.has(role)) err(`unknown role ${role}: swarmforge.conf has no window for it`);
+    if (!parse.configRoles.has(role))
+      err(`unknown role ${role}: swarmforge.conf has no window for it`);
     else if (roles.includes(role)) err(`role ${role} is listed twice on node ${node}`);
-    else if (other !== undefined) err(`role ${role} is on two nodes: ${other} (line ${parse.nodeLines.get(other)}) and ${node}`);
+    else if (other !== undefined)
+      err(
+        `role ${role} is on two nodes: ${other} (line ${parse.nodeLines.get(other)}) and ${node}`,
+      );
     else {
       roles.push(role);
       parse.nodeOfRole.set(role, node);
@@ -134,22 +151,44 @@ function nodeLine(parse: Parse, line: number, trimmed: string, err: Report): voi
 }
 
 const LINES: Record<string, (parse: Parse, line: number, trimmed: string, err: Report) => void> = {
-  swarm: swarmLine, nats: natsLine, credentials: credentialsLine, node: nodeLine,
+  swarm: swarmLine,
+  nats: natsLine,
+  credentials: credentialsLine,
+  node: nodeLine,
 };
 
-/** The errors for what the file lacks (swarm, nats, a role on no node), at its last non-blank line. */
+/**
+ * The errors for what the file lacks (swarm, nats, a role on no node), at its last non-blank line.
+ */
 function missingParts(parse: Parse, lines: string[], name: string): void {
   const last = lines.reduce((found, l, index) => (l.trim() === '' ? found : index + 1), 1);
   const err = (rule: string) => void parse.errors.push(`${name}:${last}: ${rule}`);
   if (!parse.swarm) err("no swarm line; add 'swarm <name>'");
   if (!parse.nats) err("no nats line; add 'nats nats://host:port'");
-  for (const role of parse.configRoles) if (!parse.mentioned.has(role)) err(`role ${role} is on no node`);
+  for (const role of parse.configRoles)
+    if (!parse.mentioned.has(role)) err(`role ${role} is on no node`);
 }
 
-/** Parses nodes.conf text; `file` is its absolute path (errors name its base name), `roles` those of swarmforge.conf, `root` resolves a relative credentials path. */
-export function parseRoster(text: string, file: string, roles: string[], root: string): { ok: true; roster: Roster } | { ok: false; errors: string[] } {
+/**
+ * Parses nodes.conf text; `file` is its absolute path (errors name its base name), `roles` those of
+ * swarmforge.conf, `root` resolves a relative credentials path.
+ */
+export function parseRoster(
+  text: string,
+  file: string,
+  roles: string[],
+  root: string,
+): { ok: true; roster: Roster } | { ok: false; errors: string[] } {
   const name = basename(file);
-  const parse: Parse = { root, configRoles: new Set(roles), errors: [], nodeLines: new Map(), nodes: new Map(), nodeOfRole: new Map(), mentioned: new Set() };
+  const parse: Parse = {
+    root,
+    configRoles: new Set(roles),
+    errors: [],
+    nodeLines: new Map(),
+    nodes: new Map(),
+    nodeOfRole: new Map(),
+    mentioned: new Set(),
+  };
   const lines = text.split('\n');
   lines.forEach((raw, index) => {
     const trimmed = raw.trim();
@@ -162,17 +201,31 @@ export function parseRoster(text: string, file: string, roles: string[], root: s
   });
   missingParts(parse, lines, name);
   if (parse.errors.length > 0) return { ok: false, errors: parse.errors };
-  const roster: Roster = { file, swarm: parse.swarm!.name, urls: parse.nats!.urls, nodes: parse.nodes, nodeOfRole: parse.nodeOfRole };
+  const roster: Roster = {
+    file,
+    swarm: parse.swarm!.name,
+    urls: parse.nats!.urls,
+    nodes: parse.nodes,
+    nodeOfRole: parse.nodeOfRole,
+  };
   if (parse.credentials) roster.credentials = parse.credentials.path;
   return { ok: true, roster };
 }
 
-/** ROOT's roster, or undefined when swarmforge/nodes.conf does not exist; fail('environment', ...errors) when invalid. Roles come from swarmforge.conf. */
+/**
+ * ROOT's roster, or undefined when swarmforge/nodes.conf does not exist; fail('environment',
+ * ...errors) when invalid. Roles come from swarmforge.conf.
+ */
 export function readRoster(root: string): Roster | undefined {
   const file = bridgePathsOf(root).roster;
   const text = readTextIfPresent(file);
   if (text === undefined) return undefined;
-  const parsed = parseRoster(text, file, readConfig(root).windows.map((w) => w.role), root);
+  const parsed = parseRoster(
+    text,
+    file,
+    readConfig(root).windows.map((w) => w.role),
+    root,
+  );
   if (!parsed.ok) fail('environment', ...parsed.errors);
   return parsed.roster;
 }
@@ -182,15 +235,33 @@ function recordedNodeOf(root: string): string | undefined {
   return readTextIfPresent(bridgePathsOf(root).node)?.trim() || undefined;
 }
 
-/** The local node as localNodeOf finds it, or undefined where localNodeOf fails (for reports that show it without requiring it). */
-export function knownLocalNodeOf(root: string, roster: Roster, env: NodeJS.ProcessEnv = process.env): string | undefined {
+/**
+ * The local node as localNodeOf finds it, or undefined where localNodeOf fails (for reports that
+ * show it without requiring it).
+ */
+export function knownLocalNodeOf(
+  root: string,
+  roster: Roster,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   const name = env.BATON_NODE || recordedNodeOf(root);
   return name !== undefined && roster.nodes.has(name) ? name : undefined;
 }
 
-/** The local node: $BATON_NODE, else the name in ROOT/.swarmforge/node; neither, or a name not in the roster: fail('environment', 'local node unknown: set BATON_NODE or run baton init --node NAME'). */
-export function localNodeOf(root: string, roster: Roster, env: NodeJS.ProcessEnv = process.env): string {
-  return knownLocalNodeOf(root, roster, env) ?? fail('environment', 'local node unknown: set BATON_NODE or run baton init --node NAME');
+/**
+ * The local node: $BATON_NODE, else the name in ROOT/.swarmforge/node; neither, or a name not in
+ * the roster: fail('environment', 'local node unknown: set BATON_NODE or run baton init --node
+ * NAME').
+ */
+export function localNodeOf(
+  root: string,
+  roster: Roster,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  return (
+    knownLocalNodeOf(root, roster, env) ??
+    fail('environment', 'local node unknown: set BATON_NODE or run baton init --node NAME')
+  );
 }
 
 /** The roles on `node`. */

@@ -16,7 +16,17 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { ensureMailbox, handoffFileName, handoffId, type Headers, isoOf, type Mailbox, serializeEnvelope, type SkipReporter, tsidOf } from '../queue/index.js';
+import {
+  ensureMailbox,
+  handoffFileName,
+  handoffId,
+  type Headers,
+  isoOf,
+  type Mailbox,
+  serializeEnvelope,
+  type SkipReporter,
+  tsidOf,
+} from '../queue/index.js';
 import { crashPoint } from '../fsx/crash.js';
 import { fsyncDir, renameSynced, unlinkSynced, writeFileSynced } from '../fsx/durable.js';
 import { isCode } from '../fsx/absent.js';
@@ -46,7 +56,11 @@ interface JournalRecord extends DraftIdentity {
 
 function identify(path: string, bytes: Buffer, stat: fs.Stats): DraftIdentity {
   return {
-    path, dev: stat.dev, ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs,
+    path,
+    dev: stat.dev,
+    ino: stat.ino,
+    size: stat.size,
+    mtimeMs: stat.mtimeMs,
     sha256: createHash('sha256').update(bytes).digest('hex'),
   };
 }
@@ -62,7 +76,12 @@ function queuedLine(root: string, queued: string, onWarning: WarningReporter): s
 
 /** Queues the draft at `draftArg`; returns the stdout line `HANDOFF QUEUED: <path>`. */
 export async function sendHandoff(
-  draftArg: string, cwd: string, env: NodeJS.ProcessEnv, onSkip: SkipReporter = () => undefined, now = new Date(), onWarning: WarningReporter = () => undefined,
+  draftArg: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  onSkip: SkipReporter = () => undefined,
+  now = new Date(),
+  onWarning: WarningReporter = () => undefined,
 ): Promise<string> {
   const draftPath = resolve(cwd, draftArg);
   let stat: fs.Stats | undefined;
@@ -75,7 +94,11 @@ export async function sendHandoff(
   const ctx = actingContext(cwd, env, 'sender role');
   const bytes = fs.readFileSync(draftPath);
   const draftId = identify(draftPath, bytes, stat);
-  const result = await validateDraft(bytes.toString('utf8'), new Set(ctx.table.roles.keys()), commitLookupIn(ctx.role.worktreePath));
+  const result = await validateDraft(
+    bytes.toString('utf8'),
+    new Set(ctx.table.roles.keys()),
+    commitLookupIn(ctx.role.worktreePath),
+  );
   if (!result.ok) fail('invalid', ...invalidDraftLines(draftArg, result.errors, result.hints));
   const box = mailboxOf(ctx.root, ctx.role.role);
   ensureMailbox(box);
@@ -89,8 +112,17 @@ export async function sendHandoff(
   return queuedLine(ctx.root, queued, onWarning);
 }
 
-/** With no draft file: finish a send of that path cut short after the draft was deleted, or report it missing. */
-async function finishInterruptedSend(draftArg: string, draftPath: string, cwd: string, env: NodeJS.ProcessEnv, onWarning: WarningReporter): Promise<string> {
+/**
+ * With no draft file: finish a send of that path cut short after the draft was deleted, or report
+ * it missing.
+ */
+async function finishInterruptedSend(
+  draftArg: string,
+  draftPath: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  onWarning: WarningReporter,
+): Promise<string> {
   const missing = new CommandFailure('usage', [`Draft file not found: ${printable(draftArg)}`]);
   let ctx: Context;
   try {
@@ -108,12 +140,19 @@ async function finishInterruptedSend(draftArg: string, draftPath: string, cwd: s
   return queuedLine(ctx.root, queued, onWarning);
 }
 
-/** True when the draft on disk is still the one validated (a doubled call may have sent and deleted it). */
+/**
+ * True when the draft on disk is still the one validated (a doubled call may have sent and deleted
+ * it).
+ */
 function sameDraftStill(draft: DraftIdentity): boolean {
   try {
     const stat = fs.statSync(draft.path);
-    return stat.isFile() && identify(draft.path, fs.readFileSync(draft.path), stat).sha256 === draft.sha256 &&
-      stat.ino === draft.ino && stat.mtimeMs === draft.mtimeMs;
+    return (
+      stat.isFile() &&
+      identify(draft.path, fs.readFileSync(draft.path), stat).sha256 === draft.sha256 &&
+      stat.ino === draft.ino &&
+      stat.mtimeMs === draft.mtimeMs
+    );
   } catch {
     return false;
   }
@@ -158,7 +197,10 @@ function discardSupersededSends(box: Mailbox, draftPath: string): void {
   }
 }
 
-/** Publishes the handoff of a journal record if it is still a temp file, then removes the draft and the record. */
+/**
+ * Publishes the handoff of a journal record if it is still a temp file, then removes the draft and
+ * the record.
+ */
 function completeSend(box: Mailbox, record: JournalRecord): string {
   const temp = join(box.outboxTmp, `${record.name}.tmp`);
   const target = join(box.outbox, record.name);
@@ -177,14 +219,27 @@ function removeDraft(path: string): void {
   }
 }
 
-async function publish(ctx: Context, box: Mailbox, draft: Draft, draftId: DraftIdentity, now: Date, onSkip: SkipReporter): Promise<string> {
+async function publish(
+  ctx: Context,
+  box: Mailbox,
+  draft: Draft,
+  draftId: DraftIdentity,
+  now: Date,
+  onSkip: SkipReporter,
+): Promise<string> {
   const sender = ctx.role.role;
   const seq = await takeSequence(box, onSkip);
   const id = handoffId(tsidOf(now), seq, sender);
   const name = handoffFileName(draft.priority, id, draft.to);
   const headers: Headers = {
-    id, from: sender, to: draft.to.join(','), priority: draft.priority, type: draft.type,
-    ...(draft.type === 'git_handoff' ? { role: sender, task: draft.task!, commit: draft.commit! } : { message: draft.message! }),
+    id,
+    from: sender,
+    to: draft.to.join(','),
+    priority: draft.priority,
+    type: draft.type,
+    ...(draft.type === 'git_handoff'
+      ? { role: sender, task: draft.task!, commit: draft.commit! }
+      : { message: draft.message! }),
     created_at: isoOf(now),
   };
   const temp = join(box.outboxTmp, `${name}.tmp`);

@@ -13,8 +13,14 @@ function storedSequence(seqFile: string): number | undefined {
   return text !== undefined && /^\d+$/.test(text) ? Number(text) : undefined;
 }
 
-/** The highest sequence among the ids of the sender's handoffs in outbox/, sent/ and failed/ (0 if none). */
-export async function highestSequenceIn(box: Mailbox, onSkip: SkipReporter = () => undefined): Promise<number> {
+/**
+ * The highest sequence among the ids of the sender's handoffs in outbox/, sent/ and failed/ (0 if
+ * none).
+ */
+export async function highestSequenceIn(
+  box: Mailbox,
+  onSkip: SkipReporter = () => undefined,
+): Promise<number> {
   let highest = 0;
   for (const dir of [box.outbox, box.sent, box.failed]) {
     for (const item of await readItemsIn(dir, onSkip)) {

@@ -11,7 +11,15 @@
 import { join } from 'node:path';
 import { crashPoint } from '../fsx/crash.js';
 import { fsyncDir, renameSynced, writeFileSynced } from '../fsx/durable.js';
-import { ensureMailbox, handoffFileName, handoffId, type Headers, isoOf, serializeEnvelope, tsidOf } from '../queue/index.js';
+import {
+  ensureMailbox,
+  handoffFileName,
+  handoffId,
+  type Headers,
+  isoOf,
+  serializeEnvelope,
+  tsidOf,
+} from '../queue/index.js';
 import { withLock } from '../fsx/lock.js';
 import { mailboxOf } from '../project/layout.js';
 import { takeSequence } from './sequence.js';
@@ -26,13 +34,26 @@ export interface SystemHandoff {
 }
 
 /** Queues a system handoff from `sender`'s mailbox; returns its outbox path. */
-export async function queueSystemHandoff(root: string, sender: string, handoff: SystemHandoff, now = new Date()): Promise<string> {
+export async function queueSystemHandoff(
+  root: string,
+  sender: string,
+  handoff: SystemHandoff,
+  now = new Date(),
+): Promise<string> {
   const box = mailboxOf(root, sender);
   ensureMailbox(box);
   return withLock(box.outboxLock, async () => {
     const id = handoffId(tsidOf(now), await takeSequence(box), sender);
     const name = handoffFileName(handoff.priority, id, handoff.to);
-    const headers: Headers = { ...handoff.headers, id, from: sender, to: handoff.to.join(','), priority: handoff.priority, type: handoff.type, created_at: isoOf(now) };
+    const headers: Headers = {
+      ...handoff.headers,
+      id,
+      from: sender,
+      to: handoff.to.join(','),
+      priority: handoff.priority,
+      type: handoff.type,
+      created_at: isoOf(now),
+    };
     const temp = join(box.outboxTmp, `${name}.tmp`);
     writeFileSynced(temp, await serializeEnvelope(headers, Buffer.from(handoff.body)), true);
     crashPoint('system-send:temp-synced');

@@ -20,7 +20,9 @@ export function taskText(item: Item): Buffer {
 
 /** BATCH/COUNT/PRIORITY then one BATCH_ITEM block per item, separated by blank lines. */
 export function batchText(dir: string, priority: string, items: Item[]): Buffer {
-  const parts: Buffer[] = [Buffer.from(`BATCH: ${dir}\nCOUNT: ${items.length}\nPRIORITY: ${priority}\n`)];
+  const parts: Buffer[] = [
+    Buffer.from(`BATCH: ${dir}\nCOUNT: ${items.length}\nPRIORITY: ${priority}\n`),
+  ];
   items.forEach((item, i) => {
     parts.push(Buffer.from(`\nBATCH_ITEM: ${i + 1}\n`), taskText(item));
   });

@@ -14,10 +14,14 @@ export interface HookInput {
   stopHookActive: boolean;
 }
 
-/** Parses a hook's stdin; throws on anything that is not a JSON object (the hook then prints nothing). */
+/**
+ * Parses a hook's stdin; throws on anything that is not a JSON object (the hook then prints
+ * nothing).
+ */
 export function parseHookInput(text: string, ownCwd: string): HookInput {
   const data: unknown = JSON.parse(text);
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('hook input is not a JSON object');
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new Error('hook input is not a JSON object');
   const { cwd, hook_event_name: event, stop_hook_active: active } = data as Record<string, unknown>;
   return {
     cwd: typeof cwd === 'string' && cwd !== '' ? resolve(ownCwd, cwd) : ownCwd,

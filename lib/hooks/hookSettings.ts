@@ -13,7 +13,10 @@ export const HOOK_EVENTS = ['SessionStart', 'Stop'] as const;
 /** One of Baton's hook events. */
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
-/** SessionStart's matcher: every way a session starts (a new one, a resume, after /clear, after compaction). */
+/**
+ * SessionStart's matcher: every way a session starts (a new one, a resume, after /clear, after
+ * compaction).
+ */
 export const SESSION_START_MATCHER = 'startup|resume|clear|compact';
 
 /** The handlers' timeout in seconds (the hooks take well under one). */
@@ -37,9 +40,13 @@ export class MalformedSettings extends Error {}
 
 type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Parses the existing text: none or blank is an empty object; anything but a JSON object throws MalformedSettings. */
+/**
+ * Parses the existing text: none or blank is an empty object; anything but a JSON object throws
+ * MalformedSettings.
+ */
 function parseSettings(text: string | undefined): Json {
   if (text === undefined || text.trim() === '') return {};
   let data: unknown;
@@ -49,23 +56,37 @@ function parseSettings(text: string | undefined): Json {
     throw new MalformedSettings(`not JSON: ${(err as Error).message}`);
   }
   if (!isObject(data)) throw new MalformedSettings('not a JSON object');
-  if (data.hooks !== undefined && !isObject(data.hooks)) throw new MalformedSettings('"hooks" is not an object');
+  if (data.hooks !== undefined && !isObject(data.hooks))
+    throw new MalformedSettings('"hooks" is not an object');
   return data;
 }
 
 /** True when a group of `groups` already runs `command`. */
 function hasCommand(groups: unknown[], command: string): boolean {
-  return groups.some((g) => isObject(g) && Array.isArray(g.hooks) && g.hooks.some((h) => isObject(h) && h.type === 'command' && h.command === command));
+  return groups.some(
+    (g) =>
+      isObject(g) &&
+      Array.isArray(g.hooks) &&
+      g.hooks.some((h) => isObject(h) && h.type === 'command' && h.command === command),
+  );
 }
 
-/** Baton's group for `event`: SessionStart with its matcher, Stop without one (Stop ignores matchers). */
+/**
+ * Baton's group for `event`: SessionStart with its matcher, Stop without one (Stop ignores
+ * matchers).
+ */
 function groupOf(event: HookEvent, command: string): Json {
   const hooks = [{ type: 'command', command, timeout: HOOK_TIMEOUT_S }];
   return event === 'SessionStart' ? { matcher: SESSION_START_MATCHER, hooks } : { hooks };
 }
 
-/** Merges Baton's hooks into `existing` (undefined when there is no file); throws MalformedSettings. */
-export function mergeHookSettings(existing: string | undefined, commands: HookCommands): MergedSettings {
+/**
+ * Merges Baton's hooks into `existing` (undefined when there is no file); throws MalformedSettings.
+ */
+export function mergeHookSettings(
+  existing: string | undefined,
+  commands: HookCommands,
+): MergedSettings {
   const settings = parseSettings(existing);
   const hooks = (settings.hooks ?? {}) as Json;
   const events = {} as Record<HookEvent, EventOutcome>;

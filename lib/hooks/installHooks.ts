@@ -14,12 +14,20 @@ import { agentHooksPathOf, type HookAgent } from '../project/layout.js';
 import { readTextIfPresent } from '../fsx/absent.js';
 import { replaceFile } from '../fsx/records.js';
 import { printable } from '../fsx/printable.js';
-import { MalformedSettings, mergeHookSettings, type HookCommands, type MergedSettings } from './hookSettings.js';
+import {
+  MalformedSettings,
+  mergeHookSettings,
+  type HookCommands,
+  type MergedSettings,
+} from './hookSettings.js';
 
 /** The file names of the package's hook scripts, by event. */
 const SCRIPT_NAMES: HookCommands = { SessionStart: 'session-start', Stop: 'stop' };
 
-/** How far above the running bin's folder the package's `hooks/` is looked for (dist/bin → the package is two up). */
+/**
+ * How far above the running bin's folder the package's `hooks/` is looked for (dist/bin → the
+ * package is two up).
+ */
 const MAX_LEVELS_UP = 3;
 
 /**
@@ -30,12 +38,21 @@ const MAX_LEVELS_UP = 3;
  */
 export function packageHookCommands(fromDir: string): HookCommands {
   for (let dir = fromDir, level = 0; level <= MAX_LEVELS_UP; dir = dirname(dir), level++) {
-    const paths = { SessionStart: join(dir, 'hooks', SCRIPT_NAMES.SessionStart), Stop: join(dir, 'hooks', SCRIPT_NAMES.Stop) };
-    if (fs.statSync(paths.SessionStart, { throwIfNoEntry: false })?.isFile() && fs.statSync(paths.Stop, { throwIfNoEntry: false })?.isFile()) {
+    const paths = {
+      SessionStart: join(dir, 'hooks', SCRIPT_NAMES.SessionStart),
+      Stop: join(dir, 'hooks', SCRIPT_NAMES.Stop),
+    };
+    if (
+      fs.statSync(paths.SessionStart, { throwIfNoEntry: false })?.isFile() &&
+      fs.statSync(paths.Stop, { throwIfNoEntry: false })?.isFile()
+    ) {
       return { SessionStart: quote([paths.SessionStart]), Stop: quote([paths.Stop]) };
     }
   }
-  fail('environment', `baton: cannot find the package's hooks/ folder above '${printable(fromDir)}'`);
+  fail(
+    'environment',
+    `baton: cannot find the package's hooks/ folder above '${printable(fromDir)}'`,
+  );
 }
 
 /** The outcome of one install. */
@@ -51,14 +68,26 @@ function readSettings(path: string): string | undefined {
   return readTextIfPresent(path);
 }
 
-/** Merges `commands` into `agent`'s settings under `root`; writes unless `dryRun` or nothing changed. A malformed file is refused (exit 2) and left as it is. */
-export function installHooks(root: string, agent: HookAgent, commands: HookCommands, dryRun: boolean): HookInstall {
+/**
+ * Merges `commands` into `agent`'s settings under `root`; writes unless `dryRun` or nothing
+ * changed. A malformed file is refused (exit 2) and left as it is.
+ */
+export function installHooks(
+  root: string,
+  agent: HookAgent,
+  commands: HookCommands,
+  dryRun: boolean,
+): HookInstall {
   const path = agentHooksPathOf(root, agent);
   let merged: MergedSettings;
   try {
     merged = mergeHookSettings(readSettings(path), commands);
   } catch (err) {
-    if (err instanceof MalformedSettings) fail('refused', `baton: cannot merge hooks into '${printable(path)}': ${printable(err.message)}`);
+    if (err instanceof MalformedSettings)
+      fail(
+        'refused',
+        `baton: cannot merge hooks into '${printable(path)}': ${printable(err.message)}`,
+      );
     throw err;
   }
   if (merged.changed && !dryRun) {

@@ -34,9 +34,13 @@ export function roleStateOf(cwd: string, env: NodeJS.ProcessEnv): RoleState {
   const { root, role } = actingContext(cwd, env);
   const box = mailboxOf(root, role.role);
   const { files, batches } = inProcessOf(box);
-  const entry = (kind: InProcessEntry['kind']) => (name: string): InProcessEntry => ({ kind, path: join(box.inProcess, name) });
+  const entry =
+    (kind: InProcessEntry['kind']) =>
+    (name: string): InProcessEntry => ({ kind, path: join(box.inProcess, name) });
   return {
-    root, role: role.role, mode: role.mode,
+    root,
+    role: role.role,
+    mode: role.mode,
     waiting: itemNamesIn(box.inboxNew).length,
     inProcess: [...files.map(entry('handoff')), ...batches.map(entry('batch'))],
   };

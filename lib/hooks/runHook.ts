@@ -10,10 +10,22 @@ import { printable } from '../fsx/printable.js';
 import { parseHookInput, type HookInput } from './hookInput.js';
 
 /** A hook's answer to its input: the stdout text, or undefined for none. */
-export type HookAnswer = (input: HookInput, env: NodeJS.ProcessEnv) => Promise<string | undefined> | string | undefined;
+export type HookAnswer = (
+  input: HookInput,
+  env: NodeJS.ProcessEnv,
+) => Promise<string | undefined> | string | undefined;
 
-/** The hook's stdout for `stdinText` ('' for none) and the failure it swallowed, if any; never throws. */
-export async function hookOutput(event: string, stdinText: string, answer: HookAnswer, cwd: string, env: NodeJS.ProcessEnv): Promise<{ stdout: string; failure?: unknown }> {
+/**
+ * The hook's stdout for `stdinText` ('' for none) and the failure it swallowed, if any; never
+ * throws.
+ */
+export async function hookOutput(
+  event: string,
+  stdinText: string,
+  answer: HookAnswer,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ stdout: string; failure?: unknown }> {
   try {
     const input = parseHookInput(stdinText, cwd);
     // Installed under another event, the answer would not fit that event's schema.
@@ -53,7 +65,8 @@ export async function runHook(event: string, answer: HookAnswer): Promise<void> 
   }
   if (result.stdout !== '') process.stdout.write(result.stdout);
   if (result.failure !== undefined && process.env.BATON_HOOKS_DEBUG === '1') {
-    const message = result.failure instanceof Error ? result.failure.message : String(result.failure);
+    const message =
+      result.failure instanceof Error ? result.failure.message : String(result.failure);
     process.stderr.write(`baton hook ${event}: ${printable(message.split('\n')[0] ?? '')}\n`);
   }
 }

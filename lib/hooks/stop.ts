@@ -14,16 +14,26 @@ import { roleStateOf, type RoleState } from './roleState.js';
 
 /** The block reason: how many handoffs wait for the role, and what claims them. */
 export function stopReason(role: string, waiting: number): string {
-  return `${handoffCount(waiting, 'wait')} in the inbox of role ${role} and nothing is in process; ready_for_next claims ${waiting === 1 ? 'it' : 'them'}.`;
+  return (
+    `${handoffCount(waiting, 'wait')} in the inbox of role ${role} ` +
+    `and nothing is in process; ready_for_next claims ` +
+    `${waiting === 1 ? 'it' : 'them'}.`
+  );
 }
 
 /** The decision for a mailbox state: the block line, or undefined to let the agent stop. */
-export function stopDecision(input: HookInput, state: Pick<RoleState, 'role' | 'waiting' | 'inProcess'>): string | undefined {
+export function stopDecision(
+  input: HookInput,
+  state: Pick<RoleState, 'role' | 'waiting' | 'inProcess'>,
+): string | undefined {
   if (input.stopHookActive || state.inProcess.length > 0 || state.waiting === 0) return undefined;
-  return `${JSON.stringify({ decision: 'block', reason: stopReason(state.role, state.waiting) })}\n`;
+  const answer = { decision: 'block', reason: stopReason(state.role, state.waiting) };
+  return `${JSON.stringify(answer)}\n`;
 }
 
-/** The Stop answer for this input and environment (throws when the project or role cannot be read). */
+/**
+ * The Stop answer for this input and environment (throws when the project or role cannot be read).
+ */
 export function stopAnswer(input: HookInput, env: NodeJS.ProcessEnv): string | undefined {
   if (input.stopHookActive) return undefined;
   return stopDecision(input, roleStateOf(input.cwd, env));

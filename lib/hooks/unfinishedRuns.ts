@@ -22,5 +22,10 @@ export async function unfinishedRunsOf(root: string): Promise<UnfinishedRun[]> {
   return runIdsOf(root)
     .map((runId) => readWorkflow(root, runId).workflow)
     .filter((wf) => !isTerminal(wf.status))
-    .map((wf) => ({ runId: wf.run_id, status: wf.status, phase: wf.phase, activeStage: wf.active_stage }));
+    .map((wf) => ({
+      runId: wf.run_id,
+      status: wf.status,
+      phase: wf.phase,
+      activeStage: wf.active_stage,
+    }));
 }

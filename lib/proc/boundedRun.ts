@@ -16,7 +16,7 @@
 // result), stderr from its end up to `stderrLimit` bytes (the last lines say why it
 // failed); the bytes dropped are counted. A caller that needs another shape passes its own
 // keepers (acceptance keeps both ends of both streams with HeadTailBytes).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { endGroup, signalProcess } from './ending.js';
 
 /** How to run the program. */
@@ -70,13 +70,19 @@ export interface BoundedRun {
   stderrDropped: number;
 }
 
-/** Bytes of a stream kept within `limit`, from its head or its tail, with the count of bytes dropped. */
+/**
+ * Bytes of a stream kept within `limit`, from its head or its tail, with the count of bytes
+ * dropped.
+ */
 export class BoundedBytes implements OutputKeeper {
   private chunks: Buffer[] = [];
   private kept = 0;
   dropped = 0;
 
-  constructor(private readonly limit: number, private readonly keep: 'head' | 'tail') {}
+  constructor(
+    private readonly limit: number,
+    private readonly keep: 'head' | 'tail',
+  ) {}
 
   /** Takes one chunk. */
   add(chunk: Buffer): void {
@@ -151,23 +157,55 @@ export class HeadTailBytes implements OutputKeeper {
   }
 }
 
-/** How long the output streams of an exited program may stay open (held by a helper that left its group) before they are cut. */
+/**
+ * How long the output streams of an exited program may stay open (held by a helper that left its
+ * group) before they are cut.
+ */
 const STREAMS_AFTER_EXIT_MS = 1_000;
 
 const NOT_STARTED: Omit<BoundedRun, 'error' | 'errorCode' | 'aborted'> = {
-  exitCode: null, signal: null, timedOut: false, durationMs: 0, stdout: '', stdoutDropped: 0, stderr: '', stderrDropped: 0,
+  exitCode: null,
+  signal: null,
+  timedOut: false,
+  durationMs: 0,
+  stdout: '',
+  stdoutDropped: 0,
+  stderr: '',
+  stderrDropped: 0,
 };
+
+/** Feeds the program its input and keeps its output. */
+function connectStreams(
+  child: ChildProcessWithoutNullStreams,
+  stdin: string,
+  out: OutputKeeper,
+  err: OutputKeeper,
+): void {
+  child.stdout.on('data', (b: Buffer) => out.add(b));
+  child.stderr.on('data', (b: Buffer) => err.add(b));
+  // a program that does not read its input closes the pipe early (EPIPE)
+  child.stdin.on('error', () => undefined);
+  child.stdin.end(stdin);
+}
 
 /** Runs `argv` (no shell) in its own process group; resolves when it and its output have ended. */
 export function runBounded(argv: string[], options: BoundedRunOptions): Promise<BoundedRun> {
-  if (options.signal?.aborted) return Promise.resolve({ ...NOT_STARTED, error: '', errorCode: '', aborted: true });
+  if (options.signal?.aborted)
+    return Promise.resolve({ ...NOT_STARTED, error: '', errorCode: '', aborted: true });
   return new Promise((resolve) => {
     const started = performance.now();
-    const out = options.stdoutKeeper ?? new BoundedBytes(options.stdoutLimit ?? 1024 * 1024, 'head');
+    const out =
+      options.stdoutKeeper ?? new BoundedBytes(options.stdoutLimit ?? 1024 * 1024, 'head');
     const err = options.stderrKeeper ?? new BoundedBytes(options.stderrLimit ?? 64 * 1024, 'tail');
     const state = { timedOut: false, aborted: false, error: '', errorCode: '' };
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-    const end = () => void (child.pid === undefined ? undefined : endGroup(child.pid, options.graceMs));
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const end = () =>
+      void (child.pid === undefined ? undefined : endGroup(child.pid, options.graceMs));
     const timer = setTimeout(() => {
       state.timedOut = true;
       end();
@@ -178,10 +216,7 @@ export function runBounded(argv: string[], options: BoundedRunOptions): Promise<
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     if (child.pid !== undefined) options.onSpawn?.(child.pid);
-    child.stdout.on('data', (b: Buffer) => out.add(b));
-    child.stderr.on('data', (b: Buffer) => err.add(b));
-    child.stdin.on('error', () => undefined); // a program that does not read its input closes the pipe early (EPIPE)
-    child.stdin.end(options.stdin);
+    connectStreams(child, options.stdin, out, err);
     child.on('error', (e) => {
       state.error = e.message;
       state.errorCode = (e as NodeJS.ErrnoException).code ?? '';
@@ -200,8 +235,14 @@ export function runBounded(argv: string[], options: BoundedRunOptions): Promise<
       clearTimeout(cut);
       options.signal?.removeEventListener('abort', onAbort);
       resolve({
-        exitCode: state.error ? null : exitCode, signal, ...state, durationMs: Math.round(performance.now() - started),
-        stdout: out.text(), stdoutDropped: out.dropped, stderr: err.text(), stderrDropped: err.dropped,
+        exitCode: state.error ? null : exitCode,
+        signal,
+        ...state,
+        durationMs: Math.round(performance.now() - started),
+        stdout: out.text(),
+        stdoutDropped: out.dropped,
+        stderr: err.text(),
+        stderrDropped: err.dropped,
       });
     });
   });

@@ -10,7 +10,10 @@ import { processRunning } from '../fsx/processIdentity.js';
 export const DEFAULT_GRACE_MS = 1_000;
 
 /** Polls `condition` every 20 ms until it holds (true) or `timeoutMs` has passed (false). */
-export async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
+export async function until(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) return false;
@@ -19,7 +22,10 @@ export async function until(condition: () => boolean | Promise<boolean>, timeout
   return true;
 }
 
-/** Sends `signal` to process `pid` (with `group`, to its whole process group); false when it is gone already. */
+/**
+ * Sends `signal` to process `pid` (with `group`, to its whole process group); false when it is gone
+ * already.
+ */
 export function signalProcess(pid: number, signal: NodeJS.Signals | 0, group = false): boolean {
   try {
     process.kill(group ? -pid : pid, signal);
@@ -30,7 +36,10 @@ export function signalProcess(pid: number, signal: NodeJS.Signals | 0, group = f
   }
 }
 
-/** True while any process of group `pgid` exists (zombies included: a dead helper not yet reaped counts). */
+/**
+ * True while any process of group `pgid` exists (zombies included: a dead helper not yet reaped
+ * counts).
+ */
 export function groupAlive(pgid: number): boolean {
   try {
     return signalProcess(pgid, 0, true);
@@ -54,10 +63,14 @@ export interface EndOptions {
 }
 
 /** Ends `pid` (module rule): whether SIGKILL was needed, and whether it is gone at the end. */
-export async function endProcess(pid: number, options: EndOptions = {}): Promise<{ escalated: boolean; gone: boolean }> {
+export async function endProcess(
+  pid: number,
+  options: EndOptions = {},
+): Promise<{ escalated: boolean; gone: boolean }> {
   const gone = options.gone ?? (() => !processRunning(pid));
   if (!signalProcess(pid, 'SIGTERM', options.group)) return { escalated: false, gone: true };
-  if (await until(gone, options.graceMs ?? DEFAULT_GRACE_MS)) return { escalated: false, gone: true };
+  if (await until(gone, options.graceMs ?? DEFAULT_GRACE_MS))
+    return { escalated: false, gone: true };
   if (options.stillOurs?.() ?? true) signalProcess(pid, 'SIGKILL', options.group);
   const killed = options.killWaitMs ? await until(gone, options.killWaitMs) : gone();
   return { escalated: true, gone: killed };

@@ -19,7 +19,10 @@ const MAX_OUTPUT = 64 * 1024 * 1024;
 /** Runs `git args...` in `cwd` and returns its stdout; throws git's failure. */
 export function runGit(cwd: string, args: string[], options: GitOptions = {}): string {
   const out = execFileSync('git', args, {
-    cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: MAX_OUTPUT,
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: MAX_OUTPUT,
     ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
   });
   return options.untrimmed ? out : out.trim();
@@ -38,7 +41,11 @@ const execFileAsync = promisify(execFile);
 
 /** runGit without blocking the caller (an agent command that waits on other work meanwhile). */
 export async function runGitAsync(cwd: string, args: string[]): Promise<string> {
-  const { stdout } = await execFileAsync('git', args, { cwd, encoding: 'utf8', maxBuffer: MAX_OUTPUT });
+  const { stdout } = await execFileAsync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: MAX_OUTPUT,
+  });
   return stdout.trim();
 }
 

@@ -8,6 +8,8 @@ declare const __BATON_VERSION__: string | undefined;
 /** The version of the Baton package, e.g. `0.1.0`. */
 export function batonVersion(): string {
   if (typeof __BATON_VERSION__ === 'string') return __BATON_VERSION__;
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return pkg.version;
 }

@@ -4,7 +4,10 @@
 import * as fs from 'node:fs';
 import { bridgePathsOf } from './layout.js';
 
-/** The content of bridge.json, written by handoffd's bridge (lib/bridge/bridgeReport.ts) and read here. */
+/**
+ * The content of bridge.json, written by handoffd's bridge (lib/bridge/bridgeReport.ts) and read
+ * here.
+ */
 export interface BridgeReport {
   pid: number;
   node: string;
@@ -17,12 +20,20 @@ export interface BridgeReport {
   updated_at: string;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The counts of a report field: its entries that are whole numbers of at least 0, or undefined when it is not an object. */
+/**
+ * The counts of a report field: its entries that are whole numbers of at least 0, or undefined when
+ * it is not an object.
+ */
 function countsIn(value: unknown): Record<string, number> | undefined {
   if (!isRecord(value)) return undefined;
-  return Object.fromEntries(Object.entries(value).filter((e): e is [string, number] => Number.isSafeInteger(e[1]) && (e[1] as number) >= 0));
+  return Object.fromEntries(
+    Object.entries(value).filter(
+      (e): e is [string, number] => Number.isSafeInteger(e[1]) && (e[1] as number) >= 0,
+    ),
+  );
 }
 
 /** ROOT's bridge.json, or undefined when it is missing, unreadable or not a report. */
@@ -33,11 +44,16 @@ export function readBridgeReport(root: string): BridgeReport | undefined {
   } catch {
     return undefined;
   }
-  if (!isRecord(parsed) || !Number.isSafeInteger(parsed.pid) || typeof parsed.connected !== 'boolean') return undefined;
+  if (
+    !isRecord(parsed) ||
+    !Number.isSafeInteger(parsed.pid) ||
+    typeof parsed.connected !== 'boolean'
+  )
+    return undefined;
   const pending = countsIn(parsed.pending);
   const unacked = countsIn(parsed.unacked);
   const lastError = parsed.last_error;
-  if (!pending || !unacked || (lastError !== null && typeof lastError !== 'string')) return undefined;
+  if (!pending || !unacked || (lastError !== null && typeof lastError !== 'string'))
+    return undefined;
   return { ...(parsed as unknown as BridgeReport), pending, unacked };
 }
-

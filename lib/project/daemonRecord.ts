@@ -12,19 +12,41 @@ import { printable } from '../fsx/printable.js';
 import { daemonPathsOf } from './layout.js';
 
 /** The events the daemon logs. */
-export type DaemonEvent = 'started' | 'delivered' | 'failed' | 'quarantined' | 'woke' | 'wake-failed' | 'error' | 'stopped' | 'received' | 'bridge-connected' | 'bridge-error' | 'bridge-refused';
+export type DaemonEvent =
+  | 'started'
+  | 'delivered'
+  | 'failed'
+  | 'quarantined'
+  | 'woke'
+  | 'wake-failed'
+  | 'error'
+  | 'stopped'
+  | 'received'
+  | 'bridge-connected'
+  | 'bridge-error'
+  | 'bridge-refused';
 
-/** Formats one log line (without the newline); a value with a non-printable character is JSON-quoted with it escaped. */
-export function formatLogLine(when: Date, event: DaemonEvent, details: Record<string, string | number>): string {
+/**
+ * Formats one log line (without the newline); a value with a non-printable character is JSON-quoted
+ * with it escaped.
+ */
+export function formatLogLine(
+  when: Date,
+  event: DaemonEvent,
+  details: Record<string, string | number>,
+): string {
   const pairs = Object.entries(details).map(([k, v]) => {
     const text = String(v);
-    return `${k}=${/^[^\s"=]+$/.test(text) && printable(text) === text ? text : printable(JSON.stringify(text))}`;
+    const plain = /^[^\s"=]+$/.test(text) && printable(text) === text;
+    return `${k}=${plain ? text : printable(JSON.stringify(text))}`;
   });
   return [when.toISOString(), event, ...pairs].join(' ');
 }
 
 /** Parses a log line back into time, event and details; undefined for a line it cannot read. */
-export function parseLogLine(line: string): { at: string; event: string; details: Record<string, string> } | undefined {
+export function parseLogLine(
+  line: string,
+): { at: string; event: string; details: Record<string, string> } | undefined {
   const match = /^(\S+) (\S+)(.*)$/.exec(line);
   if (!match) return undefined;
   const details: Record<string, string> = {};
@@ -35,7 +57,10 @@ export function parseLogLine(line: string): { at: string; event: string; details
   return { at: match[1]!, event: match[2]!, details };
 }
 
-/** The last lines of the daemon's log (at most `bytes` of it; a cut first line is dropped); empty when there is none. */
+/**
+ * The last lines of the daemon's log (at most `bytes` of it; a cut first line is dropped); empty
+ * when there is none.
+ */
 export function daemonLogTail(root: string, bytes = 256 * 1024): string[] {
   try {
     const fd = fs.openSync(daemonPathsOf(root).log, 'r');
@@ -44,7 +69,11 @@ export function daemonLogTail(root: string, bytes = 256 * 1024): string[] {
       const start = Math.max(0, size - bytes);
       const buffer = Buffer.alloc(size - start);
       fs.readSync(fd, buffer, 0, buffer.length, start);
-      return buffer.toString('utf8').split('\n').slice(start > 0 ? 1 : 0).filter(Boolean);
+      return buffer
+        .toString('utf8')
+        .split('\n')
+        .slice(start > 0 ? 1 : 0)
+        .filter(Boolean);
     } finally {
       fs.closeSync(fd);
     }
@@ -53,10 +82,16 @@ export function daemonLogTail(root: string, bytes = 256 * 1024): string[] {
   }
 }
 
-/** What every command says when it finds handoffd not running (swarm_handoff's one stderr line, status, monitor). */
+/**
+ * What every command says when it finds handoffd not running (swarm_handoff's one stderr line,
+ * status, monitor).
+ */
 export const DAEMON_NOT_RUNNING = 'handoffd is not running: start it with baton daemon start';
 
-/** The daemon's pid when it runs, else undefined. A readdir of its lock and a /proc read: cheap enough for every agent command. */
+/**
+ * The daemon's pid when it runs, else undefined. A readdir of its lock and a /proc read: cheap
+ * enough for every agent command.
+ */
 export function runningDaemon(root: string): number | undefined {
   return lockHolder(daemonPathsOf(root).lock);
 }
@@ -77,12 +112,19 @@ export function daemonStatus(root: string): DaemonStatus {
   const pid = runningDaemon(root) ?? null;
   let health: Partial<DaemonStatus> = {};
   try {
-    health = JSON.parse(fs.readFileSync(daemonPathsOf(root).health, 'utf8')) as Partial<DaemonStatus>;
+    health = JSON.parse(
+      fs.readFileSync(daemonPathsOf(root).health, 'utf8'),
+    ) as Partial<DaemonStatus>;
   } catch {
     // never ran
   }
   return {
-    running: pid !== null, pid, last_pass_at: health.last_pass_at ?? null, passes: health.passes ?? 0,
-    delivered: health.delivered ?? 0, failed: health.failed ?? 0, errors: health.errors ?? 0,
+    running: pid !== null,
+    pid,
+    last_pass_at: health.last_pass_at ?? null,
+    passes: health.passes ?? 0,
+    delivered: health.delivered ?? 0,
+    failed: health.failed ?? 0,
+    errors: health.errors ?? 0,
   };
 }

@@ -5,7 +5,10 @@ import { join, resolve } from 'node:path';
 import { runGit } from '../proc/git.js';
 import { SWARM_DIR_NAME } from './layout.js';
 
-/** ROOT's git common dir (absolute), or undefined when ROOT is in no git repository; git's stderr never reaches ours. */
+/**
+ * ROOT's git common dir (absolute), or undefined when ROOT is in no git repository; git's stderr
+ * never reaches ours.
+ */
 function gitCommonDirOf(root: string): string | undefined {
   try {
     return resolve(root, runGit(root, ['rev-parse', '--git-common-dir']));
@@ -28,4 +31,3 @@ export function excludeSwarmDir(root: string, pattern = `${SWARM_DIR_NAME}/`): v
   fs.mkdirSync(join(gitDir, 'info'), { recursive: true });
   fs.appendFileSync(exclude, `${current === '' || current.endsWith('\n') ? '' : '\n'}${pattern}\n`);
 }
-

@@ -1,26 +1,26 @@
 // The on-disk layout of a Baton project, in one place. Under ROOT:
 //   swarmforge/swarmforge.conf, swarmforge/body-<type>.txt   written by people
 //   swarmforge/constitution.prompt, swarmforge/roles/<role>.prompt   a SwarmForge pack's prompts
-//   swarmforge/profiles/<name>/SOUL.md                       committed personas (teachers, principal)
+// swarmforge/profiles/<name>/SOUL.md committed personas (teachers, principal)
 //   .worktrees/<name>/                                       the launcher's git worktrees
 //   .swarmforge/roles.tsv                                    the runtime role table
 //   .swarmforge/handoffs/<role>/                             each role's mailbox (queue/mailbox.ts
-//                                                            knows the folders inside, locks included)
+// knows the folders inside, locks included)
 //   <worktree>/.swarmforge/handoffs/{outbox,inbox,sent,failed}/  the SwarmForge reference scripts'
-//                                                            mailbox of a whole worktree (ROOT's sits
-//                                                            beside the role mailboxes), read only to
+// mailbox of a whole worktree (ROOT's sits
+// beside the role mailboxes), read only to
 //                                                            import what it still holds
-//   .swarmforge/daemon/                                      handoffd's pid, log, lock, stop, tmp, health
-//   .swarmforge/tmux-socket, tmux.sock, panes.tsv, bin/      the swarm's tmux server, panes, commands
-//   .swarmforge/prompts/<role>.md                            each agent's instructions (written by baton up)
+// .swarmforge/daemon/ handoffd's pid, log, lock, stop, tmp, health
+// .swarmforge/tmux-socket, tmux.sock, panes.tsv, bin/ the swarm's tmux server, panes, commands
+// .swarmforge/prompts/<role>.md each agent's instructions (written by baton up)
 //   .swarmforge/reviewers.tsv, .swarmforge/reviews/          the review stage (docs/review.md §1)
-//   .swarmforge/reviews/leaves/<bead>/, .worktrees/study-<role>-<rand8>/   a leaf's files and worktree
+// .swarmforge/reviews/leaves/<bead>/, .worktrees/study-<role>-<rand8>/ a leaf's files and worktree
 //   swarmforge/nodes.conf                                    the roster of a swarm across machines
-//   .swarmforge/node, nodes.tsv                              the local node's name, `<role>\t<node>` rows
+// .swarmforge/node, nodes.tsv the local node's name, `<role>\t<node>` rows
 //   .swarmforge/bridge.json                                  handoffd's bridge view (link, counts)
 //   .swarmforge/nats/                                        `baton nats up`'s server store and pid
 //   .claude/settings.json, .codex/hooks.json                 the agents' project settings that
-//                                                            `baton hooks install` merges hooks into
+// `baton hooks install` merges hooks into
 // Every other module asks this one for a path; a test keeps these names out of the rest
 // of lib/. The tmux session name is derived from ROOT here too.
 import { createHash } from 'node:crypto';
@@ -90,7 +90,10 @@ export function rolePromptPathOf(root: string, role: string): string {
   return join(rolePromptsDirOf(root), `${role}.prompt`);
 }
 
-/** `ROOT/swarmforge/profiles/<name>/SOUL.md`: a committed persona (docs/review.md §7), e.g. `teacher-cto`. */
+/**
+ * `ROOT/swarmforge/profiles/<name>/SOUL.md`: a committed persona (docs/review.md §7), e.g.
+ * `teacher-cto`.
+ */
 export function personaPathOf(root: string, name: string): string {
   return join(root, 'swarmforge', 'profiles', name, 'SOUL.md');
 }
@@ -151,7 +154,10 @@ export function commandDirOf(root: string): string {
   return join(root, SWARM_DIR_NAME, 'bin');
 }
 
-/** `ROOT/.swarmforge/reviewers.tsv`: the reviewer role of each lens, from swarmforge.conf's review lines. */
+/**
+ * `ROOT/.swarmforge/reviewers.tsv`: the reviewer role of each lens, from swarmforge.conf's review
+ * lines.
+ */
 export function reviewersPathOf(root: string): string {
   return join(root, SWARM_DIR_NAME, 'reviewers.tsv');
 }
@@ -193,7 +199,10 @@ export interface LeafFiles {
   brief: string;
   /** `output.json`: the audit of the run. */
   output: string;
-  /** `leaf.json`: the pid record (the leaf's and its worker's process identity, worktree, branch, base). */
+  /**
+   * `leaf.json`: the pid record (the leaf's and its worker's process identity, worktree, branch,
+   * base).
+   */
   record: string;
   /** `verification.txt`: where the worker may say how it checked its work (BATON_VERIFICATION). */
   verification: string;
@@ -202,10 +211,19 @@ export interface LeafFiles {
 /** The files of the leaf of `bead` (a safe bead name). */
 export function leafFilesOf(paths: ReviewPaths, bead: string): LeafFiles {
   const dir = join(paths.leaves, bead);
-  return { dir, brief: join(dir, 'brief.json'), output: join(dir, 'output.json'), record: join(dir, 'leaf.json'), verification: join(dir, 'verification.txt') };
+  return {
+    dir,
+    brief: join(dir, 'brief.json'),
+    output: join(dir, 'output.json'),
+    record: join(dir, 'leaf.json'),
+    verification: join(dir, 'verification.txt'),
+  };
 }
 
-/** The worktree (and branch) name of a leaf of `role`: `study-<role>-<rand8>`, the rand8 being its bead's. */
+/**
+ * The worktree (and branch) name of a leaf of `role`: `study-<role>-<rand8>`, the rand8 being its
+ * bead's.
+ */
 export function leafWorktreeNameOf(role: string, rand8: string): string {
   return `study-${role}-${rand8}`;
 }
@@ -238,25 +256,43 @@ export function runLocksDirOf(root: string): string {
 /** The files of run `runId` (a checked run id). */
 export function runPathsOf(root: string, runId: string): RunPaths {
   const dir = join(runsDirOf(root), runId);
-  return { dir, workflow: join(dir, 'workflow.json'), lease: join(dir, 'lease.json'), artifacts: join(dir, 'artifacts'), phase: join(dir, 'controller', 'phase.json'), controllerLog: join(dir, 'controller', 'controller.log') };
+  return {
+    dir,
+    workflow: join(dir, 'workflow.json'),
+    lease: join(dir, 'lease.json'),
+    artifacts: join(dir, 'artifacts'),
+    phase: join(dir, 'controller', 'phase.json'),
+    controllerLog: join(dir, 'controller', 'controller.log'),
+  };
 }
 
 /** The agents whose project settings `baton hooks install` knows. */
 export type HookAgent = 'claude' | 'codex';
 
-/** The project settings file that holds an agent's hooks: `ROOT/.claude/settings.json` (Claude Code) or `ROOT/.codex/hooks.json` (Codex). */
+/**
+ * The project settings file that holds an agent's hooks: `ROOT/.claude/settings.json` (Claude Code)
+ * or `ROOT/.codex/hooks.json` (Codex).
+ */
 export function agentHooksPathOf(root: string, agent: HookAgent): string {
-  return agent === 'claude' ? join(root, '.claude', 'settings.json') : join(root, '.codex', 'hooks.json');
+  return agent === 'claude'
+    ? join(root, '.claude', 'settings.json')
+    : join(root, '.codex', 'hooks.json');
 }
 
 /** Unix socket paths must stay below about 104 bytes. */
 const SOCKET_PATH_LIMIT = 100;
 
-/** The swarm's tmux socket: `ROOT/.swarmforge/tmux.sock`, or a short per-ROOT path in the temp folder when that is too long for a Unix socket. */
+/**
+ * The swarm's tmux socket: `ROOT/.swarmforge/tmux.sock`, or a short per-ROOT path in the temp
+ * folder when that is too long for a Unix socket.
+ */
 export function tmuxSocketPathFor(root: string): string {
   const local = join(root, SWARM_DIR_NAME, 'tmux.sock');
   if (Buffer.byteLength(local) < SOCKET_PATH_LIMIT) return local;
-  return join(tmpdir(), `baton-${createHash('sha256').update(root).digest('hex').slice(0, 16)}.sock`);
+  return join(
+    tmpdir(),
+    `baton-${createHash('sha256').update(root).digest('hex').slice(0, 16)}.sock`,
+  );
 }
 
 /** The tmux session name of a project (one per ROOT). */
@@ -272,7 +308,10 @@ export interface BridgePaths {
   node: string;
   /** `ROOT/.swarmforge/nodes.tsv`: `<role>\t<node>` rows (written by `baton init`). */
   nodesTable: string;
-  /** `ROOT/.swarmforge/bridge.json`: handoffd's view of the link and the counts (advisory, not state). */
+  /**
+   * `ROOT/.swarmforge/bridge.json`: handoffd's view of the link and the counts (advisory, not
+   * state).
+   */
   state: string;
   /** `ROOT/.swarmforge/nats/`: the store of a local `nats-server -js` (`baton nats up`). */
   natsDir: string;

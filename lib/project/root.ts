@@ -11,7 +11,9 @@ import { configPathOf, rolesPathOf, SWARM_DIR_NAME } from './layout.js';
 
 const NOT_FOUND = 'Cannot find SwarmForge project root';
 
-/** The line after NOT_FOUND: how to make a project (`where` is the folder to run `baton init` in). */
+/**
+ * The line after NOT_FOUND: how to make a project (`where` is the folder to run `baton init` in).
+ */
 function initHint(where: string, orElse: string): string {
   return `Run 'baton init' in ${where} (where ${configPathOf('')} is), ${orElse}.`;
 }
@@ -22,8 +24,11 @@ export function findRoot(cwd: string, env: NodeJS.ProcessEnv): string {
   if (fromEnv) {
     const root = resolve(cwd, fromEnv);
     if (existsSync(rolesPathOf(root))) return root;
-    fail('environment', `${NOT_FOUND}: SWARMFORGE_ROOT=${printable(fromEnv)} has no ${SWARM_DIR_NAME}/roles.tsv`,
-      initHint(printable(root), 'or unset SWARMFORGE_ROOT'));
+    fail(
+      'environment',
+      `${NOT_FOUND}: SWARMFORGE_ROOT=${printable(fromEnv)} has no ${SWARM_DIR_NAME}/roles.tsv`,
+      initHint(printable(root), 'or unset SWARMFORGE_ROOT'),
+    );
   }
   for (let dir = resolve(cwd); ; dir = dirname(dir)) {
     if (existsSync(rolesPathOf(dir))) return dir;
@@ -32,7 +37,11 @@ export function findRoot(cwd: string, env: NodeJS.ProcessEnv): string {
   for (const candidate of gitCandidates(cwd)) {
     if (existsSync(rolesPathOf(candidate))) return candidate;
   }
-  fail('environment', NOT_FOUND, initHint("your project's git repository", 'then run this command inside it'));
+  fail(
+    'environment',
+    NOT_FOUND,
+    initHint("your project's git repository", 'then run this command inside it'),
+  );
 }
 
 function gitCandidates(cwd: string): string[] {

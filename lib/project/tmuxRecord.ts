@@ -4,7 +4,10 @@
 import * as fs from 'node:fs';
 import { panesFileOf, socketFileOf } from './layout.js';
 
-/** The recorded socket path of the swarm's tmux server: undefined when the file is missing, '' when it is empty. */
+/**
+ * The recorded socket path of the swarm's tmux server: undefined when the file is missing, '' when
+ * it is empty.
+ */
 export function recordedSocketOf(root: string): string | undefined {
   try {
     return fs.readFileSync(socketFileOf(root), 'utf8').trim();

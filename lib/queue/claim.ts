@@ -17,7 +17,15 @@ import { crashPoint } from '../fsx/crash.js';
 import { fsyncDir, mkdirSynced, renameSynced } from '../fsx/durable.js';
 import { isCode } from '../fsx/absent.js';
 import { type Mailbox } from './mailbox.js';
-import { isoOf, isBatchName, isItemName, itemNamesIn, entriesOf, formatSeq, sortByBytes } from './names.js';
+import {
+  isoOf,
+  isBatchName,
+  isItemName,
+  itemNamesIn,
+  entriesOf,
+  formatSeq,
+  sortByBytes,
+} from './names.js';
 import { readItem, rewriteItem, UnusableItem, type Item } from './item.js';
 import { quarantineItem, quarantineUndecodable, undecodableNamesIn } from './quarantine.js';
 
@@ -27,7 +35,11 @@ export type SkipReporter = (problem: UnusableItem) => void;
 const STAGING_PREFIX = '.claiming-';
 
 /** The usable items of a folder in queue order; unusable ones are reported and left alone. */
-export async function readItemsIn(dir: string, onSkip: SkipReporter, limit = Infinity): Promise<Item[]> {
+export async function readItemsIn(
+  dir: string,
+  onSkip: SkipReporter,
+  limit = Infinity,
+): Promise<Item[]> {
   const items: Item[] = [];
   for (const name of itemNamesIn(dir)) {
     if (items.length >= limit) break;
@@ -47,7 +59,11 @@ export async function readItemsIn(dir: string, onSkip: SkipReporter, limit = Inf
  * entry whose name is not valid UTF-8 (quarantine.ts): those are quarantined by their raw
  * names, then new/ is read again.
  */
-export async function readWaitingItems(box: Mailbox, onSkip: SkipReporter, limit = Infinity): Promise<Item[]> {
+export async function readWaitingItems(
+  box: Mailbox,
+  onSkip: SkipReporter,
+  limit = Infinity,
+): Promise<Item[]> {
   const quarantine = (problem: UnusableItem) => onSkip(quarantineItem(box, problem));
   try {
     return await readItemsIn(box.inboxNew, quarantine, limit);
@@ -59,7 +75,9 @@ export async function readWaitingItems(box: Mailbox, onSkip: SkipReporter, limit
   }
 }
 
-/** Sets a header if it is missing (a claim or completion cut short by a crash); returns the item. */
+/**
+ * Sets a header if it is missing (a claim or completion cut short by a crash); returns the item.
+ */
 export async function stampIfMissing(item: Item, header: string, value: string): Promise<Item> {
   if (item.headers[header]) return item;
   return rewriteItem(item, { ...item.headers, [header]: value });
@@ -89,7 +107,12 @@ export function uniqueBatchName(box: Mailbox, tsid: string): string {
 }
 
 /** Claims the given waiting items as one batch directory, published with a single rename. */
-export async function claimBatch(box: Mailbox, items: Item[], batchName: string, now: Date): Promise<{ dir: string; items: Item[] }> {
+export async function claimBatch(
+  box: Mailbox,
+  items: Item[],
+  batchName: string,
+  now: Date,
+): Promise<{ dir: string; items: Item[] }> {
   const staging = join(box.inProcess, STAGING_PREFIX + batchName);
   mkdirSynced(staging);
   crashPoint('batch:staging-created');
@@ -106,7 +129,9 @@ export async function claimBatch(box: Mailbox, items: Item[], batchName: string,
   const dequeuedAt = isoOf(now);
   const claimed: Item[] = [];
   for (const item of items) {
-    claimed.push(await stampIfMissing({ ...item, path: join(dir, item.name) }, 'dequeued_at', dequeuedAt));
+    claimed.push(
+      await stampIfMissing({ ...item, path: join(dir, item.name) }, 'dequeued_at', dequeuedAt),
+    );
   }
   return { dir, items: claimed };
 }
@@ -116,7 +141,8 @@ export function rollBackStagedBatches(box: Mailbox): void {
   for (const entry of entriesOf(box.inProcess)) {
     if (!entry.name.startsWith(STAGING_PREFIX) || !entry.isDirectory()) continue;
     const staging = join(box.inProcess, entry.name);
-    for (const name of itemNamesIn(staging)) fs.renameSync(join(staging, name), join(box.inboxNew, name));
+    for (const name of itemNamesIn(staging))
+      fs.renameSync(join(staging, name), join(box.inboxNew, name));
     fsyncDir(box.inboxNew);
     fsyncDir(staging);
     fs.rmSync(staging, { recursive: true, force: true });
@@ -135,7 +161,10 @@ export function inProcessOf(box: Mailbox): InProcess {
   const entries = entriesOf(box.inProcess);
   return {
     files: sortByBytes(entries.filter((e) => isItemName(e.name)).map((e) => e.name)),
-    batches: entries.filter((e) => isBatchName(e.name) && e.isDirectory()).map((e) => e.name).sort(),
+    batches: entries
+      .filter((e) => isBatchName(e.name) && e.isDirectory())
+      .map((e) => e.name)
+      .sort(),
   };
 }
 

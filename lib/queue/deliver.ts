@@ -18,7 +18,12 @@ import { entriesOf, isBatchName, itemNamesIn } from './names.js';
  * Writes `bytes` through `tempPath` into `newDir/name`; false if that name already exists
  * there. The link is not yet durable: the caller fsyncs `newDir` before it moves the original.
  */
-export function deliverCopy(tempPath: string, bytes: Uint8Array, newDir: string, name: string): boolean {
+export function deliverCopy(
+  tempPath: string,
+  bytes: Uint8Array,
+  newDir: string,
+  name: string,
+): boolean {
   writeFileSynced(tempPath, bytes, false);
   crashPoint('deliver:copy-synced');
   try {
@@ -45,13 +50,17 @@ export function copyPlaces(box: Mailbox, name: string, deep: boolean): string[] 
   }
   if (deep) {
     for (const entry of entriesOf(box.completed)) {
-      if (entry.isDirectory() && isBatchName(entry.name)) places.push(join(box.completed, entry.name, name));
+      if (entry.isDirectory() && isBatchName(entry.name))
+        places.push(join(box.completed, entry.name, name));
     }
   }
   return places.filter((p) => fs.lstatSync(p, { throwIfNoEntry: false }) !== undefined);
 }
 
-/** How a search lists folders: item names and entry names (a caller may cache them; default: read the folder). */
+/**
+ * How a search lists folders: item names and entry names (a caller may cache them; default: read
+ * the folder).
+ */
 export interface FolderLister {
   itemNames: (dir: string) => string[];
   entryNames: (dir: string) => string[];
@@ -62,7 +71,10 @@ const READ_FOLDERS: FolderLister = {
   entryNames: (dir) => entriesOf(dir).map((e) => e.name),
 };
 
-/** A day: completed batches claimed this long before a handoff was made are not searched for it on the hot path (clock steps allowed for). */
+/**
+ * A day: completed batches claimed this long before a handoff was made are not searched for it on
+ * the hot path (clock steps allowed for).
+ */
 const BATCH_MARGIN_MS = 86_400_000;
 
 /**
@@ -75,29 +87,50 @@ const BATCH_MARGIN_MS = 86_400_000;
  * before the id's own time cannot hold it and is not listed (the search stays off a
  * growing completed/ on the hot path).
  */
-export function idPlaces(box: Mailbox, id: string, deep: boolean, lister: FolderLister = READ_FOLDERS): string[] {
+export function idPlaces(
+  box: Mailbox,
+  id: string,
+  deep: boolean,
+  lister: FolderLister = READ_FOLDERS,
+): string[] {
   const dirs = [box.inboxNew, box.inProcess];
-  for (const entry of entriesOf(box.inProcess)) if (entry.isDirectory()) dirs.push(join(box.inProcess, entry.name));
+  for (const entry of entriesOf(box.inProcess))
+    if (entry.isDirectory()) dirs.push(join(box.inProcess, entry.name));
   dirs.push(box.completed);
   const since = deep ? undefined : batchNameFloorOf(id);
   for (const name of lister.entryNames(box.completed)) {
-    if (isBatchName(name) && (since === undefined || name >= since)) dirs.push(join(box.completed, name));
+    if (isBatchName(name) && (since === undefined || name >= since))
+      dirs.push(join(box.completed, name));
   }
   const places: string[] = [];
   for (const dir of dirs) {
-    const names = dir === box.inboxNew || dir === box.completed ? lister.itemNames(dir) : itemNamesIn(dir);
+    const names =
+      dir === box.inboxNew || dir === box.completed ? lister.itemNames(dir) : itemNamesIn(dir);
     for (const name of names) if (name.includes(id)) places.push(join(dir, name));
   }
   return places;
 }
 
-/** `batch_<tsid>` a day before the time in `id` (`<tsid>_<seq>_from_<sender>`), or undefined when the id carries no time. */
+/**
+ * `batch_<tsid>` a day before the time in `id` (`<tsid>_<seq>_from_<sender>`), or undefined when
+ * the id carries no time.
+ */
 function batchNameFloorOf(id: string): string | undefined {
   const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z_/.exec(id);
   if (!m) return undefined;
-  const at = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+  const at = Date.UTC(
+    Number(m[1]),
+    Number(m[2]) - 1,
+    Number(m[3]),
+    Number(m[4]),
+    Number(m[5]),
+    Number(m[6]),
+  );
   if (Number.isNaN(at)) return undefined;
-  return `batch_${new Date(at - BATCH_MARGIN_MS).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '')}`;
+  return `batch_${new Date(at - BATCH_MARGIN_MS)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '')}`;
 }
 
 /**
@@ -113,7 +146,10 @@ export function freeNameIn(dir: string, name: string): string {
   return target;
 }
 
-/** Renames a file to `target` (from freeNameIn), creating its folder if missing; the caller fsyncs both folders. */
+/**
+ * Renames a file to `target` (from freeNameIn), creating its folder if missing; the caller fsyncs
+ * both folders.
+ */
 export function renameInto(from: string, target: string): void {
   mkdirSynced(dirname(target));
   fs.renameSync(from, target);

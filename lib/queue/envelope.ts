@@ -20,8 +20,20 @@ export interface Envelope {
 
 /** The order in which known headers are written; others follow in name order. */
 export const HEADER_ORDER = [
-  'id', 'from', 'to', 'recipient', 'priority', 'type', 'role', 'task', 'commit', 'message',
-  'created_at', 'enqueued_at', 'dequeued_at', 'completed_at',
+  'id',
+  'from',
+  'to',
+  'recipient',
+  'priority',
+  'type',
+  'role',
+  'task',
+  'commit',
+  'message',
+  'created_at',
+  'enqueued_at',
+  'dequeued_at',
+  'completed_at',
 ];
 
 /** Raised when a file has no readable header. */
@@ -49,12 +61,16 @@ export async function parseEnvelope(bytes: Buffer): Promise<Envelope> {
 }
 
 async function parseFrontMatter(bytes: Buffer, start: number): Promise<Envelope> {
-  for (let pos = start; pos < bytes.length; ) {
+  for (let pos = start; pos < bytes.length;) {
     const line = lineEndAt(bytes, pos);
     if (line === undefined) break;
     if (bytes.subarray(pos, line.contentEnd).toString('latin1') === '---') {
       const text = bytes.subarray(start, pos).toString('utf8');
-      return { headers: await parseYamlHeader(text), body: bytes.subarray(line.next), legacy: false };
+      return {
+        headers: await parseYamlHeader(text),
+        body: bytes.subarray(line.next),
+        legacy: false,
+      };
     }
     pos = line.next;
   }
@@ -72,7 +88,8 @@ async function parseYamlHeader(text: string): Promise<Headers> {
     throw new EnvelopeError(`unreadable front matter: ${(err as Error).message.split('\n')[0]}`);
   }
   if (data === undefined || data === null) return {};
-  if (typeof data !== 'object' || Array.isArray(data)) throw new EnvelopeError('front matter is not a mapping');
+  if (typeof data !== 'object' || Array.isArray(data))
+    throw new EnvelopeError('front matter is not a mapping');
   const headers: Headers = {};
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
     if (value === null || value === undefined) continue;
@@ -97,7 +114,10 @@ function parseLegacy(bytes: Buffer): Envelope {
   return { headers, body: Buffer.alloc(0), legacy: true };
 }
 
-/** End of the line starting at `pos`: where its content ends (before CR LF) and the next line starts. */
+/**
+ * End of the line starting at `pos`: where its content ends (before CR LF) and the next line
+ * starts.
+ */
 function lineEndAt(bytes: Buffer, pos: number): { contentEnd: number; next: number } | undefined {
   const nl = bytes.indexOf(0x0a, pos);
   if (nl < 0) return undefined;
@@ -114,7 +134,10 @@ export function orderedHeaderNames(headers: Headers): string[] {
   return [...known, ...others];
 }
 
-/** Writes headers as front matter (protocol order, empty values left out) followed by the body bytes. */
+/**
+ * Writes headers as front matter (protocol order, empty values left out) followed by the body
+ * bytes.
+ */
 export async function serializeEnvelope(headers: Headers, body: Uint8Array): Promise<Buffer> {
   const lines: string[] = [];
   for (const key of orderedHeaderNames(headers)) {

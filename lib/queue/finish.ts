@@ -39,7 +39,13 @@ export async function finishItem(box: Mailbox, item: Item, now: Date): Promise<s
 }
 
 /** Completes a batch in process; returns the batch's directory in completed/. */
-export async function finishBatch(box: Mailbox, batchDir: string, batchName: string, items: Item[], now: Date): Promise<string> {
+export async function finishBatch(
+  box: Mailbox,
+  batchDir: string,
+  batchName: string,
+  items: Item[],
+  now: Date,
+): Promise<string> {
   await stampCompleted(items, now);
   mkdirSynced(box.completed);
   const target = join(box.completed, batchName);
@@ -53,7 +59,11 @@ export function completedItemPaths(box: Mailbox): string[] {
   const paths = itemNamesIn(box.completed).map((n) => join(box.completed, n));
   for (const entry of entriesOf(box.completed)) {
     if (entry.isDirectory() && isBatchName(entry.name)) {
-      paths.push(...itemNamesIn(join(box.completed, entry.name)).map((n) => join(box.completed, entry.name, n)));
+      paths.push(
+        ...itemNamesIn(join(box.completed, entry.name)).map((n) =>
+          join(box.completed, entry.name, n),
+        ),
+      );
     }
   }
   return paths;
@@ -66,7 +76,12 @@ export function completedItemPaths(box: Mailbox): string[] {
  * (`<priority>_<id>_to_...`) and confirmed by the item's header; undefined when none matches.
  */
 export async function findCompleted(box: Mailbox, id: string): Promise<string | undefined> {
-  if (isBatchName(id) && !id.includes('/') && lstatSync(join(box.completed, id), { throwIfNoEntry: false })?.isDirectory()) return join(box.completed, id);
+  if (
+    isBatchName(id) &&
+    !id.includes('/') &&
+    lstatSync(join(box.completed, id), { throwIfNoEntry: false })?.isDirectory()
+  )
+    return join(box.completed, id);
   for (const path of completedItemPaths(box)) {
     const name = basename(path);
     if (name === id) return path;

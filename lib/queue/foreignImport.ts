@@ -29,14 +29,19 @@ import { itemNamesIn } from './names.js';
 /** The side of a mailbox an item is imported into: inbox/new/ or outbox/. */
 export type ImportSide = 'inbox' | 'outbox';
 
-/** What importForeignItem did: copied now, found the id already there, refused a name taken by another item, or found the original gone. */
+/**
+ * What importForeignItem did: copied now, found the id already there, refused a name taken by
+ * another item, or found the original gone.
+ */
 export type ForeignImport =
   | { kind: 'copied'; path: string }
   | { kind: 'present'; path: string }
   | { kind: 'clash'; path: string }
   | { kind: 'gone' };
 
-/** The suffix that marks an imported original (not `.handoff`, so no reader takes it as an item). */
+/**
+ * The suffix that marks an imported original (not `.handoff`, so no reader takes it as an item).
+ */
 export const IMPORTED_SUFFIX = '.imported';
 
 /** The folder an imported item is linked into. */
@@ -44,17 +49,33 @@ export function importFolderOf(box: Mailbox, side: ImportSide): string {
   return side === 'inbox' ? box.inboxNew : box.outbox;
 }
 
-/** The fixed temp file of an import (a dot-file in new/, or in outbox/tmp/; both count as temp files). */
+/**
+ * The fixed temp file of an import (a dot-file in new/, or in outbox/tmp/; both count as temp
+ * files).
+ */
 export function importTempOf(box: Mailbox, side: ImportSide, name: string): string {
-  return side === 'inbox' ? join(box.inboxNew, `.${name}.import.tmp`) : join(box.outboxTmp, `${name}.import.tmp`);
+  return side === 'inbox'
+    ? join(box.inboxNew, `.${name}.import.tmp`)
+    : join(box.outboxTmp, `${name}.import.tmp`);
 }
 
-/** Every path of the outbox side where an item named `name` could be: outbox/, then sent/ and failed/ (with their `.N` clash names). */
+/**
+ * Every path of the outbox side where an item named `name` could be: outbox/, then sent/ and
+ * failed/ (with their `.N` clash names).
+ */
 function outboxSidePlaces(box: Mailbox, name: string): string[] {
   const stem = name.slice(0, -'.handoff'.length);
-  const isVariant = (n: string) => n === name || (n.startsWith(`${stem}.`) && /^\d+\.handoff$/.test(n.slice(stem.length + 1)));
+  const isVariant = (n: string) =>
+    n === name || (n.startsWith(`${stem}.`) && /^\d+\.handoff$/.test(n.slice(stem.length + 1)));
   const outbox = fs.existsSync(join(box.outbox, name)) ? [join(box.outbox, name)] : [];
-  return [...outbox, ...[box.sent, box.failed].flatMap((dir) => itemNamesIn(dir).filter(isVariant).map((n) => join(dir, n)))];
+  return [
+    ...outbox,
+    ...[box.sent, box.failed].flatMap((dir) =>
+      itemNamesIn(dir)
+        .filter(isVariant)
+        .map((n) => join(dir, n)),
+    ),
+  ];
 }
 
 /**
@@ -63,11 +84,20 @@ function outboxSidePlaces(box: Mailbox, name: string): string[] {
  * undefined. On the outbox side only the name in outbox/ itself collides: sent/ and failed/
  * keep both files.
  */
-export async function findImportedCopy(box: Mailbox, side: ImportSide, item: Item): Promise<ForeignImport | undefined> {
+export async function findImportedCopy(
+  box: Mailbox,
+  side: ImportSide,
+  item: Item,
+): Promise<ForeignImport | undefined> {
   search: for (;;) {
     let clash: string | undefined;
-    for (const place of side === 'inbox' ? copyPlaces(box, item.name, true) : outboxSidePlaces(box, item.name)) {
-      const found = await readItem(place).then((other) => other.id, (err: unknown) => err);
+    for (const place of side === 'inbox'
+      ? copyPlaces(box, item.name, true)
+      : outboxSidePlaces(box, item.name)) {
+      const found = await readItem(place).then(
+        (other) => other.id,
+        (err: unknown) => err,
+      );
       if (isCode(found, 'ENOENT')) continue search; // moved on since the listing: look again
       if (found === item.id) return { kind: 'present', path: place };
       if (typeof found !== 'string' && !(found instanceof UnusableItem)) throw found;
@@ -95,10 +125,14 @@ function removeTemp(path: string): void {
   }
 }
 
-/** Renames an imported original to `<name>.imported` (or `<name>.<N>.imported` if taken) in its folder; returns the new path. */
+/**
+ * Renames an imported original to `<name>.imported` (or `<name>.<N>.imported` if taken) in its
+ * folder; returns the new path.
+ */
 export function markImported(path: string): string {
   let target = `${path}${IMPORTED_SUFFIX}`;
-  for (let n = 1; fs.existsSync(target); n++) target = join(dirname(path), `${basename(path)}.${n}${IMPORTED_SUFFIX}`);
+  for (let n = 1; fs.existsSync(target); n++)
+    target = join(dirname(path), `${basename(path)}.${n}${IMPORTED_SUFFIX}`);
   renameSynced(path, target);
   return target;
 }
@@ -108,7 +142,11 @@ export function markImported(path: string): string {
  * unless the mailbox already holds its id; then marks the original. A name clash leaves
  * the original as it is. The caller holds the side's lock (see the contract above).
  */
-export async function importForeignItem(box: Mailbox, side: ImportSide, item: Item): Promise<ForeignImport> {
+export async function importForeignItem(
+  box: Mailbox,
+  side: ImportSide,
+  item: Item,
+): Promise<ForeignImport> {
   if (!fs.existsSync(item.path)) return { kind: 'gone' };
   const temp = importTempOf(box, side, item.name);
   const found = await findImportedCopy(box, side, item);
@@ -119,7 +157,8 @@ export async function importForeignItem(box: Mailbox, side: ImportSide, item: It
   }
   const folder = importFolderOf(box, side);
   const target = join(folder, item.name);
-  if (!deliverCopy(temp, bytesOf(item.path), folder, item.name)) return { kind: 'clash', path: target };
+  if (!deliverCopy(temp, bytesOf(item.path), folder, item.name))
+    return { kind: 'clash', path: target };
   crashPoint('import:copied');
   fsyncDir(folder);
   crashPoint('import:copy-synced');

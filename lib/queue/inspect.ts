@@ -13,8 +13,15 @@ import { isStaleTemp, isTempEntry } from './tempFiles.js';
 
 /** What kind of problem a mailbox finding is (the caller names a remedy per kind). */
 export type MailboxProblem =
-  | 'folder-mode' | 'file-mode' | 'symlink' | 'not-regular' | 'unusable-item' | 'duplicate-id'
-  | 'interrupted-claim' | 'stale-temp' | 'several-in-process';
+  | 'folder-mode'
+  | 'file-mode'
+  | 'symlink'
+  | 'not-regular'
+  | 'unusable-item'
+  | 'duplicate-id'
+  | 'interrupted-claim'
+  | 'stale-temp'
+  | 'several-in-process';
 
 /** A problem found at a path. `staleTemp` problems are the ones `--fix` may delete. */
 export interface Finding {
@@ -24,64 +31,130 @@ export interface Finding {
   staleTemp?: boolean;
 }
 
-/** Checks one mailbox at instant `now` (ms). */
-export async function inspectMailbox(box: Mailbox, now = Date.now()): Promise<Finding[]> {
-  const findings: Finding[] = [];
+/** One inspection under way: the mailbox, its instant, what it found, the ids seen per side. */
+interface Inspection {
+  box: Mailbox;
+  now: number;
+  findings: Finding[];
+}
+
+/** The folders of a mailbox to check, each with the id map of its side (inbox, outbox) or none. */
+function foldersOf(box: Mailbox): [string, Map<string, string> | undefined][] {
   const inboxIds = new Map<string, string>();
   const outboxIds = new Map<string, string>();
-  const folders: [string, Map<string, string> | undefined][] = [
-    [box.outboxTmp, undefined], [box.outbox, outboxIds], [box.sent, outboxIds], [box.failed, outboxIds],
-    [box.inboxNew, inboxIds], [box.inProcess, inboxIds], [box.completed, inboxIds], [box.locks, undefined],
-    [join(box.locks, 'inbox'), undefined], [join(box.locks, 'outbox'), undefined],
+  return [
+    [box.outboxTmp, undefined],
+    [box.outbox, outboxIds],
+    [box.sent, outboxIds],
+    [box.failed, outboxIds],
+    [box.inboxNew, inboxIds],
+    [box.inProcess, inboxIds],
+    [box.completed, inboxIds],
+    [box.locks, undefined],
+    [join(box.locks, 'inbox'), undefined],
+    [join(box.locks, 'outbox'), undefined],
   ];
-  const checkFolder = async (dir: string, ids: Map<string, string> | undefined, depth: number) => {
-    let mode: number;
-    try {
-      mode = fs.lstatSync(dir).mode;
-    } catch {
-      return;
-    }
-    if ((mode & 0o077) !== 0) findings.push({ path: dir, kind: 'folder-mode', problem: `folder mode ${(mode & 0o777).toString(8)}, expected 700` });
-    for (const entry of entriesOf(dir)) {
-      const path = join(dir, entry.name);
-      if (entry.isSymbolicLink()) {
-        findings.push({ path, kind: 'symlink', problem: 'symlink in a mailbox folder (never followed)' });
-        continue;
-      }
-      if (entry.name.startsWith('.claiming-') && entry.isDirectory()) {
-        findings.push({ path, kind: 'interrupted-claim', problem: 'interrupted batch claim (the next ready_for_next rolls it back)' });
-        continue;
-      }
-      if (isTempEntry(box, dir, entry.name)) {
-        if (isStaleTemp(fs.lstatSync(path).mtimeMs, now)) findings.push({ path, kind: 'stale-temp', problem: `temp file older than 36 h`, staleTemp: true });
-        continue;
-      }
-      if (depth === 0 && isBatchName(entry.name) && entry.isDirectory() && ids) {
-        await checkFolder(path, ids, 1);
-        continue;
-      }
-      if (!isItemName(entry.name)) continue;
-      if (!entry.isFile()) {
-        findings.push({ path, kind: 'not-regular', problem: 'not a regular file' });
-        continue;
-      }
-      if ((fs.lstatSync(path).mode & 0o077) !== 0) findings.push({ path, kind: 'file-mode', problem: 'file readable by others, expected mode 600' });
-      if (!ids) continue;
-      try {
-        const item = await readItem(path);
-        const other = ids.get(item.id);
-        if (other) findings.push({ path, kind: 'duplicate-id', problem: `id ${item.id} also at ${other}` });
-        else ids.set(item.id, path);
-      } catch (err) {
-        if (!(err instanceof UnusableItem)) throw err;
-        findings.push({ path, kind: 'unusable-item', problem: `unusable item: ${err.reason}` });
-      }
-    }
-  };
-  for (const [dir, ids] of folders) await checkFolder(dir, ids, 0);
-  const inProcess = entriesOf(box.inProcess).filter((e) => (isItemName(e.name) && !e.isDirectory()) || (isBatchName(e.name) && e.isDirectory()));
+}
+
+/** Checks one mailbox at instant `now` (ms). */
+export async function inspectMailbox(box: Mailbox, now = Date.now()): Promise<Finding[]> {
+  const run: Inspection = { box, now, findings: [] };
+  for (const [dir, ids] of foldersOf(box)) await checkFolder(run, dir, ids, 0);
+  const inProcess = entriesOf(box.inProcess).filter(
+    (e) => (isItemName(e.name) && !e.isDirectory()) || (isBatchName(e.name) && e.isDirectory()),
+  );
   if (inProcess.length > 1) {
-    findings.push({ path: box.inProcess, kind: 'several-in-process', problem: `${inProcess.length} items in process (at most one allowed): ${inProcess.map((e) => e.name).sort().join(', ')}` });
+    const names = inProcess.map((e) => e.name).sort();
+    run.findings.push({
+      path: box.inProcess,
+      kind: 'several-in-process',
+      problem: `${inProcess.length} items in process (at most one allowed): ${names.join(', ')}`,
+    });
   }
-  return findings;
+  return run.findings;
+}
+
+/** Checks a folder's mode and each of its entries (a batch folder's items once, at depth 1). */
+async function checkFolder(
+  run: Inspection,
+  dir: string,
+  ids: Map<string, string> | undefined,
+  depth: number,
+): Promise<void> {
+  const mode = fs.lstatSync(dir, { throwIfNoEntry: false })?.mode;
+  if (mode === undefined) return;
+  if ((mode & 0o077) !== 0) {
+    const problem = `folder mode ${(mode & 0o777).toString(8)}, expected 700`;
+    run.findings.push({ path: dir, kind: 'folder-mode', problem });
+  }
+  for (const entry of entriesOf(dir)) {
+    const path = join(dir, entry.name);
+    if (otherEntryFinding(run, dir, entry, path)) continue;
+    if (depth === 0 && isBatchName(entry.name) && entry.isDirectory() && ids) {
+      await checkFolder(run, path, ids, 1);
+      continue;
+    }
+    if (isItemName(entry.name)) await checkItem(run, path, entry, ids);
+  }
+}
+
+/**
+ * True when the entry is a symlink, an interrupted claim or a temp file (recorded when a problem);
+ * such an entry is not an item.
+ */
+function otherEntryFinding(run: Inspection, dir: string, entry: fs.Dirent, path: string): boolean {
+  if (entry.isSymbolicLink()) {
+    run.findings.push({
+      path,
+      kind: 'symlink',
+      problem: 'symlink in a mailbox folder (never followed)',
+    });
+    return true;
+  }
+  if (entry.name.startsWith('.claiming-') && entry.isDirectory()) {
+    const problem = 'interrupted batch claim (the next ready_for_next rolls it back)';
+    run.findings.push({ path, kind: 'interrupted-claim', problem });
+    return true;
+  }
+  if (!isTempEntry(run.box, dir, entry.name)) return false;
+  if (isStaleTemp(fs.lstatSync(path).mtimeMs, run.now)) {
+    run.findings.push({
+      path,
+      kind: 'stale-temp',
+      problem: `temp file older than 36 h`,
+      staleTemp: true,
+    });
+  }
+  return true;
+}
+
+/** Checks one item: a regular file of mode 600, readable, its id not seen before on its side. */
+async function checkItem(
+  run: Inspection,
+  path: string,
+  entry: fs.Dirent,
+  ids: Map<string, string> | undefined,
+): Promise<void> {
+  if (!entry.isFile()) {
+    run.findings.push({ path, kind: 'not-regular', problem: 'not a regular file' });
+    return;
+  }
+  if ((fs.lstatSync(path).mode & 0o077) !== 0) {
+    run.findings.push({
+      path,
+      kind: 'file-mode',
+      problem: 'file readable by others, expected mode 600',
+    });
+  }
+  if (!ids) return;
+  try {
+    const item = await readItem(path);
+    const other = ids.get(item.id);
+    if (other)
+      run.findings.push({ path, kind: 'duplicate-id', problem: `id ${item.id} also at ${other}` });
+    else ids.set(item.id, path);
+  } catch (err) {
+    if (!(err instanceof UnusableItem)) throw err;
+    run.findings.push({ path, kind: 'unusable-item', problem: `unusable item: ${err.reason}` });
+  }
 }

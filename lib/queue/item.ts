@@ -6,7 +6,13 @@ import * as fs from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { crashPoint } from '../fsx/crash.js';
 import { fsyncDir, writeFileSynced } from '../fsx/durable.js';
-import { EnvelopeError, parseEnvelope, serializeEnvelope, type Envelope, type Headers } from './envelope.js';
+import {
+  EnvelopeError,
+  parseEnvelope,
+  serializeEnvelope,
+  type Envelope,
+  type Headers,
+} from './envelope.js';
 import { printable } from '../fsx/printable.js';
 
 /** A readable item: its path, name, headers (with an `id`) and body bytes. */
@@ -18,14 +24,21 @@ export interface Item extends Envelope {
 
 /** Why an entry that looks like an item cannot be handed out. */
 export class UnusableItem extends Error {
-  constructor(readonly path: string, readonly reason: string) {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
     super(`${path}: ${reason}`);
   }
 }
 
 /** An unusable entry of inbox/new/ that was moved into inbox/bad/ as `badPath` (quarantine.ts). */
 export class QuarantinedItem extends UnusableItem {
-  constructor(path: string, reason: string, readonly badPath: string) {
+  constructor(
+    path: string,
+    reason: string,
+    readonly badPath: string,
+  ) {
     super(path, reason);
   }
 }
@@ -37,11 +50,15 @@ export class QuarantinedItem extends UnusableItem {
  */
 export function unusableLine(problem: UnusableItem): string {
   const reason = printable(problem.reason);
-  if (problem instanceof QuarantinedItem) return `quarantined ${printable(problem.path)} -> ${printable(problem.badPath)}: ${reason}`;
+  if (problem instanceof QuarantinedItem)
+    return `quarantined ${printable(problem.path)} -> ${printable(problem.badPath)}: ${reason}`;
   return `skipping ${printable(problem.path)}: ${reason}`;
 }
 
-/** The `size` bytes of an open file (items are never written in place once published); fewer if it shrank. */
+/**
+ * The `size` bytes of an open file (items are never written in place once published); fewer if it
+ * shrank.
+ */
 function readWhole(fd: number, size: number): Buffer {
   const bytes = Buffer.allocUnsafe(size);
   let done = 0;
@@ -53,11 +70,16 @@ function readWhole(fd: number, size: number): Buffer {
   return done === size ? bytes : bytes.subarray(0, done);
 }
 
-/** Reads an item; throws UnusableItem for a symlink, a non-regular file or a header without `id`. */
+/**
+ * Reads an item; throws UnusableItem for a symlink, a non-regular file or a header without `id`.
+ */
 export async function readItem(path: string): Promise<Item> {
   let bytes: Buffer;
   try {
-    const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    const fd = fs.openSync(
+      path,
+      fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK,
+    );
     try {
       const stat = fs.fstatSync(fd);
       if (!stat.isFile()) throw new UnusableItem(path, 'not a regular file');

@@ -7,7 +7,10 @@ import { isCode } from '../fsx/absent.js';
 
 /** A mailbox folder that is a symlink or not a directory: refused, never followed. */
 export class UnsafeMailbox extends Error {
-  constructor(readonly path: string, reason: string) {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
     super(`refusing mailbox folder '${path}': ${reason}`);
   }
 }
@@ -60,9 +63,22 @@ export function mailboxAt(dir: string): Mailbox {
 }
 
 /** The folders a mailbox holds, parents before children. */
-export const MAILBOX_FOLDERS = ['outbox', 'outboxTmp', 'sent', 'failed', 'inbox', 'inboxNew', 'inProcess', 'completed', 'locks'] as const;
+export const MAILBOX_FOLDERS = [
+  'outbox',
+  'outboxTmp',
+  'sent',
+  'failed',
+  'inbox',
+  'inboxNew',
+  'inProcess',
+  'completed',
+  'locks',
+] as const;
 
-/** Creates the folder `path` if missing (mode 0700, parent fsync'd); refuses one that is a symlink or not a directory. */
+/**
+ * Creates the folder `path` if missing (mode 0700, parent fsync'd); refuses one that is a symlink
+ * or not a directory.
+ */
 export function ensureFolder(path: string): void {
   try {
     const stat = lstatSync(path);

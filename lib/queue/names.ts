@@ -10,7 +10,10 @@ export const MAX_NAME_BYTES = 200;
 
 /** `YYYYMMDDTHHMMSSZ` for the given instant (UTC). */
 export function tsidOf(when: Date): string {
-  return when.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return when
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 /** ISO-8601 UTC with milliseconds, the format of every header timestamp. */

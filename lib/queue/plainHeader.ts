@@ -16,8 +16,15 @@ const YAML11_BOOLEAN = /^(?:y|yes|n|no|on|off)$/i;
 
 /** Whether YAML (FAILSAFE) reads `key: value` back as exactly this key and value. */
 export function isPlainPair(key: string, value: string): boolean {
-  return KEY.test(key) && key !== '__proto__' && VALUE.test(value) && !value.endsWith(' ') && !value.endsWith(':') &&
-    !value.includes(': ') && !YAML11_BOOLEAN.test(value);
+  return (
+    KEY.test(key) &&
+    key !== '__proto__' &&
+    VALUE.test(value) &&
+    !value.endsWith(' ') &&
+    !value.endsWith(':') &&
+    !value.includes(': ') &&
+    !YAML11_BOOLEAN.test(value)
+  );
 }
 
 /** The header lines' values, or undefined unless every line is a plain pair with a distinct key. */

@@ -32,7 +32,10 @@ import { printable } from '../fsx/printable.js';
 /** The reason given for an entry whose name is not valid UTF-8. */
 export const UNDECODABLE_NAME = 'name is not valid UTF-8';
 
-/** The raw names of the item entries (`*.handoff`) of `dir` that are not valid UTF-8, each listed by Node under a name that opens nothing. */
+/**
+ * The raw names of the item entries (`*.handoff`) of `dir` that are not valid UTF-8, each listed by
+ * Node under a name that opens nothing.
+ */
 export function undecodableNamesIn(dir: string): Buffer[] {
   return fs.readdirSync(dir, { encoding: 'buffer' }).filter((raw) => {
     const name = raw.toString('utf8');
@@ -40,7 +43,9 @@ export function undecodableNamesIn(dir: string): Buffer[] {
   });
 }
 
-/** Quarantines the entry of new/ whose raw name is `raw` (not valid UTF-8) under its decoded name. */
+/**
+ * Quarantines the entry of new/ whose raw name is `raw` (not valid UTF-8) under its decoded name.
+ */
 export function quarantineUndecodable(box: Mailbox, raw: Buffer): QuarantinedItem {
   const problem = new UnusableItem(join(box.inboxNew, raw.toString('utf8')), UNDECODABLE_NAME);
   return quarantineItem(box, problem, Buffer.concat([Buffer.from(`${box.inboxNew}/`), raw]));
@@ -50,8 +55,13 @@ export function quarantineUndecodable(box: Mailbox, raw: Buffer): QuarantinedIte
  * Moves the unusable entry of new/ that `problem` names (found at `source`, its raw path
  * when its name is not valid UTF-8) into bad/, its reason durable in `<bad name>.error` first.
  */
-export function quarantineItem(box: Mailbox, problem: UnusableItem, source: string | Buffer = problem.path): QuarantinedItem {
-  if (dirname(problem.path) !== box.inboxNew) throw new Error(`only entries of ${box.inboxNew} are quarantined, not ${problem.path}`);
+export function quarantineItem(
+  box: Mailbox,
+  problem: UnusableItem,
+  source: string | Buffer = problem.path,
+): QuarantinedItem {
+  if (dirname(problem.path) !== box.inboxNew)
+    throw new Error(`only entries of ${box.inboxNew} are quarantined, not ${problem.path}`);
   ensureFolder(box.inbox);
   ensureFolder(box.bad);
   const badPath = freeNameIn(box.bad, basename(problem.path));

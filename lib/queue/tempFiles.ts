@@ -20,7 +20,10 @@ export function isTempName(name: string): boolean {
   return name.endsWith('.tmp') || name.endsWith('.draft') || /^tmp\.\d+\./.test(name);
 }
 
-/** True for an entry of `dir` that is a temp file of the mailbox: anything in outbox/tmp/, else a temp name. */
+/**
+ * True for an entry of `dir` that is a temp file of the mailbox: anything in outbox/tmp/, else a
+ * temp name.
+ */
 export function isTempEntry(box: Mailbox, dir: string, name: string): boolean {
   return dir === box.outboxTmp || isTempName(name);
 }
@@ -30,7 +33,10 @@ export function isStaleTemp(mtimeMs: number, now: number): boolean {
   return now - mtimeMs > STALE_TEMP_MS;
 }
 
-/** Removes the stale entries of the mailbox's outbox/tmp/ (handoffd at start-up); returns their paths. */
+/**
+ * Removes the stale entries of the mailbox's outbox/tmp/ (handoffd at start-up); returns their
+ * paths.
+ */
 export function removeStaleOutboxTemps(box: Mailbox, now: number): string[] {
   const removed: string[] = [];
   let names: string[];

@@ -9,7 +9,8 @@ import { awaitGoal, seedTasks, withDemoSwarm, type DemoOptions } from './demoSwa
 
 export type { DemoOptions } from './demoSwarm.js';
 
-const CONF = `# The Baton demo: replace baton-scripted-agent with claude, codex, ... to run real agents.
+const CONF = `# The Baton demo: replace baton-scripted-agent with claude, codex, ...
+# to run real agents.
 window coder baton-scripted-agent master task --next reviewer
 window reviewer baton-scripted-agent review task --next qa
 window qa baton-scripted-agent qa batch --final coder
@@ -29,8 +30,12 @@ async function completedTimelines(root: string, role: string): Promise<Timeline[
   for (const file of completedItemPaths(mailboxOf(root, role))) {
     const h = (await parseEnvelope(fs.readFileSync(file))).headers;
     out.push({
-      role, name: h.task ?? h.message ?? file, created: Date.parse(h.created_at!), enqueued: Date.parse(h.enqueued_at!),
-      dequeued: Date.parse(h.dequeued_at!), completed: Date.parse(h.completed_at!),
+      role,
+      name: h.task ?? h.message ?? file,
+      created: Date.parse(h.created_at!),
+      enqueued: Date.parse(h.enqueued_at!),
+      dequeued: Date.parse(h.dequeued_at!),
+      completed: Date.parse(h.completed_at!),
     });
   }
   return out;
@@ -39,16 +44,42 @@ async function completedTimelines(root: string, role: string): Promise<Timeline[
 /** Runs the demo; fails (environment) when the tasks do not all arrive within the timeout. */
 export async function runDemo(options: DemoOptions): Promise<void> {
   await withDemoSwarm(options, CONF, async (demo) => {
-    await seedTasks(demo, options, 'coder', Array.from({ length: options.tasks }, (_, i) => `task-${i + 1}`));
-    await awaitGoal(demo, options, { coder: options.tasks * 2, reviewer: options.tasks, qa: options.tasks });
+    await seedTasks(
+      demo,
+      options,
+      'coder',
+      Array.from({ length: options.tasks }, (_, i) => `task-${i + 1}`),
+    );
+    await awaitGoal(demo, options, {
+      coder: options.tasks * 2,
+      reviewer: options.tasks,
+      qa: options.tasks,
+    });
     const say = options.out;
-    const lines = (await Promise.all(['coder', 'reviewer', 'qa'].map((r) => completedTimelines(demo.root, r)))).flat().sort((a, b) => a.created - b.created);
+    const lines = (
+      await Promise.all(['coder', 'reviewer', 'qa'].map((r) => completedTimelines(demo.root, r)))
+    )
+      .flat()
+      .sort((a, b) => a.created - b.created);
     const ms = (n: number) => `${n} ms`.padStart(8);
     say('\nHandoff timeline (created → enqueued → dequeued → completed):\n');
-    say(`${'ROLE'.padEnd(9)}${'HANDOFF'.padEnd(24)}${'DELIVERY'.padStart(8)}  ${'WAIT'.padStart(8)}  ${'WORK'.padStart(8)}  ${'TOTAL'.padStart(8)}\n`);
+    say(
+      `${'ROLE'.padEnd(9)}${'HANDOFF'.padEnd(24)}${'DELIVERY'.padStart(8)} ` +
+        ` ${'WAIT'.padStart(8)}  ${'WORK'.padStart(8)}  ` +
+        `${'TOTAL'.padStart(8)}\n`,
+    );
     for (const t of lines) {
-      say(`${t.role.padEnd(9)}${t.name.slice(0, 22).padEnd(24)}${ms(t.enqueued - t.created)}  ${ms(t.dequeued - t.enqueued)}  ${ms(t.completed - t.dequeued)}  ${ms(t.completed - t.created)}\n`);
+      say(
+        `${t.role.padEnd(9)}${t.name.slice(0, 22).padEnd(24)}${ms(t.enqueued - t.created)} ` +
+          ` ${ms(t.dequeued - t.enqueued)}  ` +
+          `${ms(t.completed - t.dequeued)}  ` +
+          `${ms(t.completed - t.created)}\n`,
+      );
     }
-    say(`\n${lines.length} handoffs completed; ${options.tasks} tasks went coder → reviewer → qa → coder in ${Date.now() - demo.started} ms.\n`);
+    say(
+      `\n${lines.length} handoffs completed; ${options.tasks} tasks ` +
+        `went coder → reviewer → qa → coder in ` +
+        `${Date.now() - demo.started} ms.\n`,
+    );
   });
 }

@@ -32,9 +32,17 @@ export interface DemoSwarm {
   started: number;
 }
 
-const GIT_IDENTITY = { GIT_AUTHOR_NAME: 'Baton demo', GIT_AUTHOR_EMAIL: 'demo@baton.invalid', GIT_COMMITTER_NAME: 'Baton demo', GIT_COMMITTER_EMAIL: 'demo@baton.invalid' };
+const GIT_IDENTITY = {
+  GIT_AUTHOR_NAME: 'Baton demo',
+  GIT_AUTHOR_EMAIL: 'demo@baton.invalid',
+  GIT_COMMITTER_NAME: 'Baton demo',
+  GIT_COMMITTER_EMAIL: 'demo@baton.invalid',
+};
 
-/** What a demo adds before its swarm starts: committed files, and roles of its own (with their windows), decided once the project exists. */
+/**
+ * What a demo adds before its swarm starts: committed files, and roles of its own (with their
+ * windows), decided once the project exists.
+ */
 export interface DemoSetup {
   files?: Record<string, string>;
   extraWindows?: (root: string) => WindowConfig[];
@@ -52,8 +60,16 @@ function makeDemoProject(conf: string, files: Record<string, string>): string {
   return root;
 }
 
-/** Runs `body` against a swarm of `conf` in a new demo project, then stops it and removes the project (unless keep). */
-export async function withDemoSwarm(options: DemoOptions, conf: string, body: (demo: DemoSwarm) => Promise<void>, setup: DemoSetup = {}): Promise<void> {
+/**
+ * Runs `body` against a swarm of `conf` in a new demo project, then stops it and removes the
+ * project (unless keep).
+ */
+export async function withDemoSwarm(
+  options: DemoOptions,
+  conf: string,
+  body: (demo: DemoSwarm) => Promise<void>,
+  setup: DemoSetup = {},
+): Promise<void> {
   const started = Date.now();
   const root = makeDemoProject(conf, setup.files ?? {});
   let up = false;
@@ -61,7 +77,12 @@ export async function withDemoSwarm(options: DemoOptions, conf: string, body: (d
     options.out(`Demo project: ${root}\n`);
     Object.assign(process.env, GIT_IDENTITY);
     const extraWindows = setup.extraWindows?.(root) ?? [];
-    const swarm = await swarmUp(root, { binDir: options.binDir, daemon: options.daemon, daemonArgs: ['--poll-interval', '200', '--rewake-interval', '2'], extraWindows });
+    const swarm = await swarmUp(root, {
+      binDir: options.binDir,
+      daemon: options.daemon,
+      daemonArgs: ['--poll-interval', '200', '--rewake-interval', '2'],
+      extraWindows,
+    });
     up = true;
     options.out(`Swarm up: tmux -S ${swarm.socket} attach -t ${swarm.session}\n`);
     await body({ root, swarm, started });
@@ -72,12 +93,24 @@ export async function withDemoSwarm(options: DemoOptions, conf: string, body: (d
   }
 }
 
-/** Queues one note per message for `to` (sent by `to`, as a person would seed an agent), then attaches when asked. */
-export async function seedTasks(demo: DemoSwarm, options: DemoOptions, to: string, messages: string[]): Promise<void> {
+/**
+ * Queues one note per message for `to` (sent by `to`, as a person would seed an agent), then
+ * attaches when asked.
+ */
+export async function seedTasks(
+  demo: DemoSwarm,
+  options: DemoOptions,
+  to: string,
+  messages: string[],
+): Promise<void> {
   messages.forEach((message, i) => {
     const draft = join(demo.root, `seed-${i + 1}.txt`);
     fs.writeFileSync(draft, `type: note\nto: ${to}\npriority: 50\nmessage: ${message}\n`);
-    execFileSync(process.execPath, [join(options.binDir, 'swarm_handoff.js'), draft], { cwd: demo.root, env: { ...process.env, SWARMFORGE_ROLE: to }, stdio: 'ignore' });
+    execFileSync(process.execPath, [join(options.binDir, 'swarm_handoff.js'), draft], {
+      cwd: demo.root,
+      env: { ...process.env, SWARMFORGE_ROLE: to },
+      stdio: 'ignore',
+    });
   });
   options.out(`Queued ${messages.length} tasks for ${to}.\n`);
   if (options.attach) await attachSession(demo.swarm.socket, demo.swarm.session);
@@ -89,15 +122,25 @@ export function completedCount(root: string, role: string): number {
 }
 
 /** Prints progress until every role has completed its goal; fails (environment) at the timeout. */
-export async function awaitGoal(demo: DemoSwarm, options: DemoOptions, goal: Record<string, number>): Promise<void> {
+export async function awaitGoal(
+  demo: DemoSwarm,
+  options: DemoOptions,
+  goal: Record<string, number>,
+): Promise<void> {
   let last = '';
   for (;;) {
-    const counts = Object.entries(goal).map(([role, n]) => `${role} ${completedCount(demo.root, role)}/${n}`).join('  ');
+    const counts = Object.entries(goal)
+      .map(([role, n]) => `${role} ${completedCount(demo.root, role)}/${n}`)
+      .join('  ');
     if (counts !== last) options.out(`progress: ${counts}\n`);
     last = counts;
     if (Object.entries(goal).every(([role, n]) => completedCount(demo.root, role) >= n)) return;
     if (Date.now() - demo.started > options.timeoutMs) {
-      fail('environment', `baton: the demo timed out after ${options.timeoutMs} ms; see ${daemonPathsOf(demo.root).log}`);
+      fail(
+        'environment',
+        `baton: the demo timed out after ${options.timeoutMs} ms; see ` +
+          `${daemonPathsOf(demo.root).log}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -45,7 +45,11 @@ interface ShownBead {
 function principalReview(options: DemoOptions, root: string, args: string[]): string {
   const env = { ...process.env };
   delete env.SWARMFORGE_ROLE;
-  return execFileSync(process.execPath, [join(options.binDir, 'baton.js'), 'review', ...args], { cwd: root, env, encoding: 'utf8' });
+  return execFileSync(process.execPath, [join(options.binDir, 'baton.js'), 'review', ...args], {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+  });
 }
 
 /** When the coder claimed each bead's review_result (ms since the epoch), by bead. */
@@ -60,7 +64,9 @@ async function resultsClaimed(root: string): Promise<Map<string, number>> {
 
 /** Scores and disposes of every bead (the principal's steps); returns each as scored. */
 function scoreAndDispose(options: DemoOptions, root: string): ShownBead[] {
-  const listed = JSON.parse(principalReview(options, root, ['list', '--json'])) as { bead: string }[];
+  const listed = JSON.parse(principalReview(options, root, ['list', '--json'])) as {
+    bead: string;
+  }[];
   return listed.map(({ bead }) => {
     principalReview(options, root, ['score', bead]);
     const shown = JSON.parse(principalReview(options, root, ['show', bead, '--json'])) as ShownBead;
@@ -69,32 +75,69 @@ function scoreAndDispose(options: DemoOptions, root: string): ShownBead[] {
   });
 }
 
-/** The summary: one line per bead (in the order submitted) with its verdicts, scores and timings from its submission, then its findings. */
+/**
+ * The summary: one line per bead (in the order submitted) with its verdicts, scores and timings
+ * from its submission, then its findings.
+ */
 function summaryOf(beads: ShownBead[], claimed: Map<string, number>): string {
-  const atEvent = (b: ShownBead, event: string) => Date.parse(b.history.find((h) => h.event === event)?.at ?? '');
+  const atEvent = (b: ShownBead, event: string) =>
+    Date.parse(b.history.find((h) => h.event === event)?.at ?? '');
   const ms = (n: number) => (Number.isNaN(n) ? '-' : `${n} ms`).padStart(12);
   const lens = (verdict: string, score: number) => `${verdict} ${score}`.padEnd(10);
   const inOrder = [...beads].sort((a, b) => atEvent(a, 'submitted') - atEvent(b, 'submitted'));
   let text = '\nReview summary (times from submit):\n';
-  text += `${'BEAD'.padEnd(25)}${'TASK'.padEnd(10)}${'CTO'.padEnd(10)}${'COO'.padEnd(10)}${'ACCEPTED'.padEnd(9)}${'CTO VERDICT'.padStart(12)}${'COO VERDICT'.padStart(12)}${'RESULT READ'.padStart(12)}\n`;
+  const left = [
+    ['BEAD', 25],
+    ['TASK', 10],
+    ['CTO', 10],
+    ['COO', 10],
+    ['ACCEPTED', 9],
+  ] as const;
+  const right = ['CTO VERDICT', 'COO VERDICT', 'RESULT READ'];
+  const heads =
+    left.map(([h, w]) => h.padEnd(w)).join('') + right.map((h) => h.padStart(12)).join('');
+  text += `${heads}\n`;
   for (const b of inOrder) {
     const submitted = atEvent(b, 'submitted');
-    text += `${b.bead.padEnd(25)}${b.task.slice(0, 9).padEnd(10)}${lens(b.cto_verdict, b.cto_score)}${lens(b.coo_verdict, b.coo_score)}${(b.accepted ? 'yes' : 'no').padEnd(9)}`;
-    text += `${ms(atEvent(b, 'cto_verdict') - submitted)}${ms(atEvent(b, 'coo_verdict') - submitted)}${ms((claimed.get(b.bead) ?? NaN) - submitted)}\n`;
-    for (const f of b.findings) text += `  finding: ${f.lens} ${f.severity} ${f.section}: ${f.description}\n`;
+    const verdicts = `${lens(b.cto_verdict, b.cto_score)}${lens(b.coo_verdict, b.coo_score)}`;
+    const accepted = (b.accepted ? 'yes' : 'no').padEnd(9);
+    text += `${b.bead.padEnd(25)}${b.task.slice(0, 9).padEnd(10)}${verdicts}${accepted}`;
+    const since = (at: number) => ms(at - submitted);
+    const times = [
+      atEvent(b, 'cto_verdict'),
+      atEvent(b, 'coo_verdict'),
+      claimed.get(b.bead) ?? NaN,
+    ];
+    text += `${times.map(since).join('')}\n`;
+    for (const f of b.findings)
+      text += `  finding: ${f.lens} ${f.severity} ${f.section}: ${f.description}\n`;
   }
   return text;
 }
 
-/** Runs the review demo; fails (environment) when the reviews do not all complete within the timeout. */
+/**
+ * Runs the review demo; fails (environment) when the reviews do not all complete within the
+ * timeout.
+ */
 export async function runReviewDemo(options: DemoOptions): Promise<void> {
   await withDemoSwarm(options, CONF, async (demo) => {
-    const tasks = Array.from({ length: options.tasks }, (_, i) => (i % 2 === 1 ? `task-${i + 1} ${SEEDED_FINDING}` : `task-${i + 1}`));
+    const tasks = Array.from({ length: options.tasks }, (_, i) =>
+      i % 2 === 1 ? `task-${i + 1} ${SEEDED_FINDING}` : `task-${i + 1}`,
+    );
     await seedTasks(demo, options, 'coder', tasks);
-    await awaitGoal(demo, options, { coder: options.tasks * 2, 'teacher-cto': options.tasks, 'teacher-coo': options.tasks });
+    await awaitGoal(demo, options, {
+      coder: options.tasks * 2,
+      'teacher-cto': options.tasks,
+      'teacher-coo': options.tasks,
+    });
     const beads = scoreAndDispose(options, demo.root);
     options.out(summaryOf(beads, await resultsClaimed(demo.root)));
     const accepted = beads.filter((b) => b.accepted).length;
-    options.out(`\n${beads.length} beads reviewed by a CTO and a COO teacher: ${accepted} accepted, ${beads.length - accepted} failed; every result reached coder; scored and disposed in ${Date.now() - demo.started} ms.\n`);
+    options.out(
+      `\n${beads.length} beads reviewed by a CTO and a COO teacher: ` +
+        `${accepted} accepted, ${beads.length - accepted} failed; ` +
+        `every result reached coder; scored and disposed in ` +
+        `${Date.now() - demo.started} ms.\n`,
+    );
   });
 }

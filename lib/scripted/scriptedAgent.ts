@@ -13,10 +13,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { batonVersion } from '../proc/version.js';
-import { answerRunTask, isRunTask, runReplyOptions, type RunAgentState, type RunReplyOptions } from './scriptedRunReplies.js';
+import {
+  answerRunTask,
+  isRunTask,
+  runReplyOptions,
+  type RunAgentState,
+  type RunReplyOptions,
+} from './scriptedRunReplies.js';
 
 /** The scripted agent's usage (`baton-scripted-agent --help`). */
-export const SCRIPTED_AGENT_USAGE = `Usage: baton-scripted-agent [--next ROLE] [--final ROLE] [--review] [--work-ms N]
+export const SCRIPTED_AGENT_USAGE = `Usage: baton-scripted-agent [--next ROLE] [--final ROLE]
+         [--review] [--work-ms N]
          [--ask QUESTION] [--findings 'CYCLE=ID SEVERITY TITLE;...|CYCLE=...']
          [--findings-lane structured|independent|both] [--invalid ID,ID]
 
@@ -26,8 +33,8 @@ line read from stdin mentions ready_for_next (a wake-up), works N milliseconds o
 task (default 150), commits in its worktree, hands the work on with swarm_handoff (a
 git_handoff to --next, a note to --final), or with --review submits its output for review
 (baton review submit; each 'FINDING: SEVERITY section: text' or 'FINDING(cto): ...' part
-of a task message becomes a line of the output), and runs done_with_current <id> until NO_TASK. Uses
-$SWARMFORGE_ROLE.
+of a task message becomes a line of the output), and runs done_with_current <id> until
+NO_TASK. Uses $SWARMFORGE_ROLE.
 
 A run's requests it answers with baton run reply, the reply file written under
 .baton/replies/ in its worktree: run_stage with an empty commit and a work report (with
@@ -74,13 +81,23 @@ export interface AgentSettings {
   run: RunReplyOptions;
 }
 
-/** Parses `--next ROLE`, `--final ROLE`, `--work-ms N`, `--review` and the run options (`--ask`, `--findings`, `--findings-lane`, `--invalid`; a malformed one is refused). */
+/**
+ * Parses `--next ROLE`, `--final ROLE`, `--work-ms N`, `--review` and the run options (`--ask`,
+ * `--findings`, `--findings-lane`, `--invalid`; a malformed one is refused).
+ */
 export function agentSettings(argv: string[], env: NodeJS.ProcessEnv): AgentSettings {
   const value = (flag: string) => {
     const i = argv.indexOf(flag);
     return i >= 0 ? argv[i + 1] : undefined;
   };
-  return { role: env.SWARMFORGE_ROLE ?? 'agent', next: value('--next'), final: value('--final'), review: argv.includes('--review'), workMs: Number(value('--work-ms') ?? 150), run: runReplyOptions(argv) };
+  return {
+    role: env.SWARMFORGE_ROLE ?? 'agent',
+    next: value('--next'),
+    final: value('--final'),
+    review: argv.includes('--review'),
+    workMs: Number(value('--work-ms') ?? 150),
+    run: runReplyOptions(argv),
+  };
 }
 
 function run(command: string, args: string[]): string {
@@ -102,23 +119,38 @@ function send(settings: AgentSettings, lines: string[]): void {
   process.stdout.write(run('swarm_handoff', [draft]));
 }
 
-/** Submits a piece of work for review; each `FINDING: ...` (or `FINDING(cto|coo): ...`) part of the task's message goes into the output on a line of its own. */
+/**
+ * Submits a piece of work for review; each `FINDING: ...` (or `FINDING(cto|coo): ...`) part of the
+ * task's message goes into the output on a line of its own.
+ */
 function submitForReview(settings: AgentSettings, message: string): void {
   const [name, ...findings] = message.split(/ (?=FINDING(?:\((?:cto|coo)\))?: )/);
   drafts += 1;
   const output = join(tmpdir(), `baton-agent-${settings.role}-${process.pid}-${drafts}.out`);
   fs.writeFileSync(output, `Implemented ${name}.\n${findings.map((f) => `${f}\n`).join('')}`);
-  process.stdout.write(`[${settings.role}] submitted ${name} for review: ${run('baton', ['review', 'submit', '--task', name!, '--output-file', output]).trim()}\n`);
+  process.stdout.write(
+    `[${settings.role}] submitted ${name} for review: ` +
+      `${run('baton', ['review', 'submit', '--task', name!, '--output-file', output]).trim()}\n`,
+  );
 }
 
-async function work(settings: AgentSettings, task: PrintedTask, state: RunAgentState): Promise<void> {
+async function work(
+  settings: AgentSettings,
+  task: PrintedTask,
+  state: RunAgentState,
+): Promise<void> {
   if (isRunTask(task.type)) {
-    await answerRunTask(settings.role, settings.run, state, task.path, (line) => process.stdout.write(`${line}\n`));
+    await answerRunTask(settings.role, settings.run, state, task.path, (line) =>
+      process.stdout.write(`${line}\n`),
+    );
     return;
   }
   const message = task.payload.trim().split('\n').pop() ?? '';
   if ((task.type === 'note' && message.startsWith('QA passed')) || task.type === 'review_result') {
-    process.stdout.write(`[${settings.role}] noted: ${task.type === 'review_result' ? task.payload.trim().split('\n')[0] : message}\n`);
+    process.stdout.write(
+      `[${settings.role}] noted: ` +
+        `${task.type === 'review_result' ? task.payload.trim().split('\n')[0] : message}\n`,
+    );
     return;
   }
   const name = task.taskName ?? message;
@@ -126,8 +158,21 @@ async function work(settings: AgentSettings, task: PrintedTask, state: RunAgentS
   await sleep(settings.workMs);
   run('git', ['commit', '-q', '--allow-empty', '-m', `${settings.role}: ${name}`]);
   const commit = run('git', ['rev-parse', '--short=10', 'HEAD']).trim();
-  if (settings.next) send(settings, ['type: git_handoff', `to: ${settings.next}`, 'priority: 50', `task: ${name}`, `commit: ${commit}`]);
-  if (settings.final) send(settings, ['type: note', `to: ${settings.final}`, 'priority: 50', `message: QA passed ${name}`]);
+  if (settings.next)
+    send(settings, [
+      'type: git_handoff',
+      `to: ${settings.next}`,
+      'priority: 50',
+      `task: ${name}`,
+      `commit: ${commit}`,
+    ]);
+  if (settings.final)
+    send(settings, [
+      'type: note',
+      `to: ${settings.final}`,
+      'priority: 50',
+      `message: QA passed ${name}`,
+    ]);
   if (settings.review) submitForReview(settings, name);
 }
 
@@ -137,7 +182,10 @@ export function newAgentState(): RunAgentState {
 }
 
 /** Runs ready_for_next, works through everything it hands out, until NO_TASK. */
-export async function drainInbox(settings: AgentSettings, state: RunAgentState = newAgentState()): Promise<void> {
+export async function drainInbox(
+  settings: AgentSettings,
+  state: RunAgentState = newAgentState(),
+): Promise<void> {
   let output = run('ready_for_next', []);
   for (;;) {
     const { batch, tasks } = parseTasks(output);
@@ -151,14 +199,20 @@ export async function drainInbox(settings: AgentSettings, state: RunAgentState =
   }
 }
 
-/** What `--help`/`-h` (the usage) or else `--version` (the package version) asks for, as stdout text; undefined when the agent should start. */
+/**
+ * What `--help`/`-h` (the usage) or else `--version` (the package version) asks for, as stdout
+ * text; undefined when the agent should start.
+ */
 export function answerWithoutStarting(argv: string[]): string | undefined {
   if (argv.includes('--help') || argv.includes('-h')) return `${SCRIPTED_AGENT_USAGE}\n`;
   if (argv.includes('--version')) return `${batonVersion()}\n`;
   return undefined;
 }
 
-/** The agent's main loop: drain once, then again after every wake-up line (unless --help or --version asked for an answer only). */
+/**
+ * The agent's main loop: drain once, then again after every wake-up line (unless --help or
+ * --version asked for an answer only).
+ */
 export async function runScriptedAgent(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const answer = answerWithoutStarting(argv);
   if (answer !== undefined) {

@@ -14,8 +14,9 @@ import { fail } from '../fsx/commandFailure.js';
 import { batonVersion } from '../proc/version.js';
 
 /** The scripted reviewer's usage (`baton-scripted-reviewer --help`). */
-export const SCRIPTED_REVIEWER_USAGE = `Usage: baton-scripted-reviewer [--format json|markdown] [--declare PASS|FAIL] [--delay-ms N]
-       [--hang] [--crash] [--garbage N --counter FILE] [--record FILE]
+export const SCRIPTED_REVIEWER_USAGE = `Usage: baton-scripted-reviewer [--format json|markdown]
+       [--declare PASS|FAIL] [--delay-ms N] [--hang] [--crash]
+       [--garbage N --counter FILE] [--record FILE]
 
 A deterministic reviewer for a teacher (baton review teacher ... -- baton-scripted-reviewer):
 reads the prompt on stdin and prints a findings document. Each line of the prompt of the form
@@ -28,7 +29,8 @@ becomes a finding; with none, the review passes.
   --hang            never answer (a helper process in the same group hangs too)
   --crash           print half a document, then exit 1
   --garbage N       print garbage on the first N runs, counted in --counter FILE
-  --record FILE     append one JSON line per run: pid, started_at (ms since the epoch), cwd, lens, bead, attempt, strict, helpers`;
+  --record FILE     append one JSON line per run: pid, started_at (ms since the epoch),
+                    cwd, lens, bead, attempt, strict, helpers`;
 
 /** What the argv asks for. */
 export interface ScriptedReviewerSettings {
@@ -42,24 +44,50 @@ export interface ScriptedReviewerSettings {
   record?: string;
 }
 
-const VALUE_FLAGS = new Set(['--format', '--declare', '--delay-ms', '--garbage', '--counter', '--record']);
+const VALUE_FLAGS = new Set([
+  '--format',
+  '--declare',
+  '--delay-ms',
+  '--garbage',
+  '--counter',
+  '--record',
+]);
 
 function settingValue(flag: string, value: string | undefined): string {
-  if (value === undefined) fail('usage', `baton-scripted-reviewer: ${flag} needs a value`, SCRIPTED_REVIEWER_USAGE);
-  const ok = flag === '--format' ? value === 'json' || value === 'markdown' : flag === '--declare' ? value === 'PASS' || value === 'FAIL'
-    : flag === '--delay-ms' || flag === '--garbage' ? /^\d+$/.test(value) : value !== '';
-  if (!ok) fail('usage', `baton-scripted-reviewer: bad value '${value}' for ${flag}`, SCRIPTED_REVIEWER_USAGE);
+  if (value === undefined)
+    fail('usage', `baton-scripted-reviewer: ${flag} needs a value`, SCRIPTED_REVIEWER_USAGE);
+  const ok =
+    flag === '--format'
+      ? value === 'json' || value === 'markdown'
+      : flag === '--declare'
+        ? value === 'PASS' || value === 'FAIL'
+        : flag === '--delay-ms' || flag === '--garbage'
+          ? /^\d+$/.test(value)
+          : value !== '';
+  if (!ok)
+    fail(
+      'usage',
+      `baton-scripted-reviewer: bad value '${value}' for ${flag}`,
+      SCRIPTED_REVIEWER_USAGE,
+    );
   return value;
 }
 
 /** Parses the argv (a usage failure, exit 1, for anything unknown). */
 export function scriptedReviewerSettings(argv: string[]): ScriptedReviewerSettings {
-  const s: ScriptedReviewerSettings = { format: 'json', delayMs: 0, hang: false, crash: false, garbage: 0 };
+  const s: ScriptedReviewerSettings = {
+    format: 'json',
+    delayMs: 0,
+    hang: false,
+    crash: false,
+    garbage: 0,
+  };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
     if (flag === '--hang') s.hang = true;
     else if (flag === '--crash') s.crash = true;
-    else if (!VALUE_FLAGS.has(flag)) fail('usage', `baton-scripted-reviewer: unknown argument '${flag}'`, SCRIPTED_REVIEWER_USAGE);
+    else if (!VALUE_FLAGS.has(flag))
+      fail('usage', `baton-scripted-reviewer: unknown argument '${flag}'`, SCRIPTED_REVIEWER_USAGE);
     else {
       const value = settingValue(flag, argv[++i]);
       if (flag === '--format') s.format = value as ScriptedReviewerSettings['format'];
@@ -70,7 +98,12 @@ export function scriptedReviewerSettings(argv: string[]): ScriptedReviewerSettin
       else s.record = value;
     }
   }
-  if (s.garbage > 0 && s.counter === undefined) fail('usage', 'baton-scripted-reviewer: --garbage N needs --counter FILE (where the runs are counted)', SCRIPTED_REVIEWER_USAGE);
+  if (s.garbage > 0 && s.counter === undefined)
+    fail(
+      'usage',
+      'baton-scripted-reviewer: --garbage N needs --counter FILE (where the runs are counted)',
+      SCRIPTED_REVIEWER_USAGE,
+    );
   return s;
 }
 
@@ -99,11 +132,20 @@ export function scriptedFindings(prompt: string): ScriptedFinding[] {
 }
 
 /** The findings document printed for `findings`. */
-export function findingsDocumentText(findings: ScriptedFinding[], settings: Pick<ScriptedReviewerSettings, 'format' | 'declare'>, bead = 'the bead'): string {
+export function findingsDocumentText(
+  findings: ScriptedFinding[],
+  settings: Pick<ScriptedReviewerSettings, 'format' | 'declare'>,
+  bead = 'the bead',
+): string {
   const summary = `scripted review of ${bead}: ${findings.length} finding(s)`;
-  if (settings.format === 'json') return `${JSON.stringify({ ...(settings.declare ? { verdict: settings.declare } : {}), summary, findings })}\n`;
-  const head = [...(settings.declare ? [`verdict: ${settings.declare}`] : []), `summary: ${JSON.stringify(summary)}`];
-  return `---\n${head.join('\n')}\n---\n${findings.map((f) => `- [${f.severity}] ${f.section}: ${f.description}\n`).join('')}`;
+  const verdict = settings.declare ? { verdict: settings.declare } : {};
+  if (settings.format === 'json') return `${JSON.stringify({ ...verdict, summary, findings })}\n`;
+  const head = [
+    ...(settings.declare ? [`verdict: ${settings.declare}`] : []),
+    `summary: ${JSON.stringify(summary)}`,
+  ];
+  const items = findings.map((f) => `- [${f.severity}] ${f.section}: ${f.description}\n`);
+  return `---\n${head.join('\n')}\n---\n${items.join('')}`;
 }
 
 /** The run number of this run (1 for the first), counted in `path`. */
@@ -119,14 +161,27 @@ async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** A helper process in this process's group that never ends (what --hang leaves for the teacher to kill). */
+/**
+ * A helper process in this process's group that never ends (what --hang leaves for the teacher to
+ * kill).
+ */
 function startHelper(): number {
-  const helper = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], { stdio: 'ignore' });
+  const helper = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], {
+    stdio: 'ignore',
+  });
   return helper.pid!;
 }
 
-/** Runs the scripted reviewer: `--help`/`--version` answer at once; otherwise one review of the prompt on `input`. */
-export async function runScriptedReviewer(argv: string[], env: NodeJS.ProcessEnv, input: NodeJS.ReadableStream, out: (text: string) => void): Promise<void> {
+/**
+ * Runs the scripted reviewer: `--help`/`--version` answer at once; otherwise one review of the
+ * prompt on `input`.
+ */
+export async function runScriptedReviewer(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  input: NodeJS.ReadableStream,
+  out: (text: string) => void,
+): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) return out(`${SCRIPTED_REVIEWER_USAGE}\n`);
   if (argv.includes('--version')) return out(`${batonVersion()}\n`);
   const settings = scriptedReviewerSettings(argv);
@@ -134,7 +189,16 @@ export async function runScriptedReviewer(argv: string[], env: NodeJS.ProcessEnv
   const helpers = settings.hang ? [startHelper()] : [];
   const bead = /^Bead: (\S+)$/m.exec(prompt)?.[1];
   if (settings.record) {
-    const line = { pid: process.pid, started_at: performance.timeOrigin, cwd: process.cwd(), lens: promptLens(prompt), bead, attempt: Number(env.BATON_REVIEW_ATTEMPT ?? 0), strict: /^Attempt \d+ of \d+\./m.test(prompt), helpers };
+    const line = {
+      pid: process.pid,
+      started_at: performance.timeOrigin,
+      cwd: process.cwd(),
+      lens: promptLens(prompt),
+      bead,
+      attempt: Number(env.BATON_REVIEW_ATTEMPT ?? 0),
+      strict: /^Attempt \d+ of \d+\./m.test(prompt),
+      helpers,
+    };
     fs.appendFileSync(settings.record, `${JSON.stringify(line)}\n`);
   }
   if (settings.delayMs > 0) await new Promise((r) => setTimeout(r, settings.delayMs));
@@ -143,6 +207,7 @@ export async function runScriptedReviewer(argv: string[], env: NodeJS.ProcessEnv
     out('{"findings": [');
     fail('environment', 'baton-scripted-reviewer: crashing as asked (--crash)');
   }
-  if (settings.garbage > 0 && countRun(settings.counter!) <= settings.garbage) return out('garbage: this is not a findings document\n');
+  if (settings.garbage > 0 && countRun(settings.counter!) <= settings.garbage)
+    return out('garbage: this is not a findings document\n');
   out(findingsDocumentText(scriptedFindings(prompt), settings, bead));
 }

@@ -20,7 +20,13 @@ import { fail } from '../fsx/commandFailure.js';
 import { parseEnvelope } from '../queue/index.js';
 
 /** The task types a run's controller sends to agents. */
-export const RUN_TASK_TYPES = ['run_stage', 'run_review', 'run_validate', 'run_resolve', 'run_answer'] as const;
+export const RUN_TASK_TYPES = [
+  'run_stage',
+  'run_review',
+  'run_validate',
+  'run_resolve',
+  'run_answer',
+] as const;
 
 /** Whether a task is one of a run's requests. */
 export function isRunTask(type: string): boolean {
@@ -43,17 +49,34 @@ export interface RunReplyOptions {
 
 const FINDING = /^(\S+)\s+(\S+)\s+(\S.*)$/;
 
-/** Parses `--findings`: `CYCLE=FINDING;FINDING|CYCLE=...`, each finding `<id> <Severity> <title>`; an empty entry means none. */
+/**
+ * Parses `--findings`: `CYCLE=FINDING;FINDING|CYCLE=...`, each finding `<id> <Severity> <title>`;
+ * an empty entry means none.
+ */
 export function parseFindingsOption(text: string): Record<number, string[]> {
   const byCycle: Record<number, string[]> = {};
-  for (const entry of text.split('|').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of text
+    .split('|')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const eq = entry.indexOf('=');
     const cycle = entry.slice(0, Math.max(eq, 0)).trim();
-    if (eq < 0 || !/^[1-9][0-9]*$/.test(cycle)) fail('usage', `baton-scripted-agent: --findings: '${entry}' is not CYCLE=FINDINGS (a cycle of 1 or more, then '=')`);
-    if (Number(cycle) in byCycle) fail('usage', `baton-scripted-agent: --findings names cycle ${cycle} twice`);
-    const findings = entry.slice(eq + 1).split(';').map((f) => f.trim()).filter(Boolean);
+    if (eq < 0 || !/^[1-9][0-9]*$/.test(cycle))
+      fail(
+        'usage',
+        `baton-scripted-agent: --findings: '${entry}' is not ` +
+          `CYCLE=FINDINGS (a cycle of 1 or more, then '=')`,
+      );
+    if (Number(cycle) in byCycle)
+      fail('usage', `baton-scripted-agent: --findings names cycle ${cycle} twice`);
+    const findings = entry
+      .slice(eq + 1)
+      .split(';')
+      .map((f) => f.trim())
+      .filter(Boolean);
     const bad = findings.find((f) => !FINDING.test(f));
-    if (bad !== undefined) fail('usage', `baton-scripted-agent: --findings: '${bad}' is not '<id> <Severity> <title>'`);
+    if (bad !== undefined)
+      fail('usage', `baton-scripted-agent: --findings: '${bad}' is not '<id> <Severity> <title>'`);
     byCycle[Number(cycle)] = findings.map((f) => f.replace(/\s+/g, ' '));
   }
   return byCycle;
@@ -64,21 +87,40 @@ function optionValue(argv: string[], flag: string): string | undefined {
   const i = argv.indexOf(flag);
   if (i < 0) return undefined;
   const value = argv[i + 1];
-  if (value === undefined || value.startsWith('--')) fail('usage', `baton-scripted-agent: ${flag} needs a value`);
+  if (value === undefined || value.startsWith('--'))
+    fail('usage', `baton-scripted-agent: ${flag} needs a value`);
   return value;
 }
 
-/** Reads `--ask`, `--findings`, `--findings-lane` and `--invalid`; refuses (usage) a malformed one. */
+/**
+ * Reads `--ask`, `--findings`, `--findings-lane` and `--invalid`; refuses (usage) a malformed one.
+ */
 export function runReplyOptions(argv: string[]): RunReplyOptions {
   const ask = optionValue(argv, '--ask');
-  if (ask !== undefined && ask.trim() === '') fail('usage', 'baton-scripted-agent: --ask needs a question');
+  if (ask !== undefined && ask.trim() === '')
+    fail('usage', 'baton-scripted-agent: --ask needs a question');
   const lane = optionValue(argv, '--findings-lane') ?? 'structured';
-  if (lane !== 'structured' && lane !== 'independent' && lane !== 'both') fail('usage', `baton-scripted-agent: --findings-lane is structured, independent or both, not '${lane}'`);
-  const invalid = (optionValue(argv, '--invalid') ?? '').split(',').map((id) => id.trim()).filter(Boolean);
-  return { ask: ask?.trim(), findings: parseFindingsOption(optionValue(argv, '--findings') ?? ''), findingsLane: lane, invalid };
+  if (lane !== 'structured' && lane !== 'independent' && lane !== 'both')
+    fail(
+      'usage',
+      `baton-scripted-agent: --findings-lane is structured, independent or both, not '${lane}'`,
+    );
+  const invalid = (optionValue(argv, '--invalid') ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
+  return {
+    ask: ask?.trim(),
+    findings: parseFindingsOption(optionValue(argv, '--findings') ?? ''),
+    findingsLane: lane,
+    invalid,
+  };
 }
 
-/** What the agent remembers between tasks: whether it asked its question, and the stage waiting for the answer. */
+/**
+ * What the agent remembers between tasks: whether it asked its question, and the stage waiting for
+ * the answer.
+ */
 export interface RunAgentState {
   asked: boolean;
   pending?: { runId: string; stage: string; cycle: number };
@@ -94,21 +136,38 @@ export interface RunRequest {
   body: string;
 }
 
-/** Reads a run request from its task file (front matter headers, then the body); undefined with a reason when a header it needs is missing. */
+/**
+ * Reads a run request from its task file (front matter headers, then the body); undefined with a
+ * reason when a header it needs is missing.
+ */
 export async function readRunRequest(path: string): Promise<RunRequest | string> {
   const { headers, body } = await parseEnvelope(fs.readFileSync(path));
   const type = headers.type ?? '';
   if (!headers.run_id) return `${type} without a run_id header`;
-  if (type !== 'run_answer' && !/^[1-9][0-9]*$/.test(headers.cycle ?? '')) return `${type} without a cycle header`;
+  if (type !== 'run_answer' && !/^[1-9][0-9]*$/.test(headers.cycle ?? ''))
+    return `${type} without a cycle header`;
   if (type === 'run_stage' && !headers.stage) return 'run_stage without a stage header';
-  if (type === 'run_review' && headers.lane !== 'structured' && headers.lane !== 'independent') return 'run_review without a lane header (structured or independent)';
+  if (type === 'run_review' && headers.lane !== 'structured' && headers.lane !== 'independent')
+    return 'run_review without a lane header (structured or independent)';
   const stage = headers.stage ?? (type === 'run_answer' ? '' : 'review');
-  return { type, runId: headers.run_id, stage, cycle: Number(headers.cycle ?? 0), lane: headers.lane, body: body.toString('utf8') };
+  return {
+    type,
+    runId: headers.run_id,
+    stage,
+    cycle: Number(headers.cycle ?? 0),
+    lane: headers.lane,
+    body: body.toString('utf8'),
+  };
 }
 
-/** The finding ids a run_validate or run_resolve body lists (lines `- <id> <Severity> (<lane>): <title>`), each once, in order. */
+/**
+ * The finding ids a run_validate or run_resolve body lists (lines `- <id> <Severity> (<lane>):
+ * <title>`), each once, in order.
+ */
 export function listedFindingIds(body: string): string[] {
-  const ids = body.split(/\r?\n/).flatMap((line) => /^- (\S+) \S+ \([^)]*\):/.exec(line)?.[1] ?? []);
+  const ids = body
+    .split(/\r?\n/)
+    .flatMap((line) => /^- (\S+) \S+ \([^)]*\):/.exec(line)?.[1] ?? []);
   return [...new Set(ids)];
 }
 
@@ -128,39 +187,111 @@ export interface ReplyPlan {
 }
 
 /** The reply file's name: `<run>-<stage>-c<cycle>-<kind>[-<lane>].<ext>`. */
-export function replyFileName(kind: RunReplyKind, runId: string, stage: string, cycle: number, lane?: string): string {
-  const ext = kind === 'review' ? 'txt' : kind === 'validation' || kind === 'resolution' ? 'json' : 'md';
+export function replyFileName(
+  kind: RunReplyKind,
+  runId: string,
+  stage: string,
+  cycle: number,
+  lane?: string,
+): string {
+  const ext =
+    kind === 'review' ? 'txt' : kind === 'validation' || kind === 'resolution' ? 'json' : 'md';
   return `${runId}-${stage}-c${cycle}-${kind}${lane ? `-${lane}` : ''}.${ext}`;
 }
 
 /** The report of a stage's work (with the answer it was waiting for, if any). */
-export function workReportText(role: string, runId: string, stage: string, cycle: number, answer?: string): string {
-  return [`# Work report: run ${runId}, stage ${stage}, cycle ${cycle}`, '', `The scripted agent (role ${role}) did the stage's work: an empty commit in its worktree.`,
-    ...(answer === undefined ? [] : ['', `It asked a question first and was answered: ${answer}`]), ''].join('\n');
+export function workReportText(
+  role: string,
+  runId: string,
+  stage: string,
+  cycle: number,
+  answer?: string,
+): string {
+  return [
+    `# Work report: run ${runId}, stage ${stage}, cycle ${cycle}`,
+    '',
+    `The scripted agent (role ${role}) did the stage's work: an empty commit in its worktree.`,
+    ...(answer === undefined ? [] : ['', `It asked a question first and was answered: ${answer}`]),
+    '',
+  ].join('\n');
 }
 
 /** A review lane in text form: `LANE:`, `CYCLE:`, then one `FINDING` line per finding. */
 export function laneText(lane: string, cycle: number, findings: string[]): string {
-  return [`LANE: ${lane}`, `CYCLE: ${cycle}`, ...findings.map((f) => `FINDING ${f}`), ''].join('\n');
+  return [`LANE: ${lane}`, `CYCLE: ${cycle}`, ...findings.map((f) => `FINDING ${f}`), ''].join(
+    '\n',
+  );
 }
 
 /** A validation file judging every id (valid unless listed in `invalid`). */
 export function validationText(cycle: number, ids: string[], invalid: string[]): string {
-  const findings = ids.map((id) => (invalid.includes(id) ? { id, valid: false, reason: 'not reproduced by the scripted validator' } : { id, valid: true, reason: 'reproduced by the scripted validator' }));
+  const findings = ids.map((id) =>
+    invalid.includes(id)
+      ? { id, valid: false, reason: 'not reproduced by the scripted validator' }
+      : { id, valid: true, reason: 'reproduced by the scripted validator' },
+  );
   return `${JSON.stringify({ cycle, findings }, null, 2)}\n`;
 }
 
 /** A resolution file resolving every id. */
 export function resolutionText(cycle: number, ids: string[]): string {
-  return `${JSON.stringify({ cycle, resolved: ids.map((id) => ({ id, change: 'fixed by the scripted agent', tests: 'a regression test' })) }, null, 2)}\n`;
+  const resolved = ids.map((id) => ({
+    id,
+    change: 'fixed by the scripted agent',
+    tests: 'a regression test',
+  }));
+  return `${JSON.stringify({ cycle, resolved }, null, 2)}\n`;
 }
 
-function plan(kind: RunReplyKind, r: { runId: string; stage: string; cycle: number; lane?: string }, text: string, commit = false): ReplyPlan {
-  return { kind, runId: r.runId, stage: r.stage, cycle: r.cycle, ...(r.lane ? { lane: r.lane } : {}), fileName: replyFileName(kind, r.runId, r.stage, r.cycle, r.lane), text, commit };
+function plan(
+  kind: RunReplyKind,
+  r: { runId: string; stage: string; cycle: number; lane?: string },
+  text: string,
+  commit = false,
+): ReplyPlan {
+  return {
+    kind,
+    runId: r.runId,
+    stage: r.stage,
+    cycle: r.cycle,
+    ...(r.lane ? { lane: r.lane } : {}),
+    fileName: replyFileName(kind, r.runId, r.stage, r.cycle, r.lane),
+    text,
+    commit,
+  };
 }
 
-/** What to do with a run request: the lines to note and the reply to make (none while waiting, or for an answer nobody waits for). Updates `state`. */
-export function planRunReply(role: string, options: RunReplyOptions, state: RunAgentState, req: RunRequest): { notes: string[]; reply?: ReplyPlan } {
+/**
+ * A person's answer: its note, and the work of the stage that asked, when a question of mine waits
+ * for it.
+ */
+function answerPlan(
+  role: string,
+  state: RunAgentState,
+  req: RunRequest,
+): { notes: string[]; reply?: ReplyPlan } {
+  const answer = req.body.trim().split(/\r?\n/).join(' ');
+  const pending = state.pending;
+  delete state.pending;
+  const notes = [
+    `answer: ${answer}`,
+    ...(pending ? [] : ['no question of mine is waiting for it']),
+  ];
+  if (!pending) return { notes };
+  const report = workReportText(role, pending.runId, pending.stage, pending.cycle, answer);
+  return { notes, reply: plan('work', pending, report, true) };
+}
+
+/**
+ * What to do with a run request: the lines to note and the reply to make (none while waiting, or
+ * for an answer nobody waits for). Updates `state`.
+ */
+export function planRunReply(
+  role: string,
+  options: RunReplyOptions,
+  state: RunAgentState,
+  req: RunRequest,
+): { notes: string[]; reply?: ReplyPlan } {
   switch (req.type) {
     case 'run_stage':
       if (options.ask !== undefined && !state.asked) {
@@ -168,22 +299,37 @@ export function planRunReply(role: string, options: RunReplyOptions, state: RunA
         state.pending = { runId: req.runId, stage: req.stage, cycle: req.cycle };
         return { notes: [], reply: plan('question', req, `${options.ask}\n`) };
       }
-      return { notes: [], reply: plan('work', req, workReportText(role, req.runId, req.stage, req.cycle), true) };
-    case 'run_answer': {
-      const answer = req.body.trim().split(/\r?\n/).join(' ');
-      const pending = state.pending;
-      delete state.pending;
-      const notes = [`answer: ${answer}`, ...(pending ? [] : ['no question of mine is waiting for it'])];
-      return pending ? { notes, reply: plan('work', pending, workReportText(role, pending.runId, pending.stage, pending.cycle, answer), true) } : { notes };
-    }
+      return {
+        notes: [],
+        reply: plan('work', req, workReportText(role, req.runId, req.stage, req.cycle), true),
+      };
+    case 'run_answer':
+      return answerPlan(role, state, req);
     case 'run_review': {
       const reports = options.findingsLane === 'both' || options.findingsLane === req.lane;
-      return { notes: [], reply: plan('review', req, laneText(req.lane!, req.cycle, reports ? options.findings[req.cycle] ?? [] : [])) };
+      return {
+        notes: [],
+        reply: plan(
+          'review',
+          req,
+          laneText(req.lane!, req.cycle, reports ? (options.findings[req.cycle] ?? []) : []),
+        ),
+      };
     }
     case 'run_validate':
-      return { notes: [], reply: plan('validation', req, validationText(req.cycle, listedFindingIds(req.body), options.invalid)) };
+      return {
+        notes: [],
+        reply: plan(
+          'validation',
+          req,
+          validationText(req.cycle, listedFindingIds(req.body), options.invalid),
+        ),
+      };
     case 'run_resolve':
-      return { notes: [], reply: plan('resolution', req, resolutionText(req.cycle, listedFindingIds(req.body)), true) };
+      return {
+        notes: [],
+        reply: plan('resolution', req, resolutionText(req.cycle, listedFindingIds(req.body)), true),
+      };
     default:
       return { notes: [`not a run request: ${req.type}`] };
   }
@@ -204,7 +350,14 @@ export interface RunCommands {
 export const REAL_COMMANDS: RunCommands = {
   run: (command, args, cwd) => {
     try {
-      return { ok: true, output: execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }) };
+      return {
+        ok: true,
+        output: execFileSync(command, args, {
+          cwd,
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+        }),
+      };
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string; message?: string };
       return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}` || (e.message ?? 'failed') };
@@ -223,24 +376,68 @@ export function writeReplyFile(worktree: string, fileName: string, text: string)
 
 const firstLine = (text: string) => text.trim().split('\n')[0] ?? '';
 
-/** Makes a planned reply in the worktree of `cwd`: the commit (if any), the file, `baton run reply`; returns the line to print. */
-export function makeReply(role: string, p: ReplyPlan, cwd: string, commands: RunCommands = REAL_COMMANDS): string {
-  const what = `${p.kind} for run ${p.runId} stage ${p.stage} cycle ${p.cycle}${p.lane ? ` lane ${p.lane}` : ''}`;
+/**
+ * Makes a planned reply in the worktree of `cwd`: the commit (if any), the file, `baton run reply`;
+ * returns the line to print.
+ */
+export function makeReply(
+  role: string,
+  p: ReplyPlan,
+  cwd: string,
+  commands: RunCommands = REAL_COMMANDS,
+): string {
+  const what =
+    `${p.kind} for run ${p.runId} stage ${p.stage} cycle ` +
+    `${p.cycle}${p.lane ? ` lane ${p.lane}` : ''}`;
   const top = commands.run('git', ['rev-parse', '--show-toplevel'], cwd);
   if (!top.ok) return `reply ${what} failed: no git worktree here: ${firstLine(top.output)}`;
   if (p.commit) {
-    const commit = commands.run('git', ['commit', '-q', '--allow-empty', '-m', `${role}: ${p.kind} of run ${p.runId} stage ${p.stage} cycle ${p.cycle}`], cwd);
+    const commit = commands.run(
+      'git',
+      [
+        'commit',
+        '-q',
+        '--allow-empty',
+        '-m',
+        `${role}: ${p.kind} of run ${p.runId} stage ${p.stage} cycle ${p.cycle}`,
+      ],
+      cwd,
+    );
     if (!commit.ok) return `reply ${what} failed: git commit: ${firstLine(commit.output)}`;
   }
   const file = writeReplyFile(top.output.trim(), p.fileName, p.text);
-  const args = ['run', 'reply', p.runId, '--kind', p.kind, '--stage', p.stage, '--cycle', String(p.cycle), ...(p.lane ? ['--lane', p.lane] : []), '--file', file];
+  const args = [
+    'run',
+    'reply',
+    p.runId,
+    '--kind',
+    p.kind,
+    '--stage',
+    p.stage,
+    '--cycle',
+    String(p.cycle),
+    ...(p.lane ? ['--lane', p.lane] : []),
+    '--file',
+    file,
+  ];
   const reply = commands.run('baton', args, cwd);
   if (!reply.ok) return `reply ${what} failed: ${firstLine(reply.output)}`;
-  return `replied ${what}${p.kind === 'question' ? ` (waiting for the answer): ${firstLine(p.text)}` : ''}`;
+  return (
+    `replied ` +
+    `${what}${p.kind === 'question' ? ` (waiting for the answer): ${firstLine(p.text)}` : ''}`
+  );
 }
 
 /** Answers one run task (its file at `path`): prints `[role] ...` lines through `say`. */
-export async function answerRunTask(role: string, options: RunReplyOptions, state: RunAgentState, path: string, say: (line: string) => void, cwd = process.cwd(), commands: RunCommands = REAL_COMMANDS): Promise<void> {
+export async function answerRunTask(
+  role: string,
+  options: RunReplyOptions,
+  state: RunAgentState,
+  path: string,
+  say: (line: string) => void,
+  cwd = process.cwd(),
+  commands: RunCommands = REAL_COMMANDS,
+): Promise<void> {
   let req: RunRequest | string;
   try {
     req = await readRunRequest(path);

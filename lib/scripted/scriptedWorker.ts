@@ -15,7 +15,8 @@ import { batonVersion } from '../proc/version.js';
 import { printable } from '../fsx/printable.js';
 
 /** The scripted worker's usage (`baton-scripted-worker --help`). */
-export const SCRIPTED_WORKER_USAGE = `Usage: baton-scripted-worker [--no-commit] [--exit N] [--crash] [--hang] [--pid-file FILE]
+export const SCRIPTED_WORKER_USAGE = `Usage: baton-scripted-worker [--no-commit] [--exit N]
+       [--crash] [--hang] [--pid-file FILE]
 
 A stand-in for a real worker in a leaf: baton leaf run ... -- baton-scripted-worker.
 It reads the brief (JSON) on stdin and checks that the file named by $BATON_BRIEF holds
@@ -25,7 +26,8 @@ and "committed: yes" (or "no"). Deterministic from its brief.
 
   --no-commit      write the file but do not commit it
   --exit N         after the work, exit with code N
-  --crash          after writing the file, kill itself with SIGKILL (nothing committed or printed)
+  --crash          after writing the file, kill itself with SIGKILL
+                   (nothing committed or printed)
   --hang           after writing the file, start a child and wait forever with it
   --pid-file FILE  write its pid (and, with --hang, its child's) to FILE, one a line`;
 
@@ -46,9 +48,15 @@ export function workerSettings(argv: string[]): WorkerSettings {
     if (arg === '--no-commit') settings.commit = false;
     else if (arg === '--crash') settings.crash = true;
     else if (arg === '--hang') settings.hang = true;
-    else if (arg === '--exit' && /^\d+$/.test(argv[i + 1] ?? '')) settings.exitCode = Number(argv[++i]);
+    else if (arg === '--exit' && /^\d+$/.test(argv[i + 1] ?? ''))
+      settings.exitCode = Number(argv[++i]);
     else if (arg === '--pid-file' && argv[i + 1]) settings.pidFile = argv[++i];
-    else fail('usage', `baton-scripted-worker: unknown or incomplete option '${printable(arg)}'`, 'Run baton-scripted-worker --help for usage.');
+    else
+      fail(
+        'usage',
+        `baton-scripted-worker: unknown or incomplete option '${printable(arg)}'`,
+        'Run baton-scripted-worker --help for usage.',
+      );
   }
   return settings;
 }
@@ -62,10 +70,18 @@ export interface WorkerBrief {
   difficulty: string;
 }
 
-/** The brief from stdin's text, checked against the file BATON_BRIEF names (invalid, exit 2, when they differ). */
+/**
+ * The brief from stdin's text, checked against the file BATON_BRIEF names (invalid, exit 2, when
+ * they differ).
+ */
 export function briefOf(stdinText: string, env: NodeJS.ProcessEnv): WorkerBrief {
   const path = env.BATON_BRIEF;
-  if (!path) fail('environment', 'baton-scripted-worker: BATON_BRIEF is not set (run it as a leaf worker: baton leaf run ... -- baton-scripted-worker)');
+  if (!path)
+    fail(
+      'environment',
+      'baton-scripted-worker: BATON_BRIEF is not set (run it as a ' +
+        'leaf worker: baton leaf run ... -- baton-scripted-worker)',
+    );
   let fromStdin: WorkerBrief;
   try {
     fromStdin = JSON.parse(stdinText) as WorkerBrief;
@@ -73,21 +89,36 @@ export function briefOf(stdinText: string, env: NodeJS.ProcessEnv): WorkerBrief 
     fail('invalid', 'baton-scripted-worker: the brief on stdin is not JSON');
   }
   if (JSON.stringify(JSON.parse(fs.readFileSync(path, 'utf8'))) !== JSON.stringify(fromStdin)) {
-    fail('invalid', `baton-scripted-worker: the brief on stdin differs from BATON_BRIEF '${printable(path)}'`);
+    fail(
+      'invalid',
+      `baton-scripted-worker: the brief on stdin differs from BATON_BRIEF '${printable(path)}'`,
+    );
   }
   return fromStdin;
 }
 
-/** Starts a child in this process group that waits forever, writes the pid file, and never returns. */
+/**
+ * Starts a child in this process group that waits forever, writes the pid file, and never returns.
+ */
 function hang(settings: WorkerSettings): Promise<never> {
-  const child = spawn(process.execPath, ['-e', 'setInterval(() => undefined, 60_000)'], { stdio: 'ignore' });
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => undefined, 60_000)'], {
+    stdio: 'ignore',
+  });
   if (settings.pidFile) fs.writeFileSync(settings.pidFile, `${process.pid}\n${child.pid}\n`);
   setInterval(() => undefined, 60_000);
   return new Promise<never>(() => undefined);
 }
 
-/** Does the work of the brief in `cwd`; returns what to print and the exit code to end with (never returns when told to crash or hang). */
-export async function doWork(brief: WorkerBrief, settings: WorkerSettings, env: NodeJS.ProcessEnv, cwd = process.cwd()): Promise<{ stdout: string; exitCode: number }> {
+/**
+ * Does the work of the brief in `cwd`; returns what to print and the exit code to end with (never
+ * returns when told to crash or hang).
+ */
+export async function doWork(
+  brief: WorkerBrief,
+  settings: WorkerSettings,
+  env: NodeJS.ProcessEnv,
+  cwd = process.cwd(),
+): Promise<{ stdout: string; exitCode: number }> {
   const file = join('work', `${brief.bead}.txt`);
   fs.mkdirSync(join(cwd, 'work'), { recursive: true });
   fs.writeFileSync(join(cwd, file), `${brief.task}\n`);
@@ -96,11 +127,27 @@ export async function doWork(brief: WorkerBrief, settings: WorkerSettings, env: 
   if (settings.crash) process.kill(process.pid, 'SIGKILL');
   if (settings.commit) {
     runGit(cwd, ['add', '--', file]);
-    runGit(cwd, ['-c', 'user.name=baton-scripted-worker', '-c', 'user.email=worker@baton.invalid', 'commit', '-q', '-m', `${brief.role}: ${brief.task}`]);
+    runGit(cwd, [
+      '-c',
+      'user.name=baton-scripted-worker',
+      '-c',
+      'user.email=worker@baton.invalid',
+      'commit',
+      '-q',
+      '-m',
+      `${brief.role}: ${brief.task}`,
+    ]);
   }
   const committed = settings.commit ? 'yes' : 'no';
-  if (env.BATON_VERIFICATION) fs.writeFileSync(env.BATON_VERIFICATION, `scripted worker: wrote ${file}; committed: ${committed}\n`);
-  return { stdout: `done: ${brief.task}\nwrote: ${file}\ncommitted: ${committed}\n`, exitCode: settings.exitCode };
+  if (env.BATON_VERIFICATION)
+    fs.writeFileSync(
+      env.BATON_VERIFICATION,
+      `scripted worker: wrote ${file}; committed: ${committed}\n`,
+    );
+  return {
+    stdout: `done: ${brief.task}\nwrote: ${file}\ncommitted: ${committed}\n`,
+    exitCode: settings.exitCode,
+  };
 }
 
 /** Reads all of stdin as text. */

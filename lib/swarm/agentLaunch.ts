@@ -24,7 +24,10 @@ export interface AgentLaunch {
   promptFile?: string;
   /** ROOT/.swarmforge/bin, put first on PATH. */
   commandDir: string;
-  /** The folder where `baton up` found the agent program, put next on PATH (none for a path or a Baton command). */
+  /**
+   * The folder where `baton up` found the agent program, put next on PATH (none for a path or a
+   * Baton command).
+   */
   agentDir?: string;
 }
 
@@ -33,9 +36,16 @@ export function shellWord(word: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The reference's display name: words split at - and _, each capitalized (`code-reviewer` → `Code Reviewer`). */
+/**
+ * The reference's display name: words split at - and _, each capitalized (`code-reviewer` → `Code
+ * Reviewer`).
+ */
 export function displayNameOf(role: string): string {
-  return role.split(/[-_\s]+/).filter(Boolean).map((w) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase()).join(' ');
+  return role
+    .split(/[-_\s]+/)
+    .filter(Boolean)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase())
+    .join(' ');
 }
 
 /** The known agent a program is (by its file name, any case), or undefined. */
@@ -45,7 +55,9 @@ export function knownAgentOf(agent: string): (typeof KNOWN_AGENTS)[number] | und
 }
 
 function grokPermissionMode(extraArgs: string): string {
-  return /--always-approve|--yolo|--permission-mode\s+bypassPermissions/.test(extraArgs) ? 'bypassPermissions' : 'acceptEdits';
+  return /--always-approve|--yolo|--permission-mode\s+bypassPermissions/.test(extraArgs)
+    ? 'bypassPermissions'
+    : 'acceptEdits';
 }
 
 /** The agent's own part of the command line: program, prompt options, extra arguments. */
@@ -59,16 +71,30 @@ function agentPart(launch: AgentLaunch): string {
   const title = shellWord(`SwarmForge ${displayNameOf(launch.role)}`);
   const cwd = shellWord(launch.worktreePath);
   switch (knownAgentOf(launch.agent)) {
-    case 'claude': return `${program} --append-system-prompt-file ${file} --permission-mode acceptEdits -n ${title} ${extra}${message}`;
-    case 'codex': return `${program} -C ${cwd} ${extra}${message}`;
-    case 'copilot': return `${program} -C ${cwd} --name ${title} ${extra}-i ${message}`;
-    case 'grok': return `${program} --cwd ${cwd} --permission-mode ${grokPermissionMode(launch.extraArgs)} ${extra}--rules ${message} --verbatim ${message}`;
-    default: return `SWARMFORGE_PROMPT_FILE=${file} ${program} ${extra}`.trimEnd();
+    case 'claude':
+      return (
+        `${program} --append-system-prompt-file ${file} ` +
+        `--permission-mode acceptEdits -n ${title} ${extra}${message}`
+      );
+    case 'codex':
+      return `${program} -C ${cwd} ${extra}${message}`;
+    case 'copilot':
+      return `${program} -C ${cwd} --name ${title} ${extra}-i ${message}`;
+    case 'grok':
+      return (
+        `${program} --cwd ${cwd} --permission-mode ` +
+        `${grokPermissionMode(launch.extraArgs)} ${extra}--rules ` +
+        `${message} --verbatim ${message}`
+      );
+    default:
+      return `SWARMFORGE_PROMPT_FILE=${file} ${program} ${extra}`.trimEnd();
   }
 }
 
 /** The whole line typed into the pane (without the Enter). */
 export function agentCommandLine(launch: AgentLaunch): string {
-  const dirs = [launch.commandDir, ...(launch.agentDir ? [launch.agentDir] : [])].map(shellWord).join(':');
+  const dirs = [launch.commandDir, ...(launch.agentDir ? [launch.agentDir] : [])]
+    .map(shellWord)
+    .join(':');
   return `PATH=${dirs}:"$PATH" ${agentPart(launch)}`;
 }

@@ -4,7 +4,12 @@ import { delimiter, isAbsolute, join } from 'node:path';
 
 /** The absolute path of `program` (a name searched on PATH, or a path), or undefined. */
 export function findProgram(program: string, pathVar = process.env.PATH ?? ''): string | undefined {
-  const candidates = program.includes('/') ? [program] : pathVar.split(delimiter).filter(Boolean).map((d) => join(d, program));
+  const candidates = program.includes('/')
+    ? [program]
+    : pathVar
+        .split(delimiter)
+        .filter(Boolean)
+        .map((d) => join(d, program));
   for (const candidate of candidates) {
     try {
       if (!statSync(candidate).isFile()) continue;

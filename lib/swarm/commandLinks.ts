@@ -6,10 +6,15 @@ import { commandDirOf } from '../project/layout.js';
 
 /** Command name → built bin file. */
 export const COMMANDS: Record<string, string> = {
-  swarm_handoff: 'swarm_handoff.js', 'swarm_handoff.sh': 'swarm_handoff.js',
-  ready_for_next: 'ready_for_next.js', 'ready_for_next.sh': 'ready_for_next.js',
-  done_with_current: 'done_with_current.js', 'done_with_current.sh': 'done_with_current.js',
-  baton: 'baton.js', handoffd: 'handoffd.js', 'baton-scripted-agent': 'baton-scripted-agent.js',
+  swarm_handoff: 'swarm_handoff.js',
+  'swarm_handoff.sh': 'swarm_handoff.js',
+  ready_for_next: 'ready_for_next.js',
+  'ready_for_next.sh': 'ready_for_next.js',
+  done_with_current: 'done_with_current.js',
+  'done_with_current.sh': 'done_with_current.js',
+  baton: 'baton.js',
+  handoffd: 'handoffd.js',
+  'baton-scripted-agent': 'baton-scripted-agent.js',
   'baton-scripted-reviewer': 'baton-scripted-reviewer.js',
   'baton-scripted-worker': 'baton-scripted-worker.js',
 };

@@ -18,7 +18,13 @@ import { runningDaemon } from '../project/daemonRecord.js';
 import { fail } from '../fsx/commandFailure.js';
 import { initProject, readWindows, withExtraWindows, type InitResult } from '../admin/init.js';
 import { excludeSwarmDir } from '../project/gitExclude.js';
-import { panesFileOf, sessionNameOf, socketFileOf, tmuxSocketPathFor, WORKTREES_DIR_NAME } from '../project/layout.js';
+import {
+  panesFileOf,
+  sessionNameOf,
+  socketFileOf,
+  tmuxSocketPathFor,
+  WORKTREES_DIR_NAME,
+} from '../project/layout.js';
 import { type Role } from '../handoff/roles.js';
 import { localNodeOf, readRoster, rolesOfNode } from '../handoff/roster.js';
 import { formatPanes, recordedSocketOf } from '../project/tmuxRecord.js';
@@ -48,7 +54,9 @@ export interface UpOptions {
   daemonArgs?: string[];
   /** How long to wait for the panes' shells. */
   shellTimeoutMs?: number;
-  /** Roles to add to the configured ones, each with its window (e.g. `baton run up`'s controller). */
+  /**
+   * Roles to add to the configured ones, each with its window (e.g. `baton run up`'s controller).
+   */
   extraWindows?: WindowConfig[];
 }
 
@@ -82,7 +90,11 @@ async function waitForShells(tmux: Tmux, panes: string[], timeoutMs: number): Pr
   const deadline = Date.now() + timeoutMs;
   for (const pane of panes) {
     while ((await tmux.capturePane(pane)).trim() === '') {
-      if (Date.now() > deadline) fail('environment', `baton: the shell in pane ${pane} did not show a prompt within ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        fail(
+          'environment',
+          `baton: the shell in pane ${pane} did not show a prompt within ${timeoutMs} ms`,
+        );
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -106,15 +118,23 @@ function localWindows(root: string, extraWindows: WindowConfig[]): WindowConfig[
 async function planSwarm(cwd: string, extraWindows: WindowConfig[]): Promise<Plan> {
   const root = mainCheckoutOf(cwd);
   const windows = localWindows(root, extraWindows);
-  const missing = windows.filter((w) => !COMMANDS[w.agent] && !findProgram(w.agent)).map((w) => `baton: agent '${w.agent}' of role ${w.role} is not on PATH`);
+  const missing = windows
+    .filter((w) => !COMMANDS[w.agent] && !findProgram(w.agent))
+    .map((w) => `baton: agent '${w.agent}' of role ${w.role} is not on PATH`);
   if (missing.length > 0) fail('environment', ...missing);
-  const isPack = checkPackPrompts(root, windows.map((w) => w.role));
+  const isPack = checkPackPrompts(
+    root,
+    windows.map((w) => w.role),
+  );
   if (windows.some((w) => !sharesRoot(w.worktree))) requireFirstCommit(root);
   const socket = tmuxSocketPathFor(root);
   const tmux = new Tmux(socket);
   const session = sessionNameOf(root);
   if (fs.existsSync(socket) && (await tmux.hasSession(session))) {
-    fail('refused', `baton: the swarm is already up (tmux session ${session} on ${socket}); run baton down first`);
+    fail(
+      'refused',
+      `baton: the swarm is already up (tmux session ${session} on ${socket}); run baton down first`,
+    );
   }
   return { root, windows, isPack, socket, session, tmux };
 }
@@ -129,8 +149,17 @@ function prepareWorktrees(plan: Plan, undo: UndoStack): void {
   }
 }
 
-/** Starts the tmux server with one window per role and the monitor, and records socket and panes; all registered for undo. */
-async function startPanes(plan: Plan, roles: Role[], baseEnv: Record<string, string>, binDir: string, undo: UndoStack): Promise<Map<string, string>> {
+/**
+ * Starts the tmux server with one window per role and the monitor, and records socket and panes;
+ * all registered for undo.
+ */
+async function startPanes(
+  plan: Plan,
+  roles: Role[],
+  baseEnv: Record<string, string>,
+  binDir: string,
+  undo: UndoStack,
+): Promise<Map<string, string>> {
   const { root, tmux, session } = plan;
   undo.push(`tmux server ${plan.socket}`, async () => {
     await tmux.killServer();
@@ -140,12 +169,26 @@ async function startPanes(plan: Plan, roles: Role[], baseEnv: Record<string, str
   });
   const panes = new Map<string, string>();
   for (const [i, role] of roles.entries()) {
-    const start = { name: role.role, cwd: role.worktreePath, env: { ...baseEnv, SWARMFORGE_ROLE: role.role } };
-    panes.set(role.role, i === 0 ? await tmux.newSession({ ...start, name: session, window: role.role }) : await tmux.newWindow(session, start));
+    const start = {
+      name: role.role,
+      cwd: role.worktreePath,
+      env: { ...baseEnv, SWARMFORGE_ROLE: role.role },
+    };
+    panes.set(
+      role.role,
+      i === 0
+        ? await tmux.newSession({ ...start, name: session, window: role.role })
+        : await tmux.newWindow(session, start),
+    );
   }
   writeAtomically(socketFileOf(root), `${plan.socket}\n`);
   writeAtomically(panesFileOf(root), formatPanes(panes));
-  await tmux.newWindow(session, { name: 'monitor', cwd: root, env: baseEnv, command: [process.execPath, join(binDir, 'baton.js'), 'monitor'] });
+  await tmux.newWindow(session, {
+    name: 'monitor',
+    cwd: root,
+    env: baseEnv,
+    command: [process.execPath, join(binDir, 'baton.js'), 'monitor'],
+  });
   failPoint('up:panes-started');
   return panes;
 }
@@ -176,11 +219,30 @@ export async function swarmUp(cwd: string, options: UpOptions): Promise<SwarmUp>
     await waitForShells(plan.tmux, [...panes.values()], options.shellTimeoutMs ?? 15_000);
     for (const [role, w] of roles.map((r, i) => [r, plan.windows[i]!] as const)) {
       const pane = panes.get(role.role)!;
-      const agentDir = COMMANDS[w.agent] || w.agent.includes('/') ? undefined : dirname(findProgram(w.agent)!);
-      await plan.tmux.sendLiteral(pane, agentCommandLine({ role: role.role, agent: w.agent, extraArgs: w.extraArgs, worktreePath: role.worktreePath, promptFile: prompts.get(role.role), commandDir, agentDir }));
+      const agentDir =
+        COMMANDS[w.agent] || w.agent.includes('/') ? undefined : dirname(findProgram(w.agent)!);
+      await plan.tmux.sendLiteral(
+        pane,
+        agentCommandLine({
+          role: role.role,
+          agent: w.agent,
+          extraArgs: w.extraArgs,
+          worktreePath: role.worktreePath,
+          promptFile: prompts.get(role.role),
+          commandDir,
+          agentDir,
+        }),
+      );
       await plan.tmux.sendEnter(pane);
     }
-    return { root: plan.root, imports, session: plan.session, socket: plan.socket, panes, daemonPid };
+    return {
+      root: plan.root,
+      imports,
+      session: plan.session,
+      socket: plan.socket,
+      panes,
+      daemonPid,
+    };
   } catch (err) {
     const failures = await undo.run();
     for (const line of failures) process.stderr.write(`baton: ${line}\n`);
@@ -196,7 +258,10 @@ export interface SwarmDown {
   server: boolean;
 }
 
-/** Stops the daemon and every tmux server the project's socket files name (the recorded one and the default path). */
+/**
+ * Stops the daemon and every tmux server the project's socket files name (the recorded one and the
+ * default path).
+ */
 export async function swarmDown(cwd: string, daemon: DaemonControl): Promise<SwarmDown> {
   const root = mainCheckoutOf(cwd);
   const stopped = await daemon.stop(root);
@@ -215,6 +280,11 @@ export async function swarmDown(cwd: string, daemon: DaemonControl): Promise<Swa
 export function swarmAddress(cwd: string): { socket: string; session: string } {
   const root = mainCheckoutOf(cwd);
   const socket = recordedSocketOf(root);
-  if (socket === undefined) fail('environment', `baton: the swarm is not up in '${root}' (no ${relative(root, socketFileOf(root))}); run baton up`);
+  if (socket === undefined)
+    fail(
+      'environment',
+      `baton: the swarm is not up in '${root}' (no ` +
+        `${relative(root, socketFileOf(root))}); run baton up`,
+    );
   return { socket, session: sessionNameOf(root) };
 }

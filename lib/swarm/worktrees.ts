@@ -7,7 +7,10 @@ import { fail } from '../fsx/commandFailure.js';
 import { gitComplaint, runGit as git } from '../proc/git.js';
 import { worktreePathOf } from '../project/layout.js';
 
-/** A worktree `baton up` made ready, and what it had to create for it (so a failed up can take it back). */
+/**
+ * A worktree `baton up` made ready, and what it had to create for it (so a failed up can take it
+ * back).
+ */
 export interface EnsuredWorktree {
   name: string;
   path: string;
@@ -16,7 +19,9 @@ export interface EnsuredWorktree {
   branchBase?: string;
 }
 
-/** Creates ROOT/.worktrees/<name> on branch <name> (from HEAD if new); an existing worktree is kept. */
+/**
+ * Creates ROOT/.worktrees/<name> on branch <name> (from HEAD if new); an existing worktree is kept.
+ */
 export function ensureWorktree(root: string, name: string): EnsuredWorktree {
   const path = worktreePathOf(root, name);
   if (existsSync(join(path, '.git'))) return { name, path, created: false };
@@ -31,14 +36,25 @@ export function ensureWorktree(root: string, name: string): EnsuredWorktree {
   } catch (err) {
     fail('environment', `baton: git worktree add for '${name}' failed: ${gitComplaint(err)}`);
   }
-  return { name, path, created: true, branchBase: branchExists ? undefined : git(root, ['rev-parse', `refs/heads/${name}`]) };
+  return {
+    name,
+    path,
+    created: true,
+    branchBase: branchExists ? undefined : git(root, ['rev-parse', `refs/heads/${name}`]),
+  };
 }
 
-/** Takes back what ensureWorktree created: the worktree, and its branch when created with it and nothing was committed on it since. */
+/**
+ * Takes back what ensureWorktree created: the worktree, and its branch when created with it and
+ * nothing was committed on it since.
+ */
 export function removeWorktree(root: string, made: EnsuredWorktree): void {
   if (!made.created) return;
   git(root, ['worktree', 'remove', '--force', made.path]);
-  if (made.branchBase !== undefined && git(root, ['rev-parse', `refs/heads/${made.name}`]) === made.branchBase) {
+  if (
+    made.branchBase !== undefined &&
+    git(root, ['rev-parse', `refs/heads/${made.name}`]) === made.branchBase
+  ) {
     git(root, ['branch', '-D', '-q', made.name]);
   }
 }
@@ -48,7 +64,12 @@ export function requireFirstCommit(root: string): void {
   try {
     git(root, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
   } catch {
-    fail('environment', `baton: the repository '${root}' has no commit yet, and worktrees start from one: make a first commit (git commit --allow-empty -m 'first commit') and run baton up again`);
+    fail(
+      'environment',
+      `baton: the repository '${root}' has no commit yet, and ` +
+        `worktrees start from one: make a first commit (git commit ` +
+        `--allow-empty -m 'first commit') and run baton up again`,
+    );
   }
 }
 

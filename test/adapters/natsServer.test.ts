@@ -8,8 +8,18 @@ import * as fs from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import {
-  findNatsServer, natsInfoOf, NatsPortBusy, NatsServerFailed, natsServerDown, natsServerUp, portFree, runningNatsServer,
-  spawnNatsServer, waitUntilHealthy, writePidFile, type SpawnedNatsServer,
+  findNatsServer,
+  natsInfoOf,
+  NatsPortBusy,
+  NatsServerFailed,
+  natsServerDown,
+  natsServerUp,
+  portFree,
+  runningNatsServer,
+  spawnNatsServer,
+  waitUntilHealthy,
+  writePidFile,
+  type SpawnedNatsServer,
 } from '../../lib/adapters/natsServer.js';
 import { waitFor } from '../support/daemon.js';
 import { startSleeper } from '../support/deadProcess.js';
@@ -26,17 +36,19 @@ const alive = (pid: number) => {
 };
 
 /** A listener on 127.0.0.1:`port` standing in for another program. */
-const occupy = (port: number) => new Promise<Server>((done) => {
-  const server = createServer();
-  server.listen({ port, host: '127.0.0.1' }, () => done(server));
-});
+const occupy = (port: number) =>
+  new Promise<Server>((done) => {
+    const server = createServer();
+    server.listen({ port, host: '127.0.0.1' }, () => done(server));
+  });
 
 describe('lib/adapters/natsServer', () => {
   let store: string;
   let pidFile: string;
   let port: number;
   const cleanups: (() => Promise<void> | void)[] = [];
-  const up = (extra: { port?: number; timeoutMs?: number } = {}) => natsServerUp({ port, storeDir: store, pidFile, ...extra });
+  const up = (extra: { port?: number; timeoutMs?: number } = {}) =>
+    natsServerUp({ port, storeDir: store, pidFile, ...extra });
 
   beforeEach(async () => {
     store = join(tempDir('baton-nats-adapter-'), 'nats');
@@ -56,33 +68,53 @@ describe('lib/adapters/natsServer', () => {
 
   it('up: starts a server on 127.0.0.1:<port> with its store, writes its pid, returns once it answers with JetStream', async () => {
     const server = await up();
-    assert.deepEqual(server, { pid: server.pid, port, url: `nats://127.0.0.1:${port}`, started: true });
+    assert.deepEqual(server, {
+      pid: server.pid,
+      port,
+      url: `nats://127.0.0.1:${port}`,
+      started: true,
+    });
     assert.equal(fs.readFileSync(pidFile, 'utf8'), `${server.pid}\n`);
     assert.deepEqual(runningNatsServer(pidFile, store), { pid: server.pid, port });
     const info = await natsInfoOf(port);
     assert.deepEqual([info?.port, info?.jetstream, info?.host], [port, true, '127.0.0.1']);
-    assert.ok(fs.statSync(join(store, 'jetstream')).isDirectory(), 'the JetStream store is in the store folder');
+    assert.ok(
+      fs.statSync(join(store, 'jetstream')).isDirectory(),
+      'the JetStream store is in the store folder',
+    );
     assert.match(fs.readFileSync(join(store, 'nats-server.log'), 'utf8'), /Server is ready/);
   });
 
   it('up twice: the second finds it already up (same pid and port, started false) and starts nothing', async () => {
     const first = await up();
     const second = await up({ port: await freePort() });
-    assert.deepEqual(second, { ...first, started: false }, 'the running server\'s own port, not the one asked for');
+    assert.deepEqual(
+      second,
+      { ...first, started: false },
+      "the running server's own port, not the one asked for",
+    );
   });
 
   it('a server of this store that runs but does not answer: up waits its bound, then NatsServerFailed naming the URL', async () => {
     const { pid } = await up();
     process.kill(pid, 'SIGSTOP');
-    await assert.rejects(up({ timeoutMs: 300 }), (err: Error) => err instanceof NatsServerFailed
-      && err.message === `nats-server did not answer on nats://127.0.0.1:${port} within 300 ms`);
+    await assert.rejects(
+      up({ timeoutMs: 300 }),
+      (err: Error) =>
+        err instanceof NatsServerFailed &&
+        err.message === `nats-server did not answer on nats://127.0.0.1:${port} within 300 ms`,
+    );
   });
 
   it('up on a busy port: NatsPortBusy naming the port, nothing spawned, no pid file', async () => {
     const other = await occupy(port);
     cleanups.push(() => new Promise<void>((done) => other.close(() => done())));
     assert.equal(await portFree(port), false);
-    await assert.rejects(up(), (err: Error) => err instanceof NatsPortBusy && err.message.includes(`port ${port} on 127.0.0.1 is busy`));
+    await assert.rejects(
+      up(),
+      (err: Error) =>
+        err instanceof NatsPortBusy && err.message.includes(`port ${port} on 127.0.0.1 is busy`),
+    );
     assert.equal(fs.existsSync(pidFile), false);
   });
 
@@ -91,14 +123,22 @@ describe('lib/adapters/natsServer', () => {
     cleanups.push(() => new Promise<void>((done) => other.close(() => done())));
     const server = spawnNatsServer({ port, storeDir: store, detached: false });
     cleanups.push(() => killSpawned(server));
-    await assert.rejects(waitUntilHealthy(server), (err: Error) => err instanceof NatsPortBusy && err.message.includes(String(port)));
+    await assert.rejects(
+      waitUntilHealthy(server),
+      (err: Error) => err instanceof NatsPortBusy && err.message.includes(String(port)),
+    );
   });
 
   it('a server that ends during start-up: NatsServerFailed naming the log and quoting its last line; no pid file left', async () => {
     fs.mkdirSync(store, { recursive: true });
     fs.writeFileSync(join(store, 'jetstream'), 'not a folder');
-    await assert.rejects(up(), (err: Error) => err instanceof NatsServerFailed
-      && err.message.includes(`'${join(store, 'nats-server.log')}'`) && /storage directory is not a directory$/.test(err.message));
+    await assert.rejects(
+      up(),
+      (err: Error) =>
+        err instanceof NatsServerFailed &&
+        err.message.includes(`'${join(store, 'nats-server.log')}'`) &&
+        /storage directory is not a directory$/.test(err.message),
+    );
     assert.equal(fs.existsSync(pidFile), false);
   });
 
@@ -115,12 +155,15 @@ describe('lib/adapters/natsServer', () => {
   it('down escalates to SIGKILL after the bound when SIGTERM does not end it (a stopped server)', async () => {
     const { pid } = await up();
     process.kill(pid, 'SIGSTOP');
-    assert.deepEqual(await natsServerDown({ storeDir: store, pidFile, timeoutMs: 200 }), { pid, escalated: true });
+    assert.deepEqual(await natsServerDown({ storeDir: store, pidFile, timeoutMs: 200 }), {
+      pid,
+      escalated: true,
+    });
     assert.equal(alive(pid), false);
     assert.equal(fs.existsSync(pidFile), false);
   });
 
-  it('a stale pid file (a live process that is not this store\'s nats-server, or garbage) is never signalled: down removes it, up replaces it', async () => {
+  it("a stale pid file (a live process that is not this store's nats-server, or garbage) is never signalled: down removes it, up replaces it", async () => {
     const sleeper = startSleeper();
     cleanups.push(() => void sleeper.kill('SIGKILL'));
     await waitFor('the sleeper to run', () => alive(sleeper.pid!));
@@ -139,13 +182,17 @@ describe('lib/adapters/natsServer', () => {
     writePidFile(pidFile, server.pid);
   });
 
-  it('another store\'s nats-server named by the pid file is not ours', async () => {
+  it("another store's nats-server named by the pid file is not ours", async () => {
     const other = await startNatsServer();
     cleanups.push(() => other.stop());
     fs.mkdirSync(store, { recursive: true });
     writePidFile(pidFile, other.pid);
     assert.equal(runningNatsServer(pidFile, store), undefined);
-    assert.deepEqual(runningNatsServer(pidFile, other.storeDir), { pid: other.pid, port: other.port }, 'the same pid file read for its own store: the -sd decides');
+    assert.deepEqual(
+      runningNatsServer(pidFile, other.storeDir),
+      { pid: other.pid, port: other.port },
+      'the same pid file read for its own store: the -sd decides',
+    );
     assert.equal(await natsServerDown({ storeDir: store, pidFile }), undefined);
     assert.equal(alive(other.pid), true);
   });
@@ -155,7 +202,11 @@ describe('lib/adapters/natsServer', () => {
     fs.writeFileSync(join(store, 'marker'), 'kept');
     process.kill(first.pid, 'SIGKILL');
     await waitFor('the killed server to be gone', () => !alive(first.pid));
-    assert.equal(fs.readFileSync(pidFile, 'utf8'), `${first.pid}\n`, 'the pid file outlives the server');
+    assert.equal(
+      fs.readFileSync(pidFile, 'utf8'),
+      `${first.pid}\n`,
+      'the pid file outlives the server',
+    );
     const second = await up();
     assert.deepEqual([second.started, second.port], [true, port]);
     assert.notEqual(second.pid, first.pid);

@@ -36,7 +36,8 @@ describe('lib/adapters/tmux', function () {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const catSession = (command = ['cat']) => tmux.newSession({ name: 'work', window: 'main', cwd: dir, command });
+  const catSession = (command = ['cat']) =>
+    tmux.newSession({ name: 'work', window: 'main', cwd: dir, command });
   const screen = (pane: string) => tmux.capturePane(pane);
   const count = (text: string, part: string) => text.split(part).length - 1;
 
@@ -54,10 +55,27 @@ describe('lib/adapters/tmux', function () {
     const sub = join(dir, 'sub dir');
     fs.mkdirSync(sub);
     const show = ['sh', '-c', 'printf "cwd=%s foo=%s\\n" "$(pwd)" "$FOO"; exec cat'];
-    const pane = await tmux.newSession({ name: 'work', window: 'main', cwd: sub, env: { FOO: 'bar baz' }, command: show, width: 90, height: 25 });
-    const win = await tmux.newWindow('work', { name: 'w2', cwd: dir, env: { FOO: '$HOME;x' }, command: show });
-    await waitFor('the session pane output', async () => (await screen(pane)).includes(`cwd=${sub} foo=bar baz\n`));
-    await waitFor('the window pane output', async () => (await screen(win)).includes(`cwd=${dir} foo=$HOME;x\n`));
+    const pane = await tmux.newSession({
+      name: 'work',
+      window: 'main',
+      cwd: sub,
+      env: { FOO: 'bar baz' },
+      command: show,
+      width: 90,
+      height: 25,
+    });
+    const win = await tmux.newWindow('work', {
+      name: 'w2',
+      cwd: dir,
+      env: { FOO: '$HOME;x' },
+      command: show,
+    });
+    await waitFor('the session pane output', async () =>
+      (await screen(pane)).includes(`cwd=${sub} foo=bar baz\n`),
+    );
+    await waitFor('the window pane output', async () =>
+      (await screen(win)).includes(`cwd=${dir} foo=$HOME;x\n`),
+    );
     assert.equal(await tmux.display(pane, '#{window_width}x#{window_height}'), '90x25');
   });
 
@@ -67,9 +85,16 @@ describe('lib/adapters/tmux', function () {
     await tmux.sendLiteral(pane, text);
     await tmux.sendLiteral(pane, '|end');
     await waitFor('the typed text', async () => (await screen(pane)).includes(`${text}|end`));
-    assert.equal(count(await screen(pane), text), 1, 'echoed once by the terminal: no Enter, so cat has not printed it');
+    assert.equal(
+      count(await screen(pane), text),
+      1,
+      'echoed once by the terminal: no Enter, so cat has not printed it',
+    );
     await tmux.sendEnter(pane);
-    await waitFor('cat to print the line', async () => count(await screen(pane), `${text}|end`) === 2);
+    await waitFor(
+      'cat to print the line',
+      async () => count(await screen(pane), `${text}|end`) === 2,
+    );
   });
 
   it('sendLiteral types a trailing ";" (not taken as a tmux command separator)', async () => {
@@ -96,11 +121,22 @@ describe('lib/adapters/tmux', function () {
     await tmux.sendLiteral(pane, 'second');
     await tmux.sendEnter(pane);
     await waitFor('line 2', async () => /^\s*\d+\s+second$/m.test(await screen(pane)));
-    assert.match(await screen(pane), /^\s*2\s+second$/m, 'a second Enter would have made an empty line 2');
+    assert.match(
+      await screen(pane),
+      /^\s*2\s+second$/m,
+      'a second Enter would have made an empty line 2',
+    );
   });
 
   it('capturePane returns the visible text with wrapped lines joined', async () => {
-    const pane = await tmux.newSession({ name: 'work', window: 'main', cwd: dir, command: ['cat'], width: 40, height: 20 });
+    const pane = await tmux.newSession({
+      name: 'work',
+      window: 'main',
+      cwd: dir,
+      command: ['cat'],
+      width: 40,
+      height: 20,
+    });
     const long = Array.from({ length: 10 }, (_, i) => `word${i}-abcdefgh`).join('_');
     assert.ok(long.length > 100);
     await tmux.sendLiteral(pane, long);
@@ -111,16 +147,26 @@ describe('lib/adapters/tmux', function () {
   it('listPanes reports id, session, window, command, pid and dead, for the server or one session', async () => {
     const first = await catSession();
     await tmux.run(['set-option', '-g', 'remain-on-exit', 'on']);
-    const gone = await tmux.newWindow('work', { name: 'gone', cwd: dir, command: ['sh', '-c', 'exit 0'] });
+    const gone = await tmux.newWindow('work', {
+      name: 'gone',
+      cwd: dir,
+      command: ['sh', '-c', 'exit 0'],
+    });
     const other = await tmux.newSession({ name: 'other', window: 'o', cwd: dir, command: ['cat'] });
     await waitFor('cat running and the exited pane dead', async () => {
       const panes = await tmux.listPanes();
-      return panes.find((p) => p.id === first)?.command === 'cat' && panes.find((p) => p.id === gone)?.dead === true;
+      return (
+        panes.find((p) => p.id === first)?.command === 'cat' &&
+        panes.find((p) => p.id === gone)?.dead === true
+      );
     });
     const all = await tmux.listPanes();
     assert.deepEqual(all.map((p) => p.id).sort(), [first, gone, other].sort());
     const cat = all.find((p) => p.id === first)!;
-    assert.deepEqual({ ...cat, pid: 0 }, { id: first, session: 'work', window: 'main', command: 'cat', pid: 0, dead: false });
+    assert.deepEqual(
+      { ...cat, pid: 0 },
+      { id: first, session: 'work', window: 'main', command: 'cat', pid: 0, dead: false },
+    );
     assert.ok(Number.isInteger(cat.pid) && cat.pid > 0 && alive(cat.pid));
     assert.equal(all.find((p) => p.id === other)!.session, 'other');
     assert.deepEqual((await tmux.listPanes('work')).map((p) => p.id).sort(), [first, gone].sort());
@@ -129,7 +175,10 @@ describe('lib/adapters/tmux', function () {
   it('display formats a message for a target without the trailing newline', async () => {
     const pane = await catSession();
     assert.equal(await tmux.display(pane, '#{pane_id} #{session_name}'), `${pane} work`);
-    assert.equal(await tmux.display('work:main', '#{pane_current_command}|'), `${await tmux.display(pane, '#{pane_current_command}')}|`);
+    assert.equal(
+      await tmux.display('work:main', '#{pane_current_command}|'),
+      `${await tmux.display(pane, '#{pane_current_command}')}|`,
+    );
   });
 
   it('hasSession: false without a server, true for the exact name, false for a prefix or another name', async () => {
@@ -151,9 +200,12 @@ describe('lib/adapters/tmux', function () {
     await tmux.killServer();
   });
 
-  it('a bad target rejects with a TmuxError naming the command and tmux\'s message', async () => {
+  it("a bad target rejects with a TmuxError naming the command and tmux's message", async () => {
     await catSession();
-    const err = await tmux.sendLiteral('%999', 'x').then(() => undefined, (e: unknown) => e);
+    const err = await tmux.sendLiteral('%999', 'x').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof TmuxError, String(err));
     assert.deepEqual(err.args.slice(0, 3), ['send-keys', '-t', '%999']);
     assert.equal(err.exitCode, 1);

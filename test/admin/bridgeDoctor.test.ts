@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { bridgeChecks, bridgeDoctorLines } from '../../lib/admin/bridgeDoctor.js';
 import { doctor } from '../../lib/admin/doctor.js';
 import { bridgePathsOf } from '../../lib/project/layout.js';
-import { deadPid, leaveDeadDaemon, pretendDaemonRuns, TWO_NODES, writeBridgeJson, writeRoster } from '../support/bridgeView.js';
+import {
+  deadPid,
+  leaveDeadDaemon,
+  pretendDaemonRuns,
+  TWO_NODES,
+  writeBridgeJson,
+  writeRoster,
+} from '../support/bridgeView.js';
 import { makeProject, type Project } from '../support/project.js';
 
 const ENV = { BATON_NODE: 'a' };
@@ -26,12 +33,18 @@ describe('lib/admin/bridgeDoctor', () => {
   });
   const kinds = (env: NodeJS.ProcessEnv = ENV) => {
     const checks = bridgeChecks(p.root, env)!;
-    return { findings: checks.findings.map((f) => f.kind), warnings: checks.warnings.map((w) => w.kind) };
+    return {
+      findings: checks.findings.map((f) => f.kind),
+      warnings: checks.warnings.map((w) => w.kind),
+    };
   };
 
-  it('without a roster: no checks, and doctor\'s report has only findings and fixed', async () => {
+  it("without a roster: no checks, and doctor's report has only findings and fixed", async () => {
     assert.equal(bridgeChecks(p.root, ENV), undefined);
-    assert.deepEqual(Object.keys(await doctor(p.root, false, Date.now(), ENV)), ['findings', 'fixed']);
+    assert.deepEqual(Object.keys(await doctor(p.root, false, Date.now(), ENV)), [
+      'findings',
+      'fixed',
+    ]);
   });
 
   it('the link: handoffd not running, running without a report, running and down are warnings; running and up is none', () => {
@@ -42,7 +55,10 @@ describe('lib/admin/bridgeDoctor', () => {
     release = pretendDaemonRuns(p.root);
     assert.deepEqual(kinds(), { findings: [], warnings: ['bridge-no-report'] });
     writeBridgeJson(p.root, { pid: process.pid, connected: false, last_error: null });
-    assert.deepEqual(bridgeChecks(p.root, ENV)!.warnings.map((w) => w.problem), ['bridge not connected: no error reported yet']);
+    assert.deepEqual(
+      bridgeChecks(p.root, ENV)!.warnings.map((w) => w.problem),
+      ['bridge not connected: no error reported yet'],
+    );
     writeBridgeJson(p.root, { pid: process.pid, connected: true });
     assert.deepEqual(kinds(), { findings: [], warnings: [] });
   });
@@ -51,19 +67,29 @@ describe('lib/admin/bridgeDoctor', () => {
     writeRoster(p.root);
     const [finding] = bridgeChecks(p.root, {})!.findings;
     assert.deepEqual(finding, {
-      path: bridgePathsOf(p.root).node, kind: 'local-node', problem: 'local node unknown: set BATON_NODE or run baton init --node NAME',
-      remedy: 'run baton init --node NAME (or set BATON_NODE=NAME), NAME one of: a, b; handoffd and baton up refuse to start until then',
+      path: bridgePathsOf(p.root).node,
+      kind: 'local-node',
+      problem: 'local node unknown: set BATON_NODE or run baton init --node NAME',
+      remedy:
+        'run baton init --node NAME (or set BATON_NODE=NAME), NAME one of: a, b; handoffd and baton up refuse to start until then',
     });
   });
 
   it('an invalid roster: each error a problem at nodes.conf, no roster, no bridge, no BRIDGE line; doctor adds them to its findings', async () => {
     writeRoster(p.root, 'swarm t\nnode a coder\n');
     const checks = bridgeChecks(p.root, ENV)!;
-    assert.deepEqual(checks.findings.map((f) => [f.path, f.kind, f.problem]), [
-      [bridgePathsOf(p.root).roster, 'roster', "nodes.conf:2: no nats line; add 'nats nats://host:port'"],
-      [bridgePathsOf(p.root).roster, 'roster', 'nodes.conf:2: role reviewer is on no node'],
-      [bridgePathsOf(p.root).roster, 'roster', 'nodes.conf:2: role QA is on no node'],
-    ]);
+    assert.deepEqual(
+      checks.findings.map((f) => [f.path, f.kind, f.problem]),
+      [
+        [
+          bridgePathsOf(p.root).roster,
+          'roster',
+          "nodes.conf:2: no nats line; add 'nats nats://host:port'",
+        ],
+        [bridgePathsOf(p.root).roster, 'roster', 'nodes.conf:2: role reviewer is on no node'],
+        [bridgePathsOf(p.root).roster, 'roster', 'nodes.conf:2: role QA is on no node'],
+      ],
+    );
     assert.deepEqual([checks.roster, checks.bridge, bridgeDoctorLines(checks)], [null, null, []]);
     const report = await doctor(p.root, false, Date.now(), ENV);
     assert.deepEqual(Object.keys(report), ['findings', 'fixed', 'warnings', 'roster', 'bridge']);
@@ -92,15 +118,23 @@ describe('lib/admin/bridgeDoctor', () => {
     syncBuiltinESMExports();
     try {
       const checks = bridgeChecks(p.root, ENV)!;
-      assert.deepEqual(checks.findings.map((f) => [f.path, f.kind, f.problem]), [[creds, 'credentials', 'credentials file is not readable: EACCES']]);
-      assert.equal(bridgeDoctorLines(checks).some((l) => l.includes('credentials')), false, 'no "readable" line');
+      assert.deepEqual(
+        checks.findings.map((f) => [f.path, f.kind, f.problem]),
+        [[creds, 'credentials', 'credentials file is not readable: EACCES']],
+      );
+      assert.equal(
+        bridgeDoctorLines(checks).some((l) => l.includes('credentials')),
+        false,
+        'no "readable" line',
+      );
       assert.deepEqual(touched, []);
     } finally {
       Object.assign(cjsFs, { accessSync, readFileSync, openSync });
       syncBuiltinESMExports();
     }
     assert.deepEqual(bridgeDoctorLines(bridgeChecks(p.root, ENV)!).slice(0, 2), [
-      `BRIDGE: roster ${bridgePathsOf(p.root).roster}: swarm t, nodes a, b`, `BRIDGE: credentials ${creds}: readable`,
+      `BRIDGE: roster ${bridgePathsOf(p.root).roster}: swarm t, nodes a, b`,
+      `BRIDGE: credentials ${creds}: readable`,
     ]);
   });
 });

@@ -55,9 +55,26 @@ describe('lib/admin/doctor', () => {
     const report = await doctor(p.root, false, now);
     assert.deepEqual(report, {
       findings: [
-        { path: rolesPath, problem: `${rolesPath}:${lines}: fewer than 6 columns`, kind: 'roles-table', remedy: `fix ${conf} and run baton init: it rewrites roles.tsv` },
-        { path: rolesPath, problem: `${rolesPath}:${lines + 1}: invalid role name 'bad_role'`, kind: 'roles-table', remedy: `fix ${conf} and run baton init: it rewrites roles.tsv` },
-        { role: 'coder', path: stale, problem: 'temp file older than 36 h', kind: 'stale-temp', staleTemp: true, remedy: 'baton doctor --fix deletes it (a crash left it; nothing reads it)' },
+        {
+          path: rolesPath,
+          problem: `${rolesPath}:${lines}: fewer than 6 columns`,
+          kind: 'roles-table',
+          remedy: `fix ${conf} and run baton init: it rewrites roles.tsv`,
+        },
+        {
+          path: rolesPath,
+          problem: `${rolesPath}:${lines + 1}: invalid role name 'bad_role'`,
+          kind: 'roles-table',
+          remedy: `fix ${conf} and run baton init: it rewrites roles.tsv`,
+        },
+        {
+          role: 'coder',
+          path: stale,
+          problem: 'temp file older than 36 h',
+          kind: 'stale-temp',
+          staleTemp: true,
+          remedy: 'baton doctor --fix deletes it (a crash left it; nothing reads it)',
+        },
       ],
       fixed: [],
     });
@@ -73,7 +90,10 @@ describe('lib/admin/doctor', () => {
     const fresh = tempFile('50_b.handoff.tmp', 35, now);
     const report = await doctor(p.root, true, now);
     assert.deepEqual(report.fixed.sort(), [staleRecord, stale].sort());
-    assert.deepEqual(report.findings.map((f) => [f.path, f.problem]), [[rolesPath, `${rolesPath}:${roles.split('\n').length}: fewer than 6 columns`]]);
+    assert.deepEqual(
+      report.findings.map((f) => [f.path, f.problem]),
+      [[rolesPath, `${rolesPath}:${roles.split('\n').length}: fewer than 6 columns`]],
+    );
     assert.equal(fs.existsSync(stale), false);
     assert.equal(fs.existsSync(staleRecord), false);
     assert.ok(fs.existsSync(fresh), 'a temp file younger than 36 h is kept');
@@ -93,9 +113,21 @@ describe('lib/admin/doctor', () => {
     const b = await placeItem(p.box('QA').inProcess, {});
     const { findings } = await doctor(p.root, true);
     assert.deepEqual(findings, [
-      { role: 'reviewer', path: rolesPath, problem: "invalid receive mode 'weird' for role reviewer", kind: 'receive-mode', remedy: `set the mode of reviewer to task or batch in ${conf} and run baton init` },
       {
-        role: 'QA', path: p.box('QA').inProcess, problem: `2 items in process (at most one allowed): ${[a, b].map((x) => x.split('/').pop()).sort().join(', ')}`, kind: 'several-in-process',
+        role: 'reviewer',
+        path: rolesPath,
+        problem: "invalid receive mode 'weird' for role reviewer",
+        kind: 'receive-mode',
+        remedy: `set the mode of reviewer to task or batch in ${conf} and run baton init`,
+      },
+      {
+        role: 'QA',
+        path: p.box('QA').inProcess,
+        problem: `2 items in process (at most one allowed): ${[a, b]
+          .map((x) => x.split('/').pop())
+          .sort()
+          .join(', ')}`,
+        kind: 'several-in-process',
         remedy: `finish the item QA works on with done_with_current and move the others back into ${p.box('QA').inboxNew}/ (ready_for_next offers them again)`,
       },
     ]);
@@ -111,26 +143,53 @@ describe('lib/admin/doctor', () => {
     const findingsOf = async () => (await doctor(q.root, false)).findings;
 
     it('reference-layout mail not imported yet (with the role and where init puts it), a name clash, an ambiguous item', async () => {
-      const waiting = placeLegacyItem(referenceFolderOf(q.root, 'inbox/new'), '50_a.handoff', { id: 'a', from: 'architect', to: 'coder', recipient: 'coder' });
-      const clash = placeLegacyItem(referenceFolderOf(q.root, 'outbox'), '50_b.handoff', { id: 'b', from: 'coder', to: 'architect' });
+      const waiting = placeLegacyItem(referenceFolderOf(q.root, 'inbox/new'), '50_a.handoff', {
+        id: 'a',
+        from: 'architect',
+        to: 'coder',
+        recipient: 'coder',
+      });
+      const clash = placeLegacyItem(referenceFolderOf(q.root, 'outbox'), '50_b.handoff', {
+        id: 'b',
+        from: 'coder',
+        to: 'architect',
+      });
       await placeItem(q.box('coder').outbox, { id: 'other' }, 'x', '50_b.handoff');
-      const shared = placeProblemItem(q.root, 'inbox/in_process', 'no-recipient.handoff', '50_c.handoff');
+      const shared = placeProblemItem(
+        q.root,
+        'inbox/in_process',
+        'no-recipient.handoff',
+        '50_c.handoff',
+      );
       const found = (await findingsOf()).filter((f) => f.kind.startsWith('reference-mail'));
       assert.deepEqual(found, [
         {
-          path: clash, role: 'coder', kind: 'reference-mail-clash', problem: `SwarmForge mail not imported: its name is taken in coder's mailbox by another item: ${join(q.box('coder').outbox, '50_b.handoff')}`,
+          path: clash,
+          role: 'coder',
+          kind: 'reference-mail-clash',
+          problem: `SwarmForge mail not imported: its name is taken in coder's mailbox by another item: ${join(q.box('coder').outbox, '50_b.handoff')}`,
           remedy: 'rename it (keep the .handoff ending), then run baton init',
         },
         {
-          path: waiting, role: 'coder', kind: 'reference-mail-pending', problem: "SwarmForge mail not imported yet (for coder, from the worktree's inbox/new/)",
+          path: waiting,
+          role: 'coder',
+          kind: 'reference-mail-pending',
+          problem: "SwarmForge mail not imported yet (for coder, from the worktree's inbox/new/)",
           remedy: `run baton init (or baton up): it imports the item into ${q.box('coder').inboxNew}/`,
         },
         {
-          path: shared, kind: 'reference-mail-ambiguous', problem: 'SwarmForge mail not imported: roles architect, coder share this worktree and no recipient header says whose it is',
-          remedy: 'set its recipient header to the role it belongs to (one of architect, coder), then run baton init',
+          path: shared,
+          kind: 'reference-mail-ambiguous',
+          problem:
+            'SwarmForge mail not imported: roles architect, coder share this worktree and no recipient header says whose it is',
+          remedy:
+            'set its recipient header to the role it belongs to (one of architect, coder), then run baton init',
         },
       ]);
-      assert.ok([waiting, clash, shared].every((path) => fs.existsSync(path)), 'doctor moves nothing');
+      assert.ok(
+        [waiting, clash, shared].every((path) => fs.existsSync(path)),
+        'doctor moves nothing',
+      );
     });
 
     it('the mailbox of a role no longer configured that still holds work; not one holding only history, not the reference folders', async () => {
@@ -144,26 +203,49 @@ describe('lib/admin/doctor', () => {
       ensureMailbox(history);
       await placeItem(history.completed, {});
       await placeItem(history.sent, {});
-      placeLegacyItem(referenceFolderOf(q.root, 'sent'), '50_s.handoff', { id: 's', from: 'coder' });
-      placeLegacyItem(referenceFolderOf(q.root, 'failed'), '50_f.handoff', { id: 'f', from: 'coder' });
-      placeLegacyItem(join(referenceFolderOf(q.root, 'inbox/in_process'), 'batch_x'), '50_i.handoff', { id: 'i', from: 'coder', recipient: 'coder' });
+      placeLegacyItem(referenceFolderOf(q.root, 'sent'), '50_s.handoff', {
+        id: 's',
+        from: 'coder',
+      });
+      placeLegacyItem(referenceFolderOf(q.root, 'failed'), '50_f.handoff', {
+        id: 'f',
+        from: 'coder',
+      });
+      placeLegacyItem(
+        join(referenceFolderOf(q.root, 'inbox/in_process'), 'batch_x'),
+        '50_i.handoff',
+        { id: 'i', from: 'coder', recipient: 'coder' },
+      );
       fs.writeFileSync(join(q.root, '.swarmforge', 'handoffs', 'sequence'), '000003\n');
       const found = (await findingsOf()).filter((f) => f.kind === 'unconfigured-role');
-      assert.deepEqual(found, [{
-        path: gone.dir, role: 'tester', kind: 'unconfigured-role',
-        problem: 'role tester is not in roles.tsv, but its mailbox holds 1 in outbox, 2 waiting, 1 in process: nothing delivers, wakes or lists them',
-        remedy: `add a window line for tester back to ${join(q.root, 'swarmforge', 'swarmforge.conf')} and run baton init, or move its waiting items by hand into a configured role's inbox/new/`,
-      }]);
+      assert.deepEqual(found, [
+        {
+          path: gone.dir,
+          role: 'tester',
+          kind: 'unconfigured-role',
+          problem:
+            'role tester is not in roles.tsv, but its mailbox holds 1 in outbox, 2 waiting, 1 in process: nothing delivers, wakes or lists them',
+          remedy: `add a window line for tester back to ${join(q.root, 'swarmforge', 'swarmforge.conf')} and run baton init, or move its waiting items by hand into a configured role's inbox/new/`,
+        },
+      ]);
     });
 
     it('outbox mail while no handoffd runs, one finding per outbox; none while a live process holds the daemon lock', async () => {
       await placeItem(q.box('coder').outbox, {});
       await placeItem(q.box('coder').outbox, {});
       await placeItem(q.box('architect').inboxNew, {});
-      assert.deepEqual((await findingsOf()).filter((f) => f.kind === 'daemon-not-running'), [{
-        path: q.box('coder').outbox, role: 'coder', kind: 'daemon-not-running', problem: '2 handoffs waiting for delivery, and handoffd is not running',
-        remedy: 'start handoffd: baton daemon start (or baton up)',
-      }]);
+      assert.deepEqual(
+        (await findingsOf()).filter((f) => f.kind === 'daemon-not-running'),
+        [
+          {
+            path: q.box('coder').outbox,
+            role: 'coder',
+            kind: 'daemon-not-running',
+            problem: '2 handoffs waiting for delivery, and handoffd is not running',
+            remedy: 'start handoffd: baton daemon start (or baton up)',
+          },
+        ],
+      );
       const release = acquireLock(daemonPathsOf(q.root).lock);
       try {
         assert.deepEqual(await findingsOf(), []);

@@ -3,13 +3,28 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { mailboxOf } from '../../lib/project/layout.js';
 import { formatRoles, type Role } from '../../lib/handoff/roles.js';
-import { daemonLine, humanDuration, inProcessCount, statusOf, statusTable, type RoleStatus } from '../../lib/admin/status.js';
+import {
+  daemonLine,
+  humanDuration,
+  inProcessCount,
+  statusOf,
+  statusTable,
+  type RoleStatus,
+} from '../../lib/admin/status.js';
 import { placeItem, tempDir } from '../support/project.js';
 
 const NOW = Date.parse('2026-06-15T12:00:00.000Z');
 
 function role(name: string, mode: string): Role {
-  return { role: name, worktreeName: 'master', worktreePath: '/p', session: 's', displayName: name, agent: 'claude', mode };
+  return {
+    role: name,
+    worktreeName: 'master',
+    worktreePath: '/p',
+    session: 's',
+    displayName: name,
+    agent: 'claude',
+    mode,
+  };
 }
 
 /** Sets a path's mtime to `secondsAgo` before NOW. */
@@ -23,7 +38,10 @@ describe('lib/admin/status', () => {
   beforeEach(() => {
     root = tempDir();
     fs.mkdirSync(join(root, '.swarmforge'));
-    fs.writeFileSync(join(root, '.swarmforge', 'roles.tsv'), formatRoles([role('reviewer', 'task'), role('QA', 'batch'), role('idle', 'task')]));
+    fs.writeFileSync(
+      join(root, '.swarmforge', 'roles.tsv'),
+      formatRoles([role('reviewer', 'task'), role('QA', 'batch'), role('idle', 'task')]),
+    );
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -53,9 +71,42 @@ describe('lib/admin/status', () => {
 
     const rows = statusOf(root, NOW);
     assert.deepEqual(rows, [
-      { role: 'reviewer', mode: 'task', outbox: 1, new: 2, in_process: 1, completed: 3, failed: 1, oldest_waiting_s: 90, in_process_s: 3725, in_process_path: current },
-      { role: 'QA', mode: 'batch', outbox: 0, new: 0, in_process: 3, completed: 0, failed: 0, oldest_waiting_s: null, in_process_s: 7, in_process_path: batch },
-      { role: 'idle', mode: 'task', outbox: 0, new: 0, in_process: 0, completed: 0, failed: 0, oldest_waiting_s: null, in_process_s: null, in_process_path: null },
+      {
+        role: 'reviewer',
+        mode: 'task',
+        outbox: 1,
+        new: 2,
+        in_process: 1,
+        completed: 3,
+        failed: 1,
+        oldest_waiting_s: 90,
+        in_process_s: 3725,
+        in_process_path: current,
+      },
+      {
+        role: 'QA',
+        mode: 'batch',
+        outbox: 0,
+        new: 0,
+        in_process: 3,
+        completed: 0,
+        failed: 0,
+        oldest_waiting_s: null,
+        in_process_s: 7,
+        in_process_path: batch,
+      },
+      {
+        role: 'idle',
+        mode: 'task',
+        outbox: 0,
+        new: 0,
+        in_process: 0,
+        completed: 0,
+        failed: 0,
+        oldest_waiting_s: null,
+        in_process_s: null,
+        in_process_path: null,
+      },
     ] satisfies RoleStatus[]);
   });
 
@@ -70,34 +121,103 @@ describe('lib/admin/status', () => {
 
   it('humanDuration: -, seconds, minutes+seconds, hours+minutes, days+hours', () => {
     const cases: [number | null, string][] = [
-      [null, '-'], [0, '0s'], [45, '45s'], [59, '59s'], [60, '1m00s'], [192, '3m12s'], [3599, '59m59s'],
-      [3600, '1h00m'], [7500, '2h05m'], [86399, '23h59m'], [86400, '1d00h'], [273600, '3d04h'], [90 * 86400, '90d00h'],
+      [null, '-'],
+      [0, '0s'],
+      [45, '45s'],
+      [59, '59s'],
+      [60, '1m00s'],
+      [192, '3m12s'],
+      [3599, '59m59s'],
+      [3600, '1h00m'],
+      [7500, '2h05m'],
+      [86399, '23h59m'],
+      [86400, '1d00h'],
+      [273600, '3d04h'],
+      [90 * 86400, '90d00h'],
     ];
     for (const [s, text] of cases) assert.equal(humanDuration(s), text, String(s));
   });
 
   it('statusTable: a header and one aligned row per role, columns two spaces apart, no trailing spaces', () => {
     const rows: RoleStatus[] = [
-      { role: 'reviewer', mode: 'task', outbox: 1, new: 12, in_process: 1, completed: 300, failed: 0, oldest_waiting_s: 192, in_process_s: 7500, in_process_path: '/x' },
-      { role: 'QA', mode: 'batch', outbox: 0, new: 0, in_process: 0, completed: 0, failed: 2, oldest_waiting_s: null, in_process_s: null, in_process_path: null },
+      {
+        role: 'reviewer',
+        mode: 'task',
+        outbox: 1,
+        new: 12,
+        in_process: 1,
+        completed: 300,
+        failed: 0,
+        oldest_waiting_s: 192,
+        in_process_s: 7500,
+        in_process_path: '/x',
+      },
+      {
+        role: 'QA',
+        mode: 'batch',
+        outbox: 0,
+        new: 0,
+        in_process: 0,
+        completed: 0,
+        failed: 2,
+        oldest_waiting_s: null,
+        in_process_s: null,
+        in_process_path: null,
+      },
     ];
-    assert.equal(statusTable(rows),
+    assert.equal(
+      statusTable(rows),
       'ROLE      MODE   OUTBOX  NEW  IN_PROCESS  COMPLETED  FAILED  OLDEST_WAITING  IN_PROCESS_FOR\n' +
-      'reviewer  task   1       12   1           300        0       3m12s           2h05m\n' +
-      'QA        batch  0       0    0           0          2       -               -\n');
-    assert.equal(statusTable([]), 'ROLE  MODE  OUTBOX  NEW  IN_PROCESS  COMPLETED  FAILED  OLDEST_WAITING  IN_PROCESS_FOR\n');
+        'reviewer  task   1       12   1           300        0       3m12s           2h05m\n' +
+        'QA        batch  0       0    0           0          2       -               -\n',
+    );
+    assert.equal(
+      statusTable([]),
+      'ROLE  MODE  OUTBOX  NEW  IN_PROCESS  COMPLETED  FAILED  OLDEST_WAITING  IN_PROCESS_FOR\n',
+    );
   });
 
-  it('statusTable with a bridge view: a remote role\'s name says its node, the columns stay aligned', () => {
+  it("statusTable with a bridge view: a remote role's name says its node, the columns stay aligned", () => {
     const rows: RoleStatus[] = [
-      { role: 'coder', mode: 'task', outbox: 0, new: 0, in_process: 0, completed: 0, failed: 0, oldest_waiting_s: null, in_process_s: null, in_process_path: null },
-      { role: 'QA', mode: 'batch', outbox: 0, new: 1, in_process: 0, completed: 0, failed: 0, oldest_waiting_s: 5, in_process_s: null, in_process_path: null },
+      {
+        role: 'coder',
+        mode: 'task',
+        outbox: 0,
+        new: 0,
+        in_process: 0,
+        completed: 0,
+        failed: 0,
+        oldest_waiting_s: null,
+        in_process_s: null,
+        in_process_path: null,
+      },
+      {
+        role: 'QA',
+        mode: 'batch',
+        outbox: 0,
+        new: 1,
+        in_process: 0,
+        completed: 0,
+        failed: 0,
+        oldest_waiting_s: 5,
+        in_process_s: null,
+        in_process_path: null,
+      },
     ];
-    const bridge = { node: 'a', connected: true, last_error: null, remote_roles: { QA: 'b' }, pending: {}, unacked: {} };
-    assert.equal(statusTable(rows, bridge),
+    const bridge = {
+      node: 'a',
+      connected: true,
+      last_error: null,
+      remote_roles: { QA: 'b' },
+      pending: {},
+      unacked: {},
+    };
+    assert.equal(
+      statusTable(rows, bridge),
       'ROLE            MODE   OUTBOX  NEW  IN_PROCESS  COMPLETED  FAILED  OLDEST_WAITING  IN_PROCESS_FOR\n' +
-      'coder           task   0       0    0           0          0       -               -\n' +
-      'QA (on node b)  batch  0       1    0           0          0       5s              -\n');
+        'coder           task   0       0    0           0          0       -               -\n' +
+        'QA (on node b)  batch  0       1    0           0          0       5s              -\n',
+    );
   });
 
   it('inProcessCount: the items in process (a batch counts its items) and the path of the file or batch', async () => {
@@ -110,9 +230,23 @@ describe('lib/admin/status', () => {
   });
 
   it('daemonLine: the pid and the age of the last pass while handoffd runs; that it is not running and how to start it otherwise', () => {
-    const daemon = { running: true, pid: 4242, last_pass_at: new Date(NOW - 3000).toISOString(), passes: 9, delivered: 1, failed: 0, errors: 0 };
+    const daemon = {
+      running: true,
+      pid: 4242,
+      last_pass_at: new Date(NOW - 3000).toISOString(),
+      passes: 9,
+      delivered: 1,
+      failed: 0,
+      errors: 0,
+    };
     assert.equal(daemonLine(daemon, NOW), 'handoffd: running (pid 4242), last pass 3s ago\n');
-    assert.equal(daemonLine({ ...daemon, last_pass_at: null }, NOW), 'handoffd: running (pid 4242), last pass none yet\n');
-    assert.equal(daemonLine({ ...daemon, running: false, pid: null }, NOW), 'handoffd is not running: start it with baton daemon start\n');
+    assert.equal(
+      daemonLine({ ...daemon, last_pass_at: null }, NOW),
+      'handoffd: running (pid 4242), last pass none yet\n',
+    );
+    assert.equal(
+      daemonLine({ ...daemon, running: false, pid: null }, NOW),
+      'handoffd is not running: start it with baton daemon start\n',
+    );
   });
 });

@@ -29,13 +29,19 @@ describe('lib/admin/unconfiguredMailboxes', () => {
     ]);
   });
 
-  it('never takes the reference scripts\' folders beside the role mailboxes (outbox/, inbox/, sent/, failed/), nor other names, for a role', () => {
+  it("never takes the reference scripts' folders beside the role mailboxes (outbox/, inbox/, sent/, failed/), nor other names, for a role", () => {
     const item = { id: 'i', from: 'coder', recipient: 'coder' };
-    for (const folder of ['outbox', 'inbox/new', 'inbox/in_process', 'sent', 'failed'] as const) placeLegacyItem(referenceFolderOf(root, folder), '50_i.handoff', item);
+    for (const folder of ['outbox', 'inbox/new', 'inbox/in_process', 'sent', 'failed'] as const)
+      placeLegacyItem(referenceFolderOf(root, folder), '50_i.handoff', item);
     fs.mkdirSync(join(referenceFolderOf(root, 'outbox'), 'tmp'));
     fs.mkdirSync(join(root, '.swarmforge', 'handoffs', 'sequence.lock'));
-    fs.mkdirSync(join(root, '.swarmforge', 'handoffs', 'bad_name', 'inbox', 'new'), { recursive: true });
-    fs.writeFileSync(join(root, '.swarmforge', 'handoffs', 'bad_name', 'inbox', 'new', '50_x.handoff'), 'x');
+    fs.mkdirSync(join(root, '.swarmforge', 'handoffs', 'bad_name', 'inbox', 'new'), {
+      recursive: true,
+    });
+    fs.writeFileSync(
+      join(root, '.swarmforge', 'handoffs', 'bad_name', 'inbox', 'new', '50_x.handoff'),
+      'x',
+    );
     assert.deepEqual(unconfiguredMailboxes(root, new Set()), []);
   });
 

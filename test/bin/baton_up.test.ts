@@ -11,14 +11,26 @@ import { Tmux } from '../../lib/adapters/tmux.js';
 import { tmuxSocketPathFor } from '../../lib/project/layout.js';
 import { standInAgents, waitFor } from '../support/daemon.js';
 import { fixturePath } from '../support/fixtures.js';
-import { commitIn, git, itemsIn, makeRepo, runBin, tempDir, type RunOptions } from '../support/project.js';
+import {
+  commitIn,
+  git,
+  itemsIn,
+  makeRepo,
+  runBin,
+  tempDir,
+  type RunOptions,
+} from '../support/project.js';
 import { fourRolesImports, writeFourRolesReferenceMail } from '../support/referenceMail.js';
 
-const SCRIPTED = 'window coder baton-scripted-agent master\nwindow QA baton-scripted-agent qa batch\n';
+const SCRIPTED =
+  'window coder baton-scripted-agent master\nwindow QA baton-scripted-agent qa batch\n';
 
 /** True while a tmux server answers on the project's default socket. */
 async function serverRuns(root: string): Promise<boolean> {
-  return new Tmux(tmuxSocketPathFor(root)).listPanes().then(() => true, () => false);
+  return new Tmux(tmuxSocketPathFor(root)).listPanes().then(
+    () => true,
+    () => false,
+  );
 }
 
 function daemonPid(root: string): number | undefined {
@@ -30,7 +42,8 @@ describe('baton up / down on the rough edges (built bin)', function () {
   this.timeout(120_000);
   let root: string;
   let extraEnv: Record<string, string> = {};
-  const baton = (args: string[], env: Record<string, string> = {}) => runBin('baton', args, { cwd: root, env: { ...extraEnv, ...env } } as RunOptions);
+  const baton = (args: string[], env: Record<string, string> = {}) =>
+    runBin('baton', args, { cwd: root, env: { ...extraEnv, ...env } } as RunOptions);
   afterEach(async () => {
     runBin('baton', ['down'], { cwd: root });
     await new Tmux(tmuxSocketPathFor(root)).killServer();
@@ -76,7 +89,10 @@ describe('baton up / down on the rough edges (built bin)', function () {
       fs.writeFileSync(join(root, 'swarmforge', 'swarmforge.conf'), SCRIPTED);
       const up = baton(['up']);
       assert.deepEqual([up.code, up.stdout], [1, '']);
-      assert.equal(up.stderr, `baton: the repository '${root}' has no commit yet, and worktrees start from one: make a first commit (git commit --allow-empty -m 'first commit') and run baton up again\n`);
+      assert.equal(
+        up.stderr,
+        `baton: the repository '${root}' has no commit yet, and worktrees start from one: make a first commit (git commit --allow-empty -m 'first commit') and run baton up again\n`,
+      );
       assert.equal(await serverRuns(root), false);
       const down = baton(['down']);
       assert.deepEqual([down.code, down.stdout], [0, 'SWARM DOWN: nothing was running\n']);
@@ -97,12 +113,19 @@ describe('baton up / down on the rough edges (built bin)', function () {
       assert.equal(baton(['up']).code, 0);
     });
 
-    it('down stops a tmux server left on the project\'s socket without its record', async () => {
+    it("down stops a tmux server left on the project's socket without its record", async () => {
       root = makeRepo(SCRIPTED);
       fs.mkdirSync(join(root, '.swarmforge'), { recursive: true });
-      await new Tmux(tmuxSocketPathFor(root)).newSession({ name: 'leftover', window: 'w', cwd: root });
+      await new Tmux(tmuxSocketPathFor(root)).newSession({
+        name: 'leftover',
+        window: 'w',
+        cwd: root,
+      });
       const down = baton(['down']);
-      assert.deepEqual([down.code, down.stdout, down.stderr], [0, 'SWARM DOWN: tmux server stopped\n', '']);
+      assert.deepEqual(
+        [down.code, down.stdout, down.stderr],
+        [0, 'SWARM DOWN: tmux server stopped\n', ''],
+      );
       assert.equal(await serverRuns(root), false);
     });
   });
@@ -112,49 +135,110 @@ describe('baton up / down on the rough edges (built bin)', function () {
     let scratch: string;
     beforeEach(() => {
       root = makeRepo('');
-      fs.cpSync(fixturePath('packs', 'four-roles', 'swarmforge'), join(root, 'swarmforge'), { recursive: true });
-      fs.appendFileSync(join(root, 'swarmforge', 'swarmforge.conf'), 'window tester tester-agent master batch --flag "quoted  arg" $HOME\n');
+      fs.cpSync(fixturePath('packs', 'four-roles', 'swarmforge'), join(root, 'swarmforge'), {
+        recursive: true,
+      });
+      fs.appendFileSync(
+        join(root, 'swarmforge', 'swarmforge.conf'),
+        'window tester tester-agent master batch --flag "quoted  arg" $HOME\n',
+      );
       fs.writeFileSync(join(root, 'swarmforge', 'roles', 'tester.prompt'), 'Role: tester.\n');
       git(root, 'add', 'swarmforge');
       commitIn(root, 'the pack');
       scratch = tempDir();
       standIns = standInAgents(scratch, ['claude', 'codex', 'tester-agent']);
-      extraEnv = { PATH: `${standIns.bin}${delimiter}${process.env.PATH ?? ''}`, BATON_STANDIN_DIR: standIns.records, HOME: scratch };
+      extraEnv = {
+        PATH: `${standIns.bin}${delimiter}${process.env.PATH ?? ''}`,
+        BATON_STANDIN_DIR: standIns.records,
+        HOME: scratch,
+      };
     });
     afterEach(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
-    it('writes each role\'s prompt file and gives each agent its reference argv; extra arguments reach the shell as written', async () => {
+    it("writes each role's prompt file and gives each agent its reference argv; extra arguments reach the shell as written", async () => {
       const up = baton(['up']);
       assert.equal(up.code, 0, up.stderr);
-      const roles: [string, string][] = [['architect', 'claude'], ['coder', 'claude'], ['reviewer', 'codex'], ['QA', 'claude'], ['tester', 'tester-agent']];
-      await waitFor('every stand-in agent to start', () => roles.every(([role, agent]) => standIns.recordOf(agent, role) !== undefined), 30_000);
+      const roles: [string, string][] = [
+        ['architect', 'claude'],
+        ['coder', 'claude'],
+        ['reviewer', 'codex'],
+        ['QA', 'claude'],
+        ['tester', 'tester-agent'],
+      ];
+      await waitFor(
+        'every stand-in agent to start',
+        () => roles.every(([role, agent]) => standIns.recordOf(agent, role) !== undefined),
+        30_000,
+      );
       const prompt = (role: string) => join(root, '.swarmforge', 'prompts', `${role}.md`);
-      const instructions = (role: string) => `Read swarmforge/constitution.prompt, then read every file it refers to recursively, and obey all of those instructions.\nRead swarmforge/roles/${role}.prompt, then read every file it refers to recursively, and follow all of those instructions.`;
-      for (const [role] of roles) assert.equal(fs.readFileSync(prompt(role), 'utf8'), `${instructions(role)}\n`, role);
+      const instructions = (role: string) =>
+        `Read swarmforge/constitution.prompt, then read every file it refers to recursively, and obey all of those instructions.\nRead swarmforge/roles/${role}.prompt, then read every file it refers to recursively, and follow all of those instructions.`;
+      for (const [role] of roles)
+        assert.equal(fs.readFileSync(prompt(role), 'utf8'), `${instructions(role)}\n`, role);
       const worktree = (name: string) => join(root, '.worktrees', name);
-      assert.deepEqual(standIns.recordOf('claude', 'architect')!.argv, ['--append-system-prompt-file', prompt('architect'), '--permission-mode', 'acceptEdits', '-n', 'SwarmForge Architect', instructions('architect')]);
-      assert.deepEqual(standIns.recordOf('claude', 'QA')!.argv, ['--append-system-prompt-file', prompt('QA'), '--permission-mode', 'acceptEdits', '-n', 'SwarmForge Qa', instructions('QA')]);
-      assert.deepEqual(standIns.recordOf('codex', 'reviewer')!.argv, ['-C', worktree('review'), instructions('reviewer')]);
+      assert.deepEqual(standIns.recordOf('claude', 'architect')!.argv, [
+        '--append-system-prompt-file',
+        prompt('architect'),
+        '--permission-mode',
+        'acceptEdits',
+        '-n',
+        'SwarmForge Architect',
+        instructions('architect'),
+      ]);
+      assert.deepEqual(standIns.recordOf('claude', 'QA')!.argv, [
+        '--append-system-prompt-file',
+        prompt('QA'),
+        '--permission-mode',
+        'acceptEdits',
+        '-n',
+        'SwarmForge Qa',
+        instructions('QA'),
+      ]);
+      assert.deepEqual(standIns.recordOf('codex', 'reviewer')!.argv, [
+        '-C',
+        worktree('review'),
+        instructions('reviewer'),
+      ]);
       assert.equal(standIns.recordOf('claude', 'coder')!.cwd, worktree('coder'));
       const tester = standIns.recordOf('tester-agent', 'tester')!;
-      assert.deepEqual(tester.argv, ['--flag', 'quoted  arg', scratch], 'split and expanded by the pane\'s shell');
+      assert.deepEqual(
+        tester.argv,
+        ['--flag', 'quoted  arg', scratch],
+        "split and expanded by the pane's shell",
+      );
       assert.equal(tester.env.SWARMFORGE_PROMPT_FILE, prompt('tester'));
       assert.equal(tester.env.SWARMFORGE_ROLE, 'tester');
       assert.equal(tester.env.SWARMFORGE_ROOT, root);
     });
 
     it('imports the SwarmForge mail left in the worktrees: each item claimed exactly once by its role; down leaves no process or server', async () => {
-      for (const [name, branch] of [['coder', 'coder'], ['review', 'review'], ['qa', 'qa']]) git(root, 'worktree', 'add', '-q', '-b', branch!, join('.worktrees', name!));
-      for (const name of ['master', 'coder', 'review', 'qa']) writeFourRolesReferenceMail(root, name);
+      for (const [name, branch] of [
+        ['coder', 'coder'],
+        ['review', 'review'],
+        ['qa', 'qa'],
+      ])
+        git(root, 'worktree', 'add', '-q', '-b', branch!, join('.worktrees', name!));
+      for (const name of ['master', 'coder', 'review', 'qa'])
+        writeFourRolesReferenceMail(root, name);
       const expected = fourRolesImports(root);
       const up = baton(['up']);
       assert.equal(up.code, 0, up.stderr);
       for (const item of expected) {
-        assert.ok(fs.existsSync(item.marked) && !fs.existsSync(item.from), `${item.from} marked as imported`);
-        assert.ok(up.stdout.includes(`IMPORTED: ${item.from} -> ${item.to}\n`), `up reports ${item.from}`);
+        assert.ok(
+          fs.existsSync(item.marked) && !fs.existsSync(item.from),
+          `${item.from} marked as imported`,
+        );
+        assert.ok(
+          up.stdout.includes(`IMPORTED: ${item.from} -> ${item.to}\n`),
+          `up reports ${item.from}`,
+        );
       }
       const box = (role: string) => join(root, '.swarmforge', 'handoffs', role);
-      await waitFor('handoffd to deliver the imported outbox mail', () => ['architect', 'coder'].every((r) => itemsIn(join(box(r), 'outbox')).length === 0), 30_000);
+      await waitFor(
+        'handoffd to deliver the imported outbox mail',
+        () => ['architect', 'coder'].every((r) => itemsIn(join(box(r), 'outbox')).length === 0),
+        30_000,
+      );
       const claimed = new Map<string, string[]>();
       for (const role of ['architect', 'coder', 'reviewer', 'QA']) {
         const ids: string[] = [];
@@ -167,22 +251,44 @@ describe('baton up / down on the rough edges (built bin)', function () {
         }
         claimed.set(role, ids.sort());
       }
-      assert.deepEqual(Object.fromEntries(claimed), {
-        architect: ['000003'], coder: ['000001', '000002'], reviewer: ['000004'], QA: ['000004', '000005', '000006'],
-      }, 'every pending item reaches its role once: imported, or delivered by handoffd (the broadcast the old daemon gave the reviewer goes to QA alone)');
+      assert.deepEqual(
+        Object.fromEntries(claimed),
+        {
+          architect: ['000003'],
+          coder: ['000001', '000002'],
+          reviewer: ['000004'],
+          QA: ['000004', '000005', '000006'],
+        },
+        'every pending item reaches its role once: imported, or delivered by handoffd (the broadcast the old daemon gave the reviewer goes to QA alone)',
+      );
       const down = baton(['down']);
       assert.match(down.stdout, /^SWARM DOWN: daemon pid \d+ stopped\n$/);
       assert.equal(await serverRuns(root), false);
-      await waitFor('no process of the swarm left', () => !spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).stdout.split('\n').some((l) => l.includes(root) && !l.includes('ps -eo')), 10_000);
+      await waitFor(
+        'no process of the swarm left',
+        () =>
+          !spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+            .stdout.split('\n')
+            .some((l) => l.includes(root) && !l.includes('ps -eo')),
+        10_000,
+      );
     });
 
     it('refuses to start when the pack lacks a role prompt, naming it, before anything starts', async () => {
       fs.rmSync(join(root, 'swarmforge', 'roles', 'reviewer.prompt'));
       const up = baton(['up']);
       assert.deepEqual([up.code, up.stdout], [1, '']);
-      assert.equal(up.stderr, `baton: missing prompt file '${join(root, 'swarmforge', 'roles', 'reviewer.prompt')}' (a SwarmForge pack needs the constitution and, with a swarmforge/roles/ folder, one prompt per role)\n`);
+      assert.equal(
+        up.stderr,
+        `baton: missing prompt file '${join(root, 'swarmforge', 'roles', 'reviewer.prompt')}' (a SwarmForge pack needs the constitution and, with a swarmforge/roles/ folder, one prompt per role)\n`,
+      );
       assert.equal(await serverRuns(root), false);
-      assert.equal(spawnSync('git', ['worktree', 'list'], { cwd: root, encoding: 'utf8' }).stdout.split('\n').filter(Boolean).length, 1);
+      assert.equal(
+        spawnSync('git', ['worktree', 'list'], { cwd: root, encoding: 'utf8' })
+          .stdout.split('\n')
+          .filter(Boolean).length,
+        1,
+      );
     });
   });
 });

@@ -14,7 +14,11 @@ import { itemsIn, runBin } from '../support/project.js';
 import { bridgeDrained, heldCopies, makeTwoNodes, type TwoNodes } from '../support/twoNodes.js';
 
 /** Short timings so a redelivery or an expired window shows in about a second. */
-const QUICK = { BATON_BRIDGE_ACK_WAIT_MS: '1500', BATON_BRIDGE_DUPLICATE_WINDOW_MS: '1000', BATON_BRIDGE_BACKOFF_CAP_MS: '500' };
+const QUICK = {
+  BATON_BRIDGE_ACK_WAIT_MS: '1500',
+  BATON_BRIDGE_DUPLICATE_WINDOW_MS: '1000',
+  BATON_BRIDGE_BACKOFF_CAP_MS: '500',
+};
 
 describe('the bridge under faults (built bins, real nats-server, SIGKILL)', function () {
   this.timeout(90_000);
@@ -29,14 +33,16 @@ describe('the bridge under faults (built bins, real nats-server, SIGKILL)', func
     await nats.stop();
   });
 
-  const logged = (node: 'a' | 'b', event: string) => daemonLog(nodes[node].root).filter((l) => l.split(' ')[1] === event);
+  const logged = (node: 'a' | 'b', event: string) =>
+    daemonLog(nodes[node].root).filter((l) => l.split(' ')[1] === event);
   const nameOf = (path: string) => path.split('/').pop()!;
   const drained = (node: 'a' | 'b') => bridgeDrained(nodes[node]);
   /** The stream's last sequence: how many messages the server ever stored for this swarm. */
   const storedMessages = async () => {
     const nc = await connect({ servers: nats.url });
     try {
-      return (await (await jetstreamManager(nc)).streams.info(streamNameOf(nodes.swarm))).state.last_seq;
+      return (await (await jetstreamManager(nc)).streams.info(streamNameOf(nodes.swarm))).state
+        .last_seq;
     } finally {
       await nc.close();
     }
@@ -44,7 +50,10 @@ describe('the bridge under faults (built bins, real nats-server, SIGKILL)', func
   const exactlyOnce = async (role: 'reviewer' | 'QA', ids: string[]) => {
     const held = await heldCopies(nodes.b, role);
     assert.deepEqual([...held.keys()].sort(), ids.map((id) => `${id}:${role}`).sort());
-    assert.ok([...held.values()].every((n) => n === 1), `one copy each: ${JSON.stringify([...held])}`);
+    assert.ok(
+      [...held.values()].every((n) => n === 1),
+      `one copy each: ${JSON.stringify([...held])}`,
+    );
   };
   const idOf = (name: string) => name.replace(/^\d+_/, '').replace(/_to_.*$/, '');
 
@@ -53,7 +62,11 @@ describe('the bridge under faults (built bins, real nats-server, SIGKILL)', func
     const dying = await nodes.start('a', { ...QUICK, BATON_CRASH_AT: 'bridge:publish-stored' });
     const name = nameOf(nodes.send('a', 'coder', 'reviewer', 'once'));
     await dying.exited;
-    assert.deepEqual(itemsIn(nodes.a.box('coder').outbox), [name], 'still in the outbox after the kill');
+    assert.deepEqual(
+      itemsIn(nodes.a.box('coder').outbox),
+      [name],
+      'still in the outbox after the kill',
+    );
     await waitFor('the copy on b', () => itemsIn(nodes.b.box('reviewer').inboxNew).length === 1);
     await nodes.start('a', QUICK);
     await waitFor('sent/ on a', () => itemsIn(nodes.a.box('coder').sent).length === 1);
@@ -67,14 +80,22 @@ describe('the bridge under faults (built bins, real nats-server, SIGKILL)', func
     const dying = await nodes.start('b', { ...QUICK, BATON_CRASH_AT: 'bridge:copies-synced' });
     const name = nameOf(nodes.send('a', 'coder', 'reviewer', 'once'));
     await dying.exited;
-    assert.deepEqual(itemsIn(nodes.b.box('reviewer').inboxNew), [name], 'the copy was made before the kill');
+    assert.deepEqual(
+      itemsIn(nodes.b.box('reviewer').inboxNew),
+      [name],
+      'the copy was made before the kill',
+    );
     // The agent claims it meanwhile: the redelivery must find it in in_process/, not by its name in new/.
     assert.equal(runBin('ready_for_next', [], { role: 'reviewer', cwd: nodes.b.root }).code, 0);
     assert.deepEqual(itemsIn(nodes.b.box('reviewer').inProcess), [name]);
     await nodes.start('b', QUICK);
     await waitFor('the redelivered message acknowledged on b', () => drained('b'), 30_000);
     await exactlyOnce('reviewer', [idOf(name)]);
-    assert.deepEqual(logged('b', 'received'), [], 'the copy before the kill was not logged; the redelivery made none');
+    assert.deepEqual(
+      logged('b', 'received'),
+      [],
+      'the copy before the kill was not logged; the redelivery made none',
+    );
     assert.deepEqual(itemsIn(nodes.a.box('coder').sent), [name]);
   });
 
@@ -87,7 +108,11 @@ describe('the bridge under faults (built bins, real nats-server, SIGKILL)', func
       if (i === 15) await nats.kill();
     }
     await nats.restart();
-    await waitFor('every handoff sent', () => itemsIn(nodes.a.box('coder').sent).length === 40, 45_000);
+    await waitFor(
+      'every handoff sent',
+      () => itemsIn(nodes.a.box('coder').sent).length === 40,
+      45_000,
+    );
     await waitFor('b drained', () => drained('b'), 30_000);
     await exactlyOnce('reviewer', names.map(idOf));
     await exactlyOnce('QA', names.map(idOf));

@@ -38,7 +38,12 @@ describe('exactly one copy across machines after a server restart (built bins, r
     const original = nodes.send('a', 'coder', 'reviewer', 'once only');
     const name = original.split('/').pop()!;
     const id = /^\d+_(.+)_to_/.exec(name)![1]!;
-    await waitFor('the copy on b and the original in sent/ on a', () => itemsIn(nodes.b.box('reviewer').inboxNew).includes(name) && itemsIn(nodes.a.box('coder').sent).includes(name));
+    await waitFor(
+      'the copy on b and the original in sent/ on a',
+      () =>
+        itemsIn(nodes.b.box('reviewer').inboxNew).includes(name) &&
+        itemsIn(nodes.a.box('coder').sent).includes(name),
+    );
     const bytes = fs.readFileSync(join(nodes.a.box('coder').sent, name));
     for (const bin of ['ready_for_next', 'done_with_current']) {
       const r = runBin(bin, [], { role: 'reviewer', cwd: nodes.b.root });
@@ -47,26 +52,45 @@ describe('exactly one copy across machines after a server restart (built bins, r
     assert.deepEqual(itemsIn(nodes.b.box('reviewer').completed), [name]);
     await nats.kill();
     await nats.restart();
-    await waitFor('both nodes linked again and drained', () => bridgeDrained(nodes.a) && bridgeDrained(nodes.b), 30_000);
+    await waitFor(
+      'both nodes linked again and drained',
+      () => bridgeDrained(nodes.a) && bridgeDrained(nodes.b),
+      30_000,
+    );
     return { name, id, bytes };
   };
 
   /** reviewer on b holds exactly one copy of `id`, completed; nothing new was received or woken for. */
   const stillOneCopy = async (id: string) => {
-    await waitFor('both nodes drained', () => bridgeDrained(nodes.a) && bridgeDrained(nodes.b), 30_000);
+    await waitFor(
+      'both nodes drained',
+      () => bridgeDrained(nodes.a) && bridgeDrained(nodes.b),
+      30_000,
+    );
     await afterPasses(nodes.b.root, 3);
-    assert.deepEqual([...(await heldCopies(nodes.b, 'reviewer')).entries()], [[`${id}:reviewer`, 1]]);
+    assert.deepEqual(
+      [...(await heldCopies(nodes.b, 'reviewer')).entries()],
+      [[`${id}:reviewer`, 1]],
+    );
     assert.deepEqual(itemsIn(nodes.b.box('reviewer').inboxNew), []);
-    assert.deepEqual(daemonLog(nodes.b.root).filter((l) => l.split(' ')[1] === 'received').length, 1, 'received once');
+    assert.deepEqual(
+      daemonLog(nodes.b.root).filter((l) => l.split(' ')[1] === 'received').length,
+      1,
+      'received once',
+    );
   };
 
-  it('republished from a copy in the sender\'s outbox under a new name: the completed copy is found by its id, no second copy', async () => {
+  it("republished from a copy in the sender's outbox under a new name: the completed copy is found by its id, no second copy", async () => {
     const { id, bytes } = await completedThenRestart();
     const renamed = `40_${id}_to_reviewer_again.handoff`;
     const temp = join(nodes.a.box('coder').outboxTmp, `${renamed}.tmp`);
     fs.writeFileSync(temp, bytes, { mode: 0o600 });
     fs.renameSync(temp, join(nodes.a.box('coder').outbox, renamed));
-    await waitFor('the republished original in sent/ on a', () => itemsIn(nodes.a.box('coder').sent).includes(renamed), 30_000);
+    await waitFor(
+      'the republished original in sent/ on a',
+      () => itemsIn(nodes.a.box('coder').sent).includes(renamed),
+      30_000,
+    );
     await stillOneCopy(id);
   });
 
@@ -83,7 +107,10 @@ describe('exactly one copy across machines after a server restart (built bins, r
       again.set('Nats-Msg-Id', `${id}:reviewer:by-hand-renamed`);
       again.set('Baton-Name', `60_${id}_to_reviewer_by_hand.handoff`);
       again.set('Baton-From', 'coder');
-      await nc.request(subjectOf(nodes.swarm, 'reviewer'), bytes, { headers: again, timeout: 5000 });
+      await nc.request(subjectOf(nodes.swarm, 'reviewer'), bytes, {
+        headers: again,
+        timeout: 5000,
+      });
     } finally {
       await nc.close();
     }
@@ -95,13 +122,25 @@ describe('exactly one copy across machines after a server restart (built bins, r
     const original = nodes.send('a', 'coder', 'coder', 'to myself');
     const name = original.split('/').pop()!;
     const id = /^\d+_(.+)_to_/.exec(name)![1]!;
-    await waitFor('the copy', () => itemsIn(nodes.a.box('coder').inboxNew).includes(name) && itemsIn(nodes.a.box('coder').sent).includes(name));
+    await waitFor(
+      'the copy',
+      () =>
+        itemsIn(nodes.a.box('coder').inboxNew).includes(name) &&
+        itemsIn(nodes.a.box('coder').sent).includes(name),
+    );
     const bytes = fs.readFileSync(join(nodes.a.box('coder').sent, name));
     assert.equal(runBin('ready_for_next', [], { role: 'coder', cwd: nodes.a.root }).code, 0);
     const renamed = `40_${id}_to_coder_again.handoff`;
-    fs.writeFileSync(join(nodes.a.box('coder').outboxTmp, `${renamed}.tmp`), bytes, { mode: 0o600 });
-    fs.renameSync(join(nodes.a.box('coder').outboxTmp, `${renamed}.tmp`), join(nodes.a.box('coder').outbox, renamed));
-    await waitFor('the second original in sent/', () => itemsIn(nodes.a.box('coder').sent).includes(renamed));
+    fs.writeFileSync(join(nodes.a.box('coder').outboxTmp, `${renamed}.tmp`), bytes, {
+      mode: 0o600,
+    });
+    fs.renameSync(
+      join(nodes.a.box('coder').outboxTmp, `${renamed}.tmp`),
+      join(nodes.a.box('coder').outbox, renamed),
+    );
+    await waitFor('the second original in sent/', () =>
+      itemsIn(nodes.a.box('coder').sent).includes(renamed),
+    );
     assert.deepEqual([...(await heldCopies(nodes.a, 'coder')).entries()], [[`${id}:coder`, 1]]);
   });
 });

@@ -15,7 +15,7 @@ import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
 import { itemsIn, runBin } from '../support/project.js';
 import { makeTwoNodes, nodesConf, type TwoNodes } from '../support/twoNodes.js';
 
-describe('the bridge\'s security rules (built bins, real nats-server)', function () {
+describe("the bridge's security rules (built bins, real nats-server)", function () {
   this.timeout(60_000);
   let nats: NatsServerHandle;
   let nodes: TwoNodes;
@@ -29,7 +29,8 @@ describe('the bridge\'s security rules (built bins, real nats-server)', function
     await nodes.cleanup();
   });
 
-  const logged = (node: 'a' | 'b', event: string) => daemonLog(nodes[node].root).filter((l) => l.split(' ')[1] === event);
+  const logged = (node: 'a' | 'b', event: string) =>
+    daemonLog(nodes[node].root).filter((l) => l.split(' ')[1] === event);
   /** The node holding `role`'s lease, read from the owners' bucket. */
   const ownerOf = async (role: string) => {
     const nc = await connect({ servers: nats.url });
@@ -43,14 +44,24 @@ describe('the bridge\'s security rules (built bins, real nats-server)', function
     }
   };
 
-  it('a node whose roster was changed to give it another node\'s role is refused that role (logged) and never receives its mail', async () => {
+  it("a node whose roster was changed to give it another node's role is refused that role (logged) and never receives its mail", async () => {
     nodes = makeTwoNodes(nats);
     // Node b's copy of the roster now claims coder, which the real roster (and node a) gives to a.
-    fs.writeFileSync(join(nodes.b.root, 'swarmforge', 'nodes.conf'), nodesConf(nodes.swarm, nats.url).replace('node a coder\nnode b reviewer,QA\n', 'node a QA\nnode b reviewer,coder\n'));
+    fs.writeFileSync(
+      join(nodes.b.root, 'swarmforge', 'nodes.conf'),
+      nodesConf(nodes.swarm, nats.url).replace(
+        'node a coder\nnode b reviewer,QA\n',
+        'node a QA\nnode b reviewer,coder\n',
+      ),
+    );
     await nodes.start('a');
     await waitFor('node a to hold coder', async () => (await ownerOf('coder')) === 'a');
     await nodes.start('b');
-    await waitFor('the refusal in b\'s log', () => logged('b', 'bridge-refused').some((l) => /role=coder problem="its lease is held by node a"$/.test(l)));
+    await waitFor("the refusal in b's log", () =>
+      logged('b', 'bridge-refused').some((l) =>
+        /role=coder problem="its lease is held by node a"$/.test(l),
+      ),
+    );
     // A third party publishes a handoff for coder: it lands on node a only.
     const nc = await connect({ servers: nats.url });
     const id = '20260101T000000Z_000001_from_QA';
@@ -59,9 +70,18 @@ describe('the bridge\'s security rules (built bins, real nats-server)', function
     h.set('Nats-Msg-Id', `${id}:coder`);
     h.set('Baton-Name', name);
     h.set('Baton-From', 'QA');
-    await nc.request(subjectOf(nodes.swarm, 'coder'), await serializeEnvelope({ id, from: 'QA', to: 'coder', priority: '50', type: 'note', message: 'm' }, Buffer.from('b\n')), { headers: h, timeout: 5000 });
+    await nc.request(
+      subjectOf(nodes.swarm, 'coder'),
+      await serializeEnvelope(
+        { id, from: 'QA', to: 'coder', priority: '50', type: 'note', message: 'm' },
+        Buffer.from('b\n'),
+      ),
+      { headers: h, timeout: 5000 },
+    );
     await nc.close();
-    await waitFor('the copy on node a', () => itemsIn(nodes.a.box('coder').inboxNew).includes(name));
+    await waitFor('the copy on node a', () =>
+      itemsIn(nodes.a.box('coder').inboxNew).includes(name),
+    );
     assert.deepEqual(itemsIn(nodes.b.box('coder').inboxNew), [], 'node b never consumed coder');
     assert.equal(await ownerOf('coder'), 'a');
     assert.ok(logged('b', 'received').every((l) => !l.endsWith('to=coder')));
@@ -69,7 +89,8 @@ describe('the bridge\'s security rules (built bins, real nats-server)', function
 
   it('credentials are used from the file and appear in no log line, bridge.json, or status output', async () => {
     const seed = new TextDecoder().decode(createUser().getSeed());
-    const jwt = 'eyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.eyJzdWIiOiJTRUNSRVRTVUJKRUNUIn0.c2VjcmV0c2lnbmF0dXJl';
+    const jwt =
+      'eyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.eyJzdWIiOiJTRUNSRVRTVUJKRUNUIn0.c2VjcmV0c2lnbmF0dXJl';
     const creds = `-----BEGIN NATS USER JWT-----\n${jwt}\n------END NATS USER JWT------\n\n************************* IMPORTANT *************************\nNKEY Seed printed below can be used to sign and prove identity.\n\n-----BEGIN USER NKEY SEED-----\n${seed}\n------END USER NKEY SEED------\n`;
     nodes = makeTwoNodes(nats, 'credentials secrets/node.creds\n');
     for (const p of [nodes.a, nodes.b]) {
@@ -81,8 +102,15 @@ describe('the bridge\'s security rules (built bins, real nats-server)', function
     const name = nodes.send('a', 'coder', 'reviewer', 'with credentials').split('/').pop()!;
     await waitFor('the copy on b', () => itemsIn(nodes.b.box('reviewer').inboxNew).includes(name));
     const outputs: string[] = [];
-    for (const [node, p] of [['a', nodes.a], ['b', nodes.b]] as const) {
-      outputs.push(daemonLog(p.root).join('\n'), fs.readFileSync(join(p.root, '.swarmforge', 'bridge.json'), 'utf8'), nodes.daemons[node]!.stderr());
+    for (const [node, p] of [
+      ['a', nodes.a],
+      ['b', nodes.b],
+    ] as const) {
+      outputs.push(
+        daemonLog(p.root).join('\n'),
+        fs.readFileSync(join(p.root, '.swarmforge', 'bridge.json'), 'utf8'),
+        nodes.daemons[node]!.stderr(),
+      );
       for (const args of [['status'], ['status', '--json'], ['doctor'], ['doctor', '--json']]) {
         const r = runBin('baton', args, { cwd: p.root, env: { BATON_NODE: node } });
         outputs.push(r.stdout, r.stderr);
@@ -90,21 +118,33 @@ describe('the bridge\'s security rules (built bins, real nats-server)', function
     }
     const all = outputs.join('\n');
     assert.ok(all.includes('bridge-connected'), 'the logs were read');
-    for (const secret of [seed, jwt, seed.slice(0, 20), jwt.split('.')[1]!]) assert.equal(all.includes(secret), false, `a secret leaked: ${secret.slice(0, 6)}…`);
+    for (const secret of [seed, jwt, seed.slice(0, 20), jwt.split('.')[1]!])
+      assert.equal(all.includes(secret), false, `a secret leaked: ${secret.slice(0, 6)}…`);
   });
 
   it('a credentials file the client cannot use: the link stays down (logged without its content), the handoff waits in the outbox', async () => {
     const secret = 'hunter2-TOPSECRET-0123456789';
     nodes = makeTwoNodes(nats, 'credentials secrets/node.creds\n');
     fs.mkdirSync(join(nodes.a.root, 'secrets'));
-    fs.writeFileSync(join(nodes.a.root, 'secrets', 'node.creds'), `not a creds file\n${secret}\n`, { mode: 0o600 });
+    fs.writeFileSync(join(nodes.a.root, 'secrets', 'node.creds'), `not a creds file\n${secret}\n`, {
+      mode: 0o600,
+    });
     await nodes.start('a');
     const name = nodes.send('a', 'coder', 'reviewer', 'stays').split('/').pop()!;
     await waitFor('a bridge-error', () => logged('a', 'bridge-error').length >= 1);
     assert.deepEqual(itemsIn(nodes.a.box('coder').outbox), [name]);
     assert.deepEqual(logged('a', 'bridge-connected'), []);
-    const status = runBin('baton', ['status', '--json'], { cwd: nodes.a.root, env: { BATON_NODE: 'a' } });
-    const all = [daemonLog(nodes.a.root).join('\n'), fs.readFileSync(join(nodes.a.root, '.swarmforge', 'bridge.json'), 'utf8'), nodes.daemons.a!.stderr(), status.stdout, status.stderr].join('\n');
+    const status = runBin('baton', ['status', '--json'], {
+      cwd: nodes.a.root,
+      env: { BATON_NODE: 'a' },
+    });
+    const all = [
+      daemonLog(nodes.a.root).join('\n'),
+      fs.readFileSync(join(nodes.a.root, '.swarmforge', 'bridge.json'), 'utf8'),
+      nodes.daemons.a!.stderr(),
+      status.stdout,
+      status.stderr,
+    ].join('\n');
     assert.equal(all.includes(secret), false, all);
   });
 });

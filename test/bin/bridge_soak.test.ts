@@ -17,7 +17,10 @@ import { byTier, sizeFrom } from '../support/tier.js';
 import { bridgeDrained, makeTwoNodes, type TwoNodes } from '../support/twoNodes.js';
 
 const QUICK = { BATON_BRIDGE_ACK_WAIT_MS: '1500', BATON_BRIDGE_BACKOFF_CAP_MS: '500' };
-const ROUTES = { a: { from: 'coder', to: ['reviewer', 'QA', 'coder'] }, b: { from: 'reviewer', to: ['coder', 'QA', 'reviewer'] } } as const;
+const ROUTES = {
+  a: { from: 'coder', to: ['reviewer', 'QA', 'coder'] },
+  b: { from: 'reviewer', to: ['coder', 'QA', 'reviewer'] },
+} as const;
 
 /** A small PRNG (mulberry32) so a failing seed can be replayed with BATON_BRIDGE_SOAK_SEED. */
 function prng(seed: number): () => number {
@@ -34,13 +37,18 @@ function prng(seed: number): () => number {
 async function copiesOf(p: Project, role: string): Promise<Map<string, string[]>> {
   const box = p.box(role);
   const dirs = [box.inboxNew, box.inProcess, box.completed];
-  for (const dir of [box.inProcess, box.completed]) for (const e of fs.readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) dirs.push(join(dir, e.name));
+  for (const dir of [box.inProcess, box.completed])
+    for (const e of fs.readdirSync(dir, { withFileTypes: true }))
+      if (e.isDirectory()) dirs.push(join(dir, e.name));
   const copies = new Map<string, string[]>();
   for (const dir of dirs) {
     for (const name of itemsIn(dir)) {
       const { headers, body } = await parseEnvelope(fs.readFileSync(join(dir, name)));
       assert.equal(headers.recipient, role, `${dir}/${name} is addressed to ${role}`);
-      copies.set(headers.id!, [...(copies.get(headers.id!) ?? []), createHash('sha256').update(body).digest('hex')]);
+      copies.set(headers.id!, [
+        ...(copies.get(headers.id!) ?? []),
+        createHash('sha256').update(body).digest('hex'),
+      ]);
     }
   }
   return copies;
@@ -76,34 +84,58 @@ describe('the bridge soak (built bins, real nats-server, random SIGKILLs)', func
 
   /** Both handoffds and the server up, nothing in either outbox, every message acknowledged. */
   function settled(): boolean {
-    return itemsIn(nodes.a.box('coder').outbox).length === 0 && itemsIn(nodes.b.box('reviewer').outbox).length === 0 && bridgeDrained(nodes.a) && bridgeDrained(nodes.b);
+    return (
+      itemsIn(nodes.a.box('coder').outbox).length === 0 &&
+      itemsIn(nodes.b.box('reviewer').outbox).length === 0 &&
+      bridgeDrained(nodes.a) &&
+      bridgeDrained(nodes.b)
+    );
   }
 
   /** What each node holds and reports, for a failure message. */
   function stateOf(): string {
-    return (['a', 'b'] as const).map((node) => {
-      const p = nodes[node];
-      const root = p.root;
-      const outbox = itemsIn(p.box(ROUTES[node].from).outbox).length;
-      const report = fs.existsSync(join(root, '.swarmforge', 'bridge.json')) ? fs.readFileSync(join(root, '.swarmforge', 'bridge.json'), 'utf8').trim() : 'no bridge.json';
-      const log = daemonLog(root).filter((l) => !/ (delivered|received|wake-failed|woke) /.test(l)).slice(-8).join(' | ');
-      return `node ${node}: outbox ${outbox}; ${report}; log: ${log}`;
-    }).join(' ;; ');
+    return (['a', 'b'] as const)
+      .map((node) => {
+        const p = nodes[node];
+        const root = p.root;
+        const outbox = itemsIn(p.box(ROUTES[node].from).outbox).length;
+        const report = fs.existsSync(join(root, '.swarmforge', 'bridge.json'))
+          ? fs.readFileSync(join(root, '.swarmforge', 'bridge.json'), 'utf8').trim()
+          : 'no bridge.json';
+        const log = daemonLog(root)
+          .filter((l) => !/ (delivered|received|wake-failed|woke) /.test(l))
+          .slice(-8)
+          .join(' | ');
+        return `node ${node}: outbox ${outbox}; ${report}; log: ${log}`;
+      })
+      .join(' ;; ');
   }
 
   it(`delivers handoffs × 3 recipients over two nodes exactly once across random kills of either handoffd or the server`, async () => {
     const rand = prng(seed);
-    process.stderr.write(`      bridge soak: ${HANDOFFS} handoffs, ${KILLS} kills, seed ${seed} (BATON_BRIDGE_SOAK_SEED replays)\n`);
+    process.stderr.write(
+      `      bridge soak: ${HANDOFFS} handoffs, ${KILLS} kills, seed ${seed} (BATON_BRIDGE_SOAK_SEED replays)\n`,
+    );
     await nodes.start('a', QUICK);
     await nodes.start('b', QUICK);
     const worker = work();
     const bodies = new Map<string, string>();
-    const killAt = new Set(Array.from({ length: KILLS }, (_, i) => Math.floor(((i + 1) * HANDOFFS) / (KILLS + 1))));
+    const killAt = new Set(
+      Array.from({ length: KILLS }, (_, i) => Math.floor(((i + 1) * HANDOFFS) / (KILLS + 1))),
+    );
     const killed: string[] = [];
     for (let i = 0; i < HANDOFFS; i++) {
       const node = rand() < 0.5 ? 'a' : 'b';
-      const body = Buffer.from(`handoff ${i}\n${'x'.repeat(Math.floor(rand() * 2000))}\n---\nend ${i} é ✓\n`);
-      const path = await queueSystemHandoff(nodes[node].root, ROUTES[node].from, { to: [...ROUTES[node].to], priority: '50', type: 'note', headers: { message: `m${i}` }, body });
+      const body = Buffer.from(
+        `handoff ${i}\n${'x'.repeat(Math.floor(rand() * 2000))}\n---\nend ${i} é ✓\n`,
+      );
+      const path = await queueSystemHandoff(nodes[node].root, ROUTES[node].from, {
+        to: [...ROUTES[node].to],
+        priority: '50',
+        type: 'note',
+        headers: { message: `m${i}` },
+        body,
+      });
       // The id is in the name (`<priority>_<id>_to_<recipients>.handoff`): the file itself may be in sent/ already.
       const id = /^\d+_(.+?)_to_/.exec(path.split('/').pop()!)![1]!;
       bodies.set(id, createHash('sha256').update(body).digest('hex'));
@@ -117,7 +149,11 @@ describe('the bridge soak (built bins, real nats-server, random SIGKILLs)', func
         }
       }
     }
-    await waitFor('both outboxes empty and every message acknowledged', settled, byTier({ short: 120_000, full: 1_200_000 })).catch((err: Error) => {
+    await waitFor(
+      'both outboxes empty and every message acknowledged',
+      settled,
+      byTier({ short: 120_000, full: 1_200_000 }),
+    ).catch((err: Error) => {
       throw new Error(`${err.message} (seed ${seed}): ${stateOf()}`);
     });
     working = false;
@@ -133,7 +169,13 @@ describe('the bridge soak (built bins, real nats-server, random SIGKILLs)', func
         assert.equal(hashes[0], bodies.get(id), `${role}: ${id}'s body intact (0 torn)`);
       }
     }
-    assert.equal(itemsIn(nodes.a.box('coder').sent).length + itemsIn(nodes.b.box('reviewer').sent).length, HANDOFFS);
-    assert.deepEqual([...itemsIn(nodes.a.box('coder').failed), ...itemsIn(nodes.b.box('reviewer').failed)], []);
+    assert.equal(
+      itemsIn(nodes.a.box('coder').sent).length + itemsIn(nodes.b.box('reviewer').sent).length,
+      HANDOFFS,
+    );
+    assert.deepEqual(
+      [...itemsIn(nodes.a.box('coder').failed), ...itemsIn(nodes.b.box('reviewer').failed)],
+      [],
+    );
   });
 });

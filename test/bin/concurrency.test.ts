@@ -15,7 +15,15 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
-import { itemsIn, makeProject, placeItem, runBinAsync, tempDir, type Project, type RunResult } from '../support/project.js';
+import {
+  itemsIn,
+  makeProject,
+  placeItem,
+  runBinAsync,
+  tempDir,
+  type Project,
+  type RunResult,
+} from '../support/project.js';
 import { sizeFrom } from '../support/tier.js';
 
 /** One finished bin call. */
@@ -52,7 +60,11 @@ function exists(path: string): boolean {
  * Lists `dir` in a fast loop until `running()` is false; returns how many listings it made
  * and every confirmed instant at which `dir` held more than one of the entries `counts` keeps.
  */
-async function sample(dir: string, counts: (name: string) => boolean, running: () => boolean): Promise<{ samples: number; violations: string[][] }> {
+async function sample(
+  dir: string,
+  counts: (name: string) => boolean,
+  running: () => boolean,
+): Promise<{ samples: number; violations: string[][] }> {
   let samples = 0;
   const violations: string[][] = [];
   while (running()) {
@@ -78,19 +90,29 @@ async function sample(dir: string, counts: (name: string) => boolean, running: (
 }
 
 /** Runs `workers` loops of the two commands for `role` until `allDone()`; returns every call. */
-async function race(p: Project, role: string, workers: number, doneShare: number, allDone: () => boolean, afterCall: () => void, maxCalls: number): Promise<Call[]> {
+async function race(
+  p: Project,
+  role: string,
+  workers: number,
+  doneShare: number,
+  allDone: () => boolean,
+  afterCall: () => void,
+  maxCalls: number,
+): Promise<Call[]> {
   const calls: Call[] = [];
   let stop = false;
-  await Promise.all(Array.from({ length: workers }, async (_, worker) => {
-    const next = chooser(0x5eed + worker * 7919);
-    while (!stop) {
-      const bin = next() < doneShare ? 'done_with_current' : 'ready_for_next';
-      const result = await runBinAsync(bin, [], { role, cwd: p.root });
-      calls.push({ ...result, bin, worker });
-      afterCall();
-      if (allDone() || calls.length >= maxCalls) stop = true;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: workers }, async (_, worker) => {
+      const next = chooser(0x5eed + worker * 7919);
+      while (!stop) {
+        const bin = next() < doneShare ? 'done_with_current' : 'ready_for_next';
+        const result = await runBinAsync(bin, [], { role, cwd: p.root });
+        calls.push({ ...result, bin, worker });
+        afterCall();
+        if (allDone() || calls.length >= maxCalls) stop = true;
+      }
+    }),
+  );
   return calls;
 }
 
@@ -99,13 +121,18 @@ function callProblems(calls: Call[], nothing: string): string[] {
   const problems: string[] = [];
   for (const c of calls) {
     const where = `${c.bin} (worker ${c.worker}) exit ${c.code} signal ${c.signal}`;
-    if (/AMBIGUOUS_TASK_STATE/.test(c.stdout + c.stderr)) problems.push(`${where}: ${c.stderr.split('\n')[0]}`);
-    if (/^\s+at |Error:|node:internal/m.test(c.stderr)) problems.push(`${where}: stack trace or internal error: ${c.stderr.slice(0, 300)}`);
+    if (/AMBIGUOUS_TASK_STATE/.test(c.stdout + c.stderr))
+      problems.push(`${where}: ${c.stderr.split('\n')[0]}`);
+    if (/^\s+at |Error:|node:internal/m.test(c.stderr))
+      problems.push(`${where}: stack trace or internal error: ${c.stderr.slice(0, 300)}`);
     if (c.code === 0) {
-      if (c.stderr !== '') problems.push(`${where}: stderr ${JSON.stringify(c.stderr.slice(0, 300))}`);
+      if (c.stderr !== '')
+        problems.push(`${where}: stderr ${JSON.stringify(c.stderr.slice(0, 300))}`);
     } else if (c.code === 1) {
       if (c.bin !== 'done_with_current' || c.stderr !== `${nothing}\n` || c.stdout !== '') {
-        problems.push(`${where}: stderr ${JSON.stringify(c.stderr.slice(0, 300))} stdout ${JSON.stringify(c.stdout.slice(0, 100))}`);
+        problems.push(
+          `${where}: stderr ${JSON.stringify(c.stderr.slice(0, 300))} stdout ${JSON.stringify(c.stdout.slice(0, 100))}`,
+        );
       }
     } else problems.push(`${where}: stderr ${JSON.stringify(c.stderr.slice(0, 300))}`);
   }
@@ -138,14 +165,34 @@ describe('concurrent ready_for_next / done_with_current', function () {
     fs.writeFileSync(join(scratch, 'a.handoff'), '');
     fs.writeFileSync(join(scratch, 'b.handoff'), '');
     let probes = 0;
-    const probe = await sample(scratch, (n) => n.endsWith('.handoff'), () => probes++ < 3);
+    const probe = await sample(
+      scratch,
+      (n) => n.endsWith('.handoff'),
+      () => probes++ < 3,
+    );
     fs.rmSync(scratch, { recursive: true, force: true });
-    assert.deepEqual(probe.violations, [['a.handoff', 'b.handoff'], ['a.handoff', 'b.handoff'], ['a.handoff', 'b.handoff']]);
+    assert.deepEqual(probe.violations, [
+      ['a.handoff', 'b.handoff'],
+      ['a.handoff', 'b.handoff'],
+      ['a.handoff', 'b.handoff'],
+    ]);
 
     let running = true;
     const completedCount = () => itemsIn(box.completed).length;
-    const sampler = sample(box.inProcess, (n) => isEntry(n) && n.endsWith('.handoff'), () => running);
-    const calls = await race(p, 'reviewer', 8, 0.9, () => completedCount() >= ITEMS, () => undefined, 4 * ITEMS);
+    const sampler = sample(
+      box.inProcess,
+      (n) => isEntry(n) && n.endsWith('.handoff'),
+      () => running,
+    );
+    const calls = await race(
+      p,
+      'reviewer',
+      8,
+      0.9,
+      () => completedCount() >= ITEMS,
+      () => undefined,
+      4 * ITEMS,
+    );
     running = false;
     const { samples, violations } = await sampler;
 
@@ -154,12 +201,21 @@ describe('concurrent ready_for_next / done_with_current', function () {
     assert.ok(samples >= 100, `the sampler listed in_process/ only ${samples} times`);
 
     // stdout: every item reported COMPLETED exactly once, every claim printed in full.
-    const completedLines = calls.flatMap((c) => [...c.stdout.matchAll(/^COMPLETED: (.+)$/gm)].map((m) => m[1]!));
+    const completedLines = calls.flatMap((c) =>
+      [...c.stdout.matchAll(/^COMPLETED: (.+)$/gm)].map((m) => m[1]!),
+    );
     assert.equal(completedLines.length, ITEMS, `${completedLines.length} COMPLETED lines`);
     assert.equal(new Set(completedLines).size, ITEMS, 'an item was reported COMPLETED twice');
     for (const c of calls.filter((c) => c.code === 0)) {
-      const claim = c.bin === 'done_with_current' ? c.stdout.replace(/^COMPLETED: .+\n/, '') : c.stdout;
-      assert.ok(claim === 'NO_TASK\n' || /^TASK: .+\nFROM: coder\nTYPE: note\nPRIORITY: \d\d\nPAYLOAD:\nitem \d+\r\nno trailing newline\n$/.test(claim), `${c.bin}: ${JSON.stringify(c.stdout)}`);
+      const claim =
+        c.bin === 'done_with_current' ? c.stdout.replace(/^COMPLETED: .+\n/, '') : c.stdout;
+      assert.ok(
+        claim === 'NO_TASK\n' ||
+          /^TASK: .+\nFROM: coder\nTYPE: note\nPRIORITY: \d\d\nPAYLOAD:\nitem \d+\r\nno trailing newline\n$/.test(
+            claim,
+          ),
+        `${c.bin}: ${JSON.stringify(c.stdout)}`,
+      );
     }
 
     // Files: ITEMS in completed/ with ITEMS distinct ids, bodies intact, nothing left behind.
@@ -167,7 +223,11 @@ describe('concurrent ready_for_next / done_with_current', function () {
     assert.equal(done.length, ITEMS);
     assert.deepEqual(fs.readdirSync(box.inboxNew), []);
     assert.deepEqual(fs.readdirSync(box.inProcess), []);
-    assert.deepEqual(fs.readdirSync(box.completed).filter((n) => !done.includes(n)), [], 'stray files in completed/');
+    assert.deepEqual(
+      fs.readdirSync(box.completed).filter((n) => !done.includes(n)),
+      [],
+      'stray files in completed/',
+    );
     const seen = new Set<string>();
     for (const name of done) {
       const envelope = await parseEnvelope(fs.readFileSync(join(box.completed, name)));
@@ -193,21 +253,55 @@ describe('concurrent ready_for_next / done_with_current', function () {
         const priority = ['20', '50', '80'][(i * 7) % 3]!;
         const id = `20260102T030405Z_${String(i + 1).padStart(6, '0')}_from_coder`;
         const name = `${priority}_${id}_to_QA.handoff`;
-        await placeItem(staging, { id, priority, to: 'QA', recipient: 'QA', type: 'git_handoff', role: 'coder', task: `t${i}`, commit: '0123456789' }, `b${i}\n`, name);
+        await placeItem(
+          staging,
+          {
+            id,
+            priority,
+            to: 'QA',
+            recipient: 'QA',
+            type: 'git_handoff',
+            role: 'coder',
+            task: `t${i}`,
+            commit: '0123456789',
+          },
+          `b${i}\n`,
+          name,
+        );
         pending.push({ name, priority });
       }
-      const priorityOf = new Map(pending.map((x) => [x.name.slice(3).replace(/_to_QA\.handoff$/, ''), x.priority]));
+      const priorityOf = new Map(
+        pending.map((x) => [x.name.slice(3).replace(/_to_QA\.handoff$/, ''), x.priority]),
+      );
       // Items arrive in chunks between calls, published by rename as a delivery would be.
       const deliverChunk = () => {
-        for (const { name } of pending.splice(0, 4)) fs.renameSync(join(staging, name), join(box.inboxNew, name));
+        for (const { name } of pending.splice(0, 4))
+          fs.renameSync(join(staging, name), join(box.inboxNew, name));
       };
       deliverChunk();
       const completedItems = () =>
-        fs.readdirSync(box.completed).reduce((n, d) => n + (d.startsWith('batch_') ? itemsIn(join(box.completed, d)).length : 0), 0);
+        fs
+          .readdirSync(box.completed)
+          .reduce(
+            (n, d) => n + (d.startsWith('batch_') ? itemsIn(join(box.completed, d)).length : 0),
+            0,
+          );
 
       let running = true;
-      const sampler = sample(box.inProcess, (n) => (isEntry(n) && n.endsWith('.handoff')) || n.startsWith('batch_'), () => running);
-      const calls = await race(p, 'QA', 4, 0.7, () => pending.length === 0 && completedItems() >= ITEMS, deliverChunk, 1000);
+      const sampler = sample(
+        box.inProcess,
+        (n) => (isEntry(n) && n.endsWith('.handoff')) || n.startsWith('batch_'),
+        () => running,
+      );
+      const calls = await race(
+        p,
+        'QA',
+        4,
+        0.7,
+        () => pending.length === 0 && completedItems() >= ITEMS,
+        deliverChunk,
+        1000,
+      );
       running = false;
       const { samples, violations } = await sampler;
 
@@ -221,26 +315,56 @@ describe('concurrent ready_for_next / done_with_current', function () {
           const rest = c.stdout.slice(m.index! + m[0].length);
           const block = rest.split(/^(?=BATCH: )/m)[0]!;
           const priorities = [...block.matchAll(/^PRIORITY: (\d\d)$/gm)].map((x) => x[1]);
-          assert.equal(priorities.length, Number(m[1]), `COUNT ${m[1]} but ${priorities.length} items: ${c.stdout.slice(0, 400)}`);
-          assert.ok(priorities.every((x) => x === m[2]), `batch of priority ${m[2]} lists ${priorities.join(',')}`);
+          assert.equal(
+            priorities.length,
+            Number(m[1]),
+            `COUNT ${m[1]} but ${priorities.length} items: ${c.stdout.slice(0, 400)}`,
+          );
+          assert.ok(
+            priorities.every((x) => x === m[2]),
+            `batch of priority ${m[2]} lists ${priorities.join(',')}`,
+          );
         }
       }
-      const completedLines = calls.flatMap((c) => [...c.stdout.matchAll(/^COMPLETED: (.+)$/gm)].map((m) => m[1]!));
+      const completedLines = calls.flatMap((c) =>
+        [...c.stdout.matchAll(/^COMPLETED: (.+)$/gm)].map((m) => m[1]!),
+      );
       assert.equal(completedLines.length, ITEMS, `${completedLines.length} COMPLETED lines`);
-      assert.equal(new Set(completedLines.map((l) => l.split('/').pop())).size, ITEMS, 'an item was reported COMPLETED twice');
-      const batchLines = calls.flatMap((c) => [...c.stdout.matchAll(/^COMPLETED_BATCH: (.+)$/gm)].map((m) => m[1]!));
-      assert.equal(new Set(batchLines).size, batchLines.length, 'a batch was reported COMPLETED_BATCH twice');
+      assert.equal(
+        new Set(completedLines.map((l) => l.split('/').pop())).size,
+        ITEMS,
+        'an item was reported COMPLETED twice',
+      );
+      const batchLines = calls.flatMap((c) =>
+        [...c.stdout.matchAll(/^COMPLETED_BATCH: (.+)$/gm)].map((m) => m[1]!),
+      );
+      assert.equal(
+        new Set(batchLines).size,
+        batchLines.length,
+        'a batch was reported COMPLETED_BATCH twice',
+      );
 
       // Files: only batch folders in completed/, each of one priority, 120 distinct ids.
       assert.deepEqual(fs.readdirSync(box.inboxNew), []);
       assert.deepEqual(fs.readdirSync(box.inProcess), []);
       const batches = fs.readdirSync(box.completed).sort();
-      assert.deepEqual(batches.filter((b) => !/^batch_\d{8}T\d{6}Z_\d{6}$/.test(b)), [], 'completed/ holds something other than batches');
-      assert.deepEqual([...batchLines].sort(), batches.map((b) => join(box.completed, b)));
+      assert.deepEqual(
+        batches.filter((b) => !/^batch_\d{8}T\d{6}Z_\d{6}$/.test(b)),
+        [],
+        'completed/ holds something other than batches',
+      );
+      assert.deepEqual(
+        [...batchLines].sort(),
+        batches.map((b) => join(box.completed, b)),
+      );
       const seen = new Set<string>();
       for (const batch of batches) {
         const dir = join(box.completed, batch);
-        assert.deepEqual(fs.readdirSync(dir).filter((n) => !itemsIn(dir).includes(n)), [], `stray files in ${dir}`);
+        assert.deepEqual(
+          fs.readdirSync(dir).filter((n) => !itemsIn(dir).includes(n)),
+          [],
+          `stray files in ${dir}`,
+        );
         const priorities = new Set<string>();
         const completedAt = new Set<string>();
         for (const name of itemsIn(dir)) {
@@ -252,13 +376,19 @@ describe('concurrent ready_for_next / done_with_current', function () {
           assert.equal(envelope.headers.priority, priorityOf.get(id));
           priorities.add(envelope.headers.priority!);
           completedAt.add(envelope.headers.completed_at ?? '');
-          assert.match(envelope.headers.dequeued_at ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+          assert.match(
+            envelope.headers.dequeued_at ?? '',
+            /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/,
+          );
         }
         assert.equal(priorities.size, 1, `${batch} mixes priorities ${[...priorities].join(', ')}`);
         assert.equal(completedAt.size, 1, `${batch} carries several completion times`);
       }
       assert.equal(seen.size, ITEMS);
-      assert.ok(batches.length >= 6, `only ${batches.length} batches: the race did not interleave arrivals and claims`);
+      assert.ok(
+        batches.length >= 6,
+        `only ${batches.length} batches: the race did not interleave arrivals and claims`,
+      );
     } finally {
       fs.rmSync(staging, { recursive: true, force: true });
     }

@@ -9,7 +9,16 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { parseEnvelope, type Headers } from '../../lib/queue/envelope.js';
 import { type Mailbox } from '../../lib/queue/mailbox.js';
-import { itemsIn, makeProject, noteDraft, placeItem, runBin, writeDraft, type Project, type RunResult } from '../support/project.js';
+import {
+  itemsIn,
+  makeProject,
+  noteDraft,
+  placeItem,
+  runBin,
+  writeDraft,
+  type Project,
+  type RunResult,
+} from '../support/project.js';
 
 /** One queue item as the test wrote it. */
 interface Fixture {
@@ -52,8 +61,15 @@ async function waiting(role: string, priority: string, body: Buffer | string): P
   const id = `20260101T000000Z_${String(itemSeq).padStart(6, '0')}_from_coder`;
   const name = `${priority}_${id}_to_${role}.handoff`;
   const headers: Headers = {
-    id, from: 'coder', to: role, recipient: role, priority, type: 'note', message: `message ${itemSeq}`,
-    created_at: '2026-01-01T00:00:00.000Z', enqueued_at: '2026-01-01T00:00:01.000Z',
+    id,
+    from: 'coder',
+    to: role,
+    recipient: role,
+    priority,
+    type: 'note',
+    message: `message ${itemSeq}`,
+    created_at: '2026-01-01T00:00:00.000Z',
+    enqueued_at: '2026-01-01T00:00:01.000Z',
   };
   const bytes = Buffer.from(body);
   await placeItem(boxOf(role).inboxNew, headers, bytes, name);
@@ -68,7 +84,11 @@ function run(bin: string, role: string, args: string[] = []): RunResult {
 /** Runs a bin that must die by SIGKILL at `step`, having printed nothing. */
 function crash(bin: string, role: string, step: string, args: string[] = []): void {
   const result = runBin(bin, args, { role, cwd: project.root, env: { BATON_CRASH_AT: step } });
-  assert.equal(result.signal, 'SIGKILL', `${bin} did not die at ${step}: exit ${result.code}, stderr ${result.stderr}`);
+  assert.equal(
+    result.signal,
+    'SIGKILL',
+    `${bin} did not die at ${step}: exit ${result.code}, stderr ${result.stderr}`,
+  );
   assert.equal(result.stdout, '', `${bin} printed before dying at ${step}`);
 }
 
@@ -81,8 +101,12 @@ function taskText(path: string, item: Fixture): Buffer {
 
 /** The exact text of one printed batch (protocol §7.2). */
 function batchText(dir: string, items: Fixture[]): Buffer {
-  const parts: Buffer[] = [Buffer.from(`BATCH: ${dir}\nCOUNT: ${items.length}\nPRIORITY: ${items[0]!.priority}\n`)];
-  items.forEach((item, i) => parts.push(Buffer.from(`\nBATCH_ITEM: ${i + 1}\n`), taskText(join(dir, item.name), item)));
+  const parts: Buffer[] = [
+    Buffer.from(`BATCH: ${dir}\nCOUNT: ${items.length}\nPRIORITY: ${items[0]!.priority}\n`),
+  ];
+  items.forEach((item, i) =>
+    parts.push(Buffer.from(`\nBATCH_ITEM: ${i + 1}\n`), taskText(join(dir, item.name), item)),
+  );
   return Buffer.concat(parts);
 }
 
@@ -95,7 +119,9 @@ function headerCount(rawHeader: string, name: string): number {
 }
 
 /** Every entry of the inbox: items with their place, plus hidden and stray entries. */
-async function scanInbox(box: Mailbox): Promise<{ items: Found[]; hidden: string[]; strays: string[]; inProcessEntries: string[] }> {
+async function scanInbox(
+  box: Mailbox,
+): Promise<{ items: Found[]; hidden: string[]; strays: string[]; inProcessEntries: string[] }> {
   const items: Found[] = [];
   const hidden: string[] = [];
   const strays: string[] = [];
@@ -107,7 +133,14 @@ async function scanInbox(box: Mailbox): Promise<{ items: Found[]; hidden: string
     const envelope = await parseEnvelope(raw);
     assert.equal(envelope.legacy, false, `${path} is not front matter`);
     const end = raw.indexOf('\n---\n', 3);
-    items.push({ path, where, batch, headers: envelope.headers, body: envelope.body, rawHeader: raw.subarray(4, end + 1).toString('utf8') });
+    items.push({
+      path,
+      where,
+      batch,
+      headers: envelope.headers,
+      body: envelope.body,
+      rawHeader: raw.subarray(4, end + 1).toString('utf8'),
+    });
   };
   for (const where of ['new', 'in_process', 'completed'] as const) {
     const dir = join(box.inbox, where);
@@ -119,7 +152,8 @@ async function scanInbox(box: Mailbox): Promise<{ items: Found[]; hidden: string
         for (const inner of fs.readdirSync(path, { withFileTypes: true })) {
           const innerPath = join(path, inner.name);
           if (inner.name.startsWith('.')) hidden.push(innerPath);
-          else if (inner.isFile() && inner.name.endsWith('.handoff')) await readOne(innerPath, where, entry.name);
+          else if (inner.isFile() && inner.name.endsWith('.handoff'))
+            await readOne(innerPath, where, entry.name);
           else strays.push(innerPath);
         }
       } else strays.push(path);
@@ -152,22 +186,34 @@ async function verifyInbox(box: Mailbox, expected: Expected): Promise<Verified> 
   const { items, hidden, strays, inProcessEntries } = await scanInbox(box);
   assert.deepEqual(hidden, [], 'hidden staging or temp entries were left behind');
   assert.deepEqual(strays, [], 'unexpected entries in the inbox');
-  assert.ok(inProcessEntries.length <= 1, `more than one item in process: ${inProcessEntries.join(', ')}`);
+  assert.ok(
+    inProcessEntries.length <= 1,
+    `more than one item in process: ${inProcessEntries.join(', ')}`,
+  );
   const all = [...expected.waiting, ...expected.inProcess, ...expected.completed.flat()];
   const byId = new Map<string, Found[]>();
   for (const found of items) {
     assert.ok(found.headers.id, `${found.path} has no id`);
     byId.set(found.headers.id, [...(byId.get(found.headers.id) ?? []), found]);
   }
-  assert.deepEqual([...byId.keys()].sort(), all.map((f) => f.id).sort(), 'the set of item ids changed');
+  assert.deepEqual(
+    [...byId.keys()].sort(),
+    all.map((f) => f.id).sort(),
+    'the set of item ids changed',
+  );
   const pathOf = new Map<string, string>();
   const foundOf = (f: Fixture): Found => {
     const copies = byId.get(f.id)!;
-    assert.equal(copies.length, 1, `${f.id} exists ${copies.length} times: ${copies.map((c) => c.path).join(', ')}`);
+    assert.equal(
+      copies.length,
+      1,
+      `${f.id} exists ${copies.length} times: ${copies.map((c) => c.path).join(', ')}`,
+    );
     const found = copies[0]!;
     assert.equal(found.path.split('/').pop(), f.name, `${f.id} was renamed`);
     assertBytes(found.body, f.body, `body of ${f.id} changed`);
-    for (const [key, value] of Object.entries(f.headers)) assert.equal(found.headers[key], value, `header ${key} of ${f.id} changed`);
+    for (const [key, value] of Object.entries(f.headers))
+      assert.equal(found.headers[key], value, `header ${key} of ${f.id} changed`);
     for (const key of Object.keys(found.headers)) {
       assert.ok(key in f.headers || LIFECYCLE.includes(key), `unexpected header ${key} on ${f.id}`);
     }
@@ -177,16 +223,32 @@ async function verifyInbox(box: Mailbox, expected: Expected): Promise<Verified> 
   for (const f of expected.waiting) {
     const found = foundOf(f);
     assert.equal(found.where, 'new', `${f.id} should be waiting, is in ${found.where}`);
-    assert.equal(headerCount(found.rawHeader, 'dequeued_at'), 0, `${f.id} is waiting but has dequeued_at`);
-    assert.equal(headerCount(found.rawHeader, 'completed_at'), 0, `${f.id} is waiting but has completed_at`);
+    assert.equal(
+      headerCount(found.rawHeader, 'dequeued_at'),
+      0,
+      `${f.id} is waiting but has dequeued_at`,
+    );
+    assert.equal(
+      headerCount(found.rawHeader, 'completed_at'),
+      0,
+      `${f.id} is waiting but has completed_at`,
+    );
   }
   const batchDirs = new Set<string>();
   for (const f of expected.inProcess) {
     const found = foundOf(f);
     assert.equal(found.where, 'in_process', `${f.id} should be in process, is in ${found.where}`);
-    assert.equal(headerCount(found.rawHeader, 'dequeued_at'), 1, `${f.id} needs exactly one dequeued_at`);
+    assert.equal(
+      headerCount(found.rawHeader, 'dequeued_at'),
+      1,
+      `${f.id} needs exactly one dequeued_at`,
+    );
     assert.match(found.headers.dequeued_at!, ISO);
-    assert.equal(headerCount(found.rawHeader, 'completed_at'), 0, `${f.id} is in process but has completed_at`);
+    assert.equal(
+      headerCount(found.rawHeader, 'completed_at'),
+      0,
+      `${f.id} is in process but has completed_at`,
+    );
     if (expected.mode === 'batch') {
       assert.match(found.batch ?? '', BATCH_NAME, `${f.id} should be in a batch directory`);
       batchDirs.add(join(box.inProcess, found.batch!));
@@ -201,10 +263,21 @@ async function verifyInbox(box: Mailbox, expected: Expected): Promise<Verified> 
     const stamps = new Set<string>();
     for (const [i, c] of found.entries()) {
       assert.equal(c.where, 'completed', `${group[i]!.id} should be completed, is in ${c.where}`);
-      assert.equal(headerCount(c.rawHeader, 'dequeued_at'), 1, `${group[i]!.id} needs exactly one dequeued_at`);
-      assert.equal(headerCount(c.rawHeader, 'completed_at'), 1, `${group[i]!.id} needs exactly one completed_at`);
+      assert.equal(
+        headerCount(c.rawHeader, 'dequeued_at'),
+        1,
+        `${group[i]!.id} needs exactly one dequeued_at`,
+      );
+      assert.equal(
+        headerCount(c.rawHeader, 'completed_at'),
+        1,
+        `${group[i]!.id} needs exactly one completed_at`,
+      );
       assert.match(c.headers.completed_at!, ISO);
-      assert.ok(c.headers.dequeued_at! <= c.headers.completed_at!, `${group[i]!.id} completed before it was dequeued`);
+      assert.ok(
+        c.headers.dequeued_at! <= c.headers.completed_at!,
+        `${group[i]!.id} completed before it was dequeued`,
+      );
       stamps.add(c.headers.completed_at!);
     }
     if (expected.mode === 'batch') {
@@ -212,8 +285,16 @@ async function verifyInbox(box: Mailbox, expected: Expected): Promise<Verified> 
       assert.equal(dirs.size, 1, 'a completed batch was split');
       const [name] = [...dirs];
       assert.match(name ?? '', BATCH_NAME);
-      assert.equal(itemsIn(join(box.completed, name!)).length, group.length, 'the completed batch holds other items');
-      assert.equal(stamps.size, 1, `the items of one completed batch carry different completed_at: ${[...stamps].join(', ')}`);
+      assert.equal(
+        itemsIn(join(box.completed, name!)).length,
+        group.length,
+        'the completed batch holds other items',
+      );
+      assert.equal(
+        stamps.size,
+        1,
+        `the items of one completed batch carry different completed_at: ${[...stamps].join(', ')}`,
+      );
       completedDirs.push(join(box.completed, name!));
     } else {
       assert.equal(found[0]!.batch, undefined);
@@ -230,7 +311,12 @@ function workText(expected: Expected, verified: Verified): Buffer {
 }
 
 /** The COMPLETED lines done_with_current prints for a finished task or batch. */
-function completedText(mode: 'task' | 'batch', group: Fixture[], verified: Verified, groupIndex = 0): string {
+function completedText(
+  mode: 'task' | 'batch',
+  group: Fixture[],
+  verified: Verified,
+  groupIndex = 0,
+): string {
   if (mode === 'task') return `COMPLETED: ${verified.pathOf.get(group[0]!.id)}\n`;
   const dir = verified.completedDirs[groupIndex]!;
   return `${group.map((f) => `COMPLETED: ${join(dir, f.name)}\n`).join('')}COMPLETED_BATCH: ${dir}\n`;
@@ -250,7 +336,11 @@ async function taskFixture(): Promise<Fixture[]> {
 async function batchFixture(): Promise<Fixture[]> {
   resetMailbox('QA');
   return [
-    await waiting('QA', '20', Buffer.concat([Buffer.from('---\nfake: header\n---\n'), Buffer.from([0xff, 0x00, 0xfe])])),
+    await waiting(
+      'QA',
+      '20',
+      Buffer.concat([Buffer.from('---\nfake: header\n---\n'), Buffer.from([0xff, 0x00, 0xfe])]),
+    ),
     await waiting('QA', '20', ''),
     await waiting('QA', '20', 'a3\r\n\r\n'),
     await waiting('QA', '70', 'b1 body\n'),
@@ -285,8 +375,18 @@ describe('crash safety', () => {
       { step: 'send:journal-synced', publishedAtCrash: false, draftGoneAtCrash: false },
       { step: 'send:published', publishedAtCrash: true, draftGoneAtCrash: false },
       { step: 'send:draft-removed', publishedAtCrash: true, draftGoneAtCrash: true },
-      { step: 'send:published', publishedAtCrash: true, draftGoneAtCrash: false, deleteDraftBeforeRetry: true },
-      { step: 'send:published', publishedAtCrash: true, draftGoneAtCrash: false, rewriteDraftBeforeRetry: true },
+      {
+        step: 'send:published',
+        publishedAtCrash: true,
+        draftGoneAtCrash: false,
+        deleteDraftBeforeRetry: true,
+      },
+      {
+        step: 'send:published',
+        publishedAtCrash: true,
+        draftGoneAtCrash: false,
+        rewriteDraftBeforeRetry: true,
+      },
     ];
 
     const queuedIn = (box: Mailbox) => itemsIn(box.outbox).map((n) => join(box.outbox, n));
@@ -318,17 +418,35 @@ describe('crash safety', () => {
         assert.equal(queued.length, 1, `outbox holds ${queued.length} handoffs for one draft`);
         assert.equal(retry.stdout, `HANDOFF QUEUED: ${queued[0]}\n`);
         if (c.publishedAtCrash) {
-          assert.equal(queued[0], queuedAtCrash[0], 'the retry queued another file than the one already published');
-          assertBytes(fs.readFileSync(queued[0]!), bytesAtCrash[0]!, 'the published handoff changed');
+          assert.equal(
+            queued[0],
+            queuedAtCrash[0],
+            'the retry queued another file than the one already published',
+          );
+          assertBytes(
+            fs.readFileSync(queued[0]!),
+            bytesAtCrash[0]!,
+            'the published handoff changed',
+          );
         }
         assert.equal(fs.existsSync(draft), false, 'the draft survives a successful retry');
         const envelope = await parseEnvelope(fs.readFileSync(queued[0]!));
         assert.equal(envelope.headers.from, 'coder');
         assert.equal(envelope.headers.to, 'reviewer');
         assert.equal(envelope.headers.message, message);
-        assert.equal(envelope.body.toString('utf8'), `Re-read your role and constitution.\n\n${message}\n`);
-        assert.deepEqual(fs.readdirSync(box.outboxTmp).filter((n) => n.endsWith('.draft')), [], 'send journal records left behind');
-        assert.ok(!fs.readdirSync(box.outboxTmp).includes(`${queued[0]!.split('/').pop()}.tmp`), 'a temp copy of the queued handoff is left');
+        assert.equal(
+          envelope.body.toString('utf8'),
+          `Re-read your role and constitution.\n\n${message}\n`,
+        );
+        assert.deepEqual(
+          fs.readdirSync(box.outboxTmp).filter((n) => n.endsWith('.draft')),
+          [],
+          'send journal records left behind',
+        );
+        assert.ok(
+          !fs.readdirSync(box.outboxTmp).includes(`${queued[0]!.split('/').pop()}.tmp`),
+          'a temp copy of the queued handoff is left',
+        );
 
         // A doubled call after success queues nothing more.
         const doubled = run('swarm_handoff', 'coder', [draft]);
@@ -337,7 +455,9 @@ describe('crash safety', () => {
         assert.deepEqual(queuedIn(box), queued);
 
         // The next send takes a fresh sequence number; leftovers of the crash are never published.
-        const next = run('swarm_handoff', 'coder', [writeDraft(project.root, noteDraft('reviewer', 'next one'), 'next-draft.txt')]);
+        const next = run('swarm_handoff', 'coder', [
+          writeDraft(project.root, noteDraft('reviewer', 'next one'), 'next-draft.txt'),
+        ]);
         assert.equal(next.code, 0, next.stderr);
         const after = queuedIn(box);
         assert.equal(after.length, 2, `outbox: ${after.join(', ')}`);
@@ -349,8 +469,12 @@ describe('crash safety', () => {
 
   describe('ready_for_next', () => {
     const taskCases: string[][] = [
-      ['claim:moved'], ['claim:synced'], ['rewrite:temp-synced'], ['rewrite:renamed'],
-      ['claim:moved', 'rewrite:temp-synced'], ['rewrite:temp-synced', 'rewrite:renamed'],
+      ['claim:moved'],
+      ['claim:synced'],
+      ['rewrite:temp-synced'],
+      ['rewrite:renamed'],
+      ['claim:moved', 'rewrite:temp-synced'],
+      ['rewrite:temp-synced', 'rewrite:renamed'],
     ];
     for (const crashes of taskCases) {
       it(`task mode: hands out the first task exactly once after a crash at ${crashes.join(', then ')}`, async () => {
@@ -358,18 +482,32 @@ describe('crash safety', () => {
         for (const step of crashes) crash('ready_for_next', 'reviewer', step);
         const ready = run('ready_for_next', 'reviewer');
         assert.equal(ready.code, 0, ready.stderr);
-        const expected: Expected = { mode: 'task', waiting: [b!, c!], inProcess: [a!], completed: [] };
+        const expected: Expected = {
+          mode: 'task',
+          waiting: [b!, c!],
+          inProcess: [a!],
+          completed: [],
+        };
         const verified = await verifyInbox(boxOf('reviewer'), expected);
         assertBytes(ready.stdoutBytes, workText(expected, verified), 'ready_for_next output');
       });
     }
 
     const batchCases: string[][] = [
-      ['batch:staging-created'], ['batch:item-staged#1'], ['batch:item-staged#2'], ['batch:item-staged#3'],
-      ['batch:staged-synced'], ['batch:published'],
-      ['rewrite:temp-synced#1'], ['rewrite:temp-synced#2'], ['rewrite:temp-synced#3'],
-      ['rewrite:renamed#1'], ['rewrite:renamed#2'], ['rewrite:renamed#3'],
-      ['batch:item-staged#2', 'batch:staged-synced'], ['batch:published', 'rewrite:renamed#2'],
+      ['batch:staging-created'],
+      ['batch:item-staged#1'],
+      ['batch:item-staged#2'],
+      ['batch:item-staged#3'],
+      ['batch:staged-synced'],
+      ['batch:published'],
+      ['rewrite:temp-synced#1'],
+      ['rewrite:temp-synced#2'],
+      ['rewrite:temp-synced#3'],
+      ['rewrite:renamed#1'],
+      ['rewrite:renamed#2'],
+      ['rewrite:renamed#3'],
+      ['batch:item-staged#2', 'batch:staged-synced'],
+      ['batch:published', 'rewrite:renamed#2'],
       ['rewrite:renamed#1', 'rewrite:temp-synced#1'],
     ];
     for (const crashes of batchCases) {
@@ -378,7 +516,12 @@ describe('crash safety', () => {
         for (const step of crashes) crash('ready_for_next', 'QA', step);
         const ready = run('ready_for_next', 'QA');
         assert.equal(ready.code, 0, ready.stderr);
-        const expected: Expected = { mode: 'batch', waiting: [b1!, b2!], inProcess: [a1!, a2!, a3!], completed: [] };
+        const expected: Expected = {
+          mode: 'batch',
+          waiting: [b1!, b2!],
+          inProcess: [a1!, a2!, a3!],
+          completed: [],
+        };
         const verified = await verifyInbox(boxOf('QA'), expected);
         assertBytes(ready.stdoutBytes, workText(expected, verified), 'ready_for_next output');
       });
@@ -396,21 +539,35 @@ describe('crash safety', () => {
     type Recovery = 'done-with-id' | 'done' | 'ready';
 
     const taskCases: [string, Phase][] = [
-      ['rewrite:temp-synced', 'complete'], ['rewrite:renamed', 'complete'], ['finish:stamped', 'complete'],
-      ['finish:moved', 'moved'], ['claim:moved', 'claimed'], ['claim:synced', 'claimed'],
-      ['rewrite:temp-synced#2', 'claimed'], ['rewrite:renamed#2', 'claimed'],
+      ['rewrite:temp-synced', 'complete'],
+      ['rewrite:renamed', 'complete'],
+      ['finish:stamped', 'complete'],
+      ['finish:moved', 'moved'],
+      ['claim:moved', 'claimed'],
+      ['claim:synced', 'claimed'],
+      ['rewrite:temp-synced#2', 'claimed'],
+      ['rewrite:renamed#2', 'claimed'],
     ];
     const batchCases: [string, Phase][] = [
-      ['rewrite:temp-synced#1', 'complete'], ['rewrite:temp-synced#3', 'complete'], ['rewrite:renamed#2', 'complete'],
-      ['rewrite:renamed#3', 'complete'], ['finish:stamped', 'complete'], ['finish:moved', 'moved'],
-      ['batch:staging-created', 'moved'], ['batch:item-staged#1', 'moved'], ['batch:item-staged#2', 'moved'],
-      ['batch:staged-synced', 'moved'], ['batch:published', 'claimed'], ['rewrite:temp-synced#4', 'claimed'],
+      ['rewrite:temp-synced#1', 'complete'],
+      ['rewrite:temp-synced#3', 'complete'],
+      ['rewrite:renamed#2', 'complete'],
+      ['rewrite:renamed#3', 'complete'],
+      ['finish:stamped', 'complete'],
+      ['finish:moved', 'moved'],
+      ['batch:staging-created', 'moved'],
+      ['batch:item-staged#1', 'moved'],
+      ['batch:item-staged#2', 'moved'],
+      ['batch:staged-synced', 'moved'],
+      ['batch:published', 'claimed'],
+      ['rewrite:temp-synced#4', 'claimed'],
       ['rewrite:renamed#5', 'claimed'],
     ];
     // Before the move, a bare retry completes the work the agent was given ('ready' then
     // retries with the ID); after it, only a retry naming the finished work is safe (a bare
     // one would complete the next work, which the agent has not seen).
-    const recoveriesOf = (phase: Phase): Recovery[] => (phase === 'complete' ? ['done', 'ready'] : ['done-with-id', 'ready']);
+    const recoveriesOf = (phase: Phase): Recovery[] =>
+      phase === 'complete' ? ['done', 'ready'] : ['done-with-id', 'ready'];
 
     for (const mode of ['task', 'batch'] as const) {
       const role = mode === 'task' ? 'reviewer' : 'QA';
@@ -424,8 +581,16 @@ describe('crash safety', () => {
             const rest = mode === 'task' ? fixtures.slice(2) : [];
             const first = run('ready_for_next', role);
             assert.equal(first.code, 0, first.stderr);
-            assert.ok(first.stdout.startsWith(mode === 'task' ? `TASK: ${join(box.inProcess, finished[0]!.name)}\n` : 'BATCH: '), first.stdout);
-            const current = mode === 'task' ? finished[0]!.id : fs.readdirSync(box.inProcess).find((n) => n.startsWith('batch_'))!;
+            assert.ok(
+              first.stdout.startsWith(
+                mode === 'task' ? `TASK: ${join(box.inProcess, finished[0]!.name)}\n` : 'BATCH: ',
+              ),
+              first.stdout,
+            );
+            const current =
+              mode === 'task'
+                ? finished[0]!.id
+                : fs.readdirSync(box.inProcess).find((n) => n.startsWith('batch_'))!;
             assert.ok(current, 'the first batch was not claimed');
 
             crash('done_with_current', role, step);
@@ -439,7 +604,10 @@ describe('crash safety', () => {
               if (phase === 'complete') {
                 // Not completed yet: the agent is shown its current work again, unchanged.
                 const dir = mode === 'batch' ? join(box.inProcess, current) : undefined;
-                const text = mode === 'batch' ? batchText(dir!, finished) : taskText(join(box.inProcess, finished[0]!.name), finished[0]!);
+                const text =
+                  mode === 'batch'
+                    ? batchText(dir!, finished)
+                    : taskText(join(box.inProcess, finished[0]!.name), finished[0]!);
                 assertBytes(ready.stdoutBytes, text, 'resumed work');
                 last = run('done_with_current', role, [current]);
                 finishedByLast = true;
@@ -463,10 +631,21 @@ describe('crash safety', () => {
             }
             assert.equal(last.code, 0, last.stderr);
 
-            const expected: Expected = { mode, waiting: rest, inProcess: next, completed: [finished] };
+            const expected: Expected = {
+              mode,
+              waiting: rest,
+              inProcess: next,
+              completed: [finished],
+            };
             const verified = await verifyInbox(box, expected);
-            if (mode === 'batch') assert.equal(verified.completedDirs[0], join(box.completed, current), 'the batch was renamed on completion');
-            const finishedAt = mode === 'task' ? verified.pathOf.get(finished[0]!.id)! : verified.completedDirs[0]!;
+            if (mode === 'batch')
+              assert.equal(
+                verified.completedDirs[0],
+                join(box.completed, current),
+                'the batch was renamed on completion',
+              );
+            const finishedAt =
+              mode === 'task' ? verified.pathOf.get(finished[0]!.id)! : verified.completedDirs[0]!;
             const text = Buffer.concat([
               Buffer.from(finishedByLast ? completedText(mode, finished, verified) : ''),
               Buffer.from(alreadyByLast ? `ALREADY_COMPLETED: ${finishedAt}\n` : ''),

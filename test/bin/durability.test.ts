@@ -9,19 +9,56 @@ import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type Mailbox } from '../../lib/queue/mailbox.js';
 import { parseStrace, Trace, TRACED, type Call } from '../support/strace.js';
-import { BIN_DIR, itemsIn, makeProject, noteDraft, placeItem, runBin, tempDir, writeDraft, type Project } from '../support/project.js';
+import {
+  BIN_DIR,
+  itemsIn,
+  makeProject,
+  noteDraft,
+  placeItem,
+  runBin,
+  tempDir,
+  writeDraft,
+  type Project,
+} from '../support/project.js';
 
 /** Runs a built bin under strace; returns its result and the parsed calls. */
-function traced(bin: string, args: string[], role: string, cwd: string): { code: number | null; stdout: string; stderr: string; calls: Call[] } {
+function traced(
+  bin: string,
+  args: string[],
+  role: string,
+  cwd: string,
+): { code: number | null; stdout: string; stderr: string; calls: Call[] } {
   const logDir = tempDir('baton-strace-');
   const log = join(logDir, 'trace.log');
   try {
     const env: NodeJS.ProcessEnv = { ...process.env, SWARMFORGE_ROLE: role };
     delete env.SWARMFORGE_ROOT;
     delete env.BATON_CRASH_AT;
-    const result = spawnSync('strace', ['-f', '-qq', '-y', '-s', '65536', '-e', `trace=${TRACED}`, '-o', log, process.execPath, join(BIN_DIR, `${bin}.js`), ...args], { cwd, env });
+    const result = spawnSync(
+      'strace',
+      [
+        '-f',
+        '-qq',
+        '-y',
+        '-s',
+        '65536',
+        '-e',
+        `trace=${TRACED}`,
+        '-o',
+        log,
+        process.execPath,
+        join(BIN_DIR, `${bin}.js`),
+        ...args,
+      ],
+      { cwd, env },
+    );
     assert.equal(result.error, undefined, `strace could not run: ${result.error}`);
-    return { code: result.status, stdout: result.stdout.toString('utf8'), stderr: result.stderr.toString('utf8'), calls: parseStrace(fs.readFileSync(log, 'utf8')) };
+    return {
+      code: result.status,
+      stdout: result.stdout.toString('utf8'),
+      stderr: result.stderr.toString('utf8'),
+      calls: parseStrace(fs.readFileSync(log, 'utf8')),
+    };
   } finally {
     fs.rmSync(logDir, { recursive: true, force: true });
   }
@@ -36,14 +73,20 @@ function boxOf(role: string): Mailbox {
 /** A waiting item in `role`'s inbox/new/ (as handoffd would deliver it). */
 async function waiting(role: string, priority: string, n: number): Promise<string> {
   const id = `20260101T000000Z_${String(n).padStart(6, '0')}_from_coder`;
-  return placeItem(boxOf(role).inboxNew, { id, to: role, recipient: role, priority }, `body ${n}\n`, `${priority}_${id}_to_${role}.handoff`);
+  return placeItem(
+    boxOf(role).inboxNew,
+    { id, to: role, recipient: role, priority },
+    `body ${n}\n`,
+    `${priority}_${id}_to_${role}.handoff`,
+  );
 }
 
 /** Empties a role's mailbox and places waiting items (priority, number); returns their names. */
 async function freshInbox(role: string, items: [string, number][]): Promise<string[]> {
   fs.rmSync(boxOf(role).dir, { recursive: true, force: true });
   const names: string[] = [];
-  for (const [priority, n] of items) names.push((await waiting(role, priority, n)).split('/').pop()!);
+  for (const [priority, n] of items)
+    names.push((await waiting(role, priority, n)).split('/').pop()!);
   return names;
 }
 
@@ -59,7 +102,10 @@ function assertTaskClaimDurable(trace: Trace, box: Mailbox, name: string, printe
   const claim = trace.rename(join(box.inboxNew, name), join(box.inProcess, name));
   const temp = join(box.inProcess, `.${name}.tmp`);
   const stamp = trace.rename(temp, join(box.inProcess, name));
-  assert.ok(claim.end < stamp.start && stamp.end < printed.start, 'claim, stamp and output are out of order');
+  assert.ok(
+    claim.end < stamp.start && stamp.end < printed.start,
+    'claim, stamp and output are out of order',
+  );
   // The claim is durable before the stamp replaces the item: no power loss can leave it in both folders.
   trace.fsyncBetween(box.inProcess, claim, stamp, 'claim rename into in_process/');
   trace.fsyncBetween(box.inboxNew, claim, stamp, 'claim rename out of new/');
@@ -69,7 +115,15 @@ function assertTaskClaimDurable(trace: Trace, box: Mailbox, name: string, printe
 
 describe('durability (strace)', () => {
   before(function () {
-    const probe = spawnSync('strace', ['-f', '-qq', '-o', '/dev/null', process.execPath, '-e', '0']);
+    const probe = spawnSync('strace', [
+      '-f',
+      '-qq',
+      '-o',
+      '/dev/null',
+      process.execPath,
+      '-e',
+      '0',
+    ]);
     assert.equal(probe.status, 0, `strace does not work here: ${probe.stderr}`);
     project = makeProject();
   });
@@ -79,14 +133,24 @@ describe('durability (strace)', () => {
   });
 
   it('reads strace -f logs: an <unfinished ...> call and its <... resumed> line are one call', () => {
-    const calls = parseStrace([
-      '101  fsync(18</r/box/outbox/tmp/a.tmp> <unfinished ...>',
-      '102  write(5<pipe:[1]>, "*", 1) = 1',
-      '101  <... fsync resumed>)             = 0',
-      '101  rename("/r/box/outbox/tmp/a.tmp", "/r/box/outbox/a \\\"q\\\".handoff") = 0',
-      '101  write(1<socket:[9]>, "HANDOFF QUEUED: x\\n", 18) = 18',
-    ].join('\n'));
-    assert.deepEqual(calls.map((c) => [c.name, c.start, c.end, c.pid]), [['write', 1, 1, 102], ['fsync', 0, 2, 101], ['rename', 3, 3, 101], ['write', 4, 4, 101]]);
+    const calls = parseStrace(
+      [
+        '101  fsync(18</r/box/outbox/tmp/a.tmp> <unfinished ...>',
+        '102  write(5<pipe:[1]>, "*", 1) = 1',
+        '101  <... fsync resumed>)             = 0',
+        '101  rename("/r/box/outbox/tmp/a.tmp", "/r/box/outbox/a \\\"q\\\".handoff") = 0',
+        '101  write(1<socket:[9]>, "HANDOFF QUEUED: x\\n", 18) = 18',
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      calls.map((c) => [c.name, c.start, c.end, c.pid]),
+      [
+        ['write', 1, 1, 102],
+        ['fsync', 0, 2, 101],
+        ['rename', 3, 3, 101],
+        ['write', 4, 4, 101],
+      ],
+    );
     assert.equal(calls[1]!.fdPath, '/r/box/outbox/tmp/a.tmp');
     assert.deepEqual(calls[2]!.strings, ['/r/box/outbox/tmp/a.tmp', '/r/box/outbox/a "q".handoff']);
     assert.equal(calls[3]!.fd, 1);
@@ -95,7 +159,11 @@ describe('durability (strace)', () => {
 
   it('swarm_handoff fsyncs the handoff before publishing it and outbox/ before HANDOFF QUEUED', () => {
     const box = boxOf('coder');
-    const draft = writeDraft(project.root, noteDraft('reviewer', 'traced send'), 'traced-draft.txt');
+    const draft = writeDraft(
+      project.root,
+      noteDraft('reviewer', 'traced send'),
+      'traced-draft.txt',
+    );
     const run = traced('swarm_handoff', [draft], 'coder', project.root);
     assert.equal(run.code, 0, run.stderr);
     const queued = run.stdout.replace('HANDOFF QUEUED: ', '').trim();
@@ -105,7 +173,10 @@ describe('durability (strace)', () => {
     const temp = join(box.outboxTmp, `${name}.tmp`);
     const publish = trace.rename(temp, queued);
     const printed = trace.stdout('HANDOFF QUEUED: ');
-    assert.ok(publish.end < printed.start, 'HANDOFF QUEUED printed before the handoff was published');
+    assert.ok(
+      publish.end < printed.start,
+      'HANDOFF QUEUED printed before the handoff was published',
+    );
     trace.fsyncBetween(temp, trace.lastWrite(temp), publish, 'outbox temp file');
     trace.fsyncBetween(box.outbox, publish, printed, 'publish rename into outbox/');
     assert.equal(fs.readFileSync(queued, 'utf8').includes('traced send'), true);
@@ -113,7 +184,10 @@ describe('durability (strace)', () => {
 
   it('ready_for_next (task) fsyncs the claim, the dequeued_at stamp and in_process/ before TASK', async () => {
     const box = boxOf('reviewer');
-    const [name] = await freshInbox('reviewer', [['40', 1], ['50', 2]]);
+    const [name] = await freshInbox('reviewer', [
+      ['40', 1],
+      ['50', 2],
+    ]);
     assert.ok(name);
     const run = traced('ready_for_next', [], 'reviewer', project.root);
     assert.equal(run.code, 0, run.stderr);
@@ -124,18 +198,30 @@ describe('durability (strace)', () => {
 
   it('done_with_current (task) fsyncs completed/ and in_process/ after the move, before COMPLETED', async () => {
     const box = boxOf('reviewer');
-    const [current, next] = await freshInbox('reviewer', [['40', 3], ['50', 4], ['50', 5]]);
+    const [current, next] = await freshInbox('reviewer', [
+      ['40', 3],
+      ['50', 4],
+      ['50', 5],
+    ]);
     assert.ok(current && next);
     assert.ok(claimUntraced('reviewer').startsWith(`TASK: ${join(box.inProcess, current)}\n`));
     const run = traced('done_with_current', [], 'reviewer', project.root);
     assert.equal(run.code, 0, run.stderr);
-    assert.ok(run.stdout.startsWith(`COMPLETED: ${join(box.completed, current)}\nTASK: ${join(box.inProcess, next)}\n`), run.stdout);
+    assert.ok(
+      run.stdout.startsWith(
+        `COMPLETED: ${join(box.completed, current)}\nTASK: ${join(box.inProcess, next)}\n`,
+      ),
+      run.stdout,
+    );
     const trace = new Trace(run.calls);
     const printed = trace.stdout('COMPLETED: ');
     const temp = join(box.inProcess, `.${current}.tmp`);
     const stamp = trace.rename(temp, join(box.inProcess, current));
     const move = trace.rename(join(box.inProcess, current), join(box.completed, current));
-    assert.ok(stamp.end < move.start && move.end < printed.start, 'stamp, move and output are out of order');
+    assert.ok(
+      stamp.end < move.start && move.end < printed.start,
+      'stamp, move and output are out of order',
+    );
     trace.fsyncBetween(temp, trace.lastWrite(temp), stamp, 'completed_at temp file');
     trace.fsyncBetween(box.completed, move, printed, 'move into completed/');
     trace.fsyncBetween(box.inProcess, move, printed, 'move out of in_process/');
@@ -160,21 +246,33 @@ describe('durability (strace)', () => {
 
   it('ready_for_next (batch) fsyncs the staged items, the published batch and its stamps before BATCH', async () => {
     const box = boxOf('QA');
-    const names = (await freshInbox('QA', [['30', 11], ['30', 12], ['30', 13], ['60', 14]])).slice(0, 3);
+    const names = (
+      await freshInbox('QA', [
+        ['30', 11],
+        ['30', 12],
+        ['30', 13],
+        ['60', 14],
+      ])
+    ).slice(0, 3);
     const run = traced('ready_for_next', [], 'QA', project.root);
     assert.equal(run.code, 0, run.stderr);
     const batchDir = /^BATCH: (.*)\n/.exec(run.stdout)?.[1];
     assert.ok(batchDir && dirname(batchDir) === box.inProcess, run.stdout);
     const trace = new Trace(run.calls);
     const printed = trace.stdout('BATCH: ');
-    const publishes = trace.renamesBetween(box.inProcess, box.inProcess).filter((c) => c.strings[1] === batchDir);
+    const publishes = trace
+      .renamesBetween(box.inProcess, box.inProcess)
+      .filter((c) => c.strings[1] === batchDir);
     assert.equal(publishes.length, 1, 'the batch was not published by exactly one rename');
     const publish = publishes[0]!;
     const staging = publish.strings[0]!;
     assert.match(staging.split('/').pop()!, /^\./, 'the batch was not staged under a hidden name');
     const staged = names.map((n) => trace.rename(join(box.inboxNew, n), join(staging, n)));
     const lastStaged = staged.reduce((a, b) => (a.end > b.end ? a : b));
-    assert.ok(lastStaged.end < publish.start && publish.end < printed.start, 'staging, publish and output are out of order');
+    assert.ok(
+      lastStaged.end < publish.start && publish.end < printed.start,
+      'staging, publish and output are out of order',
+    );
     trace.fsyncBetween(staging, lastStaged, publish, 'items staged in the batch directory');
     trace.fsyncBetween(box.inboxNew, lastStaged, publish, 'items staged out of new/');
     trace.fsyncBetween(box.inProcess, publish, printed, 'batch publish rename');
@@ -191,12 +289,18 @@ describe('durability (strace)', () => {
 
   it('done_with_current (batch) fsyncs completed/ and in_process/ after moving the batch, before COMPLETED', async () => {
     const box = boxOf('QA');
-    await freshInbox('QA', [['30', 15], ['30', 16]]);
+    await freshInbox('QA', [
+      ['30', 15],
+      ['30', 16],
+    ]);
     const batch = /^BATCH: .*\/(batch_[^/\n]+)\n/.exec(claimUntraced('QA'))?.[1];
     assert.ok(batch, 'no batch was claimed');
     const run = traced('done_with_current', [], 'QA', project.root);
     assert.equal(run.code, 0, run.stderr);
-    assert.ok(run.stdout.endsWith(`COMPLETED_BATCH: ${join(box.completed, batch)}\nNO_TASK\n`), run.stdout);
+    assert.ok(
+      run.stdout.endsWith(`COMPLETED_BATCH: ${join(box.completed, batch)}\nNO_TASK\n`),
+      run.stdout,
+    );
     const trace = new Trace(run.calls);
     const printed = trace.stdout('COMPLETED: ');
     const move = trace.rename(join(box.inProcess, batch), join(box.completed, batch));
@@ -223,9 +327,14 @@ describe('durability (strace)', () => {
         walk(dir);
         return wrong;
       };
-      for (const role of ['coder', 'reviewer', 'QA']) fs.rmSync(boxOf(role).dir, { recursive: true, force: true });
+      for (const role of ['coder', 'reviewer', 'QA'])
+        fs.rmSync(boxOf(role).dir, { recursive: true, force: true });
 
-      const sent = runBin('swarm_handoff', [writeDraft(project.root, noteDraft('reviewer', 'modes'), 'mode-draft.txt')], { role: 'coder', cwd: project.root });
+      const sent = runBin(
+        'swarm_handoff',
+        [writeDraft(project.root, noteDraft('reviewer', 'modes'), 'mode-draft.txt')],
+        { role: 'coder', cwd: project.root },
+      );
       assert.equal(sent.code, 0, sent.stderr);
       assert.equal(itemsIn(boxOf('coder').outbox).length, 1);
       assert.deepEqual(modesUnder(boxOf('coder').dir), [], 'after swarm_handoff');
@@ -239,7 +348,11 @@ describe('durability (strace)', () => {
       assert.match(done.stdout, /^COMPLETED: /, done.stderr);
       assert.equal(itemsIn(boxOf('reviewer').completed).length, 1);
       assert.equal(itemsIn(boxOf('reviewer').inProcess).length, 1);
-      assert.deepEqual(modesUnder(boxOf('reviewer').dir), [], 'after ready_for_next and done_with_current');
+      assert.deepEqual(
+        modesUnder(boxOf('reviewer').dir),
+        [],
+        'after ready_for_next and done_with_current',
+      );
 
       await waiting('QA', '50', 23);
       await waiting('QA', '50', 24);

@@ -19,7 +19,15 @@ import { join } from 'node:path';
 import { parseEnvelope, serializeEnvelope, type Headers } from '../../lib/queue/envelope.js';
 import { type Mailbox } from '../../lib/queue/mailbox.js';
 import {
-  BIN_DIR, itemsIn, makeProject, noteDraft, runBin, runBinAsync, writeDraft, type Project, type RunResult,
+  BIN_DIR,
+  itemsIn,
+  makeProject,
+  noteDraft,
+  runBin,
+  runBinAsync,
+  writeDraft,
+  type Project,
+  type RunResult,
 } from '../support/project.js';
 import { fixtureText } from '../support/fixtures.js';
 import { byTier, sizeFrom } from '../support/tier.js';
@@ -63,14 +71,28 @@ function startDaemon(root: string, options: { crashAt?: string; pollMs?: number 
   if (options.crashAt) env.BATON_CRASH_AT = options.crashAt;
   const child = spawn(
     process.execPath,
-    [join(BIN_DIR, 'handoffd.js'), '--root', root, '--poll-interval', String(options.pollMs ?? 250), '--quiet'],
+    [
+      join(BIN_DIR, 'handoffd.js'),
+      '--root',
+      root,
+      '--poll-interval',
+      String(options.pollMs ?? 250),
+      '--quiet',
+    ],
     { cwd: root, env, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const err: Buffer[] = [];
   child.stderr!.on('data', (b: Buffer) => err.push(b));
-  const exited = new Promise<Exit>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<Exit>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   if (child.pid === undefined) throw new Error('handoffd did not start');
-  const daemon: Daemon = { child, pid: child.pid, exited, stderr: () => Buffer.concat(err).toString('utf8') };
+  const daemon: Daemon = {
+    child,
+    pid: child.pid,
+    exited,
+    stderr: () => Buffer.concat(err).toString('utf8'),
+  };
   daemons.push(daemon);
   return daemon;
 }
@@ -93,14 +115,23 @@ function pause(ms: number): Promise<void> {
 }
 
 /** Polls `condition` until it holds; fails after `timeoutMs`, or at once if `daemon` exits meanwhile. */
-async function waitFor(what: string, condition: () => boolean, timeoutMs: number, daemon?: Daemon, intervalMs = 20): Promise<void> {
+async function waitFor(
+  what: string,
+  condition: () => boolean,
+  timeoutMs: number,
+  daemon?: Daemon,
+  intervalMs = 20,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (condition()) return;
     if (daemon && !isRunning(daemon)) {
-      throw new Error(`handoffd exited (${daemon.child.exitCode ?? daemon.child.signalCode}) while waiting for ${what}: ${daemon.stderr()}`);
+      throw new Error(
+        `handoffd exited (${daemon.child.exitCode ?? daemon.child.signalCode}) while waiting for ${what}: ${daemon.stderr()}`,
+      );
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await pause(intervalMs);
   }
 }
@@ -112,7 +143,10 @@ function daemonDir(p: Project): string {
 /** health.json as last written (undefined while missing or being rewritten). */
 function healthOf(p: Project): { pid: number; passes: number } | undefined {
   try {
-    return JSON.parse(fs.readFileSync(join(daemonDir(p), 'health.json'), 'utf8')) as { pid: number; passes: number };
+    return JSON.parse(fs.readFileSync(join(daemonDir(p), 'health.json'), 'utf8')) as {
+      pid: number;
+      passes: number;
+    };
   } catch {
     return undefined;
   }
@@ -129,7 +163,11 @@ async function crashDaemon(p: Project, crashAt: string): Promise<void> {
   const d = startDaemon(p.root, { crashAt });
   const exit = await within(d.exited, 30_000);
   assert.ok(exit, `handoffd did not reach ${crashAt} within 30 s`);
-  assert.equal(exit.signal, 'SIGKILL', `handoffd did not die at ${crashAt}: exit ${exit.code}, stderr ${d.stderr()}`);
+  assert.equal(
+    exit.signal,
+    'SIGKILL',
+    `handoffd did not die at ${crashAt}: exit ${exit.code}, stderr ${d.stderr()}`,
+  );
 }
 
 /** Stops a daemon with the `stop` sentinel and checks its clean exit. */
@@ -143,7 +181,12 @@ async function stopDaemon(p: Project, d: Daemon): Promise<void> {
 }
 
 /** Restarts the daemon cleanly, waits for one full pass and `settled`, then stops it. */
-async function restartUntil(p: Project, what: string, settled: () => boolean, timeoutMs = 60_000): Promise<void> {
+async function restartUntil(
+  p: Project,
+  what: string,
+  settled: () => boolean,
+  timeoutMs = 60_000,
+): Promise<void> {
   const d = startDaemon(p.root);
   await waitFor(what, () => passedOnce(p, d) && settled(), timeoutMs, d);
   await stopDaemon(p, d);
@@ -167,13 +210,28 @@ async function originalAt(path: string): Promise<Original> {
   const envelope = await parseEnvelope(bytes);
   const id = envelope.headers.id!;
   assert.ok(id, `${path} has no id`);
-  return { id, name: path.split('/').pop()!, to: envelope.headers.to!.split(','), headers: envelope.headers, body: envelope.body, bytes };
+  return {
+    id,
+    name: path.split('/').pop()!,
+    to: envelope.headers.to!.split(','),
+    headers: envelope.headers,
+    body: envelope.body,
+    bytes,
+  };
 }
 
 /** Queues a note with the built swarm_handoff as coder; returns the outbox file. */
 async function queueWithSwarmHandoff(p: Project, to: string[], message: string): Promise<Original> {
-  const draft = writeDraft(p.root, noteDraft(to.join(','), message), `draft-${Math.random().toString(36).slice(2)}.txt`);
-  const sent = runBin('swarm_handoff', [draft], { role: 'coder', cwd: p.root, env: { BATON_CRASH_AT: undefined } });
+  const draft = writeDraft(
+    p.root,
+    noteDraft(to.join(','), message),
+    `draft-${Math.random().toString(36).slice(2)}.txt`,
+  );
+  const sent = runBin('swarm_handoff', [draft], {
+    role: 'coder',
+    cwd: p.root,
+    env: { BATON_CRASH_AT: undefined },
+  });
   assert.equal(sent.code, 0, sent.stderr);
   const path = /^HANDOFF QUEUED: (.+)$/m.exec(sent.stdout)?.[1];
   assert.ok(path, sent.stdout);
@@ -185,11 +243,29 @@ async function queueWithSwarmHandoff(p: Project, to: string[], message: string):
  * (front matter in protocol order through serializeEnvelope, written to outbox/tmp/,
  * renamed into outbox/), with a sequence number the test owns.
  */
-async function queueDirect(p: Project, seq: number, to: string[], priority: string, body: Buffer, now: Date): Promise<Original> {
-  const tsid = now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+async function queueDirect(
+  p: Project,
+  seq: number,
+  to: string[],
+  priority: string,
+  body: Buffer,
+  now: Date,
+): Promise<Original> {
+  const tsid = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
   const id = `${tsid}_${String(seq).padStart(6, '0')}_from_coder`;
   const name = `${priority}_${id}_to_${to.join('_')}.handoff`;
-  const headers: Headers = { id, from: 'coder', to: to.join(','), priority, type: 'note', message: `handoff ${seq}`, created_at: now.toISOString() };
+  const headers: Headers = {
+    id,
+    from: 'coder',
+    to: to.join(','),
+    priority,
+    type: 'note',
+    message: `handoff ${seq}`,
+    created_at: now.toISOString(),
+  };
   const bytes = await serializeEnvelope(headers, body);
   const box = p.box('coder');
   const temp = join(box.outboxTmp, `${name}.tmp`);
@@ -219,16 +295,19 @@ async function scanInbox(box: Mailbox): Promise<{ items: Found[]; problems: stri
     }
   };
   for (const name of fs.readdirSync(box.inbox)) {
-    if (!['new', 'in_process', 'completed'].includes(name)) problems.push(`${join(box.inbox, name)}: stray entry`);
+    if (!['new', 'in_process', 'completed'].includes(name))
+      problems.push(`${join(box.inbox, name)}: stray entry`);
   }
   for (const dir of [box.inboxNew, box.inProcess, box.completed]) {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
-      if (entry.isFile() && entry.name.endsWith('.handoff') && !entry.name.startsWith('.')) await readOne(path, entry.name);
+      if (entry.isFile() && entry.name.endsWith('.handoff') && !entry.name.startsWith('.'))
+        await readOne(path, entry.name);
       else if (entry.isDirectory() && entry.name.startsWith('batch_') && dir !== box.inboxNew) {
         for (const inner of fs.readdirSync(path, { withFileTypes: true })) {
           const innerPath = join(path, inner.name);
-          if (inner.isFile() && inner.name.endsWith('.handoff') && !inner.name.startsWith('.')) await readOne(innerPath, inner.name);
+          if (inner.isFile() && inner.name.endsWith('.handoff') && !inner.name.startsWith('.'))
+            await readOne(innerPath, inner.name);
           else problems.push(`${innerPath}: stray entry`);
         }
       } else problems.push(`${path}: stray entry`);
@@ -242,14 +321,25 @@ function copyProblems(o: Original, role: string, copy: Found): string[] {
   const problems: string[] = [];
   if (copy.name !== o.name) problems.push(`${copy.path}: name is not the original's ${o.name}`);
   for (const [key, value] of Object.entries(o.headers)) {
-    if (copy.headers[key] !== value) problems.push(`${copy.path}: header ${key} is ${JSON.stringify(copy.headers[key])}, not ${JSON.stringify(value)}`);
+    if (copy.headers[key] !== value)
+      problems.push(
+        `${copy.path}: header ${key} is ${JSON.stringify(copy.headers[key])}, not ${JSON.stringify(value)}`,
+      );
   }
   for (const key of Object.keys(copy.headers)) {
-    if (!(key in o.headers) && !ADDED.has(key)) problems.push(`${copy.path}: unexpected header ${key}`);
+    if (!(key in o.headers) && !ADDED.has(key))
+      problems.push(`${copy.path}: unexpected header ${key}`);
   }
-  if (copy.headers.recipient !== role) problems.push(`${copy.path}: recipient is ${JSON.stringify(copy.headers.recipient)}, not ${role}`);
-  if (!ISO.test(copy.headers.enqueued_at ?? '')) problems.push(`${copy.path}: enqueued_at is ${JSON.stringify(copy.headers.enqueued_at)}`);
-  if (!copy.body.equals(o.body)) problems.push(`${copy.path}: body differs from the original (${copy.body.length} vs ${o.body.length} bytes)`);
+  if (copy.headers.recipient !== role)
+    problems.push(
+      `${copy.path}: recipient is ${JSON.stringify(copy.headers.recipient)}, not ${role}`,
+    );
+  if (!ISO.test(copy.headers.enqueued_at ?? ''))
+    problems.push(`${copy.path}: enqueued_at is ${JSON.stringify(copy.headers.enqueued_at)}`);
+  if (!copy.body.equals(o.body))
+    problems.push(
+      `${copy.path}: body differs from the original (${copy.body.length} vs ${o.body.length} bytes)`,
+    );
   return problems;
 }
 
@@ -258,7 +348,12 @@ function copyProblems(o: Original, role: string, copy: Found): string[] {
  * when `delivered`, never otherwise, no other item and nothing else in the inbox; every
  * copy complete. Returns where each copy of `role` is, by id.
  */
-async function checkRecipients(p: Project, originals: Original[], delivered: boolean, roles = RECIPIENTS): Promise<Map<string, Map<string, string[]>>> {
+async function checkRecipients(
+  p: Project,
+  originals: Original[],
+  delivered: boolean,
+  roles = RECIPIENTS,
+): Promise<Map<string, Map<string, string[]>>> {
   const problems: string[] = [];
   const places = new Map<string, Map<string, string[]>>();
   const byId = new Map(originals.map((o) => [o.id, o]));
@@ -271,40 +366,66 @@ async function checkRecipients(p: Project, originals: Original[], delivered: boo
       found.set(id, [...(found.get(id) ?? []), item]);
     }
     for (const [id, copies] of found) {
-      if (!byId.has(id)) problems.push(`${role} holds ${copies.length} item(s) of unknown id ${id}: ${copies.map((c) => c.path).join(', ')}`);
+      if (!byId.has(id))
+        problems.push(
+          `${role} holds ${copies.length} item(s) of unknown id ${id}: ${copies.map((c) => c.path).join(', ')}`,
+        );
     }
     for (const o of originals) {
       const copies = found.get(o.id) ?? [];
       const expected = delivered && o.to.includes(role) ? 1 : 0;
       if (copies.length !== expected) {
-        problems.push(`${role} holds ${copies.length} copies of ${o.id}, expected ${expected}: ${copies.map((c) => c.path).join(', ')}`);
+        problems.push(
+          `${role} holds ${copies.length} copies of ${o.id}, expected ${expected}: ${copies.map((c) => c.path).join(', ')}`,
+        );
       }
       for (const copy of copies) problems.push(...copyProblems(o, role, copy));
     }
     places.set(role, new Map([...found].map(([id, copies]) => [id, copies.map((c) => c.path)])));
   }
-  assert.deepEqual(problems.slice(0, 30), [], `${problems.length} problem(s) in the recipients' inboxes`);
+  assert.deepEqual(
+    problems.slice(0, 30),
+    [],
+    `${problems.length} problem(s) in the recipients' inboxes`,
+  );
   return places;
 }
 
 /** Checks the sender: outbox empty, each original exactly once in `where` (byte-identical, own name), nothing else. */
-function checkSender(p: Project, originals: Original[], where: 'sent' | 'failed', reason?: string): void {
+function checkSender(
+  p: Project,
+  originals: Original[],
+  where: 'sent' | 'failed',
+  reason?: string,
+): void {
   const box = p.box('coder');
   assert.deepEqual(itemsIn(box.outbox), [], 'handoffs left in the outbox');
   assert.deepEqual(fs.readdirSync(box.outboxTmp), [], 'files left in outbox/tmp');
   const other = where === 'sent' ? box.failed : box.sent;
-  assert.deepEqual(fs.existsSync(other) ? fs.readdirSync(other) : [], [], `files in ${where === 'sent' ? 'failed' : 'sent'}/`);
+  assert.deepEqual(
+    fs.existsSync(other) ? fs.readdirSync(other) : [],
+    [],
+    `files in ${where === 'sent' ? 'failed' : 'sent'}/`,
+  );
   const dir = where === 'sent' ? box.sent : box.failed;
-  const expected = originals.flatMap((o) => (where === 'sent' ? [o.name] : [o.name, `${o.name}.error`])).sort();
+  const expected = originals
+    .flatMap((o) => (where === 'sent' ? [o.name] : [o.name, `${o.name}.error`]))
+    .sort();
   const actual = fs.readdirSync(dir).sort();
   if (actual.length !== expected.length || actual.some((n, i) => n !== expected[i])) {
     const extra = actual.filter((n) => !expected.includes(n));
     const missing = expected.filter((n) => !actual.includes(n));
-    assert.fail(`${where}/ holds ${actual.length} entries, expected ${expected.length}; extra ${extra.slice(0, 10).join(', ')}; missing ${missing.slice(0, 10).join(', ')}`);
+    assert.fail(
+      `${where}/ holds ${actual.length} entries, expected ${expected.length}; extra ${extra.slice(0, 10).join(', ')}; missing ${missing.slice(0, 10).join(', ')}`,
+    );
   }
   for (const o of originals) {
-    assert.ok(fs.readFileSync(join(dir, o.name)).equals(o.bytes), `${where}/${o.name} is not the original's bytes`);
-    if (where === 'failed') assert.equal(fs.readFileSync(join(dir, `${o.name}.error`), 'utf8'), `${reason}\n`);
+    assert.ok(
+      fs.readFileSync(join(dir, o.name)).equals(o.bytes),
+      `${where}/${o.name} is not the original's bytes`,
+    );
+    if (where === 'failed')
+      assert.equal(fs.readFileSync(join(dir, `${o.name}.error`), 'utf8'), `${reason}\n`);
   }
   assert.deepEqual(fs.readdirSync(join(daemonDir(p), 'tmp')), [], 'temp files left in daemon/tmp');
 }
@@ -360,9 +481,23 @@ describe('handoffd crash safety', () => {
     }
     const cases: StepCase[] = [];
     for (const n of [1, 2, 3]) {
-      cases.push({ step: `deliver:copy-synced#${n}`, copiesAtCrash: n - 1, tempAtCrash: RECIPIENTS[n - 1], originalAtCrash: 'outbox' });
-      cases.push({ step: `deliver:linked#${n}`, copiesAtCrash: n, tempAtCrash: RECIPIENTS[n - 1], originalAtCrash: 'outbox' });
-      cases.push({ step: `deliver:recipient-done#${n}`, copiesAtCrash: n, originalAtCrash: 'outbox' });
+      cases.push({
+        step: `deliver:copy-synced#${n}`,
+        copiesAtCrash: n - 1,
+        tempAtCrash: RECIPIENTS[n - 1],
+        originalAtCrash: 'outbox',
+      });
+      cases.push({
+        step: `deliver:linked#${n}`,
+        copiesAtCrash: n,
+        tempAtCrash: RECIPIENTS[n - 1],
+        originalAtCrash: 'outbox',
+      });
+      cases.push({
+        step: `deliver:recipient-done#${n}`,
+        copiesAtCrash: n,
+        originalAtCrash: 'outbox',
+      });
     }
     cases.push({ step: 'deliver:copies-done', copiesAtCrash: 3, originalAtCrash: 'outbox' });
     cases.push({ step: 'deliver:original-moved', copiesAtCrash: 3, originalAtCrash: 'sent' });
@@ -377,14 +512,26 @@ describe('handoffd crash safety', () => {
         await crashDaemon(p, c.step);
         // The kill landed where the step says.
         RECIPIENTS.forEach((role, i) => {
-          assert.deepEqual(waitingOf(p, role), i < c.copiesAtCrash ? [o.name] : [], `${role}'s new/ at the crash`);
+          assert.deepEqual(
+            waitingOf(p, role),
+            i < c.copiesAtCrash ? [o.name] : [],
+            `${role}'s new/ at the crash`,
+          );
         });
         const temps = fs.readdirSync(join(daemonDir(p), 'tmp'));
-        assert.deepEqual(temps, c.tempAtCrash ? [`${c.tempAtCrash}.${o.name}`] : [], 'daemon/tmp at the crash');
+        assert.deepEqual(
+          temps,
+          c.tempAtCrash ? [`${c.tempAtCrash}.${o.name}`] : [],
+          'daemon/tmp at the crash',
+        );
         assert.deepEqual(itemsIn(box.outbox), c.originalAtCrash === 'outbox' ? [o.name] : []);
         assert.deepEqual(itemsIn(box.sent), c.originalAtCrash === 'sent' ? [o.name] : []);
 
-        await restartUntil(p, 'outbox empty and the original in sent/', () => itemsIn(box.outbox).length === 0 && itemsIn(box.sent).length > 0);
+        await restartUntil(
+          p,
+          'outbox empty and the original in sent/',
+          () => itemsIn(box.outbox).length === 0 && itemsIn(box.sent).length > 0,
+        );
         await checkRecipients(p, [o], true);
         checkSender(p, [o], 'sent');
       });
@@ -402,14 +549,31 @@ describe('handoffd crash safety', () => {
         const o = await queueWithSwarmHandoff(p, RECIPIENTS, `crash at ${c.step}`);
         // c leaves the swarm after the send: the daemon must refuse the whole handoff.
         const tsv = join(p.root, '.swarmforge', 'roles.tsv');
-        fs.writeFileSync(tsv, fs.readFileSync(tsv, 'utf8').split('\n').filter((line) => !line.startsWith('c\t')).join('\n'));
+        fs.writeFileSync(
+          tsv,
+          fs
+            .readFileSync(tsv, 'utf8')
+            .split('\n')
+            .filter((line) => !line.startsWith('c\t'))
+            .join('\n'),
+        );
 
         await crashDaemon(p, c.step);
         assert.deepEqual(itemsIn(box.outbox), c.originalAtCrash === 'outbox' ? [o.name] : []);
-        assert.equal(fs.readFileSync(join(box.failed, `${o.name}.error`), 'utf8'), 'unknown recipient c\n');
-        assert.deepEqual(fs.readdirSync(box.failed).sort(), c.originalAtCrash === 'failed' ? [o.name, `${o.name}.error`] : [`${o.name}.error`]);
+        assert.equal(
+          fs.readFileSync(join(box.failed, `${o.name}.error`), 'utf8'),
+          'unknown recipient c\n',
+        );
+        assert.deepEqual(
+          fs.readdirSync(box.failed).sort(),
+          c.originalAtCrash === 'failed' ? [o.name, `${o.name}.error`] : [`${o.name}.error`],
+        );
 
-        await restartUntil(p, 'outbox empty and the original in failed/', () => itemsIn(box.outbox).length === 0 && itemsIn(box.failed).length > 0);
+        await restartUntil(
+          p,
+          'outbox empty and the original in failed/',
+          () => itemsIn(box.outbox).length === 0 && itemsIn(box.failed).length > 0,
+        );
         await checkRecipients(p, [o], false);
         checkSender(p, [o], 'failed', 'unknown recipient c');
       });
@@ -429,16 +593,24 @@ describe('handoffd crash safety', () => {
         const p = newProject();
         const box = p.box('coder');
         const originals: Original[] = [];
-        for (let i = 1; i <= 3; i++) originals.push(await queueWithSwarmHandoff(p, RECIPIENTS, `group member ${i} at ${c.step}`));
+        for (let i = 1; i <= 3; i++)
+          originals.push(
+            await queueWithSwarmHandoff(p, RECIPIENTS, `group member ${i} at ${c.step}`),
+          );
         const names = originals.map((o) => o.name).sort();
 
         await crashDaemon(p, c.step);
         // Every copy was in place before any original moved; the kill landed mid-group.
-        for (const role of RECIPIENTS) assert.deepEqual(waitingOf(p, role), names, `${role}'s new/ at the crash`);
+        for (const role of RECIPIENTS)
+          assert.deepEqual(waitingOf(p, role), names, `${role}'s new/ at the crash`);
         assert.deepEqual(itemsIn(box.sent), names.slice(0, c.sentAtCrash));
         assert.deepEqual(itemsIn(box.outbox), names.slice(c.sentAtCrash));
 
-        await restartUntil(p, 'outbox empty and every original in sent/', () => itemsIn(box.outbox).length === 0 && itemsIn(box.sent).length === 3);
+        await restartUntil(
+          p,
+          'outbox empty and every original in sent/',
+          () => itemsIn(box.outbox).length === 0 && itemsIn(box.sent).length === 3,
+        );
         await checkRecipients(p, originals, true);
         checkSender(p, originals, 'sent');
       });
@@ -448,11 +620,28 @@ describe('handoffd crash safety', () => {
   describe('a copy consumed before the restart', () => {
     type Action = 'claim' | 'complete';
     const cases: { step: string; copiesAtCrash: number; actions: Record<string, Action> }[] = [
-      { step: 'deliver:copies-done', copiesAtCrash: 3, actions: { a: 'claim', b: 'complete', c: 'claim' } },
-      { step: 'deliver:copies-done', copiesAtCrash: 3, actions: { a: 'claim', b: 'complete', c: 'complete' } },
-      { step: 'deliver:recipient-done#2', copiesAtCrash: 2, actions: { a: 'claim', b: 'complete' } },
+      {
+        step: 'deliver:copies-done',
+        copiesAtCrash: 3,
+        actions: { a: 'claim', b: 'complete', c: 'claim' },
+      },
+      {
+        step: 'deliver:copies-done',
+        copiesAtCrash: 3,
+        actions: { a: 'claim', b: 'complete', c: 'complete' },
+      },
+      {
+        step: 'deliver:recipient-done#2',
+        copiesAtCrash: 2,
+        actions: { a: 'claim', b: 'complete' },
+      },
     ];
-    const placeOf = (p: Project, role: string, action: Action | undefined, name: string): RegExp => {
+    const placeOf = (
+      p: Project,
+      role: string,
+      action: Action | undefined,
+      name: string,
+    ): RegExp => {
       const box = p.box(role);
       const batch = role === 'c' ? '/batch_[^/]+' : '';
       if (action === 'claim') return new RegExp(`^${box.inProcess}${batch}/${name}$`);
@@ -461,16 +650,25 @@ describe('handoffd crash safety', () => {
     };
 
     for (const c of cases) {
-      const label = Object.entries(c.actions).map(([role, action]) => `${role} ${action === 'claim' ? 'claims' : 'completes'}`).join(', ');
+      const label = Object.entries(c.actions)
+        .map(([role, action]) => `${role} ${action === 'claim' ? 'claims' : 'completes'}`)
+        .join(', ');
       it(`is not delivered again after a kill at ${c.step} (${label}${c.actions.c ? ', c in batch mode' : ''})`, async () => {
         const p = newProject();
         const box = p.box('coder');
         const o = await queueWithSwarmHandoff(p, RECIPIENTS, `consumed after ${c.step}`);
         await crashDaemon(p, c.step);
-        RECIPIENTS.forEach((role, i) => assert.deepEqual(waitingOf(p, role), i < c.copiesAtCrash ? [o.name] : [], `${role}'s new/ at the crash`));
+        RECIPIENTS.forEach((role, i) =>
+          assert.deepEqual(
+            waitingOf(p, role),
+            i < c.copiesAtCrash ? [o.name] : [],
+            `${role}'s new/ at the crash`,
+          ),
+        );
 
         for (const [role, action] of Object.entries(c.actions)) {
-          const run = (bin: string): RunResult => runBin(bin, [], { role, cwd: p.root, env: { BATON_CRASH_AT: undefined } });
+          const run = (bin: string): RunResult =>
+            runBin(bin, [], { role, cwd: p.root, env: { BATON_CRASH_AT: undefined } });
           const ready = run('ready_for_next');
           assert.equal(ready.code, 0, ready.stderr);
           assert.match(ready.stdout, role === 'c' ? /^BATCH: / : /^TASK: /);
@@ -482,11 +680,19 @@ describe('handoffd crash safety', () => {
           assert.deepEqual(waitingOf(p, role), []);
         }
 
-        await restartUntil(p, 'outbox empty and the original in sent/', () => itemsIn(box.outbox).length === 0 && itemsIn(box.sent).length > 0);
+        await restartUntil(
+          p,
+          'outbox empty and the original in sent/',
+          () => itemsIn(box.outbox).length === 0 && itemsIn(box.sent).length > 0,
+        );
         const places = await checkRecipients(p, [o], true);
         for (const role of RECIPIENTS) {
           const paths = places.get(role)!.get(o.id)!;
-          assert.match(paths[0]!, placeOf(p, role, c.actions[role], o.name), `${role}'s copy moved`);
+          assert.match(
+            paths[0]!,
+            placeOf(p, role, c.actions[role], o.name),
+            `${role}'s copy moved`,
+          );
         }
         checkSender(p, [o], 'sent');
       });
@@ -503,8 +709,22 @@ describe('handoffd crash safety', () => {
      * 2,000 move before the last kill).
      */
     const SIZE = byTier({
-      short: { handoffs: 1000, timerKills: 8, crashAtKills: 6, runBudget: 20, perCopy: 30, perGroup: 1 },
-      full: { handoffs: 2000, timerKills: 24, crashAtKills: 8, runBudget: 60, perCopy: 90, perGroup: 3 },
+      short: {
+        handoffs: 1000,
+        timerKills: 8,
+        crashAtKills: 6,
+        runBudget: 20,
+        perCopy: 30,
+        perGroup: 1,
+      },
+      full: {
+        handoffs: 2000,
+        timerKills: 24,
+        crashAtKills: 8,
+        runBudget: 60,
+        perCopy: 90,
+        perGroup: 3,
+      },
     });
     const HANDOFFS = SIZE.handoffs;
     const TIMER_KILLS = SIZE.timerKills;
@@ -512,8 +732,12 @@ describe('handoffd crash safety', () => {
     const CRASH_AT_KILLS = SIZE.crashAtKills;
     /** Crash points and the largest n of `<step>#<n>` drawn for each: copies-done and sent-synced come once per group of handoffs, the others once per copy or handoff. */
     const STEPS: [string, number][] = [
-      ['deliver:copy-synced', SIZE.perCopy], ['deliver:linked', SIZE.perCopy], ['deliver:recipient-done', SIZE.perCopy],
-      ['deliver:copies-done', SIZE.perGroup], ['deliver:original-moved', SIZE.perCopy], ['deliver:sent-synced', SIZE.perGroup],
+      ['deliver:copy-synced', SIZE.perCopy],
+      ['deliver:linked', SIZE.perCopy],
+      ['deliver:recipient-done', SIZE.perCopy],
+      ['deliver:copies-done', SIZE.perGroup],
+      ['deliver:original-moved', SIZE.perCopy],
+      ['deliver:sent-synced', SIZE.perGroup],
     ];
     /** Handoffs one timer-killed run may move to sent/ at most, so that most kills land on a busy outbox. */
     const RUN_BUDGET = SIZE.runBudget;
@@ -537,7 +761,10 @@ describe('handoffd crash safety', () => {
         const r = rand();
         if (r < 0.1) parts.push('---\n');
         else if (r < 0.2) parts.push('\r\n');
-        else parts.push(`${'x'.repeat(Math.floor(rand() * 300))} ${seq}.${i} é ✓${rand() < 0.5 ? '\n' : '\r\n'}`);
+        else
+          parts.push(
+            `${'x'.repeat(Math.floor(rand() * 300))} ${seq}.${i} é ✓${rand() < 0.5 ? '\n' : '\r\n'}`,
+          );
       }
       if (rand() < 0.2) parts.push('no final newline');
       return Buffer.from(parts.join(''));
@@ -549,8 +776,10 @@ describe('handoffd crash safety', () => {
       while (!stopConsumers) {
         const options = { role, cwd: p.root, env: { BATON_CRASH_AT: undefined } };
         let result = await runBinAsync('done_with_current', [], options);
-        if (result.code === 1 && /^NO_CURRENT_(TASK|BATCH)$/m.test(result.stderr)) result = await runBinAsync('ready_for_next', [], options);
-        if (result.code !== 0 || result.stderr !== '') anomalies.push(`${role}: exit ${result.code}: ${result.stderr.trim()}`);
+        if (result.code === 1 && /^NO_CURRENT_(TASK|BATCH)$/m.test(result.stderr))
+          result = await runBinAsync('ready_for_next', [], options);
+        if (result.code !== 0 || result.stderr !== '')
+          anomalies.push(`${role}: exit ${result.code}: ${result.stderr.trim()}`);
         if (/(^|\n)NO_TASK\n$/.test(result.stdout) && !stopConsumers) await pause(100); // pacing only
       }
       return anomalies;
@@ -584,7 +813,8 @@ describe('handoffd crash safety', () => {
       assert.ok(CRASH_AT_KILLS >= STEPS.length, 'fewer crash-point kills than crash points');
       for (let i = 0; i < CRASH_AT_KILLS; i++) {
         const at = 1 + Math.floor(rand() * (TIMER_KILLS + i));
-        const [step, most] = i < STEPS.length ? STEPS[i]! : STEPS[Math.floor(rand() * STEPS.length)]!;
+        const [step, most] =
+          i < STEPS.length ? STEPS[i]! : STEPS[Math.floor(rand() * STEPS.length)]!;
         schedule.splice(at, 0, `${step}#${1 + Math.floor(rand() * most)}`);
       }
       let kills = 0;
@@ -596,19 +826,34 @@ describe('handoffd crash safety', () => {
         if (fault === 'early' || fault === 'running') {
           const d = startDaemon(p.root, { pollMs: 200 });
           if (fault === 'running') {
-            await waitFor('the daemon to start', () => {
-              try {
-                return fs.readFileSync(join(daemonDir(p), 'handoffd.pid'), 'utf8').trim() === String(d.pid);
-              } catch {
-                return false;
-              }
-            }, 30_000, d, 5);
+            await waitFor(
+              'the daemon to start',
+              () => {
+                try {
+                  return (
+                    fs.readFileSync(join(daemonDir(p), 'handoffd.pid'), 'utf8').trim() ===
+                    String(d.pid)
+                  );
+                } catch {
+                  return false;
+                }
+              },
+              30_000,
+              d,
+              5,
+            );
           }
           // Killed after a random time, or sooner once it has sent a random share of its budget.
           const sentAtStart = deliveredBefore();
           const budget = 1 + Math.floor(rand() * RUN_BUDGET);
           const deadline = Date.now() + Math.floor(rand() * (fault === 'running' ? 1500 : 700));
-          await waitFor('a random point of the run', () => Date.now() >= deadline || deliveredBefore() >= sentAtStart + budget, 30_000, d, 5);
+          await waitFor(
+            'a random point of the run',
+            () => Date.now() >= deadline || deliveredBefore() >= sentAtStart + budget,
+            30_000,
+            d,
+            5,
+          );
           assert.ok(isRunning(d), `handoffd exited by itself: ${d.stderr()}`);
           queuedAtKill.push(itemsIn(box.outbox).length);
           process.kill(d.pid, 'SIGKILL');
@@ -616,11 +861,19 @@ describe('handoffd crash safety', () => {
           assert.equal(exit.signal, 'SIGKILL');
         } else {
           const d = startDaemon(p.root, { crashAt: fault, pollMs: 200 });
-          await waitFor(`a crash at ${fault}`, () => !isRunning(d) || (written && itemsIn(box.outbox).length === 0), 60_000);
+          await waitFor(
+            `a crash at ${fault}`,
+            () => !isRunning(d) || (written && itemsIn(box.outbox).length === 0),
+            60_000,
+          );
           const landed = !isRunning(d);
           if (!landed) process.kill(d.pid, 'SIGKILL'); // the outbox ran dry before the n-th step
           const exit = await d.exited;
-          assert.equal(exit.signal, 'SIGKILL', `handoffd did not die at ${fault}: exit ${exit.code}, stderr ${d.stderr()}`);
+          assert.equal(
+            exit.signal,
+            'SIGKILL',
+            `handoffd did not die at ${fault}: exit ${exit.code}, stderr ${d.stderr()}`,
+          );
           queuedAtKill.push(itemsIn(box.outbox).length);
           crashes.push({ fault, landed, queued: queuedAtKill[queuedAtKill.length - 1]! });
         }
@@ -633,18 +886,33 @@ describe('handoffd crash safety', () => {
       consumers = [];
       assert.deepEqual(anomalies, [], 'the receiving agents saw errors');
       assert.equal(kills, TIMER_KILLS + CRASH_AT_KILLS);
-      assert.ok(queuedAtKill.filter((n) => n > 0).length >= BUSY_KILLS, `fewer than ${BUSY_KILLS} kills hit a non-empty outbox: ${queuedAtKill.join(' ')}`);
+      assert.ok(
+        queuedAtKill.filter((n) => n > 0).length >= BUSY_KILLS,
+        `fewer than ${BUSY_KILLS} kills hit a non-empty outbox: ${queuedAtKill.join(' ')}`,
+      );
       for (const [step] of STEPS) {
-        const busy = crashes.filter((c) => c.fault.startsWith(`${step}#`) && c.landed && c.queued > 0);
-        assert.ok(busy.length > 0, `no kill at ${step} with handoffs still in the outbox: ${JSON.stringify(crashes)}`);
+        const busy = crashes.filter(
+          (c) => c.fault.startsWith(`${step}#`) && c.landed && c.queued > 0,
+        );
+        assert.ok(
+          busy.length > 0,
+          `no kill at ${step} with handoffs still in the outbox: ${JSON.stringify(crashes)}`,
+        );
       }
 
       // The last restart runs clean until the outbox is empty.
       await restartUntil(p, 'the outbox to drain', () => itemsIn(box.outbox).length === 0, 180_000);
       const places = await checkRecipients(p, originals, true);
       checkSender(p, originals, 'sent');
-      const consumed = ['a', 'c'].map((role) => [...places.get(role)!.values()].filter((paths) => !paths[0]!.startsWith(p.box(role).inboxNew)).length);
-      console.log(`      seed ${seed}: ${kills} SIGKILLs (${CRASH_AT_KILLS} at crash points), ${deliveredDuringKills} of ${HANDOFFS} delivered before the last kill, ${consumed.join(' + ')} copies claimed by a + c, ${Math.round((Date.now() - started) / 1000)} s`);
+      const consumed = ['a', 'c'].map(
+        (role) =>
+          [...places.get(role)!.values()].filter(
+            (paths) => !paths[0]!.startsWith(p.box(role).inboxNew),
+          ).length,
+      );
+      console.log(
+        `      seed ${seed}: ${kills} SIGKILLs (${CRASH_AT_KILLS} at crash points), ${deliveredDuringKills} of ${HANDOFFS} delivered before the last kill, ${consumed.join(' + ')} copies claimed by a + c, ${Math.round((Date.now() - started) / 1000)} s`,
+      );
     });
   });
 
@@ -658,13 +926,17 @@ describe('handoffd crash safety', () => {
       }
     })();
     /** Past the notification queue at either size: short just past it, full 20,000 (BATON_OVERFLOW_HANDOFFS sets it). */
-    const HANDOFFS = sizeFrom('BATON_OVERFLOW_HANDOFFS', { short: queueLimit + 1024, full: Math.max(20_000, queueLimit + 1024) });
+    const HANDOFFS = sizeFrom('BATON_OVERFLOW_HANDOFFS', {
+      short: queueLimit + 1024,
+      full: Math.max(20_000, queueLimit + 1024),
+    });
     const POLL_MS = 1000;
 
     it(`delivers ${HANDOFFS.toLocaleString('en')} handoffs queued while the daemon was stopped, without a notification`, async function () {
       // Delivery is fsync-bound on a disk (~15 ms a handoff here): a RAM file system keeps
       // this test about the backlog and the missed notifications, not the disk.
-      const shm = fs.existsSync('/dev/shm') && fs.statSync('/dev/shm').isDirectory() ? '/dev/shm' : undefined;
+      const shm =
+        fs.existsSync('/dev/shm') && fs.statSync('/dev/shm').isDirectory() ? '/dev/shm' : undefined;
       this.timeout(shm ? 300_000 : 900_000);
       const saved = process.env.TMPDIR;
       if (shm) process.env.TMPDIR = shm;
@@ -684,19 +956,37 @@ describe('handoffd crash safety', () => {
       const originals: Original[] = [];
       const now = new Date();
       for (let seq = 1; seq <= HANDOFFS; seq++) {
-        originals.push(await queueDirect(p, seq, ['a'], '50', Buffer.from(`Re-read your role and constitution.\n\nhandoff ${seq}\n`), now));
+        originals.push(
+          await queueDirect(
+            p,
+            seq,
+            ['a'],
+            '50',
+            Buffer.from(`Re-read your role and constitution.\n\nhandoff ${seq}\n`),
+            now,
+          ),
+        );
       }
       assert.equal(itemsIn(box.outbox).length, HANDOFFS);
       assert.deepEqual(itemsIn(box.sent), [], 'delivered while stopped');
 
       const continuedAt = Date.now();
       process.kill(d.pid, 'SIGCONT');
-      await waitFor('the backlog to be delivered', () => itemsIn(box.outbox).length === 0, shm ? 240_000 : 840_000, d, 100);
+      await waitFor(
+        'the backlog to be delivered',
+        () => itemsIn(box.outbox).length === 0,
+        shm ? 240_000 : 840_000,
+        d,
+        100,
+      );
       const doneAt = Date.now();
       await stopDaemon(p, d);
 
       // One `delivered` line per handoff, and nothing failed.
-      const lines = fs.readFileSync(join(daemonDir(p), 'handoffd.log'), 'utf8').split('\n').filter(Boolean);
+      const lines = fs
+        .readFileSync(join(daemonDir(p), 'handoffd.log'), 'utf8')
+        .split('\n')
+        .filter(Boolean);
       const deliveredLines = lines.filter((line) => / delivered /.test(line));
       const count = new Map<string, number>();
       const times: number[] = [];
@@ -707,19 +997,37 @@ describe('handoffd crash safety', () => {
         times.push(Date.parse(line.split(' ')[0]!));
       }
       assert.equal(deliveredLines.length, HANDOFFS, 'delivered lines');
-      assert.deepEqual(originals.filter((o) => count.get(o.name) !== 1).map((o) => o.name).slice(0, 10), [], 'handoffs without exactly one delivered line');
-      assert.deepEqual(lines.filter((line) => / (failed|error) /.test(line)), []);
+      assert.deepEqual(
+        originals
+          .filter((o) => count.get(o.name) !== 1)
+          .map((o) => o.name)
+          .slice(0, 10),
+        [],
+        'handoffs without exactly one delivered line',
+      );
+      assert.deepEqual(
+        lines.filter((line) => / (failed|error) /.test(line)),
+        [],
+      );
 
       // It started on the backlog within one pass interval (generously), and finished once it was worked off.
       const firstAt = Math.min(...times);
       const lastAt = Math.max(...times);
       const processing = lastAt - firstAt;
-      assert.ok(firstAt - continuedAt <= POLL_MS + 5000, `first delivery ${firstAt - continuedAt} ms after SIGCONT`);
-      assert.ok(doneAt - continuedAt <= processing + POLL_MS + 5000, `backlog delivered ${doneAt - continuedAt} ms after SIGCONT; processing took ${processing} ms`);
+      assert.ok(
+        firstAt - continuedAt <= POLL_MS + 5000,
+        `first delivery ${firstAt - continuedAt} ms after SIGCONT`,
+      );
+      assert.ok(
+        doneAt - continuedAt <= processing + POLL_MS + 5000,
+        `backlog delivered ${doneAt - continuedAt} ms after SIGCONT; processing took ${processing} ms`,
+      );
 
       await checkRecipients(p, originals, true);
       checkSender(p, originals, 'sent');
-      console.log(`      ${HANDOFFS} handoffs (kernel notification queue ${queueLimit}) delivered ${doneAt - continuedAt} ms after SIGCONT (processing ${processing} ms) on ${shm ?? 'the default temp dir'}`);
+      console.log(
+        `      ${HANDOFFS} handoffs (kernel notification queue ${queueLimit}) delivered ${doneAt - continuedAt} ms after SIGCONT (processing ${processing} ms) on ${shm ?? 'the default temp dir'}`,
+      );
     });
   });
 });

@@ -6,9 +6,22 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
-import { daemonLog, startHandoffd, stopHandoffd, waitFor, type DaemonChild } from '../support/daemon.js';
+import {
+  daemonLog,
+  startHandoffd,
+  stopHandoffd,
+  waitFor,
+  type DaemonChild,
+} from '../support/daemon.js';
 import { fixtureText } from '../support/fixtures.js';
-import { itemsIn, makeProject, noteDraft, runBin, writeDraft, type Project } from '../support/project.js';
+import {
+  itemsIn,
+  makeProject,
+  noteDraft,
+  runBin,
+  writeDraft,
+  type Project,
+} from '../support/project.js';
 
 /** coder sends to a, b (task mode) and c (batch mode). */
 const CONF = fixtureText('conf', 'fan-out.conf');
@@ -38,7 +51,9 @@ describe('handoffd and the agent commands on mailboxes with missing folders', fu
   const placeCopy = (name: string, role: string, dir: string): void => {
     const original = fs.readFileSync(join(p.box('coder').outbox, name), 'utf8');
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    fs.writeFileSync(join(dir, name), original.replace(/^---\n/, `---\nrecipient: ${role}\n`), { mode: 0o600 });
+    fs.writeFileSync(join(dir, name), original.replace(/^---\n/, `---\nrecipient: ${role}\n`), {
+      mode: 0o600,
+    });
   };
   /** Every copy of `id` anywhere in `role`'s inbox. */
   const copiesOf = async (role: string, id: string): Promise<string[]> => {
@@ -47,7 +62,11 @@ describe('handoffd and the agent commands on mailboxes with missing folders', fu
       for (const entry of fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true }) : []) {
         const path = join(dir, entry.name);
         if (entry.isDirectory()) await walk(path);
-        else if (entry.name.endsWith('.handoff') && (await parseEnvelope(fs.readFileSync(path))).headers.id === id) found.push(path);
+        else if (
+          entry.name.endsWith('.handoff') &&
+          (await parseEnvelope(fs.readFileSync(path))).headers.id === id
+        )
+          found.push(path);
       }
     };
     await walk(p.box(role).inbox);
@@ -65,8 +84,11 @@ describe('handoffd and the agent commands on mailboxes with missing folders', fu
     assert.deepEqual(itemsIn(p.box('coder').outbox), []);
     assert.deepEqual(itemsIn(p.box('c').inboxNew), [name]);
     assert.deepEqual(await copiesOf('b', idOf(name)), [join(p.box('b').inProcess, name)]);
-    assert.equal(modeOf(p.box('b').inboxNew), 0o700, 'b\'s new/ made again, 0700');
-    assert.deepEqual(daemonLog(p.root).filter((l) => / (error|failed) /.test(l)), []);
+    assert.equal(modeOf(p.box('b').inboxNew), 0o700, "b's new/ made again, 0700");
+    assert.deepEqual(
+      daemonLog(p.root).filter((l) => / (error|failed) /.test(l)),
+      [],
+    );
     assert.equal(await stopHandoffd(p.root, daemon), 0);
   });
 
@@ -113,12 +135,17 @@ describe('handoffd and the agent commands on mailboxes with missing folders', fu
   });
 
   it('the agent commands work in a mailbox with only its folder: ready_for_next answers NO_TASK, done_with_current NO_CURRENT_TASK, swarm_handoff queues', () => {
-    for (const entry of fs.readdirSync(p.box('a').dir)) fs.rmSync(join(p.box('a').dir, entry), { recursive: true });
+    for (const entry of fs.readdirSync(p.box('a').dir))
+      fs.rmSync(join(p.box('a').dir, entry), { recursive: true });
     const ready = runBin('ready_for_next', [], { role: 'a', cwd: p.root });
     assert.equal(ready.code, 0, ready.stderr);
     assert.equal(ready.stdout, 'NO_TASK\n');
     const done = runBin('done_with_current', [], { role: 'a', cwd: p.root });
-    assert.deepEqual([done.code, done.stderr], [1, 'NO_CURRENT_TASK\n'], 'the protocol\'s answer, not an ENOENT');
+    assert.deepEqual(
+      [done.code, done.stderr],
+      [1, 'NO_CURRENT_TASK\n'],
+      "the protocol's answer, not an ENOENT",
+    );
     const draft = writeDraft(p.root, noteDraft('b', 'from a'), 'from-a.txt');
     const sent = runBin('swarm_handoff', [draft], { role: 'a', cwd: p.root });
     assert.equal(sent.code, 0, sent.stderr);

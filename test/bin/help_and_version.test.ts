@@ -8,7 +8,10 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { BIN_DIR, tempDir } from '../support/project.js';
 
-const PKG = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { version: string; bin: Record<string, string> };
+const PKG = JSON.parse(fs.readFileSync('package.json', 'utf8')) as {
+  version: string;
+  bin: Record<string, string>;
+};
 
 describe('--version and --help (built bins)', () => {
   let dir: string;
@@ -18,12 +21,30 @@ describe('--version and --help (built bins)', () => {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   /** Runs `file args` in `dir` with stdin open (a command that starts instead of answering is killed after 10 s and fails). */
-  const run = (file: string, args: string[]) => spawnSync(file, args, { cwd: dir, input: '', timeout: 10_000, killSignal: 'SIGKILL', encoding: 'utf8' });
+  const run = (file: string, args: string[]) =>
+    spawnSync(file, args, {
+      cwd: dir,
+      input: '',
+      timeout: 10_000,
+      killSignal: 'SIGKILL',
+      encoding: 'utf8',
+    });
 
   it('every command name in package.json, the .sh aliases included, prints the package version, exit 0', () => {
     const names = Object.keys(PKG.bin);
-    assert.deepEqual(names.sort(), ['baton', 'baton-scripted-agent', 'baton-scripted-reviewer', 'baton-scripted-worker', 'done_with_current', 'done_with_current.sh', 'handoffd',
-      'ready_for_next', 'ready_for_next.sh', 'swarm_handoff', 'swarm_handoff.sh']);
+    assert.deepEqual(names.sort(), [
+      'baton',
+      'baton-scripted-agent',
+      'baton-scripted-reviewer',
+      'baton-scripted-worker',
+      'done_with_current',
+      'done_with_current.sh',
+      'handoffd',
+      'ready_for_next',
+      'ready_for_next.sh',
+      'swarm_handoff',
+      'swarm_handoff.sh',
+    ]);
     for (const name of names) {
       fs.symlinkSync(join(BIN_DIR, PKG.bin[name]!.replace(/^dist\/bin\//, '')), join(dir, name));
       const r = run(join(dir, name), ['--version']);
@@ -43,15 +64,31 @@ describe('--version and --help (built bins)', () => {
     const r = run(process.execPath, [join(BIN_DIR, 'baton-scripted-agent.js'), '--help']);
     assert.equal(r.signal, null, 'it started instead of answering');
     assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /^Usage: baton-scripted-agent \[--next ROLE\] \[--final ROLE\] \[--review\] \[--work-ms N\]\n +\[--ask QUESTION\] \[--findings 'CYCLE=ID SEVERITY TITLE;\.\.\.\|CYCLE=\.\.\.'\]\n +\[--findings-lane structured\|independent\|both\] \[--invalid ID,ID\]\n/);
+    assert.match(
+      r.stdout,
+      /^Usage: baton-scripted-agent \[--next ROLE\] \[--final ROLE\] \[--review\] \[--work-ms N\]\n +\[--ask QUESTION\] \[--findings 'CYCLE=ID SEVERITY TITLE;\.\.\.\|CYCLE=\.\.\.'\]\n +\[--findings-lane structured\|independent\|both\] \[--invalid ID,ID\]\n/,
+    );
     assert.doesNotMatch(r.stdout, /scripted agent ready/);
     assert.equal(r.stderr, '');
   });
 
   it('baton-scripted-agent with a malformed run option says which, exit 1, without starting', () => {
-    const r = run(process.execPath, [join(BIN_DIR, 'baton-scripted-agent.js'), '--findings', '1=sec-1 Important the token is logged', '--findings-lane', 'everywhere']);
+    const r = run(process.execPath, [
+      join(BIN_DIR, 'baton-scripted-agent.js'),
+      '--findings',
+      '1=sec-1 Important the token is logged',
+      '--findings-lane',
+      'everywhere',
+    ]);
     assert.equal(r.signal, null, 'it started instead of refusing');
-    assert.deepEqual([r.status, r.stdout, r.stderr], [1, '', "baton-scripted-agent: --findings-lane is structured, independent or both, not 'everywhere'\n"]);
+    assert.deepEqual(
+      [r.status, r.stdout, r.stderr],
+      [
+        1,
+        '',
+        "baton-scripted-agent: --findings-lane is structured, independent or both, not 'everywhere'\n",
+      ],
+    );
   });
 
   it('baton-scripted-reviewer --help prints its usage and exits without reviewing (no findings document)', () => {
@@ -64,6 +101,9 @@ describe('--version and --help (built bins)', () => {
   it('baton-scripted-worker --help prints its usage and exits without reading a brief', () => {
     const r = run(process.execPath, [join(BIN_DIR, 'baton-scripted-worker.js'), '--help']);
     assert.deepEqual([r.signal, r.status, r.stderr], [null, 0, '']);
-    assert.match(r.stdout, /^Usage: baton-scripted-worker \[--no-commit\] \[--exit N\] \[--crash\] \[--hang\] \[--pid-file FILE\]\n/);
+    assert.match(
+      r.stdout,
+      /^Usage: baton-scripted-worker \[--no-commit\] \[--exit N\] \[--crash\] \[--hang\] \[--pid-file FILE\]\n/,
+    );
   });
 });

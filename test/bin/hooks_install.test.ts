@@ -5,7 +5,16 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
-import { BIN_DIR, makeProject, placeItem, runBin, runExecutable, tempDir, type Project, type RunResult } from '../support/project.js';
+import {
+  BIN_DIR,
+  makeProject,
+  placeItem,
+  runBin,
+  runExecutable,
+  tempDir,
+  type Project,
+  type RunResult,
+} from '../support/project.js';
 
 const HOOKS = resolve('hooks');
 const SESSION_START = join(HOOKS, 'session-start');
@@ -13,7 +22,12 @@ const STOP = join(HOOKS, 'stop');
 
 /** The two groups install adds for hook scripts in `hooks`. */
 const ours = (hooks = HOOKS) => ({
-  SessionStart: [{ matcher: 'startup|resume|clear|compact', hooks: [{ type: 'command', command: join(hooks, 'session-start'), timeout: 10 }] }],
+  SessionStart: [
+    {
+      matcher: 'startup|resume|clear|compact',
+      hooks: [{ type: 'command', command: join(hooks, 'session-start'), timeout: 10 }],
+    },
+  ],
   Stop: [{ hooks: [{ type: 'command', command: join(hooks, 'stop'), timeout: 10 }] }],
 });
 
@@ -24,7 +38,8 @@ describe('baton hooks install (built bin)', () => {
   });
   afterEach(() => p.cleanup());
 
-  const install = (...args: string[]) => runBin('baton', ['hooks', 'install', ...args], { cwd: p.root });
+  const install = (...args: string[]) =>
+    runBin('baton', ['hooks', 'install', ...args], { cwd: p.root });
   const claudeFile = () => join(p.root, '.claude', 'settings.json');
   const codexFile = () => join(p.root, '.codex', 'hooks.json');
   const ok = (r: RunResult) => {
@@ -33,14 +48,25 @@ describe('baton hooks install (built bin)', () => {
   };
 
   it('claude: writes ROOT/.claude/settings.json with SessionStart (matcher) and Stop (none), commands the absolute paths of hooks/', () => {
-    assert.equal(ok(install('--agent', 'claude')), `HOOKS INSTALLED: ${claudeFile()}\nSessionStart: added ${SESSION_START}\nStop: added ${STOP}\n`);
-    assert.equal(fs.readFileSync(claudeFile(), 'utf8'), `${JSON.stringify({ hooks: ours() }, null, 2)}\n`);
+    assert.equal(
+      ok(install('--agent', 'claude')),
+      `HOOKS INSTALLED: ${claudeFile()}\nSessionStart: added ${SESSION_START}\nStop: added ${STOP}\n`,
+    );
+    assert.equal(
+      fs.readFileSync(claudeFile(), 'utf8'),
+      `${JSON.stringify({ hooks: ours() }, null, 2)}\n`,
+    );
   });
 
   it('codex: writes ROOT/.codex/hooks.json, the same shape; from a folder inside the project too', () => {
     fs.mkdirSync(join(p.root, 'src'));
-    const r = runBin('baton', ['hooks', 'install', '--agent', 'codex'], { cwd: join(p.root, 'src') });
-    assert.equal(ok(r), `HOOKS INSTALLED: ${codexFile()}\nSessionStart: added ${SESSION_START}\nStop: added ${STOP}\n`);
+    const r = runBin('baton', ['hooks', 'install', '--agent', 'codex'], {
+      cwd: join(p.root, 'src'),
+    });
+    assert.equal(
+      ok(r),
+      `HOOKS INSTALLED: ${codexFile()}\nSessionStart: added ${SESSION_START}\nStop: added ${STOP}\n`,
+    );
     assert.deepEqual(JSON.parse(fs.readFileSync(codexFile(), 'utf8')), { hooks: ours() });
     assert.equal(fs.existsSync(join(p.root, '.claude')), false);
   });
@@ -50,22 +76,29 @@ describe('baton hooks install (built bin)', () => {
       ok(install('--agent', agent));
       const file = agent === 'claude' ? claudeFile() : codexFile();
       const bytes = fs.readFileSync(file);
-      assert.equal(ok(install('--agent', agent)), `HOOKS ALREADY INSTALLED: ${file}\nSessionStart: present ${SESSION_START}\nStop: present ${STOP}\n`);
+      assert.equal(
+        ok(install('--agent', agent)),
+        `HOOKS ALREADY INSTALLED: ${file}\nSessionStart: present ${SESSION_START}\nStop: present ${STOP}\n`,
+      );
       assert.deepEqual(fs.readFileSync(file), bytes);
       const hooks = (JSON.parse(bytes.toString()) as { hooks: Record<string, unknown[]> }).hooks;
       assert.deepEqual([hooks.SessionStart!.length, hooks.Stop!.length], [1, 1], agent);
     }
   });
 
-  it('keeps the user\'s other hooks (same events included) and every other setting', () => {
+  it("keeps the user's other hooks (same events included) and every other setting", () => {
     const user = {
       $schema: 'https://json.schemastore.org/claude-code-settings.json',
       permissions: { allow: ['Bash(npm test)'], deny: [] },
       env: { FOO: 'bar' },
       hooks: {
-        SessionStart: [{ matcher: 'startup', hooks: [{ type: 'command', command: '~/bin/hello.sh' }] }],
+        SessionStart: [
+          { matcher: 'startup', hooks: [{ type: 'command', command: '~/bin/hello.sh' }] },
+        ],
         Stop: [{ hooks: [{ type: 'command', command: 'say done', timeout: 5 }] }],
-        PostToolUse: [{ matcher: 'Write|Edit', hooks: [{ type: 'command', command: 'npx prettier --write' }] }],
+        PostToolUse: [
+          { matcher: 'Write|Edit', hooks: [{ type: 'command', command: 'npx prettier --write' }] },
+        ],
       },
     };
     fs.mkdirSync(join(p.root, '.claude'));
@@ -73,7 +106,11 @@ describe('baton hooks install (built bin)', () => {
     ok(install('--agent', 'claude'));
     assert.deepEqual(JSON.parse(fs.readFileSync(claudeFile(), 'utf8')), {
       ...user,
-      hooks: { ...user.hooks, SessionStart: [...user.hooks.SessionStart, ...ours().SessionStart], Stop: [...user.hooks.Stop, ...ours().Stop] },
+      hooks: {
+        ...user.hooks,
+        SessionStart: [...user.hooks.SessionStart, ...ours().SessionStart],
+        Stop: [...user.hooks.Stop, ...ours().Stop],
+      },
     });
   });
 
@@ -84,22 +121,33 @@ describe('baton hooks install (built bin)', () => {
       const r = install('--agent', 'codex');
       assert.equal(r.code, 2);
       assert.equal(r.stdout, '');
-      assert.match(r.stderr, new RegExp(`^baton: cannot merge hooks into '${codexFile()}': [^\\n]+\\n$`));
+      assert.match(
+        r.stderr,
+        new RegExp(`^baton: cannot merge hooks into '${codexFile()}': [^\\n]+\\n$`),
+      );
       assert.equal(fs.readFileSync(codexFile(), 'utf8'), text);
       assert.deepEqual(fs.readdirSync(join(p.root, '.codex')), ['hooks.json']);
     }
   });
 
   it('--dry-run prints the merged file and writes nothing; --json reports; --help documents it', () => {
-    assert.equal(ok(install('--agent', 'claude', '--dry-run')), `${JSON.stringify({ hooks: ours() }, null, 2)}\n`);
+    assert.equal(
+      ok(install('--agent', 'claude', '--dry-run')),
+      `${JSON.stringify({ hooks: ours() }, null, 2)}\n`,
+    );
     assert.equal(fs.existsSync(join(p.root, '.claude')), false);
     const report = JSON.parse(ok(install('--agent', 'codex', '--json'))) as Record<string, unknown>;
     assert.deepEqual(report, {
-      agent: 'codex', file: codexFile(), changed: true, dry_run: false, events: { SessionStart: 'added', Stop: 'added' },
+      agent: 'codex',
+      file: codexFile(),
+      changed: true,
+      dry_run: false,
+      events: { SessionStart: 'added', Stop: 'added' },
       commands: { SessionStart: SESSION_START, Stop: STOP },
     });
     const help = ok(install('--help'));
-    for (const option of ['--agent', '--dry-run', '--json']) assert.ok(help.includes(option), option);
+    for (const option of ['--agent', '--dry-run', '--json'])
+      assert.ok(help.includes(option), option);
     assert.equal(install().code, 1, 'no --agent');
     assert.equal(install('--agent', 'copilot').code, 1, 'an unknown agent');
   });
@@ -118,9 +166,25 @@ describe('baton hooks install (built bin)', () => {
 
   /** Runs each command of a settings file as its agent would (the command is a plain path here) with that event's stdin. */
   const runInstalled = (file: string) => {
-    const hooks = (JSON.parse(fs.readFileSync(file, 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> }).hooks;
-    const input = (event: string) => JSON.stringify({ session_id: 's', cwd: p.root, hook_event_name: event, stop_hook_active: false });
-    return ['SessionStart', 'Stop'].map((event) => runExecutable(hooks[event]![0]!.hooks[0]!.command, [], { cwd: p.root, role: 'reviewer', input: input(event) }));
+    const hooks = (
+      JSON.parse(fs.readFileSync(file, 'utf8')) as {
+        hooks: Record<string, { hooks: { command: string }[] }[]>;
+      }
+    ).hooks;
+    const input = (event: string) =>
+      JSON.stringify({
+        session_id: 's',
+        cwd: p.root,
+        hook_event_name: event,
+        stop_hook_active: false,
+      });
+    return ['SessionStart', 'Stop'].map((event) =>
+      runExecutable(hooks[event]![0]!.hooks[0]!.command, [], {
+        cwd: p.root,
+        role: 'reviewer',
+        input: input(event),
+      }),
+    );
   };
 
   it('the installed commands run as the hooks', async () => {
@@ -128,11 +192,17 @@ describe('baton hooks install (built bin)', () => {
     ok(install('--agent', 'claude'));
     const [start, stop] = runInstalled(claudeFile());
     assert.deepEqual([start!.code, start!.stderr], [0, '']);
-    assert.match(start!.stdout, /^\{"hookSpecificOutput":\{"hookEventName":"SessionStart","additionalContext":"Baton: this session acts as role reviewer .*1 handoff waits in inbox\/new\."\}\}\n$/);
-    assert.equal(stop!.stdout, '{"decision":"block","reason":"1 handoff waits in the inbox of role reviewer and nothing is in process; ready_for_next claims it."}\n');
+    assert.match(
+      start!.stdout,
+      /^\{"hookSpecificOutput":\{"hookEventName":"SessionStart","additionalContext":"Baton: this session acts as role reviewer .*1 handoff waits in inbox\/new\."\}\}\n$/,
+    );
+    assert.equal(
+      stop!.stdout,
+      '{"decision":"block","reason":"1 handoff waits in the inbox of role reviewer and nothing is in process; ready_for_next claims it."}\n',
+    );
   });
 
-  it('from a copy of the package as npm installs it (run through node_modules/.bin): the copy\'s hooks/ are installed, and run', async () => {
+  it("from a copy of the package as npm installs it (run through node_modules/.bin): the copy's hooks/ are installed, and run", async () => {
     const app = tempDir();
     try {
       const pkg = join(app, 'node_modules', 'baton');
@@ -142,9 +212,18 @@ describe('baton hooks install (built bin)', () => {
       fs.copyFileSync('package.json', join(pkg, 'package.json'));
       fs.mkdirSync(join(app, 'node_modules', '.bin'));
       fs.symlinkSync('../baton/dist/bin/baton.js', join(app, 'node_modules', '.bin', 'baton'));
-      const r = runExecutable(join(app, 'node_modules', '.bin', 'baton'), ['hooks', 'install', '--agent', 'codex', '--json'], { cwd: p.root });
-      assert.deepEqual((JSON.parse(ok(r)) as { commands: unknown }).commands, { SessionStart: join(pkg, 'hooks', 'session-start'), Stop: join(pkg, 'hooks', 'stop') });
-      assert.deepEqual(JSON.parse(fs.readFileSync(codexFile(), 'utf8')), { hooks: ours(join(pkg, 'hooks')) });
+      const r = runExecutable(
+        join(app, 'node_modules', '.bin', 'baton'),
+        ['hooks', 'install', '--agent', 'codex', '--json'],
+        { cwd: p.root },
+      );
+      assert.deepEqual((JSON.parse(ok(r)) as { commands: unknown }).commands, {
+        SessionStart: join(pkg, 'hooks', 'session-start'),
+        Stop: join(pkg, 'hooks', 'stop'),
+      });
+      assert.deepEqual(JSON.parse(fs.readFileSync(codexFile(), 'utf8')), {
+        hooks: ours(join(pkg, 'hooks')),
+      });
       await placeItem(p.box('reviewer').inboxNew, {});
       const [start, stop] = runInstalled(codexFile());
       assert.match(start!.stdout, /^\{"hookSpecificOutput":/);

@@ -10,7 +10,14 @@ import { natsInfoOf, runningNatsServer } from '../../lib/adapters/natsServer.js'
 import { bridgePathsOf } from '../../lib/project/layout.js';
 import { waitFor } from '../support/daemon.js';
 import { freePort } from '../support/nats.js';
-import { makeProject, runBin, runBinsTogether, tempDir, type Project, type RunResult } from '../support/project.js';
+import {
+  makeProject,
+  runBin,
+  runBinsTogether,
+  tempDir,
+  type Project,
+  type RunResult,
+} from '../support/project.js';
 
 /** True while `pid` runs (a zombie counts as gone). */
 const alive = (pid: number) => {
@@ -53,11 +60,18 @@ describe('baton nats up|down (built bin, real nats-server)', () => {
     const out = ok(nats('up', '--port', String(port)));
     const pid = pidOf(out);
     assert.equal(out, `nats-server up on nats://127.0.0.1:${port} (pid ${pid})\n`);
-    assert.equal(fs.readFileSync(join(p.root, '.swarmforge', 'nats', 'nats-server.pid'), 'utf8'), `${pid}\n`);
+    assert.equal(
+      fs.readFileSync(join(p.root, '.swarmforge', 'nats', 'nats-server.pid'), 'utf8'),
+      `${pid}\n`,
+    );
     assert.equal((await natsInfoOf(port))?.jetstream, true);
     fs.mkdirSync(join(p.root, 'src'));
     const again = runBin('baton', ['nats', 'up'], { cwd: join(p.root, 'src') });
-    assert.equal(ok(again), `nats-server already up on nats://127.0.0.1:${port} (pid ${pid})\n`, 'from a folder inside the project, without --port: the running server\'s port');
+    assert.equal(
+      ok(again),
+      `nats-server already up on nats://127.0.0.1:${port} (pid ${pid})\n`,
+      "from a folder inside the project, without --port: the running server's port",
+    );
     assert.equal(ok(nats('down')), `nats-server stopped (pid ${pid})\n`);
     assert.equal(alive(pid), false);
     assert.equal(fs.existsSync(paths().natsPid), false);
@@ -66,18 +80,37 @@ describe('baton nats up|down (built bin, real nats-server)', () => {
 
   it('--json: up {started, url, port, pid}, already up started false, down {stopped, pid, escalated}, not running {stopped: false}', () => {
     const started = JSON.parse(ok(nats('up', '--port', String(port), '--json'))) as { pid: number };
-    assert.deepEqual(started, { started: true, url: `nats://127.0.0.1:${port}`, port, pid: started.pid });
-    assert.deepEqual(JSON.parse(ok(nats('up', '--port', String(port), '--json'))), { ...started, started: false });
-    assert.deepEqual(JSON.parse(ok(nats('down', '--json'))), { stopped: true, pid: started.pid, escalated: false });
+    assert.deepEqual(started, {
+      started: true,
+      url: `nats://127.0.0.1:${port}`,
+      port,
+      pid: started.pid,
+    });
+    assert.deepEqual(JSON.parse(ok(nats('up', '--port', String(port), '--json'))), {
+      ...started,
+      started: false,
+    });
+    assert.deepEqual(JSON.parse(ok(nats('down', '--json'))), {
+      stopped: true,
+      pid: started.pid,
+      escalated: false,
+    });
     assert.deepEqual(JSON.parse(ok(nats('down', '--json'))), { stopped: false });
   });
 
   it('two `baton nats up` at once start one server: one says up, the other already up, the same pid', async () => {
-    const run = { bin: 'baton', args: ['nats', 'up', '--port', String(port)], options: { cwd: p.root } };
+    const run = {
+      bin: 'baton',
+      args: ['nats', 'up', '--port', String(port)],
+      options: { cwd: p.root },
+    };
     const results = await runBinsTogether([run, run]);
     const outs = results.map(ok).sort();
     const pid = pidOf(outs[0]!);
-    assert.deepEqual(outs, [`nats-server already up on nats://127.0.0.1:${port} (pid ${pid})\n`, `nats-server up on nats://127.0.0.1:${port} (pid ${pid})\n`]);
+    assert.deepEqual(outs, [
+      `nats-server already up on nats://127.0.0.1:${port} (pid ${pid})\n`,
+      `nats-server up on nats://127.0.0.1:${port} (pid ${pid})\n`,
+    ]);
     assert.equal(runningNatsServer(paths().natsPid, paths().natsDir)?.pid, pid);
   });
 
@@ -87,7 +120,14 @@ describe('baton nats up|down (built bin, real nats-server)', () => {
       server.listen({ port, host: '127.0.0.1' }, () => done(server));
     });
     const r = nats('up', '--port', String(port));
-    assert.deepEqual([r.code, r.stdout, r.stderr], [1, '', `baton: port ${port} on 127.0.0.1 is busy: another program listens there (choose one with --port)\n`]);
+    assert.deepEqual(
+      [r.code, r.stdout, r.stderr],
+      [
+        1,
+        '',
+        `baton: port ${port} on 127.0.0.1 is busy: another program listens there (choose one with --port)\n`,
+      ],
+    );
     assert.equal(fs.existsSync(paths().natsPid), false);
   });
 
@@ -95,7 +135,11 @@ describe('baton nats up|down (built bin, real nats-server)', () => {
     for (const bad of ['0', '65536', '1.5', 'many']) {
       const r = nats('up', '--port', bad);
       assert.equal(r.code, 1, bad);
-      assert.match(r.stderr, /^baton: nats up: --port must be an integer from 1 to 65535, not '[^']*'\n$/, bad);
+      assert.match(
+        r.stderr,
+        /^baton: nats up: --port must be an integer from 1 to 65535, not '[^']*'\n$/,
+        bad,
+      );
       assert.equal(fs.existsSync(paths().natsPid), false);
     }
   });
@@ -106,7 +150,12 @@ describe('baton nats up|down (built bin, real nats-server)', () => {
     const r = nats('up', '--port', String(port));
     assert.equal(r.code, 1);
     assert.equal(r.stdout, '');
-    assert.match(r.stderr, new RegExp(`^baton: nats-server ended during start-up \\(exit 1\\) '${join(paths().natsDir, 'nats-server.log')}': .*storage directory is not a directory\\n$`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^baton: nats-server ended during start-up \\(exit 1\\) '${join(paths().natsDir, 'nats-server.log')}': .*storage directory is not a directory\\n$`,
+      ),
+    );
     assert.equal(fs.existsSync(paths().natsPid), false);
   });
 
@@ -118,7 +167,10 @@ describe('baton nats up|down (built bin, real nats-server)', () => {
     assert.equal(fs.existsSync(paths().natsPid), false);
     fs.writeFileSync(paths().natsPid, `${pid}\n`);
     const out = ok(nats('up', '--port', String(port)));
-    assert.match(out, new RegExp(`^nats-server up on nats://127\\.0\\.0\\.1:${port} \\(pid \\d+\\)\\n$`));
+    assert.match(
+      out,
+      new RegExp(`^nats-server up on nats://127\\.0\\.0\\.1:${port} \\(pid \\d+\\)\\n$`),
+    );
     assert.notEqual(pidOf(out), pid);
     assert.equal(ok(nats('down')), `nats-server stopped (pid ${pidOf(out)})\n`);
   });
@@ -138,7 +190,11 @@ describe('baton nats up|down (built bin, real nats-server)', () => {
     for (const args of [['--help'], ['up', '--help'], ['down', '--help']]) {
       const r = nats(...args);
       assert.deepEqual([r.code, r.stderr], [0, ''], args.join(' '));
-      assert.match(r.stdout, new RegExp(`^baton nats${args.length > 1 ? ` ${args[0]}` : ' <command>'}\\n`), args.join(' '));
+      assert.match(
+        r.stdout,
+        new RegExp(`^baton nats${args.length > 1 ? ` ${args[0]}` : ' <command>'}\\n`),
+        args.join(' '),
+      );
     }
     assert.match(nats('up', '--help').stdout, /--port .*\[default: 4222\]/);
   });

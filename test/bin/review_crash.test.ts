@@ -9,10 +9,23 @@ import { fixtureText } from '../support/fixtures.js';
 import { itemsIn, makeProject, runBin, type Project } from '../support/project.js';
 
 const SUBMIT_STEPS = [
-  'review:bookbag-written', 'review:bookbag-synced', 'review:signal-written', 'system-send:temp-synced', 'system-send:published',
-  'review:cto-requested', 'system-send:temp-synced#2', 'system-send:published#2', 'review:coo-requested',
+  'review:bookbag-written',
+  'review:bookbag-synced',
+  'review:signal-written',
+  'system-send:temp-synced',
+  'system-send:published',
+  'review:cto-requested',
+  'system-send:temp-synced#2',
+  'system-send:published#2',
+  'review:coo-requested',
 ];
-const VERDICT_STEPS = ['review:bookbag-written', 'review:bookbag-synced', 'system-send:temp-synced', 'system-send:published', 'review:result-queued'];
+const VERDICT_STEPS = [
+  'review:bookbag-written',
+  'review:bookbag-synced',
+  'system-send:temp-synced',
+  'system-send:published',
+  'review:result-queued',
+];
 
 describe('baton review crashes (built bin)', function () {
   this.timeout(120_000);
@@ -23,15 +36,33 @@ describe('baton review crashes (built bin)', function () {
   });
   afterEach(() => p.cleanup());
 
-  const review = (args: string[], role?: string, crashAt?: string) => runBin('baton', ['review', ...args], { cwd: p.root, role, env: { BATON_CRASH_AT: crashAt } });
-  const beads = () => fs.readdirSync(join(p.root, '.swarmforge', 'reviews', 'bookbag')).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5));
+  const review = (args: string[], role?: string, crashAt?: string) =>
+    runBin('baton', ['review', ...args], { cwd: p.root, role, env: { BATON_CRASH_AT: crashAt } });
+  const beads = () =>
+    fs
+      .readdirSync(join(p.root, '.swarmforge', 'reviews', 'bookbag'))
+      .filter((n) => n.endsWith('.json'))
+      .map((n) => n.slice(0, -5));
   const headers = (path: string) => fs.readFileSync(path, 'utf8');
-  const requests = (lens: string) => itemsIn(p.box('coder').outbox).filter((n) => headers(join(p.box('coder').outbox, n)).includes(`\nlens: ${lens}\n`));
-  const results = () => ['cto', 'coo'].flatMap((role) => itemsIn(p.box(role).outbox).filter((n) => headers(join(p.box(role).outbox, n)).includes('\ntype: review_result\n')));
-  const signal = (bead: string) => fs.existsSync(join(p.root, '.swarmforge', 'reviews', 'signals', `${bead}.ready`));
+  const requests = (lens: string) =>
+    itemsIn(p.box('coder').outbox).filter((n) =>
+      headers(join(p.box('coder').outbox, n)).includes(`\nlens: ${lens}\n`),
+    );
+  const results = () =>
+    ['cto', 'coo'].flatMap((role) =>
+      itemsIn(p.box(role).outbox).filter((n) =>
+        headers(join(p.box(role).outbox, n)).includes('\ntype: review_result\n'),
+      ),
+    );
+  const signal = (bead: string) =>
+    fs.existsSync(join(p.root, '.swarmforge', 'reviews', 'signals', `${bead}.ready`));
   const resumeRepairsNothing = () => {
     const again = JSON.parse(review(['resume', '--json']).stdout) as { repaired: string[] }[];
-    assert.deepEqual(again.flatMap((e) => e.repaired), [], 'a second resume repairs nothing');
+    assert.deepEqual(
+      again.flatMap((e) => e.repaired),
+      [],
+      'a second resume repairs nothing',
+    );
   };
 
   for (const step of SUBMIT_STEPS) {
@@ -52,12 +83,22 @@ describe('baton review crashes (built bin)', function () {
 
   for (const step of VERDICT_STEPS) {
     it(`the completing verdict killed at ${step}: a rerun and resume end REVIEWED with exactly one result and no signal`, () => {
-      const bead = review(['submit', '--task', 't', '--output-file', 'out.txt'], 'coder').stdout.trim();
+      const bead = review(
+        ['submit', '--task', 't', '--output-file', 'out.txt'],
+        'coder',
+      ).stdout.trim();
       assert.equal(review(['verdict', bead, '--lens', 'cto']).code, 0);
-      const crashed = review(['verdict', bead, '--lens', 'coo', '--finding', 'HIGH:x:y'], 'coo', step);
+      const crashed = review(
+        ['verdict', bead, '--lens', 'coo', '--finding', 'HIGH:x:y'],
+        'coo',
+        step,
+      );
       assert.equal(crashed.signal, 'SIGKILL', `died at ${step}: ${crashed.stderr}`);
       const rerun = review(['verdict', bead, '--lens', 'coo', '--finding', 'HIGH:x:y'], 'coo');
-      assert.ok(rerun.code === 0 || /coo verdict already recorded/.test(rerun.stderr), rerun.stderr);
+      assert.ok(
+        rerun.code === 0 || /coo verdict already recorded/.test(rerun.stderr),
+        rerun.stderr,
+      );
       assert.equal(review(['resume']).code, 0);
       assert.equal(review(['validate', bead]).code, 0);
       assert.match(review(['show', bead]).stdout, /STATE: REVIEWED\n[\s\S]*COO: FAIL/);
@@ -69,10 +110,18 @@ describe('baton review crashes (built bin)', function () {
   }
 
   it('the first verdict killed after its write: the rerun is refused, resume queues nothing, no result yet', () => {
-    const bead = review(['submit', '--task', 't', '--output-file', 'out.txt'], 'coder').stdout.trim();
-    assert.equal(review(['verdict', bead, '--lens', 'cto'], 'cto', 'review:bookbag-synced').signal, 'SIGKILL');
+    const bead = review(
+      ['submit', '--task', 't', '--output-file', 'out.txt'],
+      'coder',
+    ).stdout.trim();
+    assert.equal(
+      review(['verdict', bead, '--lens', 'cto'], 'cto', 'review:bookbag-synced').signal,
+      'SIGKILL',
+    );
     assert.match(review(['verdict', bead, '--lens', 'cto']).stderr, /cto verdict already recorded/);
-    assert.deepEqual(JSON.parse(review(['resume', '--json']).stdout), [{ bead, state: 'CTO_REVIEWED', waits_for: ['coo verdict from coo'], repaired: [] }]);
+    assert.deepEqual(JSON.parse(review(['resume', '--json']).stdout), [
+      { bead, state: 'CTO_REVIEWED', waits_for: ['coo verdict from coo'], repaired: [] },
+    ]);
     assert.equal(results().length, 0);
     assert.equal(signal(bead), true);
   });

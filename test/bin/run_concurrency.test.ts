@@ -21,17 +21,37 @@ describe('baton run start concurrency (built bin)', function () {
 
   const runsOf = (request: string) => {
     const dir = join(root, '.swarmforge', 'runs');
-    return fs.readdirSync(dir).filter((n) => n.startsWith('run-')).filter((n) => {
-      const record = join(dir, n, 'workflow.json');
-      return fs.existsSync(record) && (JSON.parse(fs.readFileSync(record, 'utf8')) as { request_id: string }).request_id === request;
-    });
+    return fs
+      .readdirSync(dir)
+      .filter((n) => n.startsWith('run-'))
+      .filter((n) => {
+        const record = join(dir, n, 'workflow.json');
+        return (
+          fs.existsSync(record) &&
+          (JSON.parse(fs.readFileSync(record, 'utf8')) as { request_id: string }).request_id ===
+            request
+        );
+      });
   };
 
   it(`two starts of one request released at one instant make exactly one run (${RACES} races)`, async () => {
     for (let i = 0; i < RACES; i++) {
       const request = `req-${i}`;
-      const args = ['run', 'start', '--request', request, '--task', 't', '--spec', 'spec.md', '--acceptance', 'node accept.mjs'];
-      const results = await runBinsTogether([0, 1].map(() => ({ bin: 'baton', args, options: { cwd: root } })));
+      const args = [
+        'run',
+        'start',
+        '--request',
+        request,
+        '--task',
+        't',
+        '--spec',
+        'spec.md',
+        '--acceptance',
+        'node accept.mjs',
+      ];
+      const results = await runBinsTogether(
+        [0, 1].map(() => ({ bin: 'baton', args, options: { cwd: root } })),
+      );
       const codes = results.map((r) => r.code).sort();
       assert.deepEqual(codes, [0, 2], `race ${i}: ${results.map((r) => r.stderr).join('')}`);
       const loser = results.find((r) => r.code === 2)!;

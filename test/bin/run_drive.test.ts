@@ -17,7 +17,12 @@ import { batonRun, ok, runDirOf, startRun } from '../support/runs.js';
 
 /** swarmforge.conf of a run's roles: scripted agents, the reviewer-a options given. */
 const confWith = (reviewerA: string, worker = '') =>
-  [`window worker baton-scripted-agent master ${worker}`, `window reviewer-a baton-scripted-agent master ${reviewerA}`, 'window reviewer-b baton-scripted-agent master', 'window validator baton-scripted-agent master'].join('\n') + '\n';
+  [
+    `window worker baton-scripted-agent master ${worker}`,
+    `window reviewer-a baton-scripted-agent master ${reviewerA}`,
+    'window reviewer-b baton-scripted-agent master',
+    'window validator baton-scripted-agent master',
+  ].join('\n') + '\n';
 
 function runProject(conf: string): string {
   const root = makeRepo(conf);
@@ -29,12 +34,20 @@ function runProject(conf: string): string {
 }
 
 const statusOf = (root: string, runId: string) => ok(batonRun(root, ['status', runId]));
-const recordOf = (root: string, runId: string) => JSON.parse(fs.readFileSync(join(runDirOf(root, runId), 'workflow.json'), 'utf8')) as { history: { action: string; detail: string }[]; review_cycle: number };
-const untilStatus = (root: string, runId: string, status: string, ms = 60_000) => waitFor(`run ${status}`, () => statusOf(root, runId).status === status, ms);
+const recordOf = (root: string, runId: string) =>
+  JSON.parse(fs.readFileSync(join(runDirOf(root, runId), 'workflow.json'), 'utf8')) as {
+    history: { action: string; detail: string }[];
+    review_cycle: number;
+  };
+const untilStatus = (root: string, runId: string, status: string, ms = 60_000) =>
+  waitFor(`run ${status}`, () => statusOf(root, runId).status === status, ms);
 /** Every request key the controller queued, in the order of its sent/ folder. */
 const requestKeys = (root: string) => {
   const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
-  return fs.readdirSync(sent).map((n) => /\nkey: (\S+)\n/.exec(fs.readFileSync(join(sent, n), 'utf8'))?.[1]).filter((k): k is string => k !== undefined);
+  return fs
+    .readdirSync(sent)
+    .map((n) => /\nkey: (\S+)\n/.exec(fs.readFileSync(join(sent, n), 'utf8'))?.[1])
+    .filter((k): k is string => k !== undefined);
 };
 
 describe('baton run drive end to end in tmux (built bins)', function () {
@@ -54,20 +67,46 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     ok(batonRun(root, ['up', runId]));
     await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL');
     ok(batonRun(root, ['request-changes', runId, '--note', 'rename the flag']));
-    await waitFor('cycle 2 under way', () => statusOf(root, runId).review_cycle === 2 && statusOf(root, runId).phase !== 'IDLE');
+    await waitFor(
+      'cycle 2 under way',
+      () => statusOf(root, runId).review_cycle === 2 && statusOf(root, runId).phase !== 'IDLE',
+    );
     await queueSystemHandoff(root, 'reviewer-a', {
-      to: ['controller'], priority: '40', type: 'run_result',
-      headers: { run_id: runId, stage: 'review', cycle: '1', kind: 'review', lane: 'structured', key: `${runId}/review/review/c1/g0/structured`, artifact: 'artifacts/review-c1-review-structured.txt', sha256: '0'.repeat(64) },
+      to: ['controller'],
+      priority: '40',
+      type: 'run_result',
+      headers: {
+        run_id: runId,
+        stage: 'review',
+        cycle: '1',
+        kind: 'review',
+        lane: 'structured',
+        key: `${runId}/review/review/c1/g0/structured`,
+        artifact: 'artifacts/review-c1-review-structured.txt',
+        sha256: '0'.repeat(64),
+      },
       body: 'a late reply\n',
     });
-    await waitFor('the stale reply rejected', () => /REJECTED: run_result .* cycle 1\)/.test(fs.readFileSync(join(runDirOf(root, runId), 'controller', 'controller.log'), 'utf8')));
+    await waitFor('the stale reply rejected', () =>
+      /REJECTED: run_result .* cycle 1\)/.test(
+        fs.readFileSync(join(runDirOf(root, runId), 'controller', 'controller.log'), 'utf8'),
+      ),
+    );
     await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL');
     assert.equal(statusOf(root, runId).review_cycle, 2);
     ok(batonRun(root, ['approve', runId]));
     const actions = recordOf(root, runId).history.map((h) => h.action);
-    assert.deepEqual(actions.filter((a) => a === 'stage-start').length, 2, 'the first stage ran again');
+    assert.deepEqual(
+      actions.filter((a) => a === 'stage-start').length,
+      2,
+      'the first stage ran again',
+    );
     assert.ok(actions.indexOf('request-changes') < actions.lastIndexOf('stage-start'));
-    assert.equal(new Set(requestKeys(root)).size, requestKeys(root).length, 'no request sent twice');
+    assert.equal(
+      new Set(requestKeys(root)).size,
+      requestKeys(root).length,
+      'no request sent twice',
+    );
   });
 
   it('the cycle limit blocks the run; the monitor shows the reason while every pane is idle', async () => {
@@ -76,41 +115,94 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     ok(batonRun(root, ['up', runId]));
     await untilStatus(root, runId, 'BLOCKED');
     const monitor = runBin('baton', ['monitor', '--once'], { cwd: root }).stdout;
-    assert.match(monitor, new RegExp(`${runId} \\(req-1\\)  BLOCKED/FINDINGS_PENDING .*BLOCKED: review cycle limit reached with 1 blocking findings`));
-    const view = JSON.parse(runBin('baton', ['monitor', '--once', '--json'], { cwd: root }).stdout) as { roles: { role: string; in_process: number }[] };
-    assert.deepEqual(view.roles.filter((r) => r.in_process > 0), [], 'every pane idle');
+    assert.match(
+      monitor,
+      new RegExp(
+        `${runId} \\(req-1\\)  BLOCKED/FINDINGS_PENDING .*BLOCKED: review cycle limit reached with 1 blocking findings`,
+      ),
+    );
+    const view = JSON.parse(
+      runBin('baton', ['monitor', '--once', '--json'], { cwd: root }).stdout,
+    ) as { roles: { role: string; in_process: number }[] };
+    assert.deepEqual(
+      view.roles.filter((r) => r.in_process > 0),
+      [],
+      'every pane idle',
+    );
   });
 
   it('a worker question: the run stays ACTIVE, the local phase waits for a person, the answer reaches the same worker', async () => {
     root = runProject(confWith('', '--ask "Which endpoint does the form post to?"'));
     const runId = startRun(root);
     ok(batonRun(root, ['up', runId]));
-    const question = () => (JSON.parse(runBin('baton', ['monitor', '--once', '--json'], { cwd: root }).stdout) as { runs: { human_input: { question: string } | null }[] }).runs[0]?.human_input;
+    const question = () =>
+      (
+        JSON.parse(runBin('baton', ['monitor', '--once', '--json'], { cwd: root }).stdout) as {
+          runs: { human_input: { question: string } | null }[];
+        }
+      ).runs[0]?.human_input;
     await waitFor('the question', () => question() != null);
     assert.match(question()!.question, /Which endpoint/);
     assert.equal(statusOf(root, runId).status, 'ACTIVE');
     ok(batonRun(root, ['answer', runId, 'post to /v2/login']));
     await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL');
-    const worker = fs.readdirSync(join(root, '.swarmforge', 'handoffs', 'worker', 'inbox', 'completed')).map((n) => fs.readFileSync(join(root, '.swarmforge', 'handoffs', 'worker', 'inbox', 'completed', n), 'utf8'));
-    assert.equal(worker.filter((t) => /type: run_answer/.test(t) && /post to \/v2\/login/.test(t)).length, 1);
+    const worker = fs
+      .readdirSync(join(root, '.swarmforge', 'handoffs', 'worker', 'inbox', 'completed'))
+      .map((n) =>
+        fs.readFileSync(
+          join(root, '.swarmforge', 'handoffs', 'worker', 'inbox', 'completed', n),
+          'utf8',
+        ),
+      );
+    assert.equal(
+      worker.filter((t) => /type: run_answer/.test(t) && /post to \/v2\/login/.test(t)).length,
+      1,
+    );
     assert.equal(question(), null);
   });
 
-  for (const point of ['drive:request-queued', 'drive:reply-claimed', 'drive:acceptance-done', 'drive:checkpoint-done', 'drive:review-done', 'drive:approval-wait']) {
+  for (const point of [
+    'drive:request-queued',
+    'drive:reply-claimed',
+    'drive:acceptance-done',
+    'drive:checkpoint-done',
+    'drive:review-done',
+    'drive:approval-wait',
+  ]) {
     it(`a controller SIGKILLed at ${point} and restarted with --reclaim-stale completes the run: no request sent twice, no reply used twice`, async () => {
       root = runProject(confWith('--findings "1=sec-1 Important the token is logged"'));
       const runId = startRun(root);
       ok(batonRun(root, ['up', runId], { BATON_CRASH_AT: point }));
-      await waitFor(`the controller killed at ${point}`, () => {
-        const s = statusOf(root, runId);
-        return s.lease.held && s.lease.stale;
-      }, 60_000);
-      driver = spawn(process.execPath, [join(BIN_DIR, 'baton.js'), 'run', 'drive', runId, '--reclaim-stale', '--poll-interval', '0.2'], { cwd: root, stdio: 'ignore' });
+      await waitFor(
+        `the controller killed at ${point}`,
+        () => {
+          const s = statusOf(root, runId);
+          return s.lease.held && s.lease.stale;
+        },
+        60_000,
+      );
+      driver = spawn(
+        process.execPath,
+        [
+          join(BIN_DIR, 'baton.js'),
+          'run',
+          'drive',
+          runId,
+          '--reclaim-stale',
+          '--poll-interval',
+          '0.2',
+        ],
+        { cwd: root, stdio: 'ignore' },
+      );
       await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL');
       ok(batonRun(root, ['approve', runId]));
       const history = recordOf(root, runId).history;
-      assert.ok(history.some((h) => h.action === 'lease reclaim'), 'the reclaim is in the history');
-      for (const action of ['stage-start', 'checkpoint']) assert.equal(history.filter((h) => h.action === action).length, 1, action);
+      assert.ok(
+        history.some((h) => h.action === 'lease reclaim'),
+        'the reclaim is in the history',
+      );
+      for (const action of ['stage-start', 'checkpoint'])
+        assert.equal(history.filter((h) => h.action === action).length, 1, action);
       assert.equal(history.filter((h) => h.action === 'review').length, 2, 'one review per cycle');
       assert.equal(history.filter((h) => h.action === 'resolve-review').length, 1);
       const keys = requestKeys(root);

@@ -10,10 +10,18 @@ describe('smoke', () => {
     let daemon: DaemonChild | undefined;
     try {
       daemon = await startHandoffd(p.root, ['--poll-interval', '200']);
-      const sent = runBin('swarm_handoff', [writeDraft(p.root, noteDraft('reviewer'))], { role: 'coder', cwd: p.root });
+      const sent = runBin('swarm_handoff', [writeDraft(p.root, noteDraft('reviewer'))], {
+        role: 'coder',
+        cwd: p.root,
+      });
       assert.equal(sent.code, 0, sent.stderr);
       const name = sent.stdout.replace('HANDOFF QUEUED: ', '').trim().split('/').pop()!;
-      await waitFor('the delivery', () => fs.existsSync(join(p.box('reviewer').inboxNew, name)) && fs.existsSync(join(p.box('coder').sent, name)));
+      await waitFor(
+        'the delivery',
+        () =>
+          fs.existsSync(join(p.box('reviewer').inboxNew, name)) &&
+          fs.existsSync(join(p.box('coder').sent, name)),
+      );
       const ready = runBin('ready_for_next', [], { role: 'reviewer', cwd: p.root });
       assert.match(ready.stdout, /^TASK: /);
       const done = runBin('done_with_current', [], { role: 'reviewer', cwd: p.root });

@@ -6,7 +6,15 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from '../support/daemon.js';
 import { fixtureText } from '../support/fixtures.js';
-import { git, itemsIn, makeProject, noteDraft, runBin, runBinAsync, writeDraft } from '../support/project.js';
+import {
+  git,
+  itemsIn,
+  makeProject,
+  noteDraft,
+  runBin,
+  runBinAsync,
+  writeDraft,
+} from '../support/project.js';
 
 /** coder → reviewer → qa (batch) → coder, each a scripted agent. */
 const CONF = fixtureText('conf', 'scripted-pipeline.conf');
@@ -34,29 +42,55 @@ describe('baton up / down / monitor / demo (built bin)', function () {
     try {
       const up = runBin('baton', ['up'], { cwd: p.root });
       assert.equal(up.code, 0, up.stderr);
-      assert.match(up.stdout, /^SWARM UP: session baton-\S+\nDAEMON: pid \d+\nPANE: coder %\d+\nPANE: reviewer %\d+\nPANE: qa %\d+\nATTACH: baton attach/);
+      assert.match(
+        up.stdout,
+        /^SWARM UP: session baton-\S+\nDAEMON: pid \d+\nPANE: coder %\d+\nPANE: reviewer %\d+\nPANE: qa %\d+\nATTACH: baton attach/,
+      );
       socket = fs.readFileSync(join(p.root, '.swarmforge', 'tmux-socket'), 'utf8').trim();
       const panes = fs.readFileSync(join(p.root, '.swarmforge', 'panes.tsv'), 'utf8');
       assert.match(panes, /^coder\t%\d+\nreviewer\t%\d+\nqa\t%\d+\n$/);
-      for (const wt of ['review', 'qa']) assert.ok(fs.existsSync(join(p.root, '.worktrees', wt, '.git')), wt);
+      for (const wt of ['review', 'qa'])
+        assert.ok(fs.existsSync(join(p.root, '.worktrees', wt, '.git')), wt);
       assert.match(git(p.root, 'worktree', 'list'), /\.worktrees\/review/);
-      assert.doesNotMatch(git(p.root, 'status', '--porcelain', '--untracked-files=all'), /\.swarmforge|\.worktrees/, '.swarmforge/ and .worktrees/ are excluded from git');
+      assert.doesNotMatch(
+        git(p.root, 'status', '--porcelain', '--untracked-files=all'),
+        /\.swarmforge|\.worktrees/,
+        '.swarmforge/ and .worktrees/ are excluded from git',
+      );
       const again = runBin('baton', ['up'], { cwd: p.root });
       assert.equal(again.code, 2);
       assert.match(again.stderr, /already up/);
 
       const draft = writeDraft(p.root, noteDraft('coder', 'task-1'), 'seed.txt');
       assert.equal(runBin('swarm_handoff', [draft], { role: 'coder', cwd: p.root }).code, 0);
-      await waitFor('the task to come back from qa', () => itemsIn(p.box('coder').completed).length === 2, 60_000);
+      await waitFor(
+        'the task to come back from qa',
+        () => itemsIn(p.box('coder').completed).length === 2,
+        60_000,
+      );
       assert.equal(itemsIn(p.box('reviewer').completed).length, 1);
 
       const monitor = runBin('baton', ['monitor', '--once', '--json'], { cwd: p.root });
       assert.equal(monitor.code, 0, monitor.stderr);
-      const view = JSON.parse(monitor.stdout) as { daemon: { running: boolean; delivered: number }; roles: { role: string; pane_state: string; completed: number; last_delivery_at: string | null }[] };
+      const view = JSON.parse(monitor.stdout) as {
+        daemon: { running: boolean; delivered: number };
+        roles: {
+          role: string;
+          pane_state: string;
+          completed: number;
+          last_delivery_at: string | null;
+        }[];
+      };
       assert.equal(view.daemon.running, true);
       assert.ok(view.daemon.delivered >= 4);
-      assert.deepEqual(view.roles.map((r) => r.role), ['coder', 'reviewer', 'qa']);
-      assert.ok(view.roles.every((r) => r.pane_state === 'node'), JSON.stringify(view.roles));
+      assert.deepEqual(
+        view.roles.map((r) => r.role),
+        ['coder', 'reviewer', 'qa'],
+      );
+      assert.ok(
+        view.roles.every((r) => r.pane_state === 'node'),
+        JSON.stringify(view.roles),
+      );
       assert.ok(view.roles.every((r) => r.last_delivery_at !== null));
       const text = runBin('baton', ['monitor', '--once'], { cwd: p.root });
       assert.match(text.stdout, /handoffd: running \(pid \d+\)/);
@@ -79,11 +113,14 @@ describe('baton up / down / monitor / demo (built bin)', function () {
     }
   });
 
-  it('refuses to start when a role\'s agent is not on PATH, before anything starts', () => {
+  it("refuses to start when a role's agent is not on PATH, before anything starts", () => {
     const p = makeProject('window coder no-such-agent-xyz master\n');
     try {
       const r = runBin('baton', ['up'], { cwd: p.root });
-      assert.deepEqual([r.code, r.stderr], [1, "baton: agent 'no-such-agent-xyz' of role coder is not on PATH\n"]);
+      assert.deepEqual(
+        [r.code, r.stderr],
+        [1, "baton: agent 'no-such-agent-xyz' of role coder is not on PATH\n"],
+      );
       assert.equal(fs.existsSync(join(p.root, '.swarmforge', 'tmux-socket')), false);
       assert.equal(fs.existsSync(join(p.root, '.swarmforge', 'daemon', 'handoffd.pid')), false);
     } finally {
@@ -105,7 +142,10 @@ describe('baton up / down / monitor / demo (built bin)', function () {
       const stop = runBin('baton', ['daemon', 'stop'], { cwd: p.root });
       assert.equal(stop.stdout, `DAEMON STOPPED: pid ${pid}\n`);
       await waitFor('the daemon process to be gone', () => !running(pid), 10_000);
-      assert.equal(runBin('baton', ['daemon', 'stop'], { cwd: p.root }).stdout, 'DAEMON NOT RUNNING\n');
+      assert.equal(
+        runBin('baton', ['daemon', 'stop'], { cwd: p.root }).stdout,
+        'DAEMON NOT RUNNING\n',
+      );
     } finally {
       runBin('baton', ['daemon', 'stop', '--timeout', '2'], { cwd: p.root });
       p.cleanup();
@@ -118,11 +158,20 @@ describe('baton up / down / monitor / demo (built bin)', function () {
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /progress: coder 4\/4 {2}reviewer 2\/2 {2}qa 2\/2\n/);
     assert.match(r.stdout, /Handoff timeline \(created → enqueued → dequeued → completed\):/);
-    assert.equal(r.stdout.split('\n').filter((l) => /^(coder|reviewer|qa)\s+\S.*ms$/.test(l)).length, 8);
-    assert.match(r.stdout, /8 handoffs completed; 2 tasks went coder → reviewer → qa → coder in \d+ ms\./);
+    assert.equal(
+      r.stdout.split('\n').filter((l) => /^(coder|reviewer|qa)\s+\S.*ms$/.test(l)).length,
+      8,
+    );
+    assert.match(
+      r.stdout,
+      /8 handoffs completed; 2 tasks went coder → reviewer → qa → coder in \d+ ms\./,
+    );
     const project = /^Demo project: (\S+)$/m.exec(r.stdout)![1]!;
     assert.equal(fs.existsSync(project), false);
-    assert.deepEqual(fs.readdirSync('/tmp').filter((n) => n.startsWith('baton-demo-') && !before.has(n)), []);
+    assert.deepEqual(
+      fs.readdirSync('/tmp').filter((n) => n.startsWith('baton-demo-') && !before.has(n)),
+      [],
+    );
     assert.deepEqual(processesMentioning(project), []);
   });
 
@@ -130,13 +179,34 @@ describe('baton up / down / monitor / demo (built bin)', function () {
     const r = await runBinAsync('baton', ['demo', '--review'], { cwd: process.cwd() });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /progress: coder 4\/4 {2}teacher-cto 2\/2 {2}teacher-coo 2\/2\n/);
-    assert.match(r.stdout, /Review summary \(times from submit\):\nBEAD +TASK +CTO +COO +ACCEPTED +CTO VERDICT +COO VERDICT +RESULT READ\n/);
-    const rows = r.stdout.split('\n').filter((l) => /^coder-general-[0-9a-f]{8} /.test(l)).map((l) => l.split(/ {2,}| (?=\d+ ms)/).map((c) => c.trim()).filter(Boolean));
+    assert.match(
+      r.stdout,
+      /Review summary \(times from submit\):\nBEAD +TASK +CTO +COO +ACCEPTED +CTO VERDICT +COO VERDICT +RESULT READ\n/,
+    );
+    const rows = r.stdout
+      .split('\n')
+      .filter((l) => /^coder-general-[0-9a-f]{8} /.test(l))
+      .map((l) =>
+        l
+          .split(/ {2,}| (?=\d+ ms)/)
+          .map((c) => c.trim())
+          .filter(Boolean),
+      );
     const byTask = Object.fromEntries(rows.map((cells) => [cells[1], cells.slice(2, 5)]));
-    assert.deepEqual(byTask, { 'task-1': ['PASS 100', 'PASS 100', 'yes'], 'task-2': ['FAIL 88', 'PASS 100', 'no'] });
-    for (const cells of rows) assert.equal(cells.slice(5).filter((c) => /^\d+ ms$/.test(c)).length, 3, cells.join('|'));
-    assert.match(r.stdout, /\n {2}finding: cto HIGH security: the session token is written to the log\n/);
-    assert.match(r.stdout, /\n2 beads reviewed by a CTO and a COO teacher: 1 accepted, 1 failed; every result reached coder; scored and disposed in \d+ ms\.\n/);
+    assert.deepEqual(byTask, {
+      'task-1': ['PASS 100', 'PASS 100', 'yes'],
+      'task-2': ['FAIL 88', 'PASS 100', 'no'],
+    });
+    for (const cells of rows)
+      assert.equal(cells.slice(5).filter((c) => /^\d+ ms$/.test(c)).length, 3, cells.join('|'));
+    assert.match(
+      r.stdout,
+      /\n {2}finding: cto HIGH security: the session token is written to the log\n/,
+    );
+    assert.match(
+      r.stdout,
+      /\n2 beads reviewed by a CTO and a COO teacher: 1 accepted, 1 failed; every result reached coder; scored and disposed in \d+ ms\.\n/,
+    );
     const project = /^Demo project: (\S+)$/m.exec(r.stdout)![1]!;
     assert.equal(fs.existsSync(project), false);
     assert.deepEqual(processesMentioning(project), []);
@@ -146,14 +216,45 @@ describe('baton up / down / monitor / demo (built bin)', function () {
     const r = await runBinAsync('baton', ['demo', '--run'], { cwd: process.cwd() });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     // The demo polls the status, so a loaded machine may skip a short state; what it shows keeps the run's order and ends at the gate, then COMPLETED.
-    const order = ['run: ACTIVE/IDLE cycle 1', 'run: ACTIVE/STAGE_ACTIVE cycle 1', 'run: ACTIVE/REVIEW_PENDING cycle 1', 'run: ACTIVE/FINDINGS_PENDING cycle 1',
-      'run: ACTIVE/REVIEW_PENDING cycle 2', 'run: WAITING_FOR_HUMAN_APPROVAL/APPROVAL_PENDING cycle 2', 'run: COMPLETED/DONE cycle 2'];
-    const states = r.stdout.split('\n').filter((l) => l.startsWith('run: ')).map((l) => l.split('  ').slice(0, 2).join(' '));
-    assert.deepEqual(states.map((st) => order.indexOf(st)), [...states.map((st) => order.indexOf(st))].sort((a, b) => a - b), states.join(' | '));
-    assert.ok(states.every((st) => order.includes(st)), states.join(' | '));
+    const order = [
+      'run: ACTIVE/IDLE cycle 1',
+      'run: ACTIVE/STAGE_ACTIVE cycle 1',
+      'run: ACTIVE/REVIEW_PENDING cycle 1',
+      'run: ACTIVE/FINDINGS_PENDING cycle 1',
+      'run: ACTIVE/REVIEW_PENDING cycle 2',
+      'run: WAITING_FOR_HUMAN_APPROVAL/APPROVAL_PENDING cycle 2',
+      'run: COMPLETED/DONE cycle 2',
+    ];
+    const states = r.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('run: '))
+      .map((l) => l.split('  ').slice(0, 2).join(' '));
+    assert.deepEqual(
+      states.map((st) => order.indexOf(st)),
+      [...states.map((st) => order.indexOf(st))].sort((a, b) => a - b),
+      states.join(' | '),
+    );
+    assert.ok(
+      states.every((st) => order.includes(st)),
+      states.join(' | '),
+    );
     assert.deepEqual(states.slice(-2), order.slice(-2));
-    const actions = r.stdout.split('\n').filter((l) => /^ {2}\+ *\d+ ms {2}/.test(l)).map((l) => l.split(/\s+/)[4]);
-    assert.deepEqual(actions, ['start', 'lease', 'stage-start', 'acceptance', 'checkpoint', 'review', 'resolve-review', 'acceptance', 'review', 'approve']);
+    const actions = r.stdout
+      .split('\n')
+      .filter((l) => /^ {2}\+ *\d+ ms {2}/.test(l))
+      .map((l) => l.split(/\s+/)[4]);
+    assert.deepEqual(actions, [
+      'start',
+      'lease',
+      'stage-start',
+      'acceptance',
+      'checkpoint',
+      'review',
+      'resolve-review',
+      'acceptance',
+      'review',
+      'approve',
+    ]);
     assert.equal(r.stdout.split('\n').filter((l) => /^ {2}[0-9a-f]{16} {2}/.test(l)).length, 9);
     assert.match(r.stdout, /COMPLETED in \d+ ms: one review cycle with an Important finding/);
     const project = /^Demo project: (\S+)$/m.exec(r.stdout)![1]!;

@@ -5,7 +5,18 @@ import { join } from 'node:path';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { SWARM_HANDOFF_USAGE } from '../../lib/handoff/usage.js';
 import { fixtureBytes, fixtureLines, fixtureLinesIfAny, fixtureText } from '../support/fixtures.js';
-import { commitIn, git, itemsIn, makeProject, noteDraft, runBin, snapshot, tempDir, writeDraft, type Project } from '../support/project.js';
+import {
+  commitIn,
+  git,
+  itemsIn,
+  makeProject,
+  noteDraft,
+  runBin,
+  snapshot,
+  tempDir,
+  writeDraft,
+  type Project,
+} from '../support/project.js';
 
 describe('swarm_handoff (built bin)', () => {
   let p: Project;
@@ -14,8 +25,10 @@ describe('swarm_handoff (built bin)', () => {
   });
   afterEach(() => p.cleanup());
 
-  const send = (draft: string, options: { role?: string; cwd?: string; env?: Record<string, string | undefined> } = {}) =>
-    runBin('swarm_handoff', [draft], { role: 'coder', cwd: p.root, ...options });
+  const send = (
+    draft: string,
+    options: { role?: string; cwd?: string; env?: Record<string, string | undefined> } = {},
+  ) => runBin('swarm_handoff', [draft], { role: 'coder', cwd: p.root, ...options });
 
   function queuedPath(stdout: string): string {
     const match = /^HANDOFF QUEUED: (\/.+\.handoff)\n$/.exec(stdout);
@@ -24,56 +37,98 @@ describe('swarm_handoff (built bin)', () => {
   }
 
   it('queues a note: exact output line, headers in order, body, draft deleted, mode 0600', async () => {
-    const draft = writeDraft(p.root, noteDraft('reviewer,QA', 'Waiting on QA result before merging.', '70'));
+    const draft = writeDraft(
+      p.root,
+      noteDraft('reviewer,QA', 'Waiting on QA result before merging.', '70'),
+    );
     const result = send(draft);
     assert.equal(result.code, 0, result.stderr);
     const path = queuedPath(result.stdout);
     assert.equal(join(path, '..'), p.box('coder').outbox);
-    assert.match(path.split('/').pop()!, /^70_\d{8}T\d{6}Z_000001_from_coder_to_reviewer_QA\.handoff$/);
+    assert.match(
+      path.split('/').pop()!,
+      /^70_\d{8}T\d{6}Z_000001_from_coder_to_reviewer_QA\.handoff$/,
+    );
     assert.equal(fs.existsSync(draft), false);
     assert.equal(fs.statSync(path).mode & 0o777, 0o600);
     const text = fs.readFileSync(path, 'utf8');
     const header = text.split('---\n')[1]!;
-    assert.deepEqual(header.split('\n').filter(Boolean).map((l) => l.split(':')[0]), ['id', 'from', 'to', 'priority', 'type', 'message', 'created_at']);
+    assert.deepEqual(
+      header
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(':')[0]),
+      ['id', 'from', 'to', 'priority', 'type', 'message', 'created_at'],
+    );
     const env = await parseEnvelope(fs.readFileSync(path));
     assert.equal(env.headers.to, 'reviewer,QA');
     assert.equal(env.headers.priority, '70');
-    assert.equal(env.body.toString(), 'Re-read your role and constitution.\n\nWaiting on QA result before merging.\n');
+    assert.equal(
+      env.body.toString(),
+      'Re-read your role and constitution.\n\nWaiting on QA result before merging.\n',
+    );
     const tsid = env.headers.id!.slice(0, 16);
     const created = env.headers.created_at!;
     assert.match(created, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    assert.equal(tsid, created.replace(/[-:]/g, '').slice(0, 15) + 'Z', 'tsid and created_at come from one clock reading');
+    assert.equal(
+      tsid,
+      created.replace(/[-:]/g, '').slice(0, 15) + 'Z',
+      'tsid and created_at come from one clock reading',
+    );
     assert.equal(env.headers.id, `${tsid}_000001_from_coder`);
   });
 
   it('queues a git_handoff with role, task and the lowercase 10-character commit', async () => {
     const sha = commitIn(p.root);
-    const draft = writeDraft(p.root, `type: git_handoff\nto: reviewer\npriority: 05\ntask: task-1-cave-setup\ncommit: ${sha.slice(0, 10).toUpperCase()}\n`);
+    const draft = writeDraft(
+      p.root,
+      `type: git_handoff\nto: reviewer\npriority: 05\ntask: task-1-cave-setup\ncommit: ${sha.slice(0, 10).toUpperCase()}\n`,
+    );
     const result = send(draft);
     assert.equal(result.code, 0, result.stderr);
     const path = queuedPath(result.stdout);
     const text = fs.readFileSync(path, 'utf8');
     const header = text.split('---\n')[1]!;
-    assert.deepEqual(header.split('\n').filter(Boolean).map((l) => l.split(':')[0]), ['id', 'from', 'to', 'priority', 'type', 'role', 'task', 'commit', 'created_at']);
+    assert.deepEqual(
+      header
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(':')[0]),
+      ['id', 'from', 'to', 'priority', 'type', 'role', 'task', 'commit', 'created_at'],
+    );
     const env = await parseEnvelope(fs.readFileSync(path));
     assert.equal(env.headers.commit, sha.slice(0, 10));
     assert.equal(env.headers.role, 'coder');
     assert.equal(env.headers.priority, '05');
-    assert.equal(env.body.toString(), `Re-read your role and constitution.\n\nmerge_and_process coder ${sha.slice(0, 10)}\n`);
+    assert.equal(
+      env.body.toString(),
+      `Re-read your role and constitution.\n\nmerge_and_process coder ${sha.slice(0, 10)}\n`,
+    );
   });
 
-  it('numbers each sender\'s handoffs in sequence', () => {
-    const names = [1, 2, 3].map(() => queuedPath(send(writeDraft(p.root, noteDraft('reviewer'))).stdout).split('/').pop()!);
-    assert.deepEqual(names.map((n) => n.split('_')[2]), ['000001', '000002', '000003']);
+  it("numbers each sender's handoffs in sequence", () => {
+    const names = [1, 2, 3].map(() =>
+      queuedPath(send(writeDraft(p.root, noteDraft('reviewer'))).stdout)
+        .split('/')
+        .pop()!,
+    );
+    assert.deepEqual(
+      names.map((n) => n.split('_')[2]),
+      ['000001', '000002', '000003'],
+    );
     assert.equal(fs.readFileSync(p.box('coder').seqFile, 'utf8'), '3\n');
   });
 
   it('shortens the recipient list of a name longer than 200 bytes, keeping every recipient in to:', async () => {
     const roles = Array.from({ length: 12 }, (_, i) => `role-with-a-long-name-${i}`);
-    const conf = roles.map((r) => `window ${r} claude master`).join('\n') + '\nwindow coder claude master\n';
+    const conf =
+      roles.map((r) => `window ${r} claude master`).join('\n') + '\nwindow coder claude master\n';
     const wide = makeProject(conf);
     try {
-      const result = runBin('swarm_handoff', [writeDraft(wide.root, noteDraft(roles.join(',')))], { role: 'coder', cwd: wide.root });
+      const result = runBin('swarm_handoff', [writeDraft(wide.root, noteDraft(roles.join(',')))], {
+        role: 'coder',
+        cwd: wide.root,
+      });
       const path = queuedPath(result.stdout);
       const name = path.split('/').pop()!;
       assert.ok(Buffer.byteLength(name) <= 200);
@@ -108,26 +163,47 @@ describe('swarm_handoff (built bin)', () => {
     try {
       const outsideDraft = writeDraft(outside, noteDraft('reviewer'));
       const noRoot = runBin('swarm_handoff', [outsideDraft], { role: 'coder', cwd: outside });
-      assert.deepEqual([noRoot.code, noRoot.stderr], [1, 'Cannot find SwarmForge project root\n' +
-        "Run 'baton init' in your project's git repository (where swarmforge/swarmforge.conf is), then run this command inside it.\n"]);
-      const badEnv = runBin('swarm_handoff', [draft], { role: 'coder', cwd: p.root, env: { SWARMFORGE_ROOT: outside } });
+      assert.deepEqual(
+        [noRoot.code, noRoot.stderr],
+        [
+          1,
+          'Cannot find SwarmForge project root\n' +
+            "Run 'baton init' in your project's git repository (where swarmforge/swarmforge.conf is), then run this command inside it.\n",
+        ],
+      );
+      const badEnv = runBin('swarm_handoff', [draft], {
+        role: 'coder',
+        cwd: p.root,
+        env: { SWARMFORGE_ROOT: outside },
+      });
       assert.equal(badEnv.code, 1);
-      assert.equal(badEnv.stderr, `Cannot find SwarmForge project root: SWARMFORGE_ROOT=${outside} has no .swarmforge/roles.tsv\n` +
-        `Run 'baton init' in ${outside} (where swarmforge/swarmforge.conf is), or unset SWARMFORGE_ROOT.\n`);
+      assert.equal(
+        badEnv.stderr,
+        `Cannot find SwarmForge project root: SWARMFORGE_ROOT=${outside} has no .swarmforge/roles.tsv\n` +
+          `Run 'baton init' in ${outside} (where swarmforge/swarmforge.conf is), or unset SWARMFORGE_ROOT.\n`,
+      );
     } finally {
       fs.rmSync(outside, { recursive: true, force: true });
     }
     const ghost = send(draft, { role: 'ghost' });
-    assert.deepEqual([ghost.code, ghost.stderr], [1, 'Unknown sender role: ghost\nKnown roles: coder, reviewer, QA.\n']);
+    assert.deepEqual(
+      [ghost.code, ghost.stderr],
+      [1, 'Unknown sender role: ghost\nKnown roles: coder, reviewer, QA.\n'],
+    );
     const cased = send(draft, { role: 'Coder' });
-    assert.deepEqual([cased.code, cased.stderr], [1, "Unknown sender role: Coder\nKnown roles: coder, reviewer, QA. Did you mean 'coder'?\n"]);
+    assert.deepEqual(
+      [cased.code, cased.stderr],
+      [1, "Unknown sender role: Coder\nKnown roles: coder, reviewer, QA. Did you mean 'coder'?\n"],
+    );
     assert.ok(fs.existsSync(draft));
     assert.deepEqual(itemsIn(p.box('coder').outbox), []);
   });
 
   it('works from a subdirectory, from a role worktree, and with SWARMFORGE_ROOT', () => {
     fs.mkdirSync(join(p.root, 'src', 'deep'), { recursive: true });
-    const fromSub = send(writeDraft(p.root, noteDraft('reviewer'), 'd1'), { cwd: join(p.root, 'src', 'deep') });
+    const fromSub = send(writeDraft(p.root, noteDraft('reviewer'), 'd1'), {
+      cwd: join(p.root, 'src', 'deep'),
+    });
     assert.equal(fromSub.code, 0, fromSub.stderr);
     const elsewhere = tempDir();
     try {
@@ -138,18 +214,31 @@ describe('swarm_handoff (built bin)', () => {
       assert.equal(fromWorktree.code, 0, fromWorktree.stderr);
       assert.equal(join(queuedPath(fromWorktree.stdout), '..', '..'), p.box('reviewer').dir);
       assert.equal(fs.existsSync(draft), false);
-      const viaEnv = runBin('swarm_handoff', [writeDraft(elsewhere, noteDraft('coder'), 'd3')], { role: 'QA', cwd: elsewhere, env: { SWARMFORGE_ROOT: p.root } });
+      const viaEnv = runBin('swarm_handoff', [writeDraft(elsewhere, noteDraft('coder'), 'd3')], {
+        role: 'QA',
+        cwd: elsewhere,
+        env: { SWARMFORGE_ROOT: p.root },
+      });
       assert.equal(viaEnv.code, 0, viaEnv.stderr);
     } finally {
       fs.rmSync(elsewhere, { recursive: true, force: true });
     }
   });
 
-  it('resolves the commit in the sender\'s own worktree (roles.tsv column 3)', () => {
+  it("resolves the commit in the sender's own worktree (roles.tsv column 3)", () => {
     const worktree = join(p.root, '.worktrees', 'review');
     git(p.root, 'worktree', 'add', '-q', '-b', 'review', worktree);
     const sha = commitIn(worktree, 'reviewer work');
-    const fromReviewer = runBin('swarm_handoff', [writeDraft(p.root, `type: git_handoff\nto: QA\npriority: 50\ntask: t\ncommit: ${sha.slice(0, 10)}\n`)], { role: 'reviewer', cwd: p.root });
+    const fromReviewer = runBin(
+      'swarm_handoff',
+      [
+        writeDraft(
+          p.root,
+          `type: git_handoff\nto: QA\npriority: 50\ntask: t\ncommit: ${sha.slice(0, 10)}\n`,
+        ),
+      ],
+      { role: 'reviewer', cwd: p.root },
+    );
     assert.equal(fromReviewer.code, 0, fromReviewer.stderr);
   });
 
@@ -170,7 +259,10 @@ describe('swarm_handoff (built bin)', () => {
       ['commit matching nothing', 'commit-matching-nothing'],
       ['note without message', 'note-without-message'],
       ['long message', 'long-message'],
-      ['recipients close to known roles, a 7-character commit (hints)', 'close-recipients-short-commit'],
+      [
+        'recipients close to known roles, a 7-character commit (hints)',
+        'close-recipients-short-commit',
+      ],
     ];
     for (const [title, name] of cases) {
       it(title, () => {
@@ -182,7 +274,10 @@ describe('swarm_handoff (built bin)', () => {
         const result = send('my-draft.txt');
         assert.equal(result.code, 2);
         assert.equal(result.stdout, '');
-        assert.equal(result.stderr, `HANDOFF INVALID: my-draft.txt\n\nErrors:\n${errors.map((e) => `- ${e}\n`).join('')}${hints.map((h) => `${h}\n`).join('')}\n${SWARM_HANDOFF_USAGE}\n`);
+        assert.equal(
+          result.stderr,
+          `HANDOFF INVALID: my-draft.txt\n\nErrors:\n${errors.map((e) => `- ${e}\n`).join('')}${hints.map((h) => `${h}\n`).join('')}\n${SWARM_HANDOFF_USAGE}\n`,
+        );
         assert.deepEqual(snapshot(p.root), before);
         assert.equal(fs.readFileSync(draft, 'utf8'), text);
       });
@@ -191,9 +286,19 @@ describe('swarm_handoff (built bin)', () => {
     it('a commit that resolves to a tree is refused with its type', () => {
       commitIn(p.root);
       const tree = git(p.root, 'rev-parse', 'HEAD^{tree}');
-      const result = send(writeDraft(p.root, `type: git_handoff\nto: reviewer\npriority: 50\ntask: t\ncommit: ${tree.slice(0, 10)}\n`));
+      const result = send(
+        writeDraft(
+          p.root,
+          `type: git_handoff\nto: reviewer\npriority: 50\ntask: t\ncommit: ${tree.slice(0, 10)}\n`,
+        ),
+      );
       assert.equal(result.code, 2);
-      assert.match(result.stderr, new RegExp(`- Header 'commit' must resolve to a commit; '${tree.slice(0, 10)}' resolves to 'tree'.\n`));
+      assert.match(
+        result.stderr,
+        new RegExp(
+          `- Header 'commit' must resolve to a commit; '${tree.slice(0, 10)}' resolves to 'tree'.\n`,
+        ),
+      );
     });
 
     it('does not consume a sequence number', () => {
@@ -208,6 +313,9 @@ describe('swarm_handoff (built bin)', () => {
     const result = send(draft);
     assert.equal(result.code, 0, result.stderr);
     const env = await parseEnvelope(fs.readFileSync(queuedPath(result.stdout)));
-    assert.deepEqual([env.headers.to, env.headers.message, env.headers.priority], ['reviewer,QA', 'spaced out', '07']);
+    assert.deepEqual(
+      [env.headers.to, env.headers.message, env.headers.priority],
+      ['reviewer,QA', 'spaced out', '07'],
+    );
   });
 });

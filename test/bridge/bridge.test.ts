@@ -7,7 +7,15 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  RetentionPolicy,
+  StorageType,
+  jetstream,
+  jetstreamManager,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
 import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { Bridge, type Arrival, type Outgoing } from '../../lib/bridge/bridge.js';
 import { type BridgeReport } from '../../lib/project/bridgeRecord.js';
@@ -32,7 +40,11 @@ interface Hosted {
 
 describe('lib/bridge/bridge', function () {
   this.timeout(30_000);
-  const quick: BridgeSettings = { ...bridgeSettingsOf({}), backoffCapMs: 400, countsIntervalMs: 200 };
+  const quick: BridgeSettings = {
+    ...bridgeSettingsOf({}),
+    backoffCapMs: 400,
+    countsIntervalMs: 200,
+  };
   let nats: NatsServerHandle;
   let nc: NatsConnection;
   let jsm: JetStreamManager;
@@ -55,9 +67,18 @@ describe('lib/bridge/bridge', function () {
     swarms += 1;
     swarm = `bridge-${swarms}`;
     roster = {
-      file: join(dir, 'nodes.conf'), swarm, urls: [nats.url],
-      nodes: new Map([['a', ['coder']], ['b', ['reviewer', 'QA']]]),
-      nodeOfRole: new Map([['coder', 'a'], ['reviewer', 'b'], ['QA', 'b']]),
+      file: join(dir, 'nodes.conf'),
+      swarm,
+      urls: [nats.url],
+      nodes: new Map([
+        ['a', ['coder']],
+        ['b', ['reviewer', 'QA']],
+      ]),
+      nodeOfRole: new Map([
+        ['coder', 'a'],
+        ['reviewer', 'b'],
+        ['QA', 'b'],
+      ]),
     };
   });
   afterEach(async () => {
@@ -66,14 +87,23 @@ describe('lib/bridge/bridge', function () {
   });
 
   const start = (node: 'a' | 'b', settings: BridgeSettings = quick): Hosted => {
-    const h = { events: [], loggedAt: [], notified: 0, arrivals: [], reportPath: join(dir, `bridge-${node}.json`) } as unknown as Hosted;
-    h.bridge = new Bridge({ roster, node, credentials: '', settings, reportPath: h.reportPath }, {
-      log: (event, details) => {
-        h.events.push({ event, details });
-        h.loggedAt.push(Date.now());
+    const h = {
+      events: [],
+      loggedAt: [],
+      notified: 0,
+      arrivals: [],
+      reportPath: join(dir, `bridge-${node}.json`),
+    } as unknown as Hosted;
+    h.bridge = new Bridge(
+      { roster, node, credentials: '', settings, reportPath: h.reportPath },
+      {
+        log: (event, details) => {
+          h.events.push({ event, details });
+          h.loggedAt.push(Date.now());
+        },
+        notify: () => void (h.notified += 1),
       },
-      notify: () => void (h.notified += 1),
-    });
+    );
     hosted.push(h);
     h.bridge.start();
     return h;
@@ -91,10 +121,19 @@ describe('lib/bridge/bridge', function () {
   const outgoing = (text = 'body'): Outgoing => {
     seq += 1;
     const id = `20260615T140531Z_${String(seq).padStart(6, '0')}_from_coder`;
-    return { id, name: `50_${id}_to_reviewer.handoff`, from: 'coder', bytes: Buffer.from(`---\nid: ${id}\nfrom: coder\nto: reviewer\n---\n${text}\r\n\x00\xff`, 'latin1') };
+    return {
+      id,
+      name: `50_${id}_to_reviewer.handoff`,
+      from: 'coder',
+      bytes: Buffer.from(
+        `---\nid: ${id}\nfrom: coder\nto: reviewer\n---\n${text}\r\n\x00\xff`,
+        'latin1',
+      ),
+    };
   };
   const streamMessages = async () => (await jsm.streams.info(streamNameOf(swarm))).state.messages;
-  const consumerInfo = (role: string) => jsm.consumers.info(streamNameOf(swarm), consumerNameOf(role));
+  const consumerInfo = (role: string) =>
+    jsm.consumers.info(streamNameOf(swarm), consumerNameOf(role));
 
   describe('publish', () => {
     it('resolves {kind: stored} once the server stored it: subject, Nats-Msg-Id, Baton-Name, Baton-From, the exact bytes', async () => {
@@ -102,7 +141,9 @@ describe('lib/bridge/bridge', function () {
       await connected(a);
       const h = outgoing();
       assert.deepEqual(await a.bridge.publish('reviewer', h), { kind: 'stored' });
-      const stored = await jsm.streams.getMessage(streamNameOf(swarm), { last_by_subj: subjectOf(swarm, 'reviewer') });
+      const stored = await jsm.streams.getMessage(streamNameOf(swarm), {
+        last_by_subj: subjectOf(swarm, 'reviewer'),
+      });
       assert.ok(stored);
       assert.equal(stored.subject, `baton.${swarm}.inbox.reviewer`);
       assert.equal(stored.header.get('Nats-Msg-Id'), `${h.id}:reviewer`);
@@ -117,30 +158,45 @@ describe('lib/bridge/bridge', function () {
       const h = outgoing();
       await a.bridge.publish('reviewer', h);
       assert.deepEqual(await a.bridge.publish('reviewer', h), { kind: 'stored' });
-      assert.deepEqual(await a.bridge.publish('reviewer', { ...h, bytes: Buffer.from('other bytes, same id') }), { kind: 'stored' });
+      assert.deepEqual(
+        await a.bridge.publish('reviewer', { ...h, bytes: Buffer.from('other bytes, same id') }),
+        { kind: 'stored' },
+      );
       assert.equal(await streamMessages(), 1, 'stored once');
       await a.bridge.publish('QA', h);
       assert.equal(await streamMessages(), 2);
     });
 
-    it('a handoff over the server\'s max_payload is {kind: too-large} with the sizes, nothing stored, and no backoff', async () => {
+    it("a handoff over the server's max_payload is {kind: too-large} with the sizes, nothing stored, and no backoff", async () => {
       const a = start('a');
       await connected(a);
       assert.equal(a.bridge.maxPayload(), 1024 * 1024);
       const big = { ...outgoing(), bytes: Buffer.alloc(1024 * 1024 + 1, 'x') };
       const result = await a.bridge.publish('reviewer', big);
-      assert.deepEqual(result, { kind: 'too-large', reason: `too large for the bridge: ${wireSizeOf('reviewer', big)} bytes with its headers is over the server's max_payload of 1048576` });
+      assert.deepEqual(result, {
+        kind: 'too-large',
+        reason: `too large for the bridge: ${wireSizeOf('reviewer', big)} bytes with its headers is over the server's max_payload of 1048576`,
+      });
       assert.equal(await streamMessages(), 0);
       assert.equal(a.bridge.canPublish(), true);
-      assert.deepEqual(a.events.filter((e) => e.event === 'bridge-error'), []);
+      assert.deepEqual(
+        a.events.filter((e) => e.event === 'bridge-error'),
+        [],
+      );
     });
 
     it('a handoff that fits max_payload only without its headers is too-large as well (not a temporary failure retried forever); one within the limit is stored', async () => {
       const a = start('a');
       await connected(a);
-      const result = await a.bridge.publish('reviewer', { ...outgoing(), bytes: Buffer.alloc(1024 * 1024 - 10, 'x') });
+      const result = await a.bridge.publish('reviewer', {
+        ...outgoing(),
+        bytes: Buffer.alloc(1024 * 1024 - 10, 'x'),
+      });
       assert.equal(result.kind, 'too-large');
-      assert.match((result as { reason: string }).reason, /^too large for the bridge: \d+ bytes with its headers is over the server's max_payload of 1048576$/);
+      assert.match(
+        (result as { reason: string }).reason,
+        /^too large for the bridge: \d+ bytes with its headers is over the server's max_payload of 1048576$/,
+      );
       assert.equal(a.bridge.canPublish(), true);
       // Exactly at the limit, headers counted: stored (the client agrees with the count).
       const exact = { ...outgoing(), bytes: Buffer.alloc(0) };
@@ -157,7 +213,11 @@ describe('lib/bridge/bridge', function () {
         await waitFor('the link down', () => !a.bridge.linkState().connected);
         assert.equal(a.bridge.canPublish(), false);
         await assert.rejects(a.bridge.publish('reviewer', outgoing()), /not connected/);
-        assert.equal(a.bridge.maxPayload(), 1024 * 1024, 'the last known limit is kept for the daemon\'s checks');
+        assert.equal(
+          a.bridge.maxPayload(),
+          1024 * 1024,
+          "the last known limit is kept for the daemon's checks",
+        );
       } finally {
         await nats.restart();
       }
@@ -169,19 +229,47 @@ describe('lib/bridge/bridge', function () {
       const a = start('a');
       await connected(a);
       // a consumes coder (its own role) first; only then is the stream taken away, so that consume does not fail as well.
-      await waitFor('a pulling for coder', async () => (await consumerInfo('coder')).num_waiting > 0);
+      await waitFor(
+        'a pulling for coder',
+        async () => (await consumerInfo('coder')).num_waiting > 0,
+      );
       await jsm.streams.delete(streamNameOf(swarm)); // nothing stores the subject any more: every publish fails
       const notified = a.notified;
-      const group = await Promise.allSettled([1, 2, 3, 4, 5].map(() => a.bridge.publish('reviewer', outgoing())));
+      const group = await Promise.allSettled(
+        [1, 2, 3, 4, 5].map(() => a.bridge.publish('reviewer', outgoing())),
+      );
       const after = Date.now();
-      assert.ok(group.every((r) => r.status === 'rejected'), 'each publish of the group failed');
-      assert.equal(a.bridge.canPublish(after), false, 'backing off (or setting up again): no publish at once');
-      await waitFor('a pass asked for (the backoff ended or the link is up again)', () => a.notified > notified);
-      await waitFor('the stream set up again and a publish stored', async () => a.bridge.canPublish() && (await a.bridge.publish('reviewer', outgoing()).then((r) => r.kind === 'stored', () => false)), 10_000).catch((err: Error) => {
+      assert.ok(
+        group.every((r) => r.status === 'rejected'),
+        'each publish of the group failed',
+      );
+      assert.equal(
+        a.bridge.canPublish(after),
+        false,
+        'backing off (or setting up again): no publish at once',
+      );
+      await waitFor(
+        'a pass asked for (the backoff ended or the link is up again)',
+        () => a.notified > notified,
+      );
+      await waitFor(
+        'the stream set up again and a publish stored',
+        async () =>
+          a.bridge.canPublish() &&
+          (await a.bridge.publish('reviewer', outgoing()).then(
+            (r) => r.kind === 'stored',
+            () => false,
+          )),
+        10_000,
+      ).catch((err: Error) => {
         throw new Error(`${err.message}: ${JSON.stringify(a.events)}`);
       });
       const errors = a.events.filter((e) => e.event === 'bridge-error');
-      assert.equal(errors.length, 1, `one line for the same error repeated: ${JSON.stringify(errors)}`);
+      assert.equal(
+        errors.length,
+        1,
+        `one line for the same error repeated: ${JSON.stringify(errors)}`,
+      );
     });
   });
 
@@ -189,14 +277,22 @@ describe('lib/bridge/bridge', function () {
     it('are queued as arrivals with their name and bytes, once; ack() removes them from the stream', async () => {
       // Made on purpose (a work-queue stream forbids it): a limits stream, the messages first,
       // then reviewer's consumer starting after them.
-      await jsm.streams.add({ name: streamNameOf(swarm), subjects: [`baton.${swarm}.inbox.*`], retention: RetentionPolicy.Limits, storage: StorageType.File });
+      await jsm.streams.add({
+        name: streamNameOf(swarm),
+        subjects: [`baton.${swarm}.inbox.*`],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+      });
       const lost = outgoing('lost');
       const h = natsHeaders();
       h.set('Baton-Name', lost.name);
       await jetstream(nc).publish(subjectOf(swarm, 'reviewer'), lost.bytes, { headers: h });
       await jsm.consumers.add(streamNameOf(swarm), {
-        durable_name: consumerNameOf('reviewer'), filter_subject: subjectOf(swarm, 'reviewer'), ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: 2,
+        durable_name: consumerNameOf('reviewer'),
+        filter_subject: subjectOf(swarm, 'reviewer'),
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: 2,
       });
       const b = start('b');
       const [orphan] = await arrivalsOf(b, 1);
@@ -204,7 +300,11 @@ describe('lib/bridge/bridge', function () {
       assert.equal(orphan!.name, lost.name);
       assert.ok(Buffer.from(orphan!.bytes).equals(Buffer.from(lost.bytes)));
       await orphan!.ack();
-      assert.equal((await jsm.streams.info(streamNameOf(swarm))).state.messages, 0, 'removed from the stream');
+      assert.equal(
+        (await jsm.streams.info(streamNameOf(swarm))).state.messages,
+        0,
+        'removed from the stream',
+      );
     });
   });
 
@@ -232,7 +332,10 @@ describe('lib/bridge/bridge', function () {
       await connected(b);
       await jetstream(nc).publish(subjectOf(swarm, 'QA'), 'raw');
       const [arrival] = await arrivalsOf(b, 1);
-      assert.deepEqual([arrival!.role, arrival!.name, Buffer.from(arrival!.bytes).toString()], ['QA', undefined, 'raw']);
+      assert.deepEqual(
+        [arrival!.role, arrival!.name, Buffer.from(arrival!.bytes).toString()],
+        ['QA', undefined, 'raw'],
+      );
       await arrival!.ack();
     });
 
@@ -246,13 +349,27 @@ describe('lib/bridge/bridge', function () {
       await a.bridge.publish('reviewer', left);
       const first = await arrivalsOf(b, 2);
       first.find((x) => x.name === refused.name)!.refuse('bad Baton-Name header');
-      await waitFor('the unacknowledged one redelivered', async () => (await arrivalsOf(b, 3)).length >= 3);
+      await waitFor(
+        'the unacknowledged one redelivered',
+        async () => (await arrivalsOf(b, 3)).length >= 3,
+      );
       const names = b.arrivals.map((x) => x.name);
-      assert.deepEqual(names.filter((n) => n === refused.name), [refused.name], 'the refused message came once');
+      assert.deepEqual(
+        names.filter((n) => n === refused.name),
+        [refused.name],
+        'the refused message came once',
+      );
       assert.equal(names.filter((n) => n === left.name).length >= 2, true);
       await b.arrivals.at(-1)!.ack();
-      await waitFor('nothing pending for reviewer', async () => (await consumerInfo('reviewer')).num_ack_pending === 0);
-      assert.equal(await streamMessages(), 0, 'the refused message is gone from the work queue too');
+      await waitFor(
+        'nothing pending for reviewer',
+        async () => (await consumerInfo('reviewer')).num_ack_pending === 0,
+      );
+      assert.equal(
+        await streamMessages(),
+        0,
+        'the refused message is gone from the work queue too',
+      );
     });
 
     it('ack() rejects when the acknowledgement is not confirmed (here: a second ack of the same message)', async () => {
@@ -270,8 +387,18 @@ describe('lib/bridge/bridge', function () {
       const owners = await openOwners(nc, swarm);
       await owners.create('reviewer', 'a');
       const b = start('b');
-      await waitFor('bridge-refused for reviewer', () => b.events.some((e) => e.event === 'bridge-refused'));
-      assert.deepEqual(b.events.filter((e) => e.event === 'bridge-refused'), [{ event: 'bridge-refused', details: { role: 'reviewer', problem: 'its lease is held by node a' } }]);
+      await waitFor('bridge-refused for reviewer', () =>
+        b.events.some((e) => e.event === 'bridge-refused'),
+      );
+      assert.deepEqual(
+        b.events.filter((e) => e.event === 'bridge-refused'),
+        [
+          {
+            event: 'bridge-refused',
+            details: { role: 'reviewer', problem: 'its lease is held by node a' },
+          },
+        ],
+      );
       await jetstream(nc).publish(subjectOf(swarm, 'reviewer'), 'for reviewer');
       await jetstream(nc).publish(subjectOf(swarm, 'QA'), 'for QA');
       const [arrival] = await arrivalsOf(b, 1);
@@ -279,7 +406,11 @@ describe('lib/bridge/bridge', function () {
       assert.equal((await owners.get('QA'))?.string(), 'b');
       assert.equal((await owners.get('reviewer'))?.string(), 'a');
       const reviewer = await consumerInfo('reviewer');
-      assert.deepEqual([reviewer.num_pending, reviewer.num_ack_pending, reviewer.delivered.stream_seq], [1, 0, 0], 'reviewer\'s message untouched');
+      assert.deepEqual(
+        [reviewer.num_pending, reviewer.num_ack_pending, reviewer.delivered.stream_seq],
+        [1, 0, 0],
+        "reviewer's message untouched",
+      );
       assert.ok(b.bridge.takeArrivals().every((x) => x.role !== 'reviewer'));
     });
 
@@ -287,7 +418,9 @@ describe('lib/bridge/bridge', function () {
       const owners = await openOwners(nc, swarm);
       await owners.create('reviewer', 'a');
       const b = start('b', { ...quick, leaseRenewMs: 100, leaseExpiryMs: 600 });
-      await waitFor('bridge-refused for reviewer', () => b.events.some((e) => e.event === 'bridge-refused'));
+      await waitFor('bridge-refused for reviewer', () =>
+        b.events.some((e) => e.event === 'bridge-refused'),
+      );
       const refusedAt = b.loggedAt[b.events.findIndex((e) => e.event === 'bridge-refused')]!;
       await jetstream(nc).publish(subjectOf(swarm, 'reviewer'), 'waited for the lease');
       const [arrival] = await arrivalsOf(b, 1);
@@ -300,14 +433,20 @@ describe('lib/bridge/bridge', function () {
 
   it('isRemote: true only for a role the roster puts on another node', () => {
     const b = start('b');
-    assert.deepEqual(['coder', 'reviewer', 'QA', 'nobody'].map((r) => b.bridge.isRemote(r)), [true, false, false, false]);
+    assert.deepEqual(
+      ['coder', 'reviewer', 'QA', 'nobody'].map((r) => b.bridge.isRemote(r)),
+      [true, false, false, false],
+    );
     assert.deepEqual(b.bridge.localRoles, ['reviewer', 'QA']);
   });
 
   it('writes bridge.json at start and when up; close() stops, and its last report says disconnected', async () => {
     const b = start('b');
     const read = () => JSON.parse(fs.readFileSync(b.reportPath, 'utf8')) as BridgeReport;
-    await waitFor('a report saying connected', () => fs.existsSync(b.reportPath) && read().connected);
+    await waitFor(
+      'a report saying connected',
+      () => fs.existsSync(b.reportPath) && read().connected,
+    );
     assert.deepEqual(read().remote_roles, { coder: 'a' });
     await b.bridge.close();
     hosted.splice(hosted.indexOf(b), 1);

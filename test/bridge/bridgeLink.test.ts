@@ -43,7 +43,12 @@ describe('lib/bridge/bridgeLink', function () {
     swarms += 1;
     const w: Watched = { events: [], ups: [], downs: 0 } as unknown as Watched;
     w.link = new BridgeLink({
-      urls, swarm: `link-${swarms}`, node: 'b', roles: ['reviewer', 'QA'], credentials: '', settings,
+      urls,
+      swarm: `link-${swarms}`,
+      node: 'b',
+      roles: ['reviewer', 'QA'],
+      credentials: '',
+      settings,
       log: (event, details) => w.events.push({ event, details }),
       onUp: (wire) => w.ups.push(wire),
       onDown: () => void (w.downs += 1),
@@ -63,12 +68,21 @@ describe('lib/bridge/bridgeLink', function () {
     assert.equal(w.link.connected, true);
     assert.equal(w.link.wire, wire);
     assert.equal(w.link.lastError, null);
-    assert.equal(wire.maxPayload, 1024 * 1024, 'the server\'s announced max_payload');
+    assert.equal(wire.maxPayload, 1024 * 1024, "the server's announced max_payload");
     const swarm = `link-${swarms}`;
-    assert.equal((await wire.jsm.streams.info(streamNameOf(swarm))).config.name, streamNameOf(swarm));
-    for (const role of ['reviewer', 'QA']) assert.equal((await wire.jsm.consumers.info(streamNameOf(swarm), consumerNameOf(role))).name, consumerNameOf(role));
+    assert.equal(
+      (await wire.jsm.streams.info(streamNameOf(swarm))).config.name,
+      streamNameOf(swarm),
+    );
+    for (const role of ['reviewer', 'QA'])
+      assert.equal(
+        (await wire.jsm.consumers.info(streamNameOf(swarm), consumerNameOf(role))).name,
+        consumerNameOf(role),
+      );
     assert.equal((await wire.owners.status()).bucket, ownersBucketOf(swarm));
-    assert.deepEqual(w.events, [{ event: 'bridge-connected', details: { server: `127.0.0.1:${nats.port}` } }]);
+    assert.deepEqual(w.events, [
+      { event: 'bridge-connected', details: { server: `127.0.0.1:${nats.port}` } },
+    ]);
     assert.equal(w.downs, 0);
   });
 
@@ -133,15 +147,24 @@ describe('lib/bridge/bridgeLink', function () {
       const jsm = await jetstreamManager(watcher);
       await jsm.streams.add({ name: `SQUAT_${swarms + 1}`, subjects: [`baton.${swarm}.>`] });
       const tries: number[] = [];
-      const sub = watcher.subscribe(`$JS.API.STREAM.INFO.${streamNameOf(swarm)}`, { callback: () => void tries.push(Date.now()) });
+      const sub = watcher.subscribe(`$JS.API.STREAM.INFO.${streamNameOf(swarm)}`, {
+        callback: () => void tries.push(Date.now()),
+      });
       await watcher.flush();
       const w = watched([nats.url]);
       w.link.start();
       await waitFor('six tries of the set-up', () => tries.length >= 6);
       // One loop waits 250 ms, then 200 ms (the cap) between tries: six tries take a second at least. Loops that multiply take far less.
-      assert.ok(tries[5]! - tries[0]! >= 900, `six tries in ${tries[5]! - tries[0]!} ms: more than one retry loop`);
+      assert.ok(
+        tries[5]! - tries[0]! >= 900,
+        `six tries in ${tries[5]! - tries[0]!} ms: more than one retry loop`,
+      );
       assert.equal(w.downs, 0, 'never up, so never down');
-      assert.deepEqual([w.ups.length, named(w, 'bridge-error').length], [0, 1], JSON.stringify(w.events.slice(0, 5)));
+      assert.deepEqual(
+        [w.ups.length, named(w, 'bridge-error').length],
+        [0, 1],
+        JSON.stringify(w.events.slice(0, 5)),
+      );
       assert.match(w.link.lastError!, /overlap/);
       sub.unsubscribe();
       await jsm.streams.delete(`SQUAT_${swarms}`);
@@ -187,12 +210,17 @@ describe('lib/bridge/bridgeLink', function () {
       // Between the hang-ups and the server, a refused connection may add one error of another text; never one text twice.
       assert.equal(w.events.at(-1)!.event, 'bridge-connected', JSON.stringify(w.events));
       const problems = named(w, 'bridge-error').map((e) => e.details.problem);
-      assert.ok(problems.every((p, i) => i === 0 || p !== problems[i - 1]), JSON.stringify(problems));
+      assert.ok(
+        problems.every((p, i) => i === 0 || p !== problems[i - 1]),
+        JSON.stringify(problems),
+      );
     });
 
     it('close() ends the retries at once, even in the middle of a backoff', async () => {
       const port = await freePort();
-      const w = watched([`nats://127.0.0.1:${port}`], { settings: { ...settings, backoffCapMs: 60_000 } });
+      const w = watched([`nats://127.0.0.1:${port}`], {
+        settings: { ...settings, backoffCapMs: 60_000 },
+      });
       w.link.start();
       await waitFor('a first failure', () => w.link.lastError !== null);
       const started = Date.now();
@@ -230,10 +258,14 @@ describe('lib/bridge/bridgeLink', function () {
       await new Promise<void>((done) => proxy!.listen(port, '127.0.0.1', () => done()));
       const w = watched([`nats://127.0.0.1:${port}`]);
       w.link.start();
-      await waitFor('the link\'s connection at the proxy', () => held.length === 1);
+      await waitFor("the link's connection at the proxy", () => held.length === 1);
       await w.link.close();
       release();
-      await waitFor('the link to hang up the connection it got after close()', () => clientClosed, 5_000);
+      await waitFor(
+        'the link to hang up the connection it got after close()',
+        () => clientClosed,
+        5_000,
+      );
       assert.equal(w.ups.length, 0);
     });
   });
@@ -246,7 +278,12 @@ describe('lib/bridge/bridgeLink', function () {
       const w = watched([nats.url], { credentials: CREDS });
       const seed = `SU${'A'.repeat(56)}`;
       w.link.error(new Error(`authorization violation for ${SECRET} (seed ${seed})`));
-      assert.deepEqual(w.events, [{ event: 'bridge-error', details: { problem: 'authorization violation for [redacted] (seed [redacted])' } }]);
+      assert.deepEqual(w.events, [
+        {
+          event: 'bridge-error',
+          details: { problem: 'authorization violation for [redacted] (seed [redacted])' },
+        },
+      ]);
       assert.equal(w.link.lastError, 'authorization violation for [redacted] (seed [redacted])');
       assert.ok(!JSON.stringify(w.events).includes(SECRET));
     });
@@ -257,7 +294,10 @@ describe('lib/bridge/bridgeLink', function () {
       w.link.error(new Error('one'));
       w.link.error('two');
       w.link.error(new Error('one'));
-      assert.deepEqual(named(w, 'bridge-error').map((e) => e.details.problem), ['one', 'two', 'one']);
+      assert.deepEqual(
+        named(w, 'bridge-error').map((e) => e.details.problem),
+        ['one', 'two', 'one'],
+      );
     });
 
     it('credentials the client cannot use: a bridge-error that says so without their content, and no connection', async () => {

@@ -4,7 +4,12 @@ import assert from 'node:assert/strict';
 import { bridgeSettingsOf, type BridgeSettings } from '../../lib/bridge/bridgeSettings.js';
 
 const CONTRACT: BridgeSettings = {
-  ackWaitMs: 60_000, duplicateWindowMs: 120_000, leaseExpiryMs: 30_000, leaseRenewMs: 10_000, backoffCapMs: 10_000, countsIntervalMs: 2_000,
+  ackWaitMs: 60_000,
+  duplicateWindowMs: 120_000,
+  leaseExpiryMs: 30_000,
+  leaseRenewMs: 10_000,
+  backoffCapMs: 10_000,
+  countsIntervalMs: 2_000,
 };
 
 const VARIABLES: [keyof BridgeSettings, string][] = [
@@ -40,7 +45,10 @@ describe('lib/bridge/bridgeSettings', () => {
 
   it('all variables at once', () => {
     const env = Object.fromEntries(VARIABLES.map(([, variable], i) => [variable, String(100 + i)]));
-    assert.deepEqual(bridgeSettingsOf(env), Object.fromEntries(VARIABLES.map(([key], i) => [key, 100 + i])));
+    assert.deepEqual(
+      bridgeSettingsOf(env),
+      Object.fromEntries(VARIABLES.map(([key], i) => [key, 100 + i])),
+    );
   });
 
   for (const junk of ['', 'abc', '0', '-5', '1.5', '10s', 'NaN', 'Infinity']) {
@@ -51,6 +59,13 @@ describe('lib/bridge/bridgeSettings', () => {
   }
 
   it('ignores variables of other names', () => {
-    assert.deepEqual(bridgeSettingsOf({ BATON_BRIDGE_ACK_WAIT: '5', bridge_ack_wait_ms: '5', BATON_BRIDGE_ACK_WAIT_MS_: '5' }), CONTRACT);
+    assert.deepEqual(
+      bridgeSettingsOf({
+        BATON_BRIDGE_ACK_WAIT: '5',
+        bridge_ack_wait_ms: '5',
+        BATON_BRIDGE_ACK_WAIT_MS_: '5',
+      }),
+      CONTRACT,
+    );
   });
 });

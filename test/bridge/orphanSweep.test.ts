@@ -4,10 +4,23 @@
 // stream does not allow (its consumers must deliver all): the test's stream keeps limits
 // retention, the messages are stored first, then the role's consumer starts after them.
 import assert from 'node:assert/strict';
-import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  RetentionPolicy,
+  StorageType,
+  jetstream,
+  jetstreamManager,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { orphanCountOf, orphansOf } from '../../lib/bridge/orphanSweep.js';
-import { consumerNameOf, streamNameOf, streamSubjectsOf, subjectOf } from '../../lib/bridge/wireNames.js';
+import {
+  consumerNameOf,
+  streamNameOf,
+  streamSubjectsOf,
+  subjectOf,
+} from '../../lib/bridge/wireNames.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
 
 describe('lib/bridge/orphanSweep', function () {
@@ -29,15 +42,25 @@ describe('lib/bridge/orphanSweep', function () {
   beforeEach(async () => {
     swarms += 1;
     swarm = `orphans-${swarms}`;
-    await jsm.streams.add({ name: streamNameOf(swarm), subjects: [streamSubjectsOf(swarm)], retention: RetentionPolicy.Limits, storage: StorageType.File });
+    await jsm.streams.add({
+      name: streamNameOf(swarm),
+      subjects: [streamSubjectsOf(swarm)],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+    });
   });
 
-  const publish = (role: string, text: string) => jetstream(nc).publish(subjectOf(swarm, role), text);
+  const publish = (role: string, text: string) =>
+    jetstream(nc).publish(subjectOf(swarm, role), text);
   /** The role's consumer, starting after sequence `after` (everything before it is behind its ack floor). */
-  const consumerAfter = (role: string, after: number) => jsm.consumers.add(streamNameOf(swarm), {
-    durable_name: consumerNameOf(role), filter_subject: subjectOf(swarm, role), ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1,
-  });
+  const consumerAfter = (role: string, after: number) =>
+    jsm.consumers.add(streamNameOf(swarm), {
+      durable_name: consumerNameOf(role),
+      filter_subject: subjectOf(swarm, role),
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: after + 1,
+    });
 
   it('none while the stream and the consumer agree', async () => {
     await consumerAfter('reviewer', 0);
@@ -46,7 +69,7 @@ describe('lib/bridge/orphanSweep', function () {
     assert.deepEqual(await orphansOf(jsm, swarm, 'reviewer'), []);
   });
 
-  it('the messages of the role behind its ack floor, oldest first, with their data; not another role\'s, not the ones still to deliver', async () => {
+  it("the messages of the role behind its ack floor, oldest first, with their data; not another role's, not the ones still to deliver", async () => {
     await publish('reviewer', 'lost one');
     await publish('QA', 'not mine');
     await publish('reviewer', 'lost two');
@@ -54,7 +77,13 @@ describe('lib/bridge/orphanSweep', function () {
     await publish('reviewer', 'still to deliver');
     assert.equal(await orphanCountOf(jsm, swarm, 'reviewer'), 2);
     const found = await orphansOf(jsm, swarm, 'reviewer');
-    assert.deepEqual(found.map((m) => [m.seq, new TextDecoder().decode(m.data)]), [[1, 'lost one'], [3, 'lost two']]);
+    assert.deepEqual(
+      found.map((m) => [m.seq, new TextDecoder().decode(m.data)]),
+      [
+        [1, 'lost one'],
+        [3, 'lost two'],
+      ],
+    );
     await jsm.streams.deleteMessage(streamNameOf(swarm), 1);
     assert.equal(await orphanCountOf(jsm, swarm, 'reviewer'), 1);
   });

@@ -42,7 +42,7 @@ describe('lib/bridge/roleLeases', function () {
     assert.equal(await holderOf('reviewer'), 'a');
   });
 
-  it('a second node is refused with the holder\'s name, and writes nothing', async () => {
+  it("a second node is refused with the holder's name, and writes nothing", async () => {
     const a = new RoleLeases(kv, 'a', settings);
     const b = new RoleLeases(kv, 'b', settings);
     await a.claim('reviewer', T0);
@@ -75,7 +75,7 @@ describe('lib/bridge/roleLeases', function () {
     assert.equal(await holderOf('reviewer'), 'a');
   });
 
-  it('a lease whose revision did not move for the expiry, on the claimer\'s clock, is taken over; not a millisecond before', async () => {
+  it("a lease whose revision did not move for the expiry, on the claimer's clock, is taken over; not a millisecond before", async () => {
     const a = new RoleLeases(kv, 'a', settings);
     const b = new RoleLeases(kv, 'b', settings);
     await a.claim('reviewer', T0);
@@ -86,7 +86,7 @@ describe('lib/bridge/roleLeases', function () {
     assert.equal(await holderOf('reviewer'), 'b');
   });
 
-  it('the expiry counts from when the claimer first saw the revision, not from the holder\'s clock', async () => {
+  it("the expiry counts from when the claimer first saw the revision, not from the holder's clock", async () => {
     const a = new RoleLeases(kv, 'a', settings);
     const b = new RoleLeases(kv, 'b', settings);
     await a.claim('reviewer', T0);
@@ -95,18 +95,22 @@ describe('lib/bridge/roleLeases', function () {
     assert.deepEqual(await b.claim('reviewer', T0 + 10_000_000 + 29_999), { holder: 'a' });
   });
 
-  it('a renewal by the holder restarts the claimer\'s count', async () => {
+  it("a renewal by the holder restarts the claimer's count", async () => {
     const a = new RoleLeases(kv, 'a', settings);
     const b = new RoleLeases(kv, 'b', settings);
     await a.claim('reviewer', T0);
     assert.deepEqual(await b.claim('reviewer', T0), { holder: 'a' });
     await a.claim('reviewer', T0 + 20_000);
-    assert.deepEqual(await b.claim('reviewer', T0 + 30_000), { holder: 'a' }, 'a new revision: seen afresh');
+    assert.deepEqual(
+      await b.claim('reviewer', T0 + 30_000),
+      { holder: 'a' },
+      'a new revision: seen afresh',
+    );
     assert.deepEqual(await b.claim('reviewer', T0 + 59_999), { holder: 'a' });
     assert.equal(await b.claim('reviewer', T0 + 60_000), undefined);
   });
 
-  it('after a takeover the old holder\'s renewal fails: it is refused with the new holder, and no longer holds it', async () => {
+  it("after a takeover the old holder's renewal fails: it is refused with the new holder, and no longer holds it", async () => {
     const a = new RoleLeases(kv, 'a', settings);
     const b = new RoleLeases(kv, 'b', settings);
     await a.claim('reviewer', T0);

@@ -1,7 +1,14 @@
 // The names the bridge uses on the NATS server (docs/bridge.md §2), exactly: two nodes
 // that disagree on one character never meet on the wire.
 import assert from 'node:assert/strict';
-import { consumerNameOf, messageIdOf, ownersBucketOf, streamNameOf, streamSubjectsOf, subjectOf } from '../../lib/bridge/wireNames.js';
+import {
+  consumerNameOf,
+  messageIdOf,
+  ownersBucketOf,
+  streamNameOf,
+  streamSubjectsOf,
+  subjectOf,
+} from '../../lib/bridge/wireNames.js';
 
 describe('lib/bridge/wireNames', () => {
   it('the stream is BATON_<SWARM>: upper-cased, every - turned into _', () => {
@@ -14,17 +21,17 @@ describe('lib/bridge/wireNames', () => {
     assert.equal(streamSubjectsOf('my-swarm'), 'baton.my-swarm.inbox.*');
   });
 
-  it('a role\'s subject is baton.<swarm>.inbox.<role>, the role\'s case kept', () => {
+  it("a role's subject is baton.<swarm>.inbox.<role>, the role's case kept", () => {
     assert.equal(subjectOf('my-swarm', 'QA'), 'baton.my-swarm.inbox.QA');
     assert.equal(subjectOf('demo', 'reviewer'), 'baton.demo.inbox.reviewer');
   });
 
-  it('a role\'s durable consumer is baton_<role>', () => {
+  it("a role's durable consumer is baton_<role>", () => {
     assert.equal(consumerNameOf('QA'), 'baton_QA');
     assert.equal(consumerNameOf('code-reviewer'), 'baton_code-reviewer');
   });
 
-  it('the owners\' KV bucket is baton_<swarm>_owners', () => {
+  it("the owners' KV bucket is baton_<swarm>_owners", () => {
     assert.equal(ownersBucketOf('my-swarm'), 'baton_my-swarm_owners');
   });
 

@@ -3,10 +3,23 @@
 // created when missing, updated when the settings changed, left alone otherwise (a second
 // handoffd connecting must not lose what the stream holds).
 import assert from 'node:assert/strict';
-import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  RetentionPolicy,
+  StorageType,
+  jetstream,
+  jetstreamManager,
+  type JetStreamManager,
+} from '@nats-io/jetstream';
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { bridgeSettingsOf, type BridgeSettings } from '../../lib/bridge/bridgeSettings.js';
-import { consumerNameOf, ownersBucketOf, streamNameOf, subjectOf } from '../../lib/bridge/wireNames.js';
+import {
+  consumerNameOf,
+  ownersBucketOf,
+  streamNameOf,
+  subjectOf,
+} from '../../lib/bridge/wireNames.js';
 import { ensureConsumer, ensureStream, openOwners } from '../../lib/bridge/wireSetup.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
 
@@ -32,7 +45,8 @@ describe('lib/bridge/wireSetup', function () {
     swarm = `ws-${swarms}`;
   });
 
-  const publish = (role: string, text: string, id?: string) => jetstream(nc).publish(subjectOf(swarm, role), text, id ? { msgID: id } : {});
+  const publish = (role: string, text: string, id?: string) =>
+    jetstream(nc).publish(subjectOf(swarm, role), text, id ? { msgID: id } : {});
 
   describe('ensureStream', () => {
     it('creates BATON_<SWARM>: its subjects, work-queue retention, file storage, the duplicate window', async () => {
@@ -68,15 +82,23 @@ describe('lib/bridge/wireSetup', function () {
       assert.equal(info.created, created);
     });
 
-    it('a stream with other subjects (made by hand) gets the swarm\'s subjects back', async () => {
-      await jsm.streams.add({ name: streamNameOf(swarm), subjects: [`other.${swarm}.>`], retention: RetentionPolicy.Workqueue, storage: StorageType.File, duplicate_window: nanos(120_000) });
+    it("a stream with other subjects (made by hand) gets the swarm's subjects back", async () => {
+      await jsm.streams.add({
+        name: streamNameOf(swarm),
+        subjects: [`other.${swarm}.>`],
+        retention: RetentionPolicy.Workqueue,
+        storage: StorageType.File,
+        duplicate_window: nanos(120_000),
+      });
       await ensureStream(jsm, swarm, settings);
-      assert.deepEqual((await jsm.streams.info(streamNameOf(swarm))).config.subjects, [`baton.${swarm}.inbox.*`]);
+      assert.deepEqual((await jsm.streams.info(streamNameOf(swarm))).config.subjects, [
+        `baton.${swarm}.inbox.*`,
+      ]);
     });
   });
 
   describe('ensureConsumer', () => {
-    it('creates baton_<role>: durable, filtered on the role\'s subject, explicit ack, the ack wait, unlimited redelivery, from the start', async () => {
+    it("creates baton_<role>: durable, filtered on the role's subject, explicit ack, the ack wait, unlimited redelivery, from the start", async () => {
       await ensureStream(jsm, swarm, settings);
       await publish('reviewer', 'before the consumer');
       await publish('QA', 'not for reviewer');
@@ -89,14 +111,17 @@ describe('lib/bridge/wireSetup', function () {
       assert.equal(info.config.max_deliver, -1);
       assert.equal(info.config.deliver_policy, DeliverPolicy.All);
       assert.equal(info.config.deliver_subject, undefined, 'a pull consumer');
-      assert.equal(info.num_pending, 1, 'sees the message stored before it, and only its role\'s');
+      assert.equal(info.num_pending, 1, "sees the message stored before it, and only its role's");
     });
 
     it('is idempotent: a second call keeps the consumer and what it has delivered', async () => {
       await ensureStream(jsm, swarm, settings);
       await ensureConsumer(jsm, swarm, 'reviewer', settings);
       await publish('reviewer', 'one');
-      const consumer = await jetstream(nc).consumers.get(streamNameOf(swarm), consumerNameOf('reviewer'));
+      const consumer = await jetstream(nc).consumers.get(
+        streamNameOf(swarm),
+        consumerNameOf('reviewer'),
+      );
       const m = await consumer.next({ expires: 5_000 });
       assert.ok(m, 'delivered');
       const first = await jsm.consumers.info(streamNameOf(swarm), consumerNameOf('reviewer'));

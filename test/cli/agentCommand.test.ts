@@ -58,7 +58,11 @@ describe('lib/cli/agentCommand', () => {
   it('--help and -h print the usage on stdout with one newline, exit code untouched, nothing run', async () => {
     for (const argv of [['--help'], ['-h'], ['x', '--help']]) {
       const r = await capture(() => runAgentCommand(command(0, 1), argv));
-      assert.deepEqual([r.stdout.toString(), r.stderr, r.exitCode], ['Usage: prog [ID]\n\nDoes things.\n', '', undefined], argv.join(' '));
+      assert.deepEqual(
+        [r.stdout.toString(), r.stderr, r.exitCode],
+        ['Usage: prog [ID]\n\nDoes things.\n', '', undefined],
+        argv.join(' '),
+      );
     }
     assert.deepEqual(calls, []);
   });
@@ -66,15 +70,29 @@ describe('lib/cli/agentCommand', () => {
   it('--version prints the package version on stdout, nothing run', async () => {
     for (const argv of [['--version'], ['x', '--version']]) {
       const r = await capture(() => runAgentCommand(command(0, 1), argv));
-      assert.deepEqual([r.stdout.toString(), r.stderr, r.exitCode], [`${batonVersion()}\n`, '', undefined], argv.join(' '));
+      assert.deepEqual(
+        [r.stdout.toString(), r.stderr, r.exitCode],
+        [`${batonVersion()}\n`, '', undefined],
+        argv.join(' '),
+      );
     }
     assert.deepEqual(calls, []);
   });
 
   it('too few or too many arguments, or an unknown --option: usage on stderr, exit 1, nothing run', async () => {
-    for (const [min, max, argv] of [[1, 1, []], [1, 1, ['a', 'b']], [0, 0, ['x']], [0, 1, ['--force']], [1, 1, ['--']]] as [number, number, string[]][]) {
+    for (const [min, max, argv] of [
+      [1, 1, []],
+      [1, 1, ['a', 'b']],
+      [0, 0, ['x']],
+      [0, 1, ['--force']],
+      [1, 1, ['--']],
+    ] as [number, number, string[]][]) {
       const r = await capture(() => runAgentCommand(command(min, max), argv));
-      assert.deepEqual([r.stdout.length, r.stderr, r.exitCode], [0, 'Usage: prog [ID]\n\nDoes things.\n', 1], `${min}-${max} ${argv.join(' ')}`);
+      assert.deepEqual(
+        [r.stdout.length, r.stderr, r.exitCode],
+        [0, 'Usage: prog [ID]\n\nDoes things.\n', 1],
+        `${min}-${max} ${argv.join(' ')}`,
+      );
     }
     assert.deepEqual(calls, []);
   });
@@ -82,7 +100,9 @@ describe('lib/cli/agentCommand', () => {
   it('runs with the arguments and writes the result bytes to stdout verbatim; skips go to stderr', async () => {
     const bytes = Buffer.from([0x54, 0x3a, 0xff, 0x0d, 0x0a]);
     result = async () => bytes;
-    const r = await capture(() => runAgentCommand(command(0, 1), ['20260101T000000Z_000001_from_coder']));
+    const r = await capture(() =>
+      runAgentCommand(command(0, 1), ['20260101T000000Z_000001_from_coder']),
+    );
     assert.deepEqual(calls, [['20260101T000000Z_000001_from_coder']]);
     assert.ok(r.stdout.equals(bytes));
     assert.equal(r.stderr, 'skipping /m/inbox/new/00_bad.handoff: no id header\n');
@@ -91,14 +111,28 @@ describe('lib/cli/agentCommand', () => {
 
   it('reportUnusable: a quarantined entry is reported with where it went; names and reasons are made printable', async () => {
     result = async () => 'OUT\n';
-    const r = await capture(() => runAgentCommand({
-      ...command(0, 0),
-      run: async (_args, onSkip) => {
-        onSkip(new QuarantinedItem('/m/inbox/new/00_\x1b[2J.handoff', "unreadable header line '\x1b]0;x\x07'", '/m/inbox/bad/00_\x1b[2J.handoff'));
-        return 'OUT\n';
-      },
-    }, []));
-    assert.equal(r.stderr, "quarantined /m/inbox/new/00_\\u001b[2J.handoff -> /m/inbox/bad/00_\\u001b[2J.handoff: unreadable header line '\\u001b]0;x\\u0007'\n");
+    const r = await capture(() =>
+      runAgentCommand(
+        {
+          ...command(0, 0),
+          run: async (_args, onSkip) => {
+            onSkip(
+              new QuarantinedItem(
+                '/m/inbox/new/00_\x1b[2J.handoff',
+                "unreadable header line '\x1b]0;x\x07'",
+                '/m/inbox/bad/00_\x1b[2J.handoff',
+              ),
+            );
+            return 'OUT\n';
+          },
+        },
+        [],
+      ),
+    );
+    assert.equal(
+      r.stderr,
+      "quarantined /m/inbox/new/00_\\u001b[2J.handoff -> /m/inbox/bad/00_\\u001b[2J.handoff: unreadable header line '\\u001b]0;x\\u0007'\n",
+    );
   });
 
   it('a failure goes through describeFailure: its lines on stderr, its exit code, nothing on stdout', async () => {
@@ -106,13 +140,22 @@ describe('lib/cli/agentCommand', () => {
       throw new CommandFailure('refused', ['NOT_CURRENT_TASK: x is not in process.']);
     };
     const refused = await capture(() => runAgentCommand(command(0, 1), ['x']));
-    assert.deepEqual([refused.stdout.length, refused.stderr, refused.exitCode],
-      [0, 'skipping /m/inbox/new/00_bad.handoff: no id header\nNOT_CURRENT_TASK: x is not in process.\n', 2]);
+    assert.deepEqual(
+      [refused.stdout.length, refused.stderr, refused.exitCode],
+      [
+        0,
+        'skipping /m/inbox/new/00_bad.handoff: no id header\nNOT_CURRENT_TASK: x is not in process.\n',
+        2,
+      ],
+    );
     result = async () => {
       throw new Error('boom\n    at somewhere');
     };
     const crashed = await capture(() => runAgentCommand(command(0, 0), []));
-    assert.deepEqual([crashed.stderr.split('\n').slice(1), crashed.exitCode], [['prog: boom', ''], 1]);
+    assert.deepEqual(
+      [crashed.stderr.split('\n').slice(1), crashed.exitCode],
+      [['prog: boom', ''], 1],
+    );
   });
 
   it('defaults to process.argv after the script name', async () => {

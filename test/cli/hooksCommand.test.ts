@@ -3,8 +3,13 @@ import { HOOKS_COMMAND, installJson, installText } from '../../lib/cli/hooksComm
 import { type HookInstall } from '../../lib/hooks/installHooks.js';
 
 const RESULT: HookInstall = {
-  agent: 'codex', path: '/repo/.codex/hooks.json', text: '{}\n', changed: true, dryRun: false,
-  events: { SessionStart: 'added', Stop: 'present' }, commands: { SessionStart: '/pkg/hooks/session-start', Stop: '/pkg/hooks/stop' },
+  agent: 'codex',
+  path: '/repo/.codex/hooks.json',
+  text: '{}\n',
+  changed: true,
+  dryRun: false,
+  events: { SessionStart: 'added', Stop: 'present' },
+  commands: { SessionStart: '/pkg/hooks/session-start', Stop: '/pkg/hooks/stop' },
 };
 
 describe('lib/cli/hooksCommand', () => {
@@ -13,15 +18,28 @@ describe('lib/cli/hooksCommand', () => {
   });
 
   it('the text report: the file, then each event with what happened and its command', () => {
-    assert.equal(installText(RESULT), 'HOOKS INSTALLED: /repo/.codex/hooks.json\nSessionStart: added /pkg/hooks/session-start\nStop: present /pkg/hooks/stop\n');
-    assert.match(installText({ ...RESULT, changed: false }), /^HOOKS ALREADY INSTALLED: \/repo\/.codex\/hooks.json\n/);
+    assert.equal(
+      installText(RESULT),
+      'HOOKS INSTALLED: /repo/.codex/hooks.json\nSessionStart: added /pkg/hooks/session-start\nStop: present /pkg/hooks/stop\n',
+    );
+    assert.match(
+      installText({ ...RESULT, changed: false }),
+      /^HOOKS ALREADY INSTALLED: \/repo\/.codex\/hooks.json\n/,
+    );
   });
 
   it('the JSON report; a dry run adds the merged text as content', () => {
     assert.deepEqual(JSON.parse(installJson(RESULT)), {
-      agent: 'codex', file: '/repo/.codex/hooks.json', changed: true, dry_run: false,
-      events: { SessionStart: 'added', Stop: 'present' }, commands: RESULT.commands,
+      agent: 'codex',
+      file: '/repo/.codex/hooks.json',
+      changed: true,
+      dry_run: false,
+      events: { SessionStart: 'added', Stop: 'present' },
+      commands: RESULT.commands,
     });
-    assert.equal((JSON.parse(installJson({ ...RESULT, dryRun: true })) as { content: string }).content, '{}\n');
+    assert.equal(
+      (JSON.parse(installJson({ ...RESULT, dryRun: true })) as { content: string }).content,
+      '{}\n',
+    );
   });
 });

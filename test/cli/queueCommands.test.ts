@@ -15,9 +15,13 @@ describe('lib/cli/queueCommands', function () {
   after(() => p.cleanup());
 
   it('exports init, status, doctor, handoff, ready and done, each described in baton --help', () => {
-    assert.deepEqual(QUEUE_COMMANDS.map((c) => c.command), ['init', 'status', 'doctor', 'handoff <draft>', 'ready', 'done [id]']);
+    assert.deepEqual(
+      QUEUE_COMMANDS.map((c) => c.command),
+      ['init', 'status', 'doctor', 'handoff <draft>', 'ready', 'done [id]'],
+    );
     const help = runBin('baton', ['--help'], { cwd: process.cwd() });
-    for (const c of QUEUE_COMMANDS) assert.ok(help.stdout.includes(`baton ${c.command as string}`), c.command as string);
+    for (const c of QUEUE_COMMANDS)
+      assert.ok(help.stdout.includes(`baton ${c.command as string}`), c.command as string);
   });
 
   it('doctor: exit 0 and OK on a healthy project; exit 2 (problems found) with one PROBLEM line per finding', () => {
@@ -28,8 +32,14 @@ describe('lib/cli/queueCommands', function () {
     try {
       const bad = runBin('baton', ['doctor', '--json'], { cwd: p.root });
       assert.equal(bad.code, 2);
-      const report = JSON.parse(bad.stdout) as { findings: { path: string; problem: string }[]; fixed: string[] };
-      assert.deepEqual(report.findings.map((f) => f.path), [junk]);
+      const report = JSON.parse(bad.stdout) as {
+        findings: { path: string; problem: string }[];
+        fixed: string[];
+      };
+      assert.deepEqual(
+        report.findings.map((f) => f.path),
+        [junk],
+      );
     } finally {
       fs.rmSync(junk);
     }

@@ -11,7 +11,12 @@ import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import type { Arrival, Bridge, Outgoing, PublishOutcome } from '../../lib/bridge/bridge.js';
 import { receiveArrivals, settlePublishes, startPublishing } from '../../lib/daemon/bridgePass.js';
-import { copyHandoff, finishHandoffs, type Copied, type DeliveryScope } from '../../lib/daemon/deliver.js';
+import {
+  copyHandoff,
+  finishHandoffs,
+  type Copied,
+  type DeliveryScope,
+} from '../../lib/daemon/deliver.js';
 import { DaemonLog } from '../../lib/daemon/log.js';
 import { runPass } from '../../lib/daemon/pass.js';
 import { boxOf, currentRoles, newDaemonState, type DaemonState } from '../../lib/daemon/state.js';
@@ -34,7 +39,9 @@ interface StandIn {
 
 function standIn(): StandIn {
   const s: StandIn = {
-    publishes: [], arrivals: [], canPublish: true,
+    publishes: [],
+    arrivals: [],
+    canPublish: true,
     outcomeOf: () => Promise.resolve({ kind: 'stored' }),
   } as unknown as StandIn;
   s.bridge = {
@@ -86,11 +93,22 @@ describe('lib/daemon/bridgePass', function () {
     p = makeProject();
     const paths = daemonPathsOf(p.root);
     mkdirSynced(paths.tmp);
-    state = newDaemonState({ root: p.root, pollIntervalMs: 1000, rewakeIntervalS: 60 }, paths, new DaemonLog(paths.log), () => undefined, () => false);
+    state = newDaemonState(
+      { root: p.root, pollIntervalMs: 1000, rewakeIntervalS: 60 },
+      paths,
+      new DaemonLog(paths.log),
+      () => undefined,
+      () => false,
+    );
     // This node holds coder; reviewer is on another node.
     scope = {
-      root: p.root, roles: currentRoles(state), tmp: paths.tmp, ensured: state.ensured, boxOf: (role) => boxOf(state, role),
-      isRemote: (role) => role === 'reviewer', tooLargeForBridge: () => undefined,
+      root: p.root,
+      roles: currentRoles(state),
+      tmp: paths.tmp,
+      ensured: state.ensured,
+      boxOf: (role) => boxOf(state, role),
+      isRemote: (role) => role === 'reviewer',
+      tooLargeForBridge: () => undefined,
     };
     s = standIn();
   });
@@ -99,13 +117,21 @@ describe('lib/daemon/bridgePass', function () {
     p.cleanup();
   });
 
-  const events = (event: string) => daemonLog(p.root).map((l) => parseLogLine(l)!).filter((e) => e.event === event);
+  const events = (event: string) =>
+    daemonLog(p.root)
+      .map((l) => parseLogLine(l)!)
+      .filter((e) => e.event === event);
   /** Queues a handoff from coder to `to` and runs the copy step; returns the Copied. */
   const copied = async (to: string): Promise<Copied> => {
     seq += 1;
     const id = `20260615T140531Z_${String(seq).padStart(6, '0')}_from_coder`;
     const name = `50_${id}_to_${to.replace(/,/g, '_')}.handoff`;
-    await placeItem(p.box('coder').outbox, { id, from: 'coder', to, recipient: '' }, 'body\r\n', name);
+    await placeItem(
+      p.box('coder').outbox,
+      { id, from: 'coder', to, recipient: '' },
+      'body\r\n',
+      name,
+    );
     const result = await copyHandoff(scope, 'coder', name, false);
     assert.equal(result.kind, 'copied');
     return result as Copied;
@@ -118,8 +144,14 @@ describe('lib/daemon/bridgePass', function () {
       assert.equal(startPublishing(s.bridge, c), true);
       assert.equal(s.publishes.length, 1);
       const { role, handoff } = s.publishes[0]!;
-      assert.deepEqual({ role, id: handoff.id, name: handoff.name, from: handoff.from }, { role: 'reviewer', id: c.id, name: c.name, from: 'coder' });
-      assert.ok(Buffer.from(handoff.bytes).equals(fs.readFileSync(c.path)), 'the exact bytes of the outbox file');
+      assert.deepEqual(
+        { role, id: handoff.id, name: handoff.name, from: handoff.from },
+        { role: 'reviewer', id: c.id, name: c.name, from: 'coder' },
+      );
+      assert.ok(
+        Buffer.from(handoff.bytes).equals(fs.readFileSync(c.path)),
+        'the exact bytes of the outbox file',
+      );
     });
 
     it('a handoff with local recipients only: nothing to publish', async () => {
@@ -163,29 +195,40 @@ describe('lib/daemon/bridgePass', function () {
 
     it('too large: moved to failed/ with the reason in its .error, counted and logged; not ready', async () => {
       const c = await copied('reviewer');
-      const reason = 'too large for the bridge: 2000000 bytes is over the server\'s max_payload of 1048576';
+      const reason =
+        "too large for the bridge: 2000000 bytes is over the server's max_payload of 1048576";
       s.outcomeOf = () => Promise.resolve({ kind: 'too-large', reason });
       startPublishing(s.bridge, c);
       assert.deepEqual(await settlePublishes(state, scope, [c]), []);
       assert.deepEqual(itemsIn(p.box('coder').outbox), []);
       assert.deepEqual(itemsIn(p.box('coder').failed), [c.name]);
-      assert.equal(fs.readFileSync(join(p.box('coder').failed, `${c.name}.error`), 'utf8'), `${reason}\n`);
+      assert.equal(
+        fs.readFileSync(join(p.box('coder').failed, `${c.name}.error`), 'utf8'),
+        `${reason}\n`,
+      );
       assert.equal(state.stats.failed, 1);
-      assert.deepEqual(events('failed').map((e) => e.details), [{ name: c.name, from: 'coder', reason }]);
+      assert.deepEqual(
+        events('failed').map((e) => e.details),
+        [{ name: c.name, from: 'coder', reason }],
+      );
     });
 
     it('too large found only at the publish (the limit was unknown when the local copies were made): the .error names the local recipients that received it', async () => {
       const c = await copied('reviewer,QA');
-      const reason = 'too large for the bridge: 2000000 bytes is over its limit of 1047552 (the server\'s max_payload of 1048576 less room for the headers)';
+      const reason =
+        "too large for the bridge: 2000000 bytes is over its limit of 1047552 (the server's max_payload of 1048576 less room for the headers)";
       s.outcomeOf = () => Promise.resolve({ kind: 'too-large', reason });
       startPublishing(s.bridge, c);
       assert.deepEqual(await settlePublishes(state, scope, [c]), []);
       assert.deepEqual(itemsIn(p.box('coder').failed), [c.name]);
-      assert.equal(fs.readFileSync(join(p.box('coder').failed, `${c.name}.error`), 'utf8'), `${reason}; the local recipients QA received it\n`);
+      assert.equal(
+        fs.readFileSync(join(p.box('coder').failed, `${c.name}.error`), 'utf8'),
+        `${reason}; the local recipients QA received it\n`,
+      );
       assert.deepEqual(itemsIn(p.box('QA').inboxNew), [c.name], 'the local copy stays');
     });
 
-    it('a publish that failed for now: kept in the outbox, marked for a deep retry, never failed; its local copies fsync\'d', async () => {
+    it("a publish that failed for now: kept in the outbox, marked for a deep retry, never failed; its local copies fsync'd", async () => {
       const c = await copied('reviewer,QA');
       s.outcomeOf = () => Promise.reject(new Error('not connected'));
       startPublishing(s.bridge, c);
@@ -205,9 +248,13 @@ describe('lib/daemon/bridgePass', function () {
     it('one recipient stored and one failed for now: the handoff waits (it is published again, a duplicate for the stored one)', async () => {
       scope.isRemote = (role) => role === 'reviewer' || role === 'QA';
       const c = await copied('reviewer,QA');
-      s.outcomeOf = (role) => (role === 'QA' ? Promise.reject(new Error('timeout')) : Promise.resolve({ kind: 'stored' }));
+      s.outcomeOf = (role) =>
+        role === 'QA' ? Promise.reject(new Error('timeout')) : Promise.resolve({ kind: 'stored' });
       startPublishing(s.bridge, c);
-      assert.deepEqual(s.publishes.map((x) => x.role), ['reviewer', 'QA']);
+      assert.deepEqual(
+        s.publishes.map((x) => x.role),
+        ['reviewer', 'QA'],
+      );
       assert.deepEqual(await settlePublishes(state, scope, [c]), []);
       assert.deepEqual(itemsIn(p.box('coder').outbox), [c.name]);
     });
@@ -218,27 +265,47 @@ describe('lib/daemon/bridgePass', function () {
     let restore: (() => void) | undefined;
     beforeEach(() => {
       ({ order, restore } = followDurability());
-      state.bridge = Object.assign(s.bridge, { isRemote: (role: string) => role === 'reviewer', tooLarge: () => undefined });
+      state.bridge = Object.assign(s.bridge, {
+        isRemote: (role: string) => role === 'reviewer',
+        tooLarge: () => undefined,
+      });
     });
     afterEach(() => restore?.());
 
-    it('a handoff whose local copies were made while the bridge could not publish: new/ is fsync\'d before the original moves to sent/', async () => {
+    it("a handoff whose local copies were made while the bridge could not publish: new/ is fsync'd before the original moves to sent/", async () => {
       s.canPublish = false;
       seq += 1;
       const id = `20260615T140531Z_${String(seq).padStart(6, '0')}_from_coder`;
       const name = `50_${id}_to_reviewer_QA.handoff`;
-      await placeItem(p.box('coder').outbox, { id, from: 'coder', to: 'reviewer,QA', recipient: '' }, 'body\n', name);
+      await placeItem(
+        p.box('coder').outbox,
+        { id, from: 'coder', to: 'reviewer,QA', recipient: '' },
+        'body\n',
+        name,
+      );
       await runPass(state, false);
-      assert.deepEqual([itemsIn(p.box('QA').inboxNew), itemsIn(p.box('coder').outbox)], [[name], [name]], 'the local copy made, the original waiting');
-      assert.ok(order.includes(`fsync ${p.box('QA').inboxNew}`), `the local copy (its recipient is woken) is durable at once:\n${order.join('\n')}`);
+      assert.deepEqual(
+        [itemsIn(p.box('QA').inboxNew), itemsIn(p.box('coder').outbox)],
+        [[name], [name]],
+        'the local copy made, the original waiting',
+      );
+      assert.ok(
+        order.includes(`fsync ${p.box('QA').inboxNew}`),
+        `the local copy (its recipient is woken) is durable at once:\n${order.join('\n')}`,
+      );
       order.length = 0;
       s.canPublish = true;
       await runPass(state, false);
       assert.deepEqual(itemsIn(p.box('coder').sent), [name]);
-      const moved = order.indexOf(`rename ${join(p.box('coder').outbox, name)} -> ${join(p.box('coder').sent, name)}`);
+      const moved = order.indexOf(
+        `rename ${join(p.box('coder').outbox, name)} -> ${join(p.box('coder').sent, name)}`,
+      );
       assert.ok(moved >= 0, order.join('\n'));
       const synced = order.indexOf(`fsync ${p.box('QA').inboxNew}`);
-      assert.ok(synced >= 0 && synced < moved, `QA's new/ must be fsync'd before the original leaves the outbox:\n${order.join('\n')}`);
+      assert.ok(
+        synced >= 0 && synced < moved,
+        `QA's new/ must be fsync'd before the original leaves the outbox:\n${order.join('\n')}`,
+      );
     });
   });
 
@@ -251,9 +318,16 @@ describe('lib/daemon/bridgePass', function () {
     afterEach(() => restore?.());
 
     /** An arrival as the bridge queues it; records its ack and refusal in `order`. */
-    const arrival = (role: string, name: string | undefined, bytes: Uint8Array, ack: () => Promise<void> = () => Promise.resolve()): Arrival & { refused?: string; deferred?: number } => {
+    const arrival = (
+      role: string,
+      name: string | undefined,
+      bytes: Uint8Array,
+      ack: () => Promise<void> = () => Promise.resolve(),
+    ): Arrival & { refused?: string; deferred?: number } => {
       const a: Arrival & { refused?: string; deferred?: number } = {
-        role, name, bytes,
+        role,
+        name,
+        bytes,
         ack: async () => {
           order.push(`ack ${name}`);
           await ack();
@@ -274,27 +348,50 @@ describe('lib/daemon/bridgePass', function () {
       n += 1;
       const id = `20260615T140531Z_${String(n).padStart(6, '0')}_from_reviewer`;
       const name = `50_${id}_to_${to}.handoff`;
-      return { id, name, bytes: await serializeEnvelope({ id, from: 'reviewer', to, priority: '50', type: 'note', message: 'm' }, Buffer.from('body\r\n\x00')) };
+      return {
+        id,
+        name,
+        bytes: await serializeEnvelope(
+          { id, from: 'reviewer', to, priority: '50', type: 'note', message: 'm' },
+          Buffer.from('body\r\n\x00'),
+        ),
+      };
     };
 
     it('copies each arrival, fsyncs new/, then acknowledges it; counts, logs received, returns the roles that got a copy', async () => {
       const h1 = await handoff('coder');
       const h2 = await handoff('QA');
       const newDir = p.box('coder').inboxNew;
-      s.arrivals.push(arrival('coder', h1.name, h1.bytes, async () => assert.ok(fs.existsSync(join(newDir, h1.name)), 'the copy exists when acknowledged')));
+      s.arrivals.push(
+        arrival('coder', h1.name, h1.bytes, async () =>
+          assert.ok(fs.existsSync(join(newDir, h1.name)), 'the copy exists when acknowledged'),
+        ),
+      );
       s.arrivals.push(arrival('QA', h2.name, h2.bytes));
       const received = await receiveArrivals(state, scope, s.bridge);
       assert.deepEqual(received, new Set(['coder', 'QA']));
       const copy = await parseEnvelope(fs.readFileSync(join(newDir, h1.name)));
       assert.equal(copy.headers.recipient, 'coder');
       assert.ok(copy.body.equals(Buffer.from('body\r\n\x00')));
-      for (const [role, name] of [['coder', h1.name], ['QA', h2.name]] as const) {
+      for (const [role, name] of [
+        ['coder', h1.name],
+        ['QA', h2.name],
+      ] as const) {
         const synced = order.indexOf(`fsync ${p.box(role).inboxNew}`);
         assert.ok(synced >= 0, `${role}'s new/ fsync'd`);
-        assert.ok(synced < order.indexOf(`ack ${name}`), `new/ fsync'd before the ack: ${order.join(', ')}`);
+        assert.ok(
+          synced < order.indexOf(`ack ${name}`),
+          `new/ fsync'd before the ack: ${order.join(', ')}`,
+        );
       }
       assert.equal(state.stats.delivered, 2);
-      assert.deepEqual(events('received').map((e) => e.details), [{ id: h1.id, name: h1.name, to: 'coder' }, { id: h2.id, name: h2.name, to: 'QA' }]);
+      assert.deepEqual(
+        events('received').map((e) => e.details),
+        [
+          { id: h1.id, name: h1.name, to: 'coder' },
+          { id: h2.id, name: h2.name, to: 'QA' },
+        ],
+      );
     });
 
     it('an arrival the recipient already holds is acknowledged, and neither counted nor logged as received', async () => {
@@ -302,7 +399,10 @@ describe('lib/daemon/bridgePass', function () {
       fs.writeFileSync(join(p.box('coder').completed, h.name), h.bytes);
       s.arrivals.push(arrival('coder', h.name, h.bytes));
       assert.deepEqual(await receiveArrivals(state, scope, s.bridge), new Set());
-      assert.deepEqual(order.filter((o) => o.startsWith('ack')), [`ack ${h.name}`]);
+      assert.deepEqual(
+        order.filter((o) => o.startsWith('ack')),
+        [`ack ${h.name}`],
+      );
       assert.deepEqual(itemsIn(p.box('coder').inboxNew), []);
       assert.equal(state.stats.delivered, 0);
       assert.deepEqual(events('received'), []);
@@ -316,11 +416,17 @@ describe('lib/daemon/bridgePass', function () {
       assert.deepEqual(await receiveArrivals(state, scope, s.bridge), new Set(['coder']));
       assert.equal(bad.refused, "bad Baton-Name header 'no-suffix'");
       assert.equal(noName.refused, "bad Baton-Name header ''");
-      assert.deepEqual(order.filter((o) => !o.startsWith('fsync')), ['refuse no-suffix', 'refuse undefined', `ack ${good.name}`]);
-      assert.deepEqual(events('bridge-refused').map((e) => e.details), [
-        { role: 'coder', name: 'no-suffix', problem: "bad Baton-Name header 'no-suffix'" },
-        { role: 'QA', name: '', problem: "bad Baton-Name header ''" },
-      ]);
+      assert.deepEqual(
+        order.filter((o) => !o.startsWith('fsync')),
+        ['refuse no-suffix', 'refuse undefined', `ack ${good.name}`],
+      );
+      assert.deepEqual(
+        events('bridge-refused').map((e) => e.details),
+        [
+          { role: 'coder', name: 'no-suffix', problem: "bad Baton-Name header 'no-suffix'" },
+          { role: 'QA', name: '', problem: "bad Baton-Name header ''" },
+        ],
+      );
     });
 
     it('an arrival this node cannot take now (its role not in roles.tsv yet) is given back for later: neither acknowledged nor refused, reported once', async () => {
@@ -330,8 +436,21 @@ describe('lib/daemon/bridgePass', function () {
       assert.deepEqual(await receiveArrivals(state, scope, s.bridge), new Set());
       assert.equal(early.deferred, 5_000);
       assert.equal(early.refused, undefined);
-      assert.deepEqual(order.filter((o) => !o.startsWith('fsync')), [`defer ${h.name}`, `defer ${h.name}`]);
-      assert.deepEqual(events('error').map((e) => e.details), [{ what: 'receive', role: 'newrole', name: h.name, problem: 'newrole is not in roles.tsv (run baton init)' }]);
+      assert.deepEqual(
+        order.filter((o) => !o.startsWith('fsync')),
+        [`defer ${h.name}`, `defer ${h.name}`],
+      );
+      assert.deepEqual(
+        events('error').map((e) => e.details),
+        [
+          {
+            what: 'receive',
+            role: 'newrole',
+            name: h.name,
+            problem: 'newrole is not in roles.tsv (run baton init)',
+          },
+        ],
+      );
       assert.deepEqual(events('bridge-refused'), []);
     });
 
@@ -341,7 +460,10 @@ describe('lib/daemon/bridgePass', function () {
       scope.tmp = join(p.root, 'no-such-tmp');
       s.arrivals.push(arrival('coder', h.name, h.bytes));
       assert.deepEqual(await receiveArrivals(state, scope, s.bridge), new Set());
-      assert.deepEqual(order.filter((o) => !o.startsWith('fsync')), []);
+      assert.deepEqual(
+        order.filter((o) => !o.startsWith('fsync')),
+        [],
+      );
       assert.equal(state.ensured.size, 0);
       s.arrivals.push(arrival('coder', h.name, h.bytes));
       await receiveArrivals(state, scope, s.bridge);
@@ -355,10 +477,17 @@ describe('lib/daemon/bridgePass', function () {
 
     it('an acknowledgement the server does not confirm is logged; the copy stays and counts as received (a redelivery finds it by id)', async () => {
       const h = await handoff();
-      s.arrivals.push(arrival('coder', h.name, h.bytes, () => Promise.reject(new Error('the server did not confirm the acknowledgement'))));
+      s.arrivals.push(
+        arrival('coder', h.name, h.bytes, () =>
+          Promise.reject(new Error('the server did not confirm the acknowledgement')),
+        ),
+      );
       assert.deepEqual(await receiveArrivals(state, scope, s.bridge), new Set(['coder']));
       assert.deepEqual(itemsIn(p.box('coder').inboxNew), [h.name]);
-      assert.deepEqual(events('error').map((e) => [e.details.what, e.details.id, e.details.problem]), [['ack', h.id, 'the server did not confirm the acknowledgement']]);
+      assert.deepEqual(
+        events('error').map((e) => [e.details.what, e.details.id, e.details.problem]),
+        [['ack', h.id, 'the server did not confirm the acknowledgement']],
+      );
     });
 
     it('nothing arrived: nothing done', async () => {

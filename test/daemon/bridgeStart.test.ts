@@ -51,7 +51,11 @@ describe('lib/daemon/bridgeStart', function () {
   const writeRoster = (text: string) => fs.writeFileSync(bridgePathsOf(p.root).roster, text);
   /** Runs test/support/natsLoadProbe.mjs on ROOT in a process of its own. */
   const probe = (env: Record<string, string> = {}) => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', join('test', 'support', 'natsLoadProbe.mjs'), p.root], { encoding: 'utf8', env: { ...process.env, ...env } });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join('test', 'support', 'natsLoadProbe.mjs'), p.root],
+      { encoding: 'utf8', env: { ...process.env, ...env } },
+    );
     assert.equal(r.status, 0, r.stderr);
     return JSON.parse(r.stdout) as { started: boolean; natsModules: number };
   };
@@ -72,8 +76,13 @@ describe('lib/daemon/bridgeStart', function () {
 
     it('the built handoffd (npm run build) loads the NATS client only through import(): no static import reaches it', () => {
       const read = (file: string) => fs.readFileSync(file, 'utf8');
-      const relative = (file: string, pattern: RegExp) => [...read(file).matchAll(pattern)].map((m) => join(file, '..', (m[1] ?? m[2])!));
-      const staticImports = (file: string) => relative(file, /(?:^|\n)(?:import|export)\s[^;]*?\sfrom\s*"(\.\.?\/[^"]+)"|(?:^|\n)import\s*"(\.\.?\/[^"]+)"/g);
+      const relative = (file: string, pattern: RegExp) =>
+        [...read(file).matchAll(pattern)].map((m) => join(file, '..', (m[1] ?? m[2])!));
+      const staticImports = (file: string) =>
+        relative(
+          file,
+          /(?:^|\n)(?:import|export)\s[^;]*?\sfrom\s*"(\.\.?\/[^"]+)"|(?:^|\n)import\s*"(\.\.?\/[^"]+)"/g,
+        );
       const dynamicImports = (file: string) => relative(file, /import\(\s*"(\.\.?\/[^"]+)"\s*\)/g);
       const closure = (entry: string) => {
         const seen = new Set<string>();
@@ -88,15 +97,33 @@ describe('lib/daemon/bridgeStart', function () {
       const holdsClient = (file: string) => /jetstreamManager|\$JS\.API/.test(read(file));
       const loaded = closure(join(BIN_DIR, 'handoffd.js'));
       assert.ok(loaded.length > 1, 'handoffd.js and its static chunks');
-      assert.deepEqual(loaded.filter(holdsClient), [], 'what handoffd loads at start holds no NATS client code');
-      const lazy = loaded.flatMap(dynamicImports).filter((target) => closure(target).some(holdsClient));
-      assert.deepEqual(lazy.map((f) => f.split('/').pop()!.replace(/-[A-Z0-9]+\.js$/, '')), ['bridge'], 'one import() of the bridge\'s chunk brings the client');
+      assert.deepEqual(
+        loaded.filter(holdsClient),
+        [],
+        'what handoffd loads at start holds no NATS client code',
+      );
+      const lazy = loaded
+        .flatMap(dynamicImports)
+        .filter((target) => closure(target).some(holdsClient));
+      assert.deepEqual(
+        lazy.map((f) =>
+          f
+            .split('/')
+            .pop()!
+            .replace(/-[A-Z0-9]+\.js$/, ''),
+        ),
+        ['bridge'],
+        "one import() of the bridge's chunk brings the client",
+      );
     });
   });
 
-  describe('a roster that cannot be used: the roster\'s error, exit 1, no bridge', () => {
+  describe("a roster that cannot be used: the roster's error, exit 1, no bridge", () => {
     const refused = async (expected: string[]) => {
-      const err = await startBridgeOf(p.root, log, () => undefined).then(() => undefined, (e: unknown) => e);
+      const err = await startBridgeOf(p.root, log, () => undefined).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.ok(err instanceof CommandFailure, `expected a CommandFailure, got ${String(err)}`);
       assert.equal(err.kind, 'environment');
       assert.deepEqual(err.lines, expected);
@@ -106,9 +133,11 @@ describe('lib/daemon/bridgeStart', function () {
 
     it('an invalid roster: every error with its line', async () => {
       setEnv('BATON_NODE', 'a');
-      writeRoster('swarm Bad_Name\nnats nats://127.0.0.1:4222\nnode a coder,reviewer\nnode b reviewer\n');
+      writeRoster(
+        'swarm Bad_Name\nnats nats://127.0.0.1:4222\nnode a coder,reviewer\nnode b reviewer\n',
+      );
       await refused([
-        'nodes.conf:1: swarm name \'Bad_Name\' must match ^[a-z][a-z0-9-]{0,31}$',
+        "nodes.conf:1: swarm name 'Bad_Name' must match ^[a-z][a-z0-9-]{0,31}$",
         'nodes.conf:4: role reviewer is on two nodes: a (line 3) and b',
         'nodes.conf:4: role QA is on no node',
       ]);
@@ -135,7 +164,7 @@ describe('lib/daemon/bridgeStart', function () {
       await nats?.stop();
     });
 
-    it('starts the bridge of the local node (.swarmforge/node): settings from BATON_BRIDGE_*, events in handoffd\'s log, bridge.json written, notify called', async () => {
+    it("starts the bridge of the local node (.swarmforge/node): settings from BATON_BRIDGE_*, events in handoffd's log, bridge.json written, notify called", async () => {
       writeRoster(nodesConf('start-1', nats.url));
       fs.writeFileSync(bridgePathsOf(p.root).node, 'b\n');
       setEnv('BATON_BRIDGE_ACK_WAIT_MS', '4321');
@@ -145,17 +174,25 @@ describe('lib/daemon/bridgeStart', function () {
       try {
         assert.deepEqual(bridge.localRoles, ['reviewer', 'QA']);
         assert.equal(bridge.isRemote('coder'), true);
-        await waitFor('bridge-connected in handoffd\'s log', () => daemonLog(p.root).some((l) => parseLogLine(l)?.event === 'bridge-connected'));
+        await waitFor("bridge-connected in handoffd's log", () =>
+          daemonLog(p.root).some((l) => parseLogLine(l)?.event === 'bridge-connected'),
+        );
         await waitFor('notified', () => notified > 0);
         const nc = await connect({ servers: nats.url });
         try {
-          const info = await (await jetstreamManager(nc)).consumers.info(streamNameOf('start-1'), consumerNameOf('QA'));
+          const info = await (
+            await jetstreamManager(nc)
+          ).consumers.info(streamNameOf('start-1'), consumerNameOf('QA'));
           assert.equal(info.config.ack_wait, nanos(4321));
         } finally {
           await nc.close();
         }
         await waitFor('bridge.json', () => fs.existsSync(bridgePathsOf(p.root).state));
-        assert.equal((JSON.parse(fs.readFileSync(bridgePathsOf(p.root).state, 'utf8')) as { node: string }).node, 'b');
+        assert.equal(
+          (JSON.parse(fs.readFileSync(bridgePathsOf(p.root).state, 'utf8')) as { node: string })
+            .node,
+          'b',
+        );
       } finally {
         await bridge.close();
       }
@@ -169,7 +206,9 @@ describe('lib/daemon/bridgeStart', function () {
       const bridge = await startBridgeOf(p.root, log, () => undefined);
       assert.ok(bridge);
       try {
-        await waitFor('a bridge-error (the client cannot use these credentials)', () => daemonLog(p.root).some((l) => parseLogLine(l)?.event === 'bridge-error'));
+        await waitFor('a bridge-error (the client cannot use these credentials)', () =>
+          daemonLog(p.root).some((l) => parseLogLine(l)?.event === 'bridge-error'),
+        );
         await bridge.report();
       } finally {
         await bridge.close();

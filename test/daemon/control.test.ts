@@ -40,10 +40,20 @@ describe('lib/daemon/control', function () {
   });
 
   it('starts handoffd detached, refuses a second start, reports it running, and stops it with TERM', async () => {
-    const pid = await startDaemon({ root: p.root, handoffdPath, extraArgs: ['--poll-interval', '100'] });
+    const pid = await startDaemon({
+      root: p.root,
+      handoffdPath,
+      extraArgs: ['--poll-interval', '100'],
+    });
     assert.equal(fs.readFileSync(daemonPathsOf(p.root).pid, 'utf8'), `${pid}\n`);
     assert.equal(runningDaemon(p.root), pid);
-    await assert.rejects(startDaemon({ root: p.root, handoffdPath }), (err: unknown) => err instanceof DaemonAlreadyRunning && err.pid === pid && err.message === `handoffd: already running as pid ${pid}`);
+    await assert.rejects(
+      startDaemon({ root: p.root, handoffdPath }),
+      (err: unknown) =>
+        err instanceof DaemonAlreadyRunning &&
+        err.pid === pid &&
+        err.message === `handoffd: already running as pid ${pid}`,
+    );
     await waitFor('a pass', () => daemonStatus(p.root).passes > 0);
     const status = daemonStatus(p.root);
     assert.deepEqual([status.running, status.pid], [true, pid]);
@@ -67,10 +77,13 @@ describe('lib/daemon/control', function () {
     assert.doesNotMatch(daemonLog(p.root).at(-1)!, / stopped /, 'killed, not stopped gracefully');
   });
 
-  it('fails with handoffd\'s last output line when it exits at start-up', async () => {
-    await assert.rejects(startDaemon({ root: p.root, handoffdPath, extraArgs: ['--poll-interval', '0'] }), {
-      message: 'handoffd did not start: handoffd: intervals must be positive numbers',
-    });
+  it("fails with handoffd's last output line when it exits at start-up", async () => {
+    await assert.rejects(
+      startDaemon({ root: p.root, handoffdPath, extraArgs: ['--poll-interval', '0'] }),
+      {
+        message: 'handoffd did not start: handoffd: intervals must be positive numbers',
+      },
+    );
     assert.equal(runningDaemon(p.root), undefined);
   });
 });

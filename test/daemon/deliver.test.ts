@@ -2,7 +2,13 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { copyHandoff, deliverHandoff, finishHandoffs, type Copied, type DeliveryScope } from '../../lib/daemon/deliver.js';
+import {
+  copyHandoff,
+  deliverHandoff,
+  finishHandoffs,
+  type Copied,
+  type DeliveryScope,
+} from '../../lib/daemon/deliver.js';
 import { daemonPathsOf } from '../../lib/project/layout.js';
 import { readRoles } from '../../lib/handoff/roles.js';
 import { parseEnvelope, type Headers } from '../../lib/queue/envelope.js';
@@ -36,7 +42,12 @@ describe('lib/daemon/deliver', () => {
     seq += 1;
     const id = `20260615T140531Z_${String(seq).padStart(6, '0')}_from_coder`;
     const name = `50_${id}_to_x.handoff`;
-    const path = await placeItem(p.box('coder').outbox, { id, from: 'coder', to: 'reviewer', recipient: '', ...headers }, body, name);
+    const path = await placeItem(
+      p.box('coder').outbox,
+      { id, from: 'coder', to: 'reviewer', recipient: '', ...headers },
+      body,
+      name,
+    );
     return { name, id, path, bytes: fs.readFileSync(path) };
   };
   const newItems = () => Object.fromEntries(ROLES.map((r) => [r, itemsIn(p.box(r).inboxNew)]));
@@ -46,13 +57,25 @@ describe('lib/daemon/deliver', () => {
       const h = await queue({ to: 'reviewer,QA' });
       const result = await deliverHandoff(scope, 'coder', h.name, false, now);
       const sentPath = join(p.box('coder').sent, h.name);
-      assert.deepEqual(result, { kind: 'delivered', id: h.id, name: h.name, from: 'coder', copied: ['reviewer', 'QA'], already: [], sentPath });
+      assert.deepEqual(result, {
+        kind: 'delivered',
+        id: h.id,
+        name: h.name,
+        from: 'coder',
+        copied: ['reviewer', 'QA'],
+        already: [],
+        sentPath,
+      });
       assert.ok(fs.readFileSync(sentPath).equals(h.bytes), 'the original is moved unchanged');
       const original = await parseEnvelope(h.bytes);
       for (const role of ['reviewer', 'QA']) {
         const copyPath = join(p.box(role).inboxNew, h.name);
         const copy = await parseEnvelope(fs.readFileSync(copyPath));
-        assert.deepEqual(copy.headers, { ...original.headers, recipient: role, enqueued_at: '2026-06-15T14:05:31.402Z' });
+        assert.deepEqual(copy.headers, {
+          ...original.headers,
+          recipient: role,
+          enqueued_at: '2026-06-15T14:05:31.402Z',
+        });
         assert.ok(copy.body.equals(original.body));
         assert.equal(fs.statSync(copyPath).mode & 0o777, 0o600);
       }
@@ -73,11 +96,20 @@ describe('lib/daemon/deliver', () => {
       const h = await queue({ to: 'reviewer,QA,coder' });
       fs.writeFileSync(join(p.box('reviewer').inboxNew, h.name), h.bytes);
       fs.mkdirSync(join(p.box('QA').inProcess, 'batch_20260101T000000Z_000001'));
-      fs.writeFileSync(join(p.box('QA').inProcess, 'batch_20260101T000000Z_000001', h.name), h.bytes);
+      fs.writeFileSync(
+        join(p.box('QA').inProcess, 'batch_20260101T000000Z_000001', h.name),
+        h.bytes,
+      );
       fs.writeFileSync(join(p.box('coder').completed, h.name), h.bytes);
       const result = await deliverHandoff(scope, 'coder', h.name, false, now);
-      assert.deepEqual(result.kind === 'delivered' && [result.copied, result.already], [[], ['reviewer', 'QA', 'coder']]);
-      assert.ok(fs.readFileSync(join(p.box('reviewer').inboxNew, h.name)).equals(h.bytes), 'the held copy is untouched');
+      assert.deepEqual(result.kind === 'delivered' && [result.copied, result.already], [
+        [],
+        ['reviewer', 'QA', 'coder'],
+      ]);
+      assert.ok(
+        fs.readFileSync(join(p.box('reviewer').inboxNew, h.name)).equals(h.bytes),
+        'the held copy is untouched',
+      );
       assert.deepEqual(newItems(), { coder: [], reviewer: [h.name], QA: [] });
       assert.deepEqual(itemsIn(p.box('coder').sent), [h.name]);
     });
@@ -86,7 +118,10 @@ describe('lib/daemon/deliver', () => {
       const h = await queue({ to: 'reviewer,QA' });
       fs.writeFileSync(join(p.box('reviewer').inProcess, h.name), h.bytes);
       const result = await deliverHandoff(scope, 'coder', h.name, false, now);
-      assert.deepEqual(result.kind === 'delivered' && [result.copied, result.already], [['QA'], ['reviewer']]);
+      assert.deepEqual(result.kind === 'delivered' && [result.copied, result.already], [
+        ['QA'],
+        ['reviewer'],
+      ]);
       assert.deepEqual(newItems(), { coder: [], reviewer: [], QA: [h.name] });
     });
 
@@ -100,7 +135,11 @@ describe('lib/daemon/deliver', () => {
       const d = await deliverHandoff(scope, 'coder', deep.name, true, now);
       assert.deepEqual(d.kind === 'delivered' && [d.copied, d.already], [[], ['QA']]);
       const s = await deliverHandoff(scope, 'coder', shallow.name, false, now);
-      assert.deepEqual(s.kind === 'delivered' && [s.copied, s.already], [['QA'], []], 'a shallow search does not open completed batches');
+      assert.deepEqual(
+        s.kind === 'delivered' && [s.copied, s.already],
+        [['QA'], []],
+        'a shallow search does not open completed batches',
+      );
       assert.deepEqual(itemsIn(p.box('QA').inboxNew), [shallow.name]);
     });
 
@@ -114,7 +153,10 @@ describe('lib/daemon/deliver', () => {
         const h = await queue({ to: 'newbie' });
         const result = await deliverHandoff(scope, 'coder', h.name, false, now);
         assert.equal(result.kind, 'delivered');
-        assert.deepEqual(fs.readdirSync(join(p.root, '.swarmforge', 'handoffs', 'newbie', 'inbox', 'new')), [h.name]);
+        assert.deepEqual(
+          fs.readdirSync(join(p.root, '.swarmforge', 'handoffs', 'newbie', 'inbox', 'new')),
+          [h.name],
+        );
       } finally {
         fs.writeFileSync(rolesPath, table);
       }
@@ -128,13 +170,16 @@ describe('lib/daemon/deliver', () => {
       assert.equal(fs.existsSync(stale), false);
     });
 
-    it('a deep delivery waits for a batch recipient\'s inbox lock (no claim can move a copy during the search)', async () => {
+    it("a deep delivery waits for a batch recipient's inbox lock (no claim can move a copy during the search)", async () => {
       const { name } = await queue({ to: 'QA' });
       const release = acquireLock(join(p.box('QA').locks, 'inbox'));
       const previous = process.env.BATON_LOCK_TIMEOUT_MS;
       process.env.BATON_LOCK_TIMEOUT_MS = '100';
       try {
-        await assert.rejects(deliverHandoff(scope, 'coder', name, true, now), /lock busy .*QA\/locks\/inbox/);
+        await assert.rejects(
+          deliverHandoff(scope, 'coder', name, true, now),
+          /lock busy .*QA\/locks\/inbox/,
+        );
         assert.deepEqual(itemsIn(p.box('QA').inboxNew), []);
       } finally {
         if (previous === undefined) delete process.env.BATON_LOCK_TIMEOUT_MS;
@@ -145,35 +190,69 @@ describe('lib/daemon/deliver', () => {
     });
 
     it('copies a group first (originals stay in outbox/), then finishes it: every original to sent/, in one go', async () => {
-      const hs = [await queue({ to: 'reviewer' }), await queue({ to: 'reviewer,QA' }), await queue({ to: 'QA' })];
+      const hs = [
+        await queue({ to: 'reviewer' }),
+        await queue({ to: 'reviewer,QA' }),
+        await queue({ to: 'QA' }),
+      ];
       const copied: Copied[] = [];
       for (const h of hs) {
         const c = await copyHandoff(scope, 'coder', h.name, false, now);
         assert.equal(c.kind, 'copied');
         copied.push(c as Copied);
       }
-      assert.deepEqual(newItems(), { coder: [], reviewer: [hs[0]!.name, hs[1]!.name], QA: [hs[1]!.name, hs[2]!.name] });
-      assert.deepEqual(itemsIn(p.box('coder').outbox), hs.map((h) => h.name), 'nothing leaves the outbox before the group is finished');
+      assert.deepEqual(newItems(), {
+        coder: [],
+        reviewer: [hs[0]!.name, hs[1]!.name],
+        QA: [hs[1]!.name, hs[2]!.name],
+      });
+      assert.deepEqual(
+        itemsIn(p.box('coder').outbox),
+        hs.map((h) => h.name),
+        'nothing leaves the outbox before the group is finished',
+      );
       assert.deepEqual(copied[1]!.newDirs, [p.box('reviewer').inboxNew, p.box('QA').inboxNew]);
       const results = finishHandoffs(scope, copied);
-      assert.deepEqual(results.map((r) => [r.name, r.copied, r.sentPath]), hs.map((h, i) => [h.name, copied[i]!.copied, join(p.box('coder').sent, h.name)]));
+      assert.deepEqual(
+        results.map((r) => [r.name, r.copied, r.sentPath]),
+        hs.map((h, i) => [h.name, copied[i]!.copied, join(p.box('coder').sent, h.name)]),
+      );
       assert.deepEqual(itemsIn(p.box('coder').outbox), []);
-      assert.deepEqual(itemsIn(p.box('coder').sent), hs.map((h) => h.name));
+      assert.deepEqual(
+        itemsIn(p.box('coder').sent),
+        hs.map((h) => h.name),
+      );
     });
 
     it('delivers a legacy-format outbox file (a queue of the reference scripts): copies in front matter, body bytes kept, original moved as it was', async () => {
       const name = '40_20250614T093000Z_000012_from_coder_to_reviewer_QA.handoff';
-      const path = copyFixture(join(p.box('coder').outbox, name), 'handoffs', 'legacy', 'git_handoff.handoff');
+      const path = copyFixture(
+        join(p.box('coder').outbox, name),
+        'handoffs',
+        'legacy',
+        'git_handoff.handoff',
+      );
       const original = await parseEnvelope(fs.readFileSync(path));
       assert.equal(original.legacy, true);
       const result = await deliverHandoff(scope, 'coder', name, false, now);
       assert.deepEqual(result.kind === 'delivered' && result.copied, ['reviewer', 'QA']);
-      assert.ok(fs.readFileSync(join(p.box('coder').sent, name)).equals(fixtureBytes('handoffs', 'legacy', 'git_handoff.handoff')));
+      assert.ok(
+        fs
+          .readFileSync(join(p.box('coder').sent, name))
+          .equals(fixtureBytes('handoffs', 'legacy', 'git_handoff.handoff')),
+      );
       for (const role of ['reviewer', 'QA']) {
         const copy = await parseEnvelope(fs.readFileSync(join(p.box(role).inboxNew, name)));
         assert.equal(copy.legacy, false);
-        assert.deepEqual(copy.headers, { ...original.headers, recipient: role, enqueued_at: '2026-06-15T14:05:31.402Z' });
-        assert.equal(copy.body.toString('utf8'), 'Re-read your role and constitution.\n\nmerge_and_process coder 3f2a9c1e0b');
+        assert.deepEqual(copy.headers, {
+          ...original.headers,
+          recipient: role,
+          enqueued_at: '2026-06-15T14:05:31.402Z',
+        });
+        assert.equal(
+          copy.body.toString('utf8'),
+          'Re-read your role and constitution.\n\nmerge_and_process coder 3f2a9c1e0b',
+        );
       }
     });
 
@@ -195,7 +274,11 @@ describe('lib/daemon/deliver', () => {
       assert.deepEqual(result, { kind: 'failed', name, from: 'coder', reason, failedPath });
       assert.equal(fs.readFileSync(`${failedPath}.error`, 'utf8'), `${reason}\n`);
       assert.ok(fs.lstatSync(failedPath));
-      assert.deepEqual(fs.readdirSync(p.box('coder').failed).sort(), [name, `${name}.error`].sort(), 'no .error.tmp left');
+      assert.deepEqual(
+        fs.readdirSync(p.box('coder').failed).sort(),
+        [name, `${name}.error`].sort(),
+        'no .error.tmp left',
+      );
       assert.deepEqual(fs.readdirSync(p.box('coder').outbox), ['tmp']);
       assert.deepEqual(newItems(), { coder: [], reviewer: [], QA: [] }, 'no recipient got a copy');
       assert.deepEqual(itemsIn(p.box('coder').sent), []);
@@ -204,15 +287,26 @@ describe('lib/daemon/deliver', () => {
     const headerCases: [string, Headers, string][] = [
       ['no to header', { to: '' }, 'missing to header'],
       ['a to header with only commas and blanks', { to: ' , ,' }, 'missing to header'],
-      ['unknown recipients (listed together)', { to: 'reviewer,ghost,QA,ghost2' }, 'unknown recipient ghost, ghost2'],
-      ['a from that is not the sender mailbox', { from: 'QA' }, 'from does not match the sender mailbox'],
+      [
+        'unknown recipients (listed together)',
+        { to: 'reviewer,ghost,QA,ghost2' },
+        'unknown recipient ghost, ghost2',
+      ],
+      [
+        'a from that is not the sender mailbox',
+        { from: 'QA' },
+        'from does not match the sender mailbox',
+      ],
       ['no from header', { from: '' }, 'from does not match the sender mailbox'],
     ];
     for (const [title, headers, reason] of headerCases) {
       it(title, async () => {
         const h = await queue(headers);
         await expectFailed(h.name, reason);
-        assert.ok(fs.readFileSync(join(p.box('coder').failed, h.name)).equals(h.bytes), 'the original is kept as it was');
+        assert.ok(
+          fs.readFileSync(join(p.box('coder').failed, h.name)).equals(h.bytes),
+          'the original is kept as it was',
+        );
       });
     }
 
@@ -262,7 +356,7 @@ describe('lib/daemon/deliver', () => {
       await expectFailed(name, 'not a regular file');
     });
 
-    it('a name taken by another id in a later recipient\'s mailbox fails the whole handoff before any copy', async () => {
+    it("a name taken by another id in a later recipient's mailbox fails the whole handoff before any copy", async () => {
       const h = await queue({ to: 'reviewer,QA' });
       await placeItem(p.box('QA').completed, { id: 'someone-else' }, 'x', h.name);
       const completed = fs.readFileSync(join(p.box('QA').completed, h.name));
@@ -272,10 +366,20 @@ describe('lib/daemon/deliver', () => {
 
     it('an unreadable file at the name also counts as a clash', async () => {
       const h = await queue({ to: 'reviewer' });
-      const junk = copyFixture(join(p.box('reviewer').inboxNew, h.name), 'handoffs', 'unusable', 'no-header.handoff');
+      const junk = copyFixture(
+        join(p.box('reviewer').inboxNew, h.name),
+        'handoffs',
+        'unusable',
+        'no-header.handoff',
+      );
       const result = await deliverHandoff(scope, 'coder', h.name, false, now);
-      assert.deepEqual(result.kind === 'failed' && result.reason, "name clash in reviewer's mailbox");
-      assert.ok(fs.readFileSync(junk).equals(fixtureBytes('handoffs', 'unusable', 'no-header.handoff')));
+      assert.deepEqual(
+        result.kind === 'failed' && result.reason,
+        "name clash in reviewer's mailbox",
+      );
+      assert.ok(
+        fs.readFileSync(junk).equals(fixtureBytes('handoffs', 'unusable', 'no-header.handoff')),
+      );
     });
 
     it('keeps both failed files (and their .error files) on a name clash in failed/', async () => {
@@ -287,7 +391,10 @@ describe('lib/daemon/deliver', () => {
       assert.equal(result.kind === 'failed' && result.failedPath, renamed);
       assert.equal(fs.readFileSync(`${renamed}.error`, 'utf8'), 'unknown recipient ghost\n');
       assert.equal(fs.readFileSync(join(p.box('coder').failed, h.name), 'utf8'), 'earlier');
-      assert.equal(fs.readFileSync(join(p.box('coder').failed, `${h.name}.error`), 'utf8'), 'earlier reason\n');
+      assert.equal(
+        fs.readFileSync(join(p.box('coder').failed, `${h.name}.error`), 'utf8'),
+        'earlier reason\n',
+      );
     });
   });
 });

@@ -30,15 +30,36 @@ describe('lib/daemon/deliverArrival', () => {
     const tmp = daemonPathsOf(p.root).tmp;
     fs.rmSync(tmp, { recursive: true, force: true });
     fs.mkdirSync(tmp, { recursive: true });
-    scope = { root: p.root, roles: readRoles(p.root).roles, tmp, boxOf: (role) => mailboxOf(p.root, role), ensured: new Set() };
+    scope = {
+      root: p.root,
+      roles: readRoles(p.root).roles,
+      tmp,
+      boxOf: (role) => mailboxOf(p.root, role),
+      ensured: new Set(),
+    };
   });
 
   /** A handoff as it is in the sender's outbox on the other node: its name, id and exact bytes. */
-  const sent = async (headers: Headers = {}, body = 'Re-read.\r\n\nno trailing newline \x00\xff') => {
+  const sent = async (
+    headers: Headers = {},
+    body = 'Re-read.\r\n\nno trailing newline \x00\xff',
+  ) => {
     seq += 1;
     const id = `20260615T140531Z_${String(seq).padStart(6, '0')}_from_coder`;
     const name = `50_${id}_to_reviewer.handoff`;
-    const bytes = await serializeEnvelope({ id, from: 'coder', to: 'reviewer', priority: '50', type: 'note', message: 'm', created_at: '2026-06-15T14:05:30.000Z', ...headers }, Buffer.from(body, 'latin1'));
+    const bytes = await serializeEnvelope(
+      {
+        id,
+        from: 'coder',
+        to: 'reviewer',
+        priority: '50',
+        type: 'note',
+        message: 'm',
+        created_at: '2026-06-15T14:05:30.000Z',
+        ...headers,
+      },
+      Buffer.from(body, 'latin1'),
+    );
     return { id, name, bytes };
   };
 
@@ -50,7 +71,11 @@ describe('lib/daemon/deliverArrival', () => {
       const path = join(p.box('reviewer').inboxNew, h.name);
       const copy = await parseEnvelope(fs.readFileSync(path));
       const original = await parseEnvelope(h.bytes);
-      assert.deepEqual(copy.headers, { ...original.headers, recipient: 'reviewer', enqueued_at: '2026-06-15T14:05:31.402Z' });
+      assert.deepEqual(copy.headers, {
+        ...original.headers,
+        recipient: 'reviewer',
+        enqueued_at: '2026-06-15T14:05:31.402Z',
+      });
       assert.ok(copy.body.equals(original.body), 'body bytes unchanged');
       assert.equal(fs.statSync(path).mode & 0o777, 0o600);
       assert.deepEqual(fs.readdirSync(scope.tmp), [], 'no temp copy left');
@@ -61,14 +86,25 @@ describe('lib/daemon/deliverArrival', () => {
       const h = await sent();
       await copyArrival(scope, 'QA', h.name, h.bytes, now);
       const original = await parseEnvelope(h.bytes);
-      const expected = await serializeEnvelope({ ...original.headers, recipient: 'QA', enqueued_at: '2026-06-15T14:05:31.402Z' }, original.body);
+      const expected = await serializeEnvelope(
+        { ...original.headers, recipient: 'QA', enqueued_at: '2026-06-15T14:05:31.402Z' },
+        original.body,
+      );
       assert.ok(fs.readFileSync(join(p.box('QA').inboxNew, h.name)).equals(expected));
     });
 
     it('reads bytes that are a view into a larger buffer (as the NATS client hands them over) by their own offset and length', async () => {
       const h = await sent();
-      const big = Buffer.concat([Buffer.from('garbage before'), h.bytes, Buffer.from('garbage after')]);
-      const view = new Uint8Array(big.buffer, big.byteOffset + 'garbage before'.length, h.bytes.length);
+      const big = Buffer.concat([
+        Buffer.from('garbage before'),
+        h.bytes,
+        Buffer.from('garbage after'),
+      ]);
+      const view = new Uint8Array(
+        big.buffer,
+        big.byteOffset + 'garbage before'.length,
+        h.bytes.length,
+      );
       assert.equal((await copyArrival(scope, 'reviewer', h.name, view, now)).kind, 'copied');
       const copy = await parseEnvelope(fs.readFileSync(join(p.box('reviewer').inboxNew, h.name)));
       assert.ok(copy.body.equals((await parseEnvelope(h.bytes)).body));
@@ -91,7 +127,11 @@ describe('lib/daemon/deliverArrival', () => {
       try {
         const next = await sent();
         await assert.rejects(copyArrival(scope, 'QA', next.name, next.bytes, now), LockBusy);
-        assert.deepEqual(itemsIn(p.box('QA').inboxNew), [h.name], 'nothing written without the lock');
+        assert.deepEqual(
+          itemsIn(p.box('QA').inboxNew),
+          [h.name],
+          'nothing written without the lock',
+        );
       } finally {
         if (saved === undefined) delete process.env.BATON_LOCK_TIMEOUT_MS;
         else process.env.BATON_LOCK_TIMEOUT_MS = saved;
@@ -124,9 +164,16 @@ describe('lib/daemon/deliverArrival', () => {
           const h = await sent();
           const dir = dirOf(role);
           fs.mkdirSync(dir, { recursive: true });
-          const held = await serializeEnvelope({ ...(await parseEnvelope(h.bytes)).headers, recipient: role, enqueued_at: 'earlier' }, Buffer.from('b'));
+          const held = await serializeEnvelope(
+            { ...(await parseEnvelope(h.bytes)).headers, recipient: role, enqueued_at: 'earlier' },
+            Buffer.from('b'),
+          );
           fs.writeFileSync(join(dir, h.name), held);
-          assert.deepEqual(await copyArrival(scope, role, h.name, h.bytes, now), { kind: 'already', id: h.id, newDir: p.box(role).inboxNew });
+          assert.deepEqual(await copyArrival(scope, role, h.name, h.bytes, now), {
+            kind: 'already',
+            id: h.id,
+            newDir: p.box(role).inboxNew,
+          });
           assert.ok(fs.readFileSync(join(dir, h.name)).equals(held), 'the held copy untouched');
           if (dir !== p.box(role).inboxNew) assert.deepEqual(itemsIn(p.box(role).inboxNew), []);
           assert.deepEqual(fs.readdirSync(scope.tmp), []);
@@ -138,7 +185,10 @@ describe('lib/daemon/deliverArrival', () => {
   describe('refused', () => {
     it('a missing Baton-Name', async () => {
       const h = await sent();
-      assert.deepEqual(await copyArrival(scope, 'reviewer', undefined, h.bytes, now), { kind: 'refused', reason: "bad Baton-Name header ''" });
+      assert.deepEqual(await copyArrival(scope, 'reviewer', undefined, h.bytes, now), {
+        kind: 'refused',
+        reason: "bad Baton-Name header ''",
+      });
     });
 
     for (const [what, name] of [
@@ -149,7 +199,10 @@ describe('lib/daemon/deliverArrival', () => {
     ] as const) {
       it(`a bad Baton-Name: ${what}`, async () => {
         const h = await sent();
-        assert.deepEqual(await copyArrival(scope, 'reviewer', name, h.bytes, now), { kind: 'refused', reason: `bad Baton-Name header '${name}'` });
+        assert.deepEqual(await copyArrival(scope, 'reviewer', name, h.bytes, now), {
+          kind: 'refused',
+          reason: `bad Baton-Name header '${name}'`,
+        });
         assert.deepEqual(itemsIn(p.box('reviewer').inboxNew), []);
         assert.deepEqual(itemsIn(p.box('coder').outbox), []);
       });
@@ -157,14 +210,26 @@ describe('lib/daemon/deliverArrival', () => {
 
     it('an unknown role (not in roles.tsv yet): deferred, not refused (its node may run baton init later)', async () => {
       const h = await sent();
-      assert.deepEqual(await copyArrival(scope, 'nobody', h.name, h.bytes, now), { kind: 'deferred', reason: 'nobody is not in roles.tsv (run baton init)' });
+      assert.deepEqual(await copyArrival(scope, 'nobody', h.name, h.bytes, now), {
+        kind: 'deferred',
+        reason: 'nobody is not in roles.tsv (run baton init)',
+      });
       assert.equal(fs.existsSync(mailboxOf(p.root, 'nobody').dir), false);
     });
 
     it('bytes that are no handoff: front matter not closed, a line that is no header', async () => {
       const h = await sent();
-      assert.deepEqual(await copyArrival(scope, 'reviewer', h.name, Buffer.from('---\nid: x\nfrom: coder\n'), now), { kind: 'refused', reason: 'front matter is not closed by a --- line' });
-      const outcome = await copyArrival(scope, 'reviewer', h.name, Buffer.from('this is not a header\n\nbody'), now);
+      assert.deepEqual(
+        await copyArrival(scope, 'reviewer', h.name, Buffer.from('---\nid: x\nfrom: coder\n'), now),
+        { kind: 'refused', reason: 'front matter is not closed by a --- line' },
+      );
+      const outcome = await copyArrival(
+        scope,
+        'reviewer',
+        h.name,
+        Buffer.from('this is not a header\n\nbody'),
+        now,
+      );
       assert.equal(outcome.kind, 'refused');
       assert.match((outcome as { reason: string }).reason, /^unreadable header line/);
       assert.deepEqual(itemsIn(p.box('reviewer').inboxNew), []);
@@ -172,8 +237,14 @@ describe('lib/daemon/deliverArrival', () => {
 
     it('a handoff without an id header', async () => {
       const h = await sent();
-      const bytes = await serializeEnvelope({ from: 'coder', to: 'reviewer', message: 'm' }, Buffer.from('b'));
-      assert.deepEqual(await copyArrival(scope, 'reviewer', h.name, bytes, now), { kind: 'refused', reason: 'no id header' });
+      const bytes = await serializeEnvelope(
+        { from: 'coder', to: 'reviewer', message: 'm' },
+        Buffer.from('b'),
+      );
+      assert.deepEqual(await copyArrival(scope, 'reviewer', h.name, bytes, now), {
+        kind: 'refused',
+        reason: 'no id header',
+      });
       assert.deepEqual(itemsIn(p.box('reviewer').inboxNew), []);
     });
 
@@ -181,7 +252,10 @@ describe('lib/daemon/deliverArrival', () => {
       const h = await sent();
       const other = await sent();
       fs.writeFileSync(join(p.box('reviewer').inProcess, h.name), other.bytes);
-      assert.deepEqual(await copyArrival(scope, 'reviewer', h.name, h.bytes, now), { kind: 'deferred', reason: "name clash in reviewer's mailbox" });
+      assert.deepEqual(await copyArrival(scope, 'reviewer', h.name, h.bytes, now), {
+        kind: 'deferred',
+        reason: "name clash in reviewer's mailbox",
+      });
       assert.ok(fs.readFileSync(join(p.box('reviewer').inProcess, h.name)).equals(other.bytes));
       assert.deepEqual(itemsIn(p.box('reviewer').inboxNew), []);
     });

@@ -31,7 +31,11 @@ describe('lib/daemon/listingCache', () => {
     assert.deepEqual(cache.itemNames(dir), ['50_a.handoff']);
     fs.renameSync(join(dir, '50_a.handoff'), join(dir, '50_b.handoff'));
     age();
-    assert.deepEqual(cache.itemNames(dir), ['50_a.handoff'], 'same old mtime: the cached listing stands');
+    assert.deepEqual(
+      cache.itemNames(dir),
+      ['50_a.handoff'],
+      'same old mtime: the cached listing stands',
+    );
     fs.writeFileSync(join(dir, '50_c.handoff'), '');
     assert.deepEqual(cache.itemNames(dir), ['50_b.handoff', '50_c.handoff']);
     assert.deepEqual(cache.entryNames(dir).sort(), ['50_b.handoff', '50_c.handoff']);

@@ -48,13 +48,29 @@ describe('lib/daemon/log', () => {
       log.refresh();
       log.write('delivered', { id: 'b' });
       log.close();
-      assert.deepEqual(fs.readFileSync(`${path}.1`, 'utf8').split('\n').filter(Boolean).map((l) => parseLogLine(l)!.event), ['started']);
-      assert.deepEqual(fs.readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => parseLogLine(l)!.details.id), ['b']);
+      assert.deepEqual(
+        fs
+          .readFileSync(`${path}.1`, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => parseLogLine(l)!.event),
+        ['started'],
+      );
+      assert.deepEqual(
+        fs
+          .readFileSync(path, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => parseLogLine(l)!.details.id),
+        ['b'],
+      );
     });
 
     it('never throws when the log cannot be written; the mirror still gets the line', () => {
       const mirrored: string[] = [];
-      const log = new DaemonLog(join(dir, 'missing-folder', 'handoffd.log'), (line) => mirrored.push(line));
+      const log = new DaemonLog(join(dir, 'missing-folder', 'handoffd.log'), (line) =>
+        mirrored.push(line),
+      );
       assert.doesNotThrow(() => log.write('error', { what: 'x' }));
       assert.equal(mirrored.length, 1);
       assert.match(mirrored[0]!, / error what=x$/);

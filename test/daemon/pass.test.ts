@@ -24,7 +24,13 @@ describe('lib/daemon/pass', function () {
     mkdirSynced(paths.tmp);
     watched = [];
     stop = () => false;
-    state = newDaemonState({ root: p.root, pollIntervalMs: 1000, rewakeIntervalS: 60 }, paths, new DaemonLog(paths.log), (dir) => watched.push(dir), () => stop());
+    state = newDaemonState(
+      { root: p.root, pollIntervalMs: 1000, rewakeIntervalS: 60 },
+      paths,
+      new DaemonLog(paths.log),
+      (dir) => watched.push(dir),
+      () => stop(),
+    );
   });
   afterEach(async () => {
     await Promise.allSettled([...state.wakes]);
@@ -39,26 +45,39 @@ describe('lib/daemon/pass', function () {
     await placeItem(p.box(from).outbox, { id, from, to, recipient: '', priority }, 'body\n', name);
     return name;
   };
-  const events = (event: string) => daemonLog(p.root).map((l) => parseLogLine(l)!).filter((e) => e.event === event);
+  const events = (event: string) =>
+    daemonLog(p.root)
+      .map((l) => parseLogLine(l)!)
+      .filter((e) => e.event === event);
 
-  it('outboxQueue: every role\'s outbox items, lowest name first across senders (sender breaks a tie), each outbox watched', async () => {
+  it("outboxQueue: every role's outbox items, lowest name first across senders (sender breaks a tie), each outbox watched", async () => {
     const late = await queue('coder', 'QA', '60');
     const early = await queue('QA', 'coder', '10');
     const middle = await queue('reviewer', 'QA', '30');
     fs.writeFileSync(`${p.box('coder').outbox}/notes.txt`, 'not a handoff');
     fs.copyFileSync(`${p.box('coder').outbox}/${late}`, `${p.box('reviewer').outbox}/${late}`);
     assert.deepEqual(outboxQueue(state, currentRoles(state)), [
-      { sender: 'QA', name: early }, { sender: 'reviewer', name: middle }, { sender: 'coder', name: late }, { sender: 'reviewer', name: late },
+      { sender: 'QA', name: early },
+      { sender: 'reviewer', name: middle },
+      { sender: 'coder', name: late },
+      { sender: 'reviewer', name: late },
     ]);
-    assert.deepEqual(watched, ['coder', 'reviewer', 'QA'].map((r) => p.box(r).outbox));
+    assert.deepEqual(
+      watched,
+      ['coder', 'reviewer', 'QA'].map((r) => p.box(r).outbox),
+    );
   });
 
   it('outboxQueue: an unreadable outbox is logged once and the other roles are still listed', async () => {
     const name = await queue('coder', 'QA');
     fs.rmSync(p.box('QA').outbox, { recursive: true });
     fs.writeFileSync(p.box('QA').outbox, 'not a folder');
-    for (let i = 0; i < 2; i++) assert.deepEqual(outboxQueue(state, currentRoles(state)), [{ sender: 'coder', name }]);
-    assert.deepEqual(events('error').map((e) => [e.details.what, e.details.role]), [['outbox', 'QA']]);
+    for (let i = 0; i < 2; i++)
+      assert.deepEqual(outboxQueue(state, currentRoles(state)), [{ sender: 'coder', name }]);
+    assert.deepEqual(
+      events('error').map((e) => [e.details.what, e.details.role]),
+      [['outbox', 'QA']],
+    );
   });
 
   it('runPass delivers a backlog larger than a group, each handoff logged once, and records the pass in health.json', async () => {
@@ -69,15 +88,29 @@ describe('lib/daemon/pass', function () {
     assert.deepEqual(itemsIn(p.box('reviewer').inboxNew), names);
     assert.deepEqual(itemsIn(p.box('coder').sent), names);
     assert.deepEqual(itemsIn(p.box('coder').failed), [refused]);
-    assert.deepEqual(events('delivered').map((e) => e.details.name), names);
-    assert.deepEqual(events('failed').map((e) => [e.details.name, e.details.reason]), [[refused, 'unknown recipient ghost']]);
-    assert.deepEqual([state.stats.delivered, state.stats.failed, state.stats.passes], [names.length, 1, 1]);
-    const health = JSON.parse(fs.readFileSync(state.paths.health, 'utf8')) as { pid: number; delivered: number; passes: number };
+    assert.deepEqual(
+      events('delivered').map((e) => e.details.name),
+      names,
+    );
+    assert.deepEqual(
+      events('failed').map((e) => [e.details.name, e.details.reason]),
+      [[refused, 'unknown recipient ghost']],
+    );
+    assert.deepEqual(
+      [state.stats.delivered, state.stats.failed, state.stats.passes],
+      [names.length, 1, 1],
+    );
+    const health = JSON.parse(fs.readFileSync(state.paths.health, 'utf8')) as {
+      pid: number;
+      delivered: number;
+      passes: number;
+    };
     assert.deepEqual([health.pid, health.delivered, health.passes], [process.pid, names.length, 1]);
   });
 
   it('runPass writes health.json after a pass that changed something and every 5th pass, not after every idle pass', async () => {
-    const passesInHealth = () => (JSON.parse(fs.readFileSync(state.paths.health, 'utf8')) as { passes: number }).passes;
+    const passesInHealth = () =>
+      (JSON.parse(fs.readFileSync(state.paths.health, 'utf8')) as { passes: number }).passes;
     const seen: number[] = [];
     for (let i = 0; i < 6; i++) {
       await runPass(state, false);
@@ -90,11 +123,19 @@ describe('lib/daemon/pass', function () {
   });
 
   it('a stop requested between handoffs ends the pass after the handoff in progress, which is finished', async () => {
-    const names = [await queue('coder', 'reviewer', '10'), await queue('coder', 'reviewer', '20'), await queue('coder', 'reviewer', '30')];
+    const names = [
+      await queue('coder', 'reviewer', '10'),
+      await queue('coder', 'reviewer', '20'),
+      await queue('coder', 'reviewer', '30'),
+    ];
     stop = () => itemsIn(p.box('reviewer').inboxNew).length > 0;
     await runPass(state, false);
     assert.deepEqual(itemsIn(p.box('reviewer').inboxNew), names.slice(0, 1));
-    assert.deepEqual(itemsIn(p.box('coder').sent), names.slice(0, 1), 'the copied handoff is finished before the pass ends');
+    assert.deepEqual(
+      itemsIn(p.box('coder').sent),
+      names.slice(0, 1),
+      'the copied handoff is finished before the pass ends',
+    );
     assert.deepEqual(itemsIn(p.box('coder').outbox), names.slice(1));
   });
 
@@ -118,7 +159,15 @@ describe('lib/daemon/pass', function () {
     await queue('coder', 'reviewer,QA');
     await runPass(state, false);
     await Promise.allSettled([...state.wakes]);
-    assert.deepEqual(events('wake-failed').map((e) => [e.details.role, e.details.reason]).sort(), [['QA', 'no tmux socket file'], ['reviewer', 'no tmux socket file']]);
+    assert.deepEqual(
+      events('wake-failed')
+        .map((e) => [e.details.role, e.details.reason])
+        .sort(),
+      [
+        ['QA', 'no tmux socket file'],
+        ['reviewer', 'no tmux socket file'],
+      ],
+    );
     assert.equal(state.stats.delivered, 1);
   });
 });

@@ -3,7 +3,13 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { DaemonLog } from '../../lib/daemon/log.js';
-import { boxOf, currentRoles, newDaemonState, reportOnce, type DaemonState } from '../../lib/daemon/state.js';
+import {
+  boxOf,
+  currentRoles,
+  newDaemonState,
+  reportOnce,
+  type DaemonState,
+} from '../../lib/daemon/state.js';
 import { parseLogLine } from '../../lib/project/daemonRecord.js';
 import { daemonPathsOf, mailboxOf, rolesPathOf } from '../../lib/project/layout.js';
 import { daemonLog } from '../support/daemon.js';
@@ -15,7 +21,13 @@ describe('lib/daemon/state', () => {
   const stateOf = (pollIntervalMs = 1000, rewakeIntervalS = 60) => {
     const paths = daemonPathsOf(p.root);
     fs.mkdirSync(paths.dir, { recursive: true });
-    return newDaemonState({ root: p.root, pollIntervalMs, rewakeIntervalS }, paths, new DaemonLog(paths.log), () => undefined, () => false);
+    return newDaemonState(
+      { root: p.root, pollIntervalMs, rewakeIntervalS },
+      paths,
+      new DaemonLog(paths.log),
+      () => undefined,
+      () => false,
+    );
   };
   beforeEach(() => {
     p = makeProject();
@@ -25,11 +37,27 @@ describe('lib/daemon/state', () => {
     state.log.close();
     p.cleanup();
   });
-  const errors = () => daemonLog(p.root).map((l) => parseLogLine(l)!).filter((e) => e.event === 'error').map((e) => e.details);
+  const errors = () =>
+    daemonLog(p.root)
+      .map((l) => parseLogLine(l)!)
+      .filter((e) => e.event === 'error')
+      .map((e) => e.details);
 
   it('starts with nothing cached, nothing to retry, zero counts, and every view due at once', () => {
-    assert.deepEqual([state.boxes.size, state.ensured.size, state.retryDeep.size, state.reported.size, state.wakes.size], [0, 0, 0, 0, 0]);
-    assert.deepEqual({ ...state.stats, started_at: '' }, { passes: 0, delivered: 0, failed: 0, errors: 0, started_at: '', last_pass_at: '' });
+    assert.deepEqual(
+      [
+        state.boxes.size,
+        state.ensured.size,
+        state.retryDeep.size,
+        state.reported.size,
+        state.wakes.size,
+      ],
+      [0, 0, 0, 0, 0],
+    );
+    assert.deepEqual(
+      { ...state.stats, started_at: '' },
+      { passes: 0, delivered: 0, failed: 0, errors: 0, started_at: '', last_pass_at: '' },
+    );
     assert.match(state.stats.started_at, /^\d{4}-\d\d-\d\dT.*Z$/);
     assert.equal(state.viewsDueAt, 0);
   });
@@ -52,7 +80,10 @@ describe('lib/daemon/state', () => {
     reportOnce(state, 'k', { what: 'outbox', problem: 'x' });
     reportOnce(state, 'other', { what: 'outbox', problem: 'y' });
     assert.equal(state.stats.errors, 2);
-    assert.deepEqual(errors(), [{ what: 'outbox', problem: 'x' }, { what: 'outbox', problem: 'y' }]);
+    assert.deepEqual(errors(), [
+      { what: 'outbox', problem: 'x' },
+      { what: 'outbox', problem: 'y' },
+    ]);
   });
 
   it('currentRoles parses roles.tsv once, again only after it changes, and logs each bad line once', () => {
@@ -65,7 +96,9 @@ describe('lib/daemon/state', () => {
     currentRoles(state);
     fs.appendFileSync(rolesPathOf(p.root), '\n');
     currentRoles(state);
-    assert.deepEqual(errors(), [{ what: 'roles.tsv', problem: `${rolesPathOf(p.root)}:5: fewer than 6 columns` }]);
+    assert.deepEqual(errors(), [
+      { what: 'roles.tsv', problem: `${rolesPathOf(p.root)}:5: fewer than 6 columns` },
+    ]);
   });
 
   it('currentRoles without roles.tsv: no roles, the read error logged once', () => {

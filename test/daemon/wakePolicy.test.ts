@@ -27,22 +27,38 @@ describe('lib/daemon/wakePolicy', () => {
 
   it('wakes only recipients that just received a copy or are due a re-wake', () => {
     assert.equal(policy.decide('QA', idle(0), false, 0), undefined);
-    assert.equal(policy.decide('QA', idle(2), false, 1), undefined, 'waiting mail alone is not a reason before the re-wake interval');
+    assert.equal(
+      policy.decide('QA', idle(2), false, 1),
+      undefined,
+      'waiting mail alone is not a reason before the re-wake interval',
+    );
   });
 
   it('never wakes a recipient with work in process, even on delivery', () => {
     assert.equal(policy.decide('reviewer', busy(1), true, 0), undefined);
     assert.equal(policy.decide('reviewer', busy(2), true, 10_000), undefined);
     assert.equal(policy.decide('reviewer', busy(2), false, 100 * I), undefined, 'nor by re-wake');
-    assert.equal(policy.decide('reviewer', idle(3), true, 100 * I + 1), 'delivery', 'a skipped wake does not count against the 2 s gap');
+    assert.equal(
+      policy.decide('reviewer', idle(3), true, 100 * I + 1),
+      'delivery',
+      'a skipped wake does not count against the 2 s gap',
+    );
   });
 
   it('at most one wake-up per 2 s: a burst of deliveries gives one wake-up', () => {
     assert.equal(policy.decide('reviewer', idle(1), true, 10_000), 'delivery');
     assert.equal(policy.decide('reviewer', idle(2), true, 10_500), undefined);
     assert.equal(policy.decide('reviewer', idle(3), true, 11_999), undefined);
-    assert.equal(policy.decide('QA', idle(1), true, 11_999), 'delivery', 'the gap is per recipient');
-    assert.equal(policy.decide('reviewer', idle(4), true, 12_000), 'delivery', '2 s after the last wake-up');
+    assert.equal(
+      policy.decide('QA', idle(1), true, 11_999),
+      'delivery',
+      'the gap is per recipient',
+    );
+    assert.equal(
+      policy.decide('reviewer', idle(4), true, 12_000),
+      'delivery',
+      '2 s after the last wake-up',
+    );
     assert.equal(policy.decide('reviewer', idle(5), true, 13_000), undefined);
   });
 
@@ -52,10 +68,18 @@ describe('lib/daemon/wakePolicy', () => {
     assert.equal(policy.decide('reviewer', idle(1), true, 10_500), undefined);
     assert.equal(policy.nextDeferred(), 12_000);
     assert.equal(policy.decide('reviewer', idle(1), false, 11_999), undefined);
-    assert.equal(policy.decide('reviewer', idle(1), false, 12_000), 'delivery', 'the deferred wake-up is due');
+    assert.equal(
+      policy.decide('reviewer', idle(1), false, 12_000),
+      'delivery',
+      'the deferred wake-up is due',
+    );
     assert.equal(policy.nextDeferred(), undefined);
     assert.equal(policy.decide('reviewer', idle(2), true, 12_100), undefined);
-    assert.equal(policy.decide('reviewer', busy(1), false, 13_000), undefined, 'a claim makes the deferred wake-up moot');
+    assert.equal(
+      policy.decide('reviewer', busy(1), false, 13_000),
+      undefined,
+      'a claim makes the deferred wake-up moot',
+    );
     assert.equal(policy.nextDeferred(), undefined);
     assert.equal(policy.decide('reviewer', idle(1), false, 14_500), undefined);
   });
@@ -102,7 +126,11 @@ describe('lib/daemon/wakePolicy', () => {
   it('never re-wakes within 2 s of the last wake-up, even with a re-wake interval shorter than 2 s', () => {
     policy = new WakePolicy({ rewakeIntervalMs: 1_000 });
     assert.equal(policy.decide('r', idle(1), true, 0), 'delivery');
-    assert.equal(policy.decide('r', idle(1), false, 1_000), undefined, 'only 1 s after the delivery wake-up');
+    assert.equal(
+      policy.decide('r', idle(1), false, 1_000),
+      undefined,
+      'only 1 s after the delivery wake-up',
+    );
     assert.equal(policy.decide('r', idle(1), false, 2_000), 'rewake');
   });
 
@@ -112,8 +140,16 @@ describe('lib/daemon/wakePolicy', () => {
     assert.equal(policy.decide('r', busy(1), false, t + 10_000), undefined);
     assert.equal(policy.decide('r', idle(1), false, t + 10_001), undefined);
     assert.equal(policy.decide('r', idle(1), false, t + 10_000 + I - 1), undefined);
-    assert.equal(policy.decide('r', idle(1), false, t + 10_000 + I), 'rewake', 'the count restarted');
-    assert.equal(policy.decide('r', idle(1), false, t + 10_000 + 3 * I), 'rewake', 'and the interval starts over at 1×');
+    assert.equal(
+      policy.decide('r', idle(1), false, t + 10_000 + I),
+      'rewake',
+      'the count restarted',
+    );
+    assert.equal(
+      policy.decide('r', idle(1), false, t + 10_000 + 3 * I),
+      'rewake',
+      'and the interval starts over at 1×',
+    );
   });
 
   it('a claim seen as fewer waiting items (claimed and finished between passes) resets the re-wakes', () => {
@@ -128,7 +164,11 @@ describe('lib/daemon/wakePolicy', () => {
     assert.equal(policy.decide('r', idle(1), true, 0), 'delivery');
     const t = exhaustRewakes('r', 0);
     assert.equal(policy.decide('r', idle(0), false, t + 1_000), undefined);
-    assert.equal(policy.decide('r', idle(0), false, t + 1_000 + 10 * I), undefined, 'nothing waiting: no re-wake');
+    assert.equal(
+      policy.decide('r', idle(0), false, t + 1_000 + 10 * I),
+      undefined,
+      'nothing waiting: no re-wake',
+    );
     const t2 = t + 1_000 + 10 * I + 1;
     assert.equal(policy.decide('r', idle(1), true, t2), 'delivery');
     assert.equal(policy.decide('r', idle(1), false, t2 + I), 'rewake');

@@ -26,7 +26,13 @@ describe('lib/daemon/wakeScheduler', function () {
     p = makeProject();
     const paths = daemonPathsOf(p.root);
     fs.mkdirSync(paths.dir, { recursive: true });
-    state = newDaemonState({ root: p.root, pollIntervalMs: 1000, rewakeIntervalS: 60 }, paths, new DaemonLog(paths.log), () => undefined, () => false);
+    state = newDaemonState(
+      { root: p.root, pollIntervalMs: 1000, rewakeIntervalS: 60 },
+      paths,
+      new DaemonLog(paths.log),
+      () => undefined,
+      () => false,
+    );
     ({ tmux, panes, kill } = await startPanes(p.root, ['coder', 'reviewer', 'QA']));
   });
   afterEach(async () => {
@@ -37,8 +43,14 @@ describe('lib/daemon/wakeScheduler', function () {
   });
 
   /** Wake-ups seen in a role's pane: each shows twice, as typed (the terminal's echo) and as printed back by cat. */
-  const echoed = async (role: string) => (await tmux.capturePane(panes.get(role)!)).split('\n').filter((l) => l === WAKE_TEXT).length / 2;
-  const woke = () => daemonLog(p.root).map((l) => parseLogLine(l)!).filter((e) => e.event === 'woke').map((e) => [e.details.role, e.details.target, e.details.reason]);
+  const echoed = async (role: string) =>
+    (await tmux.capturePane(panes.get(role)!)).split('\n').filter((l) => l === WAKE_TEXT).length /
+    2;
+  const woke = () =>
+    daemonLog(p.root)
+      .map((l) => parseLogLine(l)!)
+      .filter((e) => e.event === 'woke')
+      .map((e) => [e.details.role, e.details.target, e.details.reason]);
 
   it('inboxViewOf counts the items waiting in new/ and sees work in process (a file or a batch)', async () => {
     const now = Date.now();
@@ -60,7 +72,11 @@ describe('lib/daemon/wakeScheduler', function () {
     await Promise.allSettled([...state.wakes]);
     await waitFor('the echoed wake-up', async () => (await echoed('reviewer')) === 1);
     assert.deepEqual(woke(), [['reviewer', panes.get('reviewer'), 'delivery']]);
-    assert.deepEqual([await echoed('QA'), await echoed('coder')], [0, 0], 'QA is busy; coder received nothing');
+    assert.deepEqual(
+      [await echoed('QA'), await echoed('coder')],
+      [0, 0],
+      'QA is busy; coder received nothing',
+    );
     assert.equal(state.wakes.size, 0, 'finished wake-ups leave the set');
   });
 
@@ -74,7 +90,10 @@ describe('lib/daemon/wakeScheduler', function () {
     assert.equal(state.policy.nextDeferred(), t0 + 2000);
     await scheduleWakes(state, currentRoles(state), new Set(), false, t0 + 2000);
     await Promise.allSettled([...state.wakes]);
-    assert.deepEqual(woke().map((w) => w[2]), ['delivery', 'delivery']);
+    assert.deepEqual(
+      woke().map((w) => w[2]),
+      ['delivery', 'delivery'],
+    );
     await waitFor('two echoed wake-ups', async () => (await echoed('reviewer')) === 2);
   });
 
@@ -90,27 +109,59 @@ describe('lib/daemon/wakeScheduler', function () {
     assert.deepEqual(woke(), [['coder', panes.get('coder'), 'rewake']]);
   });
 
-  const quarantined = () => daemonLog(p.root).map((l) => parseLogLine(l)!).filter((e) => e.event === 'quarantined').map((e) => e.details);
+  const quarantined = () =>
+    daemonLog(p.root)
+      .map((l) => parseLogLine(l)!)
+      .filter((e) => e.event === 'quarantined')
+      .map((e) => e.details);
 
   it('inboxViewOf never counts an unusable entry of new/: it quarantines it into bad/ at first sight and logs it', async () => {
     const box = p.box('reviewer');
     const good = await placeItem(box.inboxNew, { priority: '50' });
-    copyFixture(join(box.inboxNew, '00_junk.handoff'), 'handoffs', 'unusable', 'control-bytes.handoff');
+    copyFixture(
+      join(box.inboxNew, '00_junk.handoff'),
+      'handoffs',
+      'unusable',
+      'control-bytes.handoff',
+    );
     fs.symlinkSync(good, join(box.inboxNew, '01_link.handoff'));
     assert.deepEqual(await inboxViewOf(state, 'reviewer', Date.now()), { waiting: 1, busy: false });
     assert.deepEqual(itemsIn(box.inboxNew), [good.split('/').pop()]);
-    assert.deepEqual(fs.readdirSync(box.bad).sort(), ['00_junk.handoff', '00_junk.handoff.error', '01_link.handoff', '01_link.handoff.error']);
-    assert.deepEqual(quarantined(), [
-      { role: 'reviewer', name: '00_junk.handoff', reason: "unreadable header line '\x1b]0;pwned\x07\x1b[2J\x1b[31mred\u202etxt'", to: join(box.bad, '00_junk.handoff') },
-      { role: 'reviewer', name: '01_link.handoff', reason: 'is a symlink', to: join(box.bad, '01_link.handoff') },
+    assert.deepEqual(fs.readdirSync(box.bad).sort(), [
+      '00_junk.handoff',
+      '00_junk.handoff.error',
+      '01_link.handoff',
+      '01_link.handoff.error',
     ]);
-    assert.ok(daemonLog(p.root).every((line) => !/[\x00-\x1f\x7f\u202e]/.test(line)), 'log lines carry no control characters');
+    assert.deepEqual(quarantined(), [
+      {
+        role: 'reviewer',
+        name: '00_junk.handoff',
+        reason: "unreadable header line '\x1b]0;pwned\x07\x1b[2J\x1b[31mred\u202etxt'",
+        to: join(box.bad, '00_junk.handoff'),
+      },
+      {
+        role: 'reviewer',
+        name: '01_link.handoff',
+        reason: 'is a symlink',
+        to: join(box.bad, '01_link.handoff'),
+      },
+    ]);
+    assert.ok(
+      daemonLog(p.root).every((line) => !/[\x00-\x1f\x7f\u202e]/.test(line)),
+      'log lines carry no control characters',
+    );
     assert.deepEqual(fs.readdirSync(box.locks).length > 0, true, 'the inbox lock was taken');
   });
 
   it('while an agent holds the inbox lock, an unusable entry is neither counted nor moved; a later view moves it', async () => {
     const box = p.box('QA');
-    const junk = copyFixture(join(box.inboxNew, '00_junk.handoff'), 'handoffs', 'unusable', 'no-id.handoff');
+    const junk = copyFixture(
+      join(box.inboxNew, '00_junk.handoff'),
+      'handoffs',
+      'unusable',
+      'no-id.handoff',
+    );
     const release = acquireLock(box.inboxLock);
     try {
       assert.deepEqual(await inboxViewOf(state, 'QA', Date.now()), { waiting: 0, busy: false });
@@ -126,26 +177,51 @@ describe('lib/daemon/wakeScheduler', function () {
   it('a quarantine that fails (bad/ is a symlink) is logged once; the usable items are still counted, nothing is written through the link', async () => {
     const box = p.box('reviewer');
     await placeItem(box.inboxNew, { priority: '50' });
-    const junk = copyFixture(join(box.inboxNew, '00_junk.handoff'), 'handoffs', 'unusable', 'no-id.handoff');
+    const junk = copyFixture(
+      join(box.inboxNew, '00_junk.handoff'),
+      'handoffs',
+      'unusable',
+      'no-id.handoff',
+    );
     const elsewhere = join(p.root, 'elsewhere');
     fs.mkdirSync(elsewhere);
     fs.symlinkSync(elsewhere, box.bad);
-    for (let i = 0; i < 2; i++) assert.deepEqual(await inboxViewOf(state, 'reviewer', Date.now()), { waiting: 1, busy: false });
+    for (let i = 0; i < 2; i++)
+      assert.deepEqual(await inboxViewOf(state, 'reviewer', Date.now()), {
+        waiting: 1,
+        busy: false,
+      });
     assert.ok(fs.existsSync(junk));
     assert.deepEqual(fs.readdirSync(elsewhere), []);
-    const errors = daemonLog(p.root).map((l) => parseLogLine(l)!).filter((e) => e.event === 'error');
-    assert.deepEqual(errors.map((e) => [e.details.what, e.details.role, e.details.problem]), [['quarantine', 'reviewer', `refusing mailbox folder '${box.bad}': is a symlink`]]);
+    const errors = daemonLog(p.root)
+      .map((l) => parseLogLine(l)!)
+      .filter((e) => e.event === 'error');
+    assert.deepEqual(
+      errors.map((e) => [e.details.what, e.details.role, e.details.problem]),
+      [['quarantine', 'reviewer', `refusing mailbox folder '${box.bad}': is a symlink`]],
+    );
   });
 
   it('no wake-up and no re-wake for a role whose only mail is unusable', async () => {
-    copyFixture(join(p.box('coder').inboxNew, '00_junk.handoff'), 'handoffs', 'unusable', 'no-header.handoff');
+    copyFixture(
+      join(p.box('coder').inboxNew, '00_junk.handoff'),
+      'handoffs',
+      'unusable',
+      'no-header.handoff',
+    );
     await placeItem(p.box('QA').inboxNew, {});
     const t0 = Date.now();
     await scheduleWakes(state, currentRoles(state), new Set(['QA']), true, t0);
     await Promise.allSettled([...state.wakes]);
     await scheduleWakes(state, currentRoles(state), new Set(), true, t0 + 61_000);
     await Promise.allSettled([...state.wakes]);
-    assert.deepEqual(woke().map((w) => [w[0], w[2]]), [['QA', 'delivery'], ['QA', 'rewake']]);
+    assert.deepEqual(
+      woke().map((w) => [w[0], w[2]]),
+      [
+        ['QA', 'delivery'],
+        ['QA', 'rewake'],
+      ],
+    );
     assert.equal(await echoed('coder'), 0);
   });
 });

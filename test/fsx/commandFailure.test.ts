@@ -15,11 +15,21 @@ describe('lib/fsx/commandFailure', () => {
   });
 
   it('fail throws a CommandFailure of each kind with the given lines, in order', () => {
-    const kinds: FailureKind[] = ['usage', 'environment', 'state', 'invalid', 'refused', 'temporary'];
+    const kinds: FailureKind[] = [
+      'usage',
+      'environment',
+      'state',
+      'invalid',
+      'refused',
+      'temporary',
+    ];
     for (const kind of kinds) {
       assert.throws(
         () => fail(kind, 'first', '- second'),
-        (err: unknown) => err instanceof CommandFailure && err.kind === kind && err.lines.join('|') === 'first|- second',
+        (err: unknown) =>
+          err instanceof CommandFailure &&
+          err.kind === kind &&
+          err.lines.join('|') === 'first|- second',
       );
     }
   });

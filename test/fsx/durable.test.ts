@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { fsyncDir, mkdirSynced, renameSynced, unlinkSynced, writeFileSynced } from '../../lib/fsx/durable.js';
+import {
+  fsyncDir,
+  mkdirSynced,
+  renameSynced,
+  unlinkSynced,
+  writeFileSynced,
+} from '../../lib/fsx/durable.js';
 import { isCode } from '../../lib/fsx/absent.js';
 import { tempDir } from '../support/project.js';
 
@@ -16,7 +22,10 @@ describe('lib/fsx/durable', () => {
     const path = join(dir, 'f');
     writeFileSynced(path, 'long content', true);
     assert.equal(fs.statSync(path).mode & 0o777, 0o600);
-    assert.throws(() => writeFileSynced(path, 'x', true), (e: unknown) => isCode(e, 'EEXIST'));
+    assert.throws(
+      () => writeFileSynced(path, 'x', true),
+      (e: unknown) => isCode(e, 'EEXIST'),
+    );
     writeFileSynced(path, 'short', false);
     assert.equal(fs.readFileSync(path, 'utf8'), 'short');
   });
@@ -25,7 +34,10 @@ describe('lib/fsx/durable', () => {
     const target = join(dir, 'target');
     fs.writeFileSync(target, 'original');
     fs.symlinkSync(target, join(dir, 'link'));
-    assert.throws(() => writeFileSynced(join(dir, 'link'), 'evil', false), (e: unknown) => isCode(e, 'ELOOP'));
+    assert.throws(
+      () => writeFileSynced(join(dir, 'link'), 'evil', false),
+      (e: unknown) => isCode(e, 'ELOOP'),
+    );
     assert.equal(fs.readFileSync(target, 'utf8'), 'original');
   });
 
@@ -33,7 +45,8 @@ describe('lib/fsx/durable', () => {
     const deep = join(dir, 'a', 'b', 'c');
     mkdirSynced(deep);
     mkdirSynced(deep);
-    for (const d of [join(dir, 'a'), join(dir, 'a', 'b'), deep]) assert.equal(fs.statSync(d).mode & 0o777, 0o700);
+    for (const d of [join(dir, 'a'), join(dir, 'a', 'b'), deep])
+      assert.equal(fs.statSync(d).mode & 0o777, 0o700);
   });
 
   it('renames across directories and unlinks, reporting whether anything was removed', () => {
@@ -44,6 +57,9 @@ describe('lib/fsx/durable', () => {
     assert.equal(unlinkSynced(join(dir, 'x', 'g')), true);
     assert.equal(unlinkSynced(join(dir, 'x', 'g')), false);
     fsyncDir(dir);
-    assert.throws(() => fsyncDir(join(dir, 'missing')), (e: unknown) => isCode(e, 'ENOENT'));
+    assert.throws(
+      () => fsyncDir(join(dir, 'missing')),
+      (e: unknown) => isCode(e, 'ENOENT'),
+    );
   });
 });

@@ -10,7 +10,9 @@ import { tempDir } from '../support/project.js';
 const HOLDER = join('test', 'support', 'lockHolder.ts');
 
 function startHolder(...args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', HOLDER, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return spawn(process.execPath, ['--import', 'tsx', HOLDER, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
 }
 
 function until(child: ChildProcess, text: string): Promise<void> {
@@ -52,7 +54,10 @@ describe('lib/fsx/lock', () => {
     const holder = startHolder('hold', dir);
     try {
       await until(holder, 'HELD');
-      assert.throws(() => acquireLock(dir, 200), (err: unknown) => err instanceof LockBusy && /held by pid \d+/.test(err.message));
+      assert.throws(
+        () => acquireLock(dir, 200),
+        (err: unknown) => err instanceof LockBusy && /held by pid \d+/.test(err.message),
+      );
     } finally {
       holder.kill('SIGKILL');
       await exited(holder);
@@ -91,20 +96,45 @@ describe('lib/fsx/lock', () => {
 
   it('never takes over a holder on another host, even one whose pid is not running here (wait, then LockBusy)', () => {
     fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(join(dir, 'lock.1'), '999999999 1 some-boot other-host.example 00112233aabbccdd\n');
-    assert.throws(() => acquireLock(dir, 150), (err: unknown) => err instanceof LockBusy && /held by pid 999999999/.test(err.message));
+    fs.writeFileSync(
+      join(dir, 'lock.1'),
+      '999999999 1 some-boot other-host.example 00112233aabbccdd\n',
+    );
+    assert.throws(
+      () => acquireLock(dir, 150),
+      (err: unknown) => err instanceof LockBusy && /held by pid 999999999/.test(err.message),
+    );
     assert.deepEqual(fs.readdirSync(dir), ['lock.1']);
   });
 
   it('processIdentityOf records pid, start time, boot id and host of a running process; identityAlive tells it from a reused pid', async () => {
     const identity = processIdentityOf(process.pid)!;
     const [pid, start, boot, host] = identity.split(' ');
-    assert.deepEqual([pid, boot, host], [String(process.pid), fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(), hostname().replace(/\s/g, '_')]);
+    assert.deepEqual(
+      [pid, boot, host],
+      [
+        String(process.pid),
+        fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim(),
+        hostname().replace(/\s/g, '_'),
+      ],
+    );
     assert.match(start!, /^\d+$/);
     assert.equal(identityAlive(identity), true);
-    assert.equal(identityAlive(`${pid} ${Number(start) + 1} ${boot} ${host}`), false, 'same pid, another start time: another process');
-    assert.equal(identityAlive(`${pid} ${start} other-boot ${host}`), false, 'same pid and start time before a reboot');
-    assert.equal(identityAlive('999999999 1 some-boot other-host.example'), true, 'another host: never taken for gone');
+    assert.equal(
+      identityAlive(`${pid} ${Number(start) + 1} ${boot} ${host}`),
+      false,
+      'same pid, another start time: another process',
+    );
+    assert.equal(
+      identityAlive(`${pid} ${start} other-boot ${host}`),
+      false,
+      'same pid and start time before a reboot',
+    );
+    assert.equal(
+      identityAlive('999999999 1 some-boot other-host.example'),
+      true,
+      'another host: never taken for gone',
+    );
     const holder = startHolder('hold', dir);
     await until(holder, 'HELD');
     const its = processIdentityOf(holder.pid!)!;
@@ -124,9 +154,12 @@ describe('lib/fsx/lock', () => {
   });
 
   it('withLock releases after a failure', async () => {
-    await assert.rejects(withLock(dir, () => {
-      throw new Error('boom');
-    }), /boom/);
+    await assert.rejects(
+      withLock(dir, () => {
+        throw new Error('boom');
+      }),
+      /boom/,
+    );
     acquireLock(dir, 100)();
   });
 });

@@ -12,11 +12,21 @@ describe('lib/fsx/printable', () => {
     assert.equal(printable('exe\u202etxt.handoff'), 'exe\\u202etxt.handoff');
     assert.equal(printable('a\u200bb\ufeffc\u2028d\u2029e'), 'a\\u200bb\\ufeffc\\u2028d\\u2029e');
     assert.equal(printable('\ue000\ud800x'), '\\ue000\\ud800x');
-    assert.equal(printable('tag\u{E0041}'), 'tag\\udb40\\udc41', 'an astral format character as its surrogate pair');
+    assert.equal(
+      printable('tag\u{E0041}'),
+      'tag\\udb40\\udc41',
+      'an astral format character as its surrogate pair',
+    );
   });
 
   it('keeps printable text as it is: ASCII, accents, CJK, emoji, spaces and backslashes', () => {
-    for (const text of ['/r/.swarmforge/handoffs/QA/inbox/new/50_x.handoff', 'é ü ñ 日本語 😀', 'no\u00a0break', 'C:\\path\\u001b', '']) {
+    for (const text of [
+      '/r/.swarmforge/handoffs/QA/inbox/new/50_x.handoff',
+      'é ü ñ 日本語 😀',
+      'no\u00a0break',
+      'C:\\path\\u001b',
+      '',
+    ]) {
       assert.equal(printable(text), text);
     }
   });

@@ -7,7 +7,9 @@ import { commitIn, git, tempDir } from '../support/project.js';
 
 /** Git's object id of a blob with `content`. */
 function blobId(content: string): string {
-  return createHash('sha1').update(`blob ${Buffer.byteLength(content)}\0${content}`).digest('hex');
+  return createHash('sha1')
+    .update(`blob ${Buffer.byteLength(content)}\0${content}`)
+    .digest('hex');
 }
 
 describe('lib/handoff/commit', () => {
@@ -40,7 +42,10 @@ describe('lib/handoff/commit', () => {
     const worktree = join(dir, 'wt');
     git(repo, 'worktree', 'add', '-q', '-b', 'side', worktree);
     const side = commitIn(worktree, 'side work');
-    assert.deepEqual(await commitLookupIn(worktree)(side.slice(0, 10)), { matches: 1, type: 'commit' });
+    assert.deepEqual(await commitLookupIn(worktree)(side.slice(0, 10)), {
+      matches: 1,
+      type: 'commit',
+    });
     const other = join(dir, 'other');
     fs.mkdirSync(other);
     git(other, 'init', '-q');
@@ -74,6 +79,9 @@ describe('lib/handoff/commit', () => {
     const ids = git(empty, 'hash-object', '-w', 'a', 'b').split('\n');
     assert.deepEqual(ids, [blobId(pair[0]), blobId(pair[1])]);
     assert.deepEqual(await commitLookupIn(empty)(ids[0]!.slice(0, 4)), { matches: 2 });
-    assert.deepEqual(await commitLookupIn(empty)(ids[0]!.slice(0, 10)), { matches: 1, type: 'blob' });
+    assert.deepEqual(await commitLookupIn(empty)(ids[0]!.slice(0, 10)), {
+      matches: 1,
+      type: 'blob',
+    });
   });
 });

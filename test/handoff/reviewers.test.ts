@@ -8,22 +8,41 @@ import { makeReviewProject } from '../support/bookbags.js';
 import { makeProject, withProject } from '../support/project.js';
 
 describe('lib/handoff/reviewers', () => {
-  it('formats one TAB-separated line per lens, in the conf\'s order', () => {
-    assert.equal(formatReviewers([{ line: 4, lens: 'coo', role: 'QA' }, { line: 5, lens: 'cto', role: 'rev-cto' }]), 'coo\tQA\ncto\trev-cto\n');
+  it("formats one TAB-separated line per lens, in the conf's order", () => {
+    assert.equal(
+      formatReviewers([
+        { line: 4, lens: 'coo', role: 'QA' },
+        { line: 5, lens: 'cto', role: 'rev-cto' },
+      ]),
+      'coo\tQA\ncto\trev-cto\n',
+    );
     assert.equal(formatReviewers([]), '');
   });
 
   it('parses what it formats', () => {
-    assert.deepEqual(parseReviewers(formatReviewers([{ line: 1, lens: 'cto', role: 'a' }, { line: 2, lens: 'coo', role: 'b' }])), { cto: 'a', coo: 'b' });
+    assert.deepEqual(
+      parseReviewers(
+        formatReviewers([
+          { line: 1, lens: 'cto', role: 'a' },
+          { line: 2, lens: 'coo', role: 'b' },
+        ]),
+      ),
+      { cto: 'a', coo: 'b' },
+    );
   });
 
   it('ignores odd lines: other lenses, missing roles, blank lines; accepts CRLF', () => {
-    assert.deepEqual(parseReviewers('ceo\tboss\ncto\t\ncto\nCOO\tx\n\ncoo\trev-coo\r\n'), { coo: 'rev-coo' });
+    assert.deepEqual(parseReviewers('ceo\tboss\ncto\t\ncto\nCOO\tx\n\ncoo\trev-coo\r\n'), {
+      coo: 'rev-coo',
+    });
   });
 
-  it('reads ROOT/.swarmforge/reviewers.tsv as written by init from the conf\'s review lines', async () => {
+  it("reads ROOT/.swarmforge/reviewers.tsv as written by init from the conf's review lines", async () => {
     await withProject(makeReviewProject(), (p) => {
-      assert.equal(fs.readFileSync(reviewersPathOf(p.root), 'utf8'), 'cto\trev-cto\ncoo\trev-coo\n');
+      assert.equal(
+        fs.readFileSync(reviewersPathOf(p.root), 'utf8'),
+        'cto\trev-cto\ncoo\trev-coo\n',
+      );
       assert.deepEqual(readReviewers(p.root), { cto: 'rev-cto', coo: 'rev-coo' });
     });
   });

@@ -29,10 +29,15 @@ describe('lib/handoff/roleHint', () => {
   });
 
   it('knownRolesHint: the known roles in order, and a guess per unknown name that has one', () => {
-    assert.equal(knownRolesHint(['Coder'], KNOWN), "Known roles: coder, reviewer, QA, architect. Did you mean 'coder'?");
+    assert.equal(
+      knownRolesHint(['Coder'], KNOWN),
+      "Known roles: coder, reviewer, QA, architect. Did you mean 'coder'?",
+    );
     assert.equal(knownRolesHint(['ghost'], KNOWN), 'Known roles: coder, reviewer, QA, architect.');
-    assert.equal(knownRolesHint(['Coder', 'ghost', 'reviwer'], KNOWN),
-      "Known roles: coder, reviewer, QA, architect. Did you mean 'coder' for 'Coder'? Did you mean 'reviewer' for 'reviwer'?");
+    assert.equal(
+      knownRolesHint(['Coder', 'ghost', 'reviwer'], KNOWN),
+      "Known roles: coder, reviewer, QA, architect. Did you mean 'coder' for 'Coder'? Did you mean 'reviewer' for 'reviwer'?",
+    );
     assert.equal(knownRolesHint(['coder'], []), 'Known roles: none.');
   });
 });

@@ -9,7 +9,21 @@ describe('lib/handoff/roleName', () => {
   });
 
   it('refuses empty, too long, leading digit or dash, underscores, slashes, dots, spaces and non-ASCII letters', () => {
-    for (const name of ['', 'a'.repeat(33), '1coder', '-coder', 'a_b', 'a/b', '..', 'a.b', 'a b', ' coder', 'coder\n', 'rôle', 'ｃoder']) {
+    for (const name of [
+      '',
+      'a'.repeat(33),
+      '1coder',
+      '-coder',
+      'a_b',
+      'a/b',
+      '..',
+      'a.b',
+      'a b',
+      ' coder',
+      'coder\n',
+      'rôle',
+      'ｃoder',
+    ]) {
       assert.equal(isValidRoleName(name), false, JSON.stringify(name));
     }
   });

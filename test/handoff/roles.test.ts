@@ -5,15 +5,29 @@ import { formatRoles, parseRoles, readRoles, type Role } from '../../lib/handoff
 import { tempDir } from '../support/project.js';
 
 const coder: Role = {
-  role: 'coder', worktreeName: 'master', worktreePath: '/p', session: 'baton-p', displayName: 'coder', agent: 'claude', mode: 'task',
+  role: 'coder',
+  worktreeName: 'master',
+  worktreePath: '/p',
+  session: 'baton-p',
+  displayName: 'coder',
+  agent: 'claude',
+  mode: 'task',
 };
 const qa: Role = {
-  role: 'QA', worktreeName: 'qa', worktreePath: '/p/.worktrees/qa', session: 'baton-p', displayName: 'Q A', agent: 'codex', mode: 'batch',
+  role: 'QA',
+  worktreeName: 'qa',
+  worktreePath: '/p/.worktrees/qa',
+  session: 'baton-p',
+  displayName: 'Q A',
+  agent: 'codex',
+  mode: 'batch',
 };
 
 describe('lib/handoff/roles', () => {
   it('parses the 7 TAB-separated columns of each line', () => {
-    const table = parseRoles('coder\tmaster\t/p\tbaton-p\tcoder\tclaude\ttask\nQA\tqa\t/p/.worktrees/qa\tbaton-p\tQ A\tcodex\tbatch\n');
+    const table = parseRoles(
+      'coder\tmaster\t/p\tbaton-p\tcoder\tclaude\ttask\nQA\tqa\t/p/.worktrees/qa\tbaton-p\tQ A\tcodex\tbatch\n',
+    );
     assert.deepEqual(table.problems, []);
     assert.deepEqual([...table.roles.keys()], ['coder', 'QA']);
     assert.deepEqual(table.roles.get('coder'), coder);
@@ -21,9 +35,14 @@ describe('lib/handoff/roles', () => {
   });
 
   it('a missing or empty 7th column means task; any other mode is kept verbatim for the commands to judge', () => {
-    const table = parseRoles('a\tm\t/p\ts\ta\tclaude\nb\tm\t/p\ts\tb\tclaude\t\nc\tm\t/p\ts\tc\tclaude\tweird\n');
+    const table = parseRoles(
+      'a\tm\t/p\ts\ta\tclaude\nb\tm\t/p\ts\tb\tclaude\t\nc\tm\t/p\ts\tc\tclaude\tweird\n',
+    );
     assert.deepEqual(table.problems, []);
-    assert.deepEqual(['a', 'b', 'c'].map((r) => table.roles.get(r)?.mode), ['task', 'task', 'weird']);
+    assert.deepEqual(
+      ['a', 'b', 'c'].map((r) => table.roles.get(r)?.mode),
+      ['task', 'task', 'weird'],
+    );
   });
 
   it('ignores bad lines and reports each with file:line; blank lines count in the numbering; the first of a repeated role wins', () => {
@@ -57,7 +76,10 @@ describe('lib/handoff/roles', () => {
 
   it('formatRoles writes one LF-terminated line of 7 TAB-separated columns per role, and parses back to the same roles', () => {
     const text = formatRoles([coder, qa]);
-    assert.equal(text, 'coder\tmaster\t/p\tbaton-p\tcoder\tclaude\ttask\nQA\tqa\t/p/.worktrees/qa\tbaton-p\tQ A\tcodex\tbatch\n');
+    assert.equal(
+      text,
+      'coder\tmaster\t/p\tbaton-p\tcoder\tclaude\ttask\nQA\tqa\t/p/.worktrees/qa\tbaton-p\tQ A\tcodex\tbatch\n',
+    );
     const back = parseRoles(text);
     assert.deepEqual(back.problems, []);
     assert.deepEqual([...back.roles.values()], [coder, qa]);

@@ -19,32 +19,78 @@ describe('lib/handoff/systemSend', () => {
   const p = reviewProjectForSuite();
   beforeEach(() => fs.rmSync(p.box('coder').seqFile, { force: true }));
 
-  const handoff = (extra: Partial<SystemHandoff> = {}): SystemHandoff =>
-    ({ to: ['rev-cto'], priority: '50', type: 'review_request', headers: { bead: 'b-1', lens: 'cto' }, body: 'Review it.\n', ...extra });
+  const handoff = (extra: Partial<SystemHandoff> = {}): SystemHandoff => ({
+    to: ['rev-cto'],
+    priority: '50',
+    type: 'review_request',
+    headers: { bead: 'b-1', lens: 'cto' },
+    body: 'Review it.\n',
+    ...extra,
+  });
   const envelopeAt = async (path: string) => parseEnvelope(fs.readFileSync(path));
 
-  it('queues into the sender\'s outbox under the next sequence number, with the envelope headers and the writer\'s', async () => {
+  it("queues into the sender's outbox under the next sequence number, with the envelope headers and the writer's", async () => {
     const path = await queueSystemHandoff(p.root, 'coder', handoff(), at(7));
-    assert.deepEqual([dirname(path), basename(path)], [p.box('coder').outbox, `50_${TSID}_000001_from_coder_to_rev-cto.handoff`]);
+    assert.deepEqual(
+      [dirname(path), basename(path)],
+      [p.box('coder').outbox, `50_${TSID}_000001_from_coder_to_rev-cto.handoff`],
+    );
     assert.deepEqual((await envelopeAt(path)).headers, {
-      id: `${TSID}_000001_from_coder`, from: 'coder', to: 'rev-cto', priority: '50', type: 'review_request',
-      created_at: at(7).toISOString(), bead: 'b-1', lens: 'cto',
+      id: `${TSID}_000001_from_coder`,
+      from: 'coder',
+      to: 'rev-cto',
+      priority: '50',
+      type: 'review_request',
+      created_at: at(7).toISOString(),
+      bead: 'b-1',
+      lens: 'cto',
     });
-    const second = await queueSystemHandoff(p.root, 'coder', handoff({ to: ['rev-cto', 'rev-coo'], priority: '40' }), at(7));
+    const second = await queueSystemHandoff(
+      p.root,
+      'coder',
+      handoff({ to: ['rev-cto', 'rev-coo'], priority: '40' }),
+      at(7),
+    );
     assert.equal(basename(second), `40_${TSID}_000002_from_coder_to_rev-cto_rev-coo.handoff`);
     assert.equal((await envelopeAt(second)).headers.to, 'rev-cto,rev-coo');
     assert.equal(fs.readFileSync(p.box('coder').seqFile, 'utf8'), '2\n');
   });
 
-  it('never lets the writer\'s headers replace the envelope\'s own', async () => {
-    const spoof = { id: 'x', from: 'rev-coo', to: 'QA', priority: '99', type: 'note', created_at: 'then', bead: 'b-1' };
+  it("never lets the writer's headers replace the envelope's own", async () => {
+    const spoof = {
+      id: 'x',
+      from: 'rev-coo',
+      to: 'QA',
+      priority: '99',
+      type: 'note',
+      created_at: 'then',
+      bead: 'b-1',
+    };
     const path = await queueSystemHandoff(p.root, 'coder', handoff({ headers: spoof }), at(7));
     const { headers } = await envelopeAt(path);
-    assert.deepEqual([headers.id, headers.from, headers.to, headers.priority, headers.type, headers.created_at, headers.bead],
-      [`${TSID}_000001_from_coder`, 'coder', 'rev-cto', '50', 'review_request', at(7).toISOString(), 'b-1']);
+    assert.deepEqual(
+      [
+        headers.id,
+        headers.from,
+        headers.to,
+        headers.priority,
+        headers.type,
+        headers.created_at,
+        headers.bead,
+      ],
+      [
+        `${TSID}_000001_from_coder`,
+        'coder',
+        'rev-cto',
+        '50',
+        'review_request',
+        at(7).toISOString(),
+        'b-1',
+      ],
+    );
   });
 
-  it('keeps the body\'s bytes, writes mode 0600 and leaves nothing in outbox/tmp', async () => {
+  it("keeps the body's bytes, writes mode 0600 and leaves nothing in outbox/tmp", async () => {
     const body = Buffer.from([0x41, 0x0d, 0x0a, 0x0a, 0xff, 0x00, 0x42]);
     const path = await queueSystemHandoff(p.root, 'coder', handoff({ body }), at(7));
     assert.deepEqual((await envelopeAt(path)).body, body);
@@ -52,13 +98,16 @@ describe('lib/handoff/systemSend', () => {
     assert.deepEqual(fs.readdirSync(p.box('coder').outboxTmp), []);
   });
 
-  it('waits for the sender\'s outbox lock and queues nothing when it stays held', async () => {
+  it("waits for the sender's outbox lock and queues nothing when it stays held", async () => {
     const holder = await holdLockElsewhere(p.box('coder').outboxLock);
     const saved = process.env.BATON_LOCK_TIMEOUT_MS;
     process.env.BATON_LOCK_TIMEOUT_MS = '300';
     try {
       await assert.rejects(queueSystemHandoff(p.root, 'coder', handoff(), at(7)), LockBusy);
-      assert.deepEqual([itemsIn(p.box('coder').outbox), fs.existsSync(p.box('coder').seqFile)], [[], false]);
+      assert.deepEqual(
+        [itemsIn(p.box('coder').outbox), fs.existsSync(p.box('coder').seqFile)],
+        [[], false],
+      );
     } finally {
       if (saved === undefined) delete process.env.BATON_LOCK_TIMEOUT_MS;
       else process.env.BATON_LOCK_TIMEOUT_MS = saved;
@@ -72,7 +121,10 @@ describe('lib/handoff/systemSend', () => {
     assert.equal(delivery?.kind, 'delivered');
     const copy = `${p.box('rev-cto').inboxNew}/${basename(path)}`;
     const { headers, body } = await envelopeAt(copy);
-    assert.deepEqual([headers.recipient, headers.bead, body.toString()], ['rev-cto', 'b-1', 'Review it.\n']);
+    assert.deepEqual(
+      [headers.recipient, headers.bead, body.toString()],
+      ['rev-cto', 'b-1', 'Review it.\n'],
+    );
     assert.deepEqual(itemsIn(p.box('coder').sent), [basename(path)]);
   });
 });

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { validateDraft } from '../../lib/handoff/draft.js';
-import { DONE_WITH_CURRENT_USAGE, READY_FOR_NEXT_USAGE, SWARM_HANDOFF_USAGE } from '../../lib/handoff/usage.js';
+import {
+  DONE_WITH_CURRENT_USAGE,
+  READY_FOR_NEXT_USAGE,
+  SWARM_HANDOFF_USAGE,
+} from '../../lib/handoff/usage.js';
 
 /** The indented example blocks of a usage text, dedented. */
 function examplesOf(usage: string): string[] {
@@ -25,7 +29,9 @@ describe('lib/handoff/usage', () => {
   it('swarm_handoff: both examples are valid drafts', async () => {
     const roles = new Set(['cleaner', 'architect', 'QA']);
     for (const example of examplesOf(SWARM_HANDOFF_USAGE)) {
-      const result = await validateDraft(example, roles, async (prefix) => (prefix === 'a1b2c3d9e8' ? { matches: 1, type: 'commit' } : { matches: 0 }));
+      const result = await validateDraft(example, roles, async (prefix) =>
+        prefix === 'a1b2c3d9e8' ? { matches: 1, type: 'commit' } : { matches: 0 },
+      );
       assert.ok(result.ok, `${example}: ${JSON.stringify(result)}`);
     }
   });
@@ -46,6 +52,7 @@ describe('lib/handoff/usage', () => {
   });
 
   it('no usage text ends with a newline (the printer adds exactly one)', () => {
-    for (const usage of [SWARM_HANDOFF_USAGE, READY_FOR_NEXT_USAGE, DONE_WITH_CURRENT_USAGE]) assert.ok(!usage.endsWith('\n'));
+    for (const usage of [SWARM_HANDOFF_USAGE, READY_FOR_NEXT_USAGE, DONE_WITH_CURRENT_USAGE])
+      assert.ok(!usage.endsWith('\n'));
   });
 });

@@ -15,20 +15,29 @@ describe('lib/hooks/installHooks', () => {
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-  it('finds the package\'s hooks/ from the built bins\' folder and from bin/, as absolute paths', () => {
+  it("finds the package's hooks/ from the built bins' folder and from bin/, as absolute paths", () => {
     const expected = { SessionStart: resolve('hooks/session-start'), Stop: resolve('hooks/stop') };
     assert.deepEqual(packageHookCommands(resolve('dist/bin')), expected);
     assert.deepEqual(packageHookCommands(resolve('bin')), expected);
   });
 
-  it('quotes a path the agent\'s shell would split, and fails (exit 1) when no hooks/ holds both scripts', () => {
+  it("quotes a path the agent's shell would split, and fails (exit 1) when no hooks/ holds both scripts", () => {
     const pkg = join(root, 'my pkg');
     fs.mkdirSync(join(pkg, 'hooks'), { recursive: true });
     fs.mkdirSync(join(pkg, 'dist', 'bin'), { recursive: true });
     fs.writeFileSync(join(pkg, 'hooks', 'session-start'), '');
-    assert.throws(() => packageHookCommands(join(pkg, 'dist', 'bin')), (err: unknown) => err instanceof CommandFailure && err.kind === 'environment' && /cannot find the package's hooks\/ folder/.test(err.message));
+    assert.throws(
+      () => packageHookCommands(join(pkg, 'dist', 'bin')),
+      (err: unknown) =>
+        err instanceof CommandFailure &&
+        err.kind === 'environment' &&
+        /cannot find the package's hooks\/ folder/.test(err.message),
+    );
     fs.writeFileSync(join(pkg, 'hooks', 'stop'), '');
-    assert.deepEqual(packageHookCommands(join(pkg, 'dist', 'bin')), { SessionStart: `'${pkg}/hooks/session-start'`, Stop: `'${pkg}/hooks/stop'` });
+    assert.deepEqual(packageHookCommands(join(pkg, 'dist', 'bin')), {
+      SessionStart: `'${pkg}/hooks/session-start'`,
+      Stop: `'${pkg}/hooks/stop'`,
+    });
   });
 
   it('claude: writes ROOT/.claude/settings.json (creating .claude/); codex: ROOT/.codex/hooks.json', () => {
@@ -46,12 +55,15 @@ describe('lib/hooks/installHooks', () => {
     const before = fs.statSync(path);
     const bytes = fs.readFileSync(path);
     const again = installHooks(root, 'claude', COMMANDS, false);
-    assert.deepEqual([again.changed, again.events], [false, { SessionStart: 'present', Stop: 'present' }]);
+    assert.deepEqual(
+      [again.changed, again.events],
+      [false, { SessionStart: 'present', Stop: 'present' }],
+    );
     assert.deepEqual(fs.readFileSync(path), bytes);
     assert.equal(fs.statSync(path).ino, before.ino);
   });
 
-  it('keeps the existing file\'s mode', () => {
+  it("keeps the existing file's mode", () => {
     const path = agentHooksPathOf(root, 'codex');
     fs.mkdirSync(join(root, '.codex'));
     fs.writeFileSync(path, '{}\n', { mode: 0o600 });
@@ -71,8 +83,14 @@ describe('lib/hooks/installHooks', () => {
     const path = agentHooksPathOf(root, 'claude');
     fs.mkdirSync(join(root, '.claude'));
     fs.writeFileSync(path, '{"hooks": [] }');
-    assert.throws(() => installHooks(root, 'claude', COMMANDS, false), (err: unknown) => err instanceof CommandFailure && err.kind === 'refused' &&
-      err.lines.length === 1 && err.lines[0] === `baton: cannot merge hooks into '${path}': "hooks" is not an object`);
+    assert.throws(
+      () => installHooks(root, 'claude', COMMANDS, false),
+      (err: unknown) =>
+        err instanceof CommandFailure &&
+        err.kind === 'refused' &&
+        err.lines.length === 1 &&
+        err.lines[0] === `baton: cannot merge hooks into '${path}': "hooks" is not an object`,
+    );
     assert.equal(fs.readFileSync(path, 'utf8'), '{"hooks": [] }');
     assert.deepEqual(fs.readdirSync(join(root, '.claude')), ['settings.json']);
   });

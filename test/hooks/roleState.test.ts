@@ -11,10 +11,17 @@ describe('lib/hooks/roleState', () => {
     p = makeProject();
   });
   afterEach(() => p.cleanup());
-  const env = (role: string | undefined): NodeJS.ProcessEnv => (role === undefined ? {} : { SWARMFORGE_ROLE: role });
+  const env = (role: string | undefined): NodeJS.ProcessEnv =>
+    role === undefined ? {} : { SWARMFORGE_ROLE: role };
 
   it('an empty mailbox: the role, its receive mode, nothing waiting, nothing in process', () => {
-    assert.deepEqual(roleStateOf(p.root, env('QA')), { root: p.root, role: 'QA', mode: 'batch', waiting: 0, inProcess: [] });
+    assert.deepEqual(roleStateOf(p.root, env('QA')), {
+      root: p.root,
+      role: 'QA',
+      mode: 'batch',
+      waiting: 0,
+      inProcess: [],
+    });
   });
 
   it('counts the handoffs in inbox/new (dot-files, temp files and other names are not handoffs) and lists in_process, files first', async () => {
@@ -28,7 +35,10 @@ describe('lib/hooks/roleState', () => {
     const file = await placeItem(box.inProcess, {});
     const state = roleStateOf(p.root, env('reviewer'));
     assert.equal(state.waiting, 2);
-    assert.deepEqual(state.inProcess, [{ kind: 'handoff', path: file }, { kind: 'batch', path: batch }]);
+    assert.deepEqual(state.inProcess, [
+      { kind: 'handoff', path: file },
+      { kind: 'batch', path: batch },
+    ]);
   });
 
   it('finds the project from a folder inside it, and from anywhere with SWARMFORGE_ROOT', () => {
@@ -37,14 +47,18 @@ describe('lib/hooks/roleState', () => {
     assert.equal(roleStateOf(sub, env('coder')).root, p.root);
     const outside = tempDir();
     try {
-      assert.equal(roleStateOf(outside, { SWARMFORGE_ROLE: 'coder', SWARMFORGE_ROOT: p.root }).root, p.root);
+      assert.equal(
+        roleStateOf(outside, { SWARMFORGE_ROLE: 'coder', SWARMFORGE_ROOT: p.root }).root,
+        p.root,
+      );
     } finally {
       fs.rmSync(outside, { recursive: true, force: true });
     }
   });
 
   it('throws, as the agent commands do, when the role is unset or unknown or there is no project', () => {
-    const isEnvironment = (err: unknown) => err instanceof CommandFailure && err.kind === 'environment';
+    const isEnvironment = (err: unknown) =>
+      err instanceof CommandFailure && err.kind === 'environment';
     assert.throws(() => roleStateOf(p.root, env(undefined)), isEnvironment);
     assert.throws(() => roleStateOf(p.root, env('ghost')), isEnvironment);
     const outside = tempDir();

@@ -4,20 +4,33 @@ import { stopAnswer, stopDecision, stopReason } from '../../lib/hooks/stop.js';
 import { makeProject, placeItem, snapshot, tempDir } from '../support/project.js';
 
 const INPUT = { cwd: '/repo', event: 'Stop', stopHookActive: false };
-const BLOCK2 = '{"decision":"block","reason":"2 handoffs wait in the inbox of role reviewer and nothing is in process; ready_for_next claims them."}\n';
+const BLOCK2 =
+  '{"decision":"block","reason":"2 handoffs wait in the inbox of role reviewer and nothing is in process; ready_for_next claims them."}\n';
 
 describe('lib/hooks/stop', () => {
   it('the reason is a fact: how many handoffs wait for the role, nothing in process, what claims them', () => {
-    assert.equal(stopReason('QA', 1), '1 handoff waits in the inbox of role QA and nothing is in process; ready_for_next claims it.');
-    assert.equal(stopReason('QA', 4), '4 handoffs wait in the inbox of role QA and nothing is in process; ready_for_next claims them.');
+    assert.equal(
+      stopReason('QA', 1),
+      '1 handoff waits in the inbox of role QA and nothing is in process; ready_for_next claims it.',
+    );
+    assert.equal(
+      stopReason('QA', 4),
+      '4 handoffs wait in the inbox of role QA and nothing is in process; ready_for_next claims them.',
+    );
   });
 
   it('blocks only when mail waits, nothing is in process and stop_hook_active is not true', () => {
     const state = { role: 'reviewer', waiting: 2, inProcess: [] };
     assert.equal(stopDecision(INPUT, state), BLOCK2);
     assert.equal(stopDecision(INPUT, { ...state, waiting: 0 }), undefined);
-    assert.equal(stopDecision(INPUT, { ...state, inProcess: [{ kind: 'handoff', path: '/x' }] }), undefined);
-    assert.equal(stopDecision(INPUT, { ...state, inProcess: [{ kind: 'batch', path: '/b' }] }), undefined);
+    assert.equal(
+      stopDecision(INPUT, { ...state, inProcess: [{ kind: 'handoff', path: '/x' }] }),
+      undefined,
+    );
+    assert.equal(
+      stopDecision(INPUT, { ...state, inProcess: [{ kind: 'batch', path: '/b' }] }),
+      undefined,
+    );
     assert.equal(stopDecision({ ...INPUT, stopHookActive: true }, state), undefined);
   });
 
@@ -38,8 +51,18 @@ describe('lib/hooks/stop', () => {
   it('with stop_hook_active true it does not even look for the project (nothing to fail on)', () => {
     const outside = tempDir();
     try {
-      assert.equal(stopAnswer({ cwd: outside, event: 'Stop', stopHookActive: true }, {}), undefined);
-      assert.throws(() => stopAnswer({ cwd: outside, event: 'Stop', stopHookActive: false }, { SWARMFORGE_ROLE: 'coder' }), /Cannot find SwarmForge project root/);
+      assert.equal(
+        stopAnswer({ cwd: outside, event: 'Stop', stopHookActive: true }, {}),
+        undefined,
+      );
+      assert.throws(
+        () =>
+          stopAnswer(
+            { cwd: outside, event: 'Stop', stopHookActive: false },
+            { SWARMFORGE_ROLE: 'coder' },
+          ),
+        /Cannot find SwarmForge project root/,
+      );
     } finally {
       fs.rmSync(outside, { recursive: true, force: true });
     }

@@ -9,7 +9,10 @@ import { sampleWorkflow } from '../run/sampleWorkflow.js';
 
 /** Writes a valid record of run `runId` under `root` with `overrides`. */
 function writeRun(root: string, runId: string, overrides: Partial<Workflow>): void {
-  writeWorkflow(runPathsOf(root, runId).workflow, sampleWorkflow(root, 'a'.repeat(40), { run_id: runId, ...overrides }));
+  writeWorkflow(
+    runPathsOf(root, runId).workflow,
+    sampleWorkflow(root, 'a'.repeat(40), { run_id: runId, ...overrides }),
+  );
 }
 
 describe('lib/hooks/unfinishedRuns', () => {
@@ -24,17 +27,37 @@ describe('lib/hooks/unfinishedRuns', () => {
   });
 
   it('lists every run whose status is not terminal, oldest first, with status, phase and active stage', async () => {
-    writeRun(root, 'run-20260103T000000Z-cccccc', { status: 'BLOCKED', block_reason: 'acceptance failed' });
-    writeRun(root, 'run-20260101T000000Z-aaaaaa', { status: 'ACTIVE', phase: 'STAGE_ACTIVE', active_stage: 'implementation' });
+    writeRun(root, 'run-20260103T000000Z-cccccc', {
+      status: 'BLOCKED',
+      block_reason: 'acceptance failed',
+    });
+    writeRun(root, 'run-20260101T000000Z-aaaaaa', {
+      status: 'ACTIVE',
+      phase: 'STAGE_ACTIVE',
+      active_stage: 'implementation',
+    });
     writeRun(root, 'run-20260102T000000Z-bbbbbb', { status: 'COMPLETED', phase: 'DONE' });
     writeRun(root, 'run-20260104T000000Z-dddddd', { status: 'CANCELLED' });
     writeRun(root, 'run-20260105T000000Z-eeeeee', { status: 'FAILED' });
-    writeRun(root, 'run-20260106T000000Z-ffffff', { status: 'WAITING_FOR_HUMAN_APPROVAL', phase: 'APPROVAL_PENDING' });
+    writeRun(root, 'run-20260106T000000Z-ffffff', {
+      status: 'WAITING_FOR_HUMAN_APPROVAL',
+      phase: 'APPROVAL_PENDING',
+    });
     fs.mkdirSync(`${runsDirOf(root)}/locks`, { recursive: true });
     assert.deepEqual(await unfinishedRunsOf(root), [
-      { runId: 'run-20260101T000000Z-aaaaaa', status: 'ACTIVE', phase: 'STAGE_ACTIVE', activeStage: 'implementation' },
+      {
+        runId: 'run-20260101T000000Z-aaaaaa',
+        status: 'ACTIVE',
+        phase: 'STAGE_ACTIVE',
+        activeStage: 'implementation',
+      },
       { runId: 'run-20260103T000000Z-cccccc', status: 'BLOCKED', phase: 'IDLE', activeStage: null },
-      { runId: 'run-20260106T000000Z-ffffff', status: 'WAITING_FOR_HUMAN_APPROVAL', phase: 'APPROVAL_PENDING', activeStage: null },
+      {
+        runId: 'run-20260106T000000Z-ffffff',
+        status: 'WAITING_FOR_HUMAN_APPROVAL',
+        phase: 'APPROVAL_PENDING',
+        activeStage: null,
+      },
     ]);
   });
 

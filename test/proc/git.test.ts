@@ -15,10 +15,13 @@ describe('lib/proc/git', () => {
     }
   });
 
-  it('a failure quotes git\'s own complaint (the first line of its stderr), else the error\'s message', () => {
+  it("a failure quotes git's own complaint (the first line of its stderr), else the error's message", () => {
     const dir = tempDir();
     try {
-      assert.throws(() => runGit(dir, ['rev-parse', 'HEAD']), (err: unknown) => /^fatal: not a git repository/.test(gitComplaint(err)));
+      assert.throws(
+        () => runGit(dir, ['rev-parse', 'HEAD']),
+        (err: unknown) => /^fatal: not a git repository/.test(gitComplaint(err)),
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

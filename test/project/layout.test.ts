@@ -3,14 +3,32 @@ import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  bodyTemplatePathOf, commandDirOf, configPathOf, daemonPathsOf, handoffsDirOf, leafFilesOf, leafWorktreeNameOf, mailboxOf, panesFileOf, personaPathOf, referenceMailboxOf, reviewPathsOf, rolesPathOf, sessionNameOf,
-  socketFileOf, SWARM_DIR_NAME, swarmDirOf, tmuxSocketPathFor, worktreePathOf, WORKTREES_DIR_NAME,
+  bodyTemplatePathOf,
+  commandDirOf,
+  configPathOf,
+  daemonPathsOf,
+  handoffsDirOf,
+  leafFilesOf,
+  leafWorktreeNameOf,
+  mailboxOf,
+  panesFileOf,
+  personaPathOf,
+  referenceMailboxOf,
+  reviewPathsOf,
+  rolesPathOf,
+  sessionNameOf,
+  socketFileOf,
+  SWARM_DIR_NAME,
+  swarmDirOf,
+  tmuxSocketPathFor,
+  worktreePathOf,
+  WORKTREES_DIR_NAME,
 } from '../../lib/project/layout.js';
 
 describe('lib/project/layout', () => {
   const root = '/p';
 
-  it('keeps runtime state under ROOT/.swarmforge and people\'s files under ROOT/swarmforge', () => {
+  it("keeps runtime state under ROOT/.swarmforge and people's files under ROOT/swarmforge", () => {
     assert.deepEqual([SWARM_DIR_NAME, WORKTREES_DIR_NAME], ['.swarmforge', '.worktrees']);
     assert.equal(swarmDirOf(root), '/p/.swarmforge');
     assert.equal(rolesPathOf(root), '/p/.swarmforge/roles.tsv');
@@ -43,18 +61,37 @@ describe('lib/project/layout', () => {
     });
   });
 
-  it('referenceMailboxOf: the reference scripts\' mailbox of a worktree, folders directly under <worktree>/.swarmforge/handoffs/; ROOT\'s beside the role mailboxes', () => {
+  it("referenceMailboxOf: the reference scripts' mailbox of a worktree, folders directly under <worktree>/.swarmforge/handoffs/; ROOT's beside the role mailboxes", () => {
     assert.equal(handoffsDirOf(root), '/p/.swarmforge/handoffs');
     const box = referenceMailboxOf('/p/.worktrees/qa');
-    assert.deepEqual([box.outbox, box.inboxNew, box.inProcess, box.completed, box.sent, box.failed], [
-      '/p/.worktrees/qa/.swarmforge/handoffs/outbox', '/p/.worktrees/qa/.swarmforge/handoffs/inbox/new', '/p/.worktrees/qa/.swarmforge/handoffs/inbox/in_process',
-      '/p/.worktrees/qa/.swarmforge/handoffs/inbox/completed', '/p/.worktrees/qa/.swarmforge/handoffs/sent', '/p/.worktrees/qa/.swarmforge/handoffs/failed',
-    ]);
+    assert.deepEqual(
+      [box.outbox, box.inboxNew, box.inProcess, box.completed, box.sent, box.failed],
+      [
+        '/p/.worktrees/qa/.swarmforge/handoffs/outbox',
+        '/p/.worktrees/qa/.swarmforge/handoffs/inbox/new',
+        '/p/.worktrees/qa/.swarmforge/handoffs/inbox/in_process',
+        '/p/.worktrees/qa/.swarmforge/handoffs/inbox/completed',
+        '/p/.worktrees/qa/.swarmforge/handoffs/sent',
+        '/p/.worktrees/qa/.swarmforge/handoffs/failed',
+      ],
+    );
     const atRoot = referenceMailboxOf(root);
     assert.equal(atRoot.dir, handoffsDirOf(root));
-    const itemFolders = (b: typeof atRoot) => [b.outbox, b.inboxNew, b.inProcess, b.completed, b.sent, b.failed];
-    const roleFolders = ['outbox', 'inbox', 'sent', 'failed'].flatMap((role) => itemFolders(mailboxOf(root, role)));
-    assert.ok(itemFolders(atRoot).every((f) => !roleFolders.includes(f)), 'no item folder of the reference mailbox is one of a role\'s, even a role named like a reference folder');
+    const itemFolders = (b: typeof atRoot) => [
+      b.outbox,
+      b.inboxNew,
+      b.inProcess,
+      b.completed,
+      b.sent,
+      b.failed,
+    ];
+    const roleFolders = ['outbox', 'inbox', 'sent', 'failed'].flatMap((role) =>
+      itemFolders(mailboxOf(root, role)),
+    );
+    assert.ok(
+      itemFolders(atRoot).every((f) => !roleFolders.includes(f)),
+      "no item folder of the reference mailbox is one of a role's, even a role named like a reference folder",
+    );
   });
 
   it('puts every daemon file under ROOT/.swarmforge/daemon/', () => {
@@ -78,7 +115,10 @@ describe('lib/project/layout', () => {
       record: '/p/.swarmforge/reviews/leaves/coder-docs-0123abcd/leaf.json',
       verification: '/p/.swarmforge/reviews/leaves/coder-docs-0123abcd/verification.txt',
     });
-    assert.equal(worktreePathOf(root, leafWorktreeNameOf('coder', '0123abcd')), '/p/.worktrees/study-coder-0123abcd');
+    assert.equal(
+      worktreePathOf(root, leafWorktreeNameOf('coder', '0123abcd')),
+      '/p/.worktrees/study-coder-0123abcd',
+    );
   });
 
   it('sessionNameOf: baton-<basename of ROOT>, anything but letters, digits and - replaced by -', () => {

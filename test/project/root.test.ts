@@ -10,14 +10,24 @@ const NOT_FOUND = 'Cannot find SwarmForge project root';
 /** Makes `dir` a SwarmForge ROOT (a .swarmforge/roles.tsv) and returns it. */
 function markRoot(dir: string): string {
   fs.mkdirSync(join(dir, '.swarmforge'), { recursive: true });
-  fs.writeFileSync(join(dir, '.swarmforge', 'roles.tsv'), 'coder\tmaster\t/x\ts\tcoder\tclaude\ttask\n');
+  fs.writeFileSync(
+    join(dir, '.swarmforge', 'roles.tsv'),
+    'coder\tmaster\t/x\ts\tcoder\tclaude\ttask\n',
+  );
   return dir;
 }
 
-const INIT_HINT = "Run 'baton init' in your project's git repository (where swarmforge/swarmforge.conf is), then run this command inside it.";
+const INIT_HINT =
+  "Run 'baton init' in your project's git repository (where swarmforge/swarmforge.conf is), then run this command inside it.";
 
 function notFound(err: unknown, firstLine = NOT_FOUND, hint = INIT_HINT): boolean {
-  return err instanceof CommandFailure && err.kind === 'environment' && err.lines.length === 2 && err.lines[0] === firstLine && err.lines[1] === hint;
+  return (
+    err instanceof CommandFailure &&
+    err.kind === 'environment' &&
+    err.lines.length === 2 &&
+    err.lines[0] === firstLine &&
+    err.lines[1] === hint
+  );
 }
 
 describe('lib/project/root', () => {
@@ -55,19 +65,31 @@ describe('lib/project/root', () => {
     const cwdRoot = markRoot(join(dir, 'cwd-root'));
     const empty = join(dir, 'empty');
     fs.mkdirSync(empty);
-    assert.throws(() => findRoot(cwdRoot, { SWARMFORGE_ROOT: empty }), (err: unknown) =>
-      notFound(err, `${NOT_FOUND}: SWARMFORGE_ROOT=${empty} has no .swarmforge/roles.tsv`,
-        `Run 'baton init' in ${empty} (where swarmforge/swarmforge.conf is), or unset SWARMFORGE_ROOT.`));
+    assert.throws(
+      () => findRoot(cwdRoot, { SWARMFORGE_ROOT: empty }),
+      (err: unknown) =>
+        notFound(
+          err,
+          `${NOT_FOUND}: SWARMFORGE_ROOT=${empty} has no .swarmforge/roles.tsv`,
+          `Run 'baton init' in ${empty} (where swarmforge/swarmforge.conf is), or unset SWARMFORGE_ROOT.`,
+        ),
+    );
   });
 
   it('nothing found: exactly "Cannot find SwarmForge project root", then a line suggesting baton init (also inside a git repository without one)', () => {
     const plain = join(dir, 'plain', 'sub');
     fs.mkdirSync(plain, { recursive: true });
-    assert.throws(() => findRoot(plain, {}), (err: unknown) => notFound(err));
+    assert.throws(
+      () => findRoot(plain, {}),
+      (err: unknown) => notFound(err),
+    );
     const repo = join(dir, 'repo');
     fs.mkdirSync(repo);
     git(repo, 'init', '-q');
-    assert.throws(() => findRoot(repo, {}), (err: unknown) => notFound(err));
+    assert.throws(
+      () => findRoot(repo, {}),
+      (err: unknown) => notFound(err),
+    );
   });
 
   it('from a git worktree outside ROOT (and a subdirectory of it), finds the main checkout through git', () => {

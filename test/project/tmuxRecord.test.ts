@@ -12,7 +12,7 @@ describe('lib/project/tmuxRecord', () => {
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-  it('recordedSocketOf: the trimmed socket path; \'\' for an empty file; undefined without one', () => {
+  it("recordedSocketOf: the trimmed socket path; '' for an empty file; undefined without one", () => {
     assert.equal(recordedSocketOf(root), undefined);
     fs.writeFileSync(socketFileOf(root), ' \n');
     assert.equal(recordedSocketOf(root), '');
@@ -23,11 +23,20 @@ describe('lib/project/tmuxRecord', () => {
   it('readPanes: role → pane from panes.tsv; empty when the file is missing; odd lines ignored', () => {
     assert.deepEqual(readPanes(root), new Map());
     fs.writeFileSync(panesFileOf(root), 'coder\t%1\nreviewer\t%12\r\n\nno-tab-line\n\t%9\nQA\t\n');
-    assert.deepEqual(readPanes(root), new Map([['coder', '%1'], ['reviewer', '%12']]));
+    assert.deepEqual(
+      readPanes(root),
+      new Map([
+        ['coder', '%1'],
+        ['reviewer', '%12'],
+      ]),
+    );
   });
 
   it('formatPanes writes `<role>\\t<pane>` lines that readPanes reads back', () => {
-    const panes = new Map([['coder', '%1'], ['QA', '%7']]);
+    const panes = new Map([
+      ['coder', '%1'],
+      ['QA', '%7'],
+    ]);
     assert.equal(formatPanes(panes), 'coder\t%1\nQA\t%7\n');
     fs.writeFileSync(panesFileOf(root), formatPanes(panes));
     assert.deepEqual(readPanes(root), panes);

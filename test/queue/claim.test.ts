@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { claimBatch, claimItem, inProcessOf, pathTaken, readItemsIn, readWaitingItems, rollBackStagedBatches, stampIfMissing, uniqueBatchName } from '../../lib/queue/claim.js';
+import {
+  claimBatch,
+  claimItem,
+  inProcessOf,
+  pathTaken,
+  readItemsIn,
+  readWaitingItems,
+  rollBackStagedBatches,
+  stampIfMissing,
+  uniqueBatchName,
+} from '../../lib/queue/claim.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { QuarantinedItem, readItem, type UnusableItem } from '../../lib/queue/item.js';
 import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
@@ -27,7 +37,10 @@ describe('lib/queue/claim', () => {
     copyFixture(join(box.inboxNew, '00_bad.handoff'), 'handoffs', 'unusable', 'no-header.handoff');
     await placeItem(box.inboxNew, { priority: '10' });
     const all = await readItemsIn(box.inboxNew, onSkip);
-    assert.deepEqual(all.map((i) => i.headers.priority), ['10', '20']);
+    assert.deepEqual(
+      all.map((i) => i.headers.priority),
+      ['10', '20'],
+    );
     assert.deepEqual(skipped, [join(box.inboxNew, '00_bad.handoff')]);
     assert.equal((await readItemsIn(box.inboxNew, onSkip, 1)).length, 1);
   });
@@ -39,21 +52,48 @@ describe('lib/queue/claim', () => {
     copyFixture(join(box.inboxNew, '20_later.handoff'), 'handoffs', 'unusable', 'no-id.handoff');
     const [item] = await readWaitingItems(box, (p) => reports.push(p), 1);
     assert.equal(item!.path, first);
-    assert.deepEqual(reports.map((r) => [r instanceof QuarantinedItem, r.path, (r as QuarantinedItem).badPath]),
-      [[true, join(box.inboxNew, '00_bad.handoff'), join(box.bad, '00_bad.handoff')]], 'only what it met before the limit');
-    assert.deepEqual(fs.readdirSync(box.inboxNew).sort(), [first.split('/').pop(), '20_later.handoff'].sort());
+    assert.deepEqual(
+      reports.map((r) => [r instanceof QuarantinedItem, r.path, (r as QuarantinedItem).badPath]),
+      [[true, join(box.inboxNew, '00_bad.handoff'), join(box.bad, '00_bad.handoff')]],
+      'only what it met before the limit',
+    );
+    assert.deepEqual(
+      fs.readdirSync(box.inboxNew).sort(),
+      [first.split('/').pop(), '20_later.handoff'].sort(),
+    );
     assert.equal((await readWaitingItems(box, (p) => reports.push(p))).length, 1);
-    assert.deepEqual(fs.readdirSync(box.bad).sort(), ['00_bad.handoff', '00_bad.handoff.error', '20_later.handoff', '20_later.handoff.error']);
-    assert.equal(fs.readFileSync(join(box.bad, '20_later.handoff.error'), 'utf8'), 'no id header\n');
+    assert.deepEqual(fs.readdirSync(box.bad).sort(), [
+      '00_bad.handoff',
+      '00_bad.handoff.error',
+      '20_later.handoff',
+      '20_later.handoff.error',
+    ]);
+    assert.equal(
+      fs.readFileSync(join(box.bad, '20_later.handoff.error'), 'utf8'),
+      'no id header\n',
+    );
   });
 
   it('readWaitingItems: a name that is not valid UTF-8 (listed as one that opens nothing) is quarantined, then new/ is read again', async () => {
     const reports: UnusableItem[] = [];
-    fs.writeFileSync(Buffer.concat([Buffer.from(`${box.inboxNew}/00_`), Buffer.from([0xc3, 0x28]), Buffer.from('.handoff')]), 'x');
+    fs.writeFileSync(
+      Buffer.concat([
+        Buffer.from(`${box.inboxNew}/00_`),
+        Buffer.from([0xc3, 0x28]),
+        Buffer.from('.handoff'),
+      ]),
+      'x',
+    );
     const good = await placeItem(box.inboxNew, { priority: '50' });
     const items = await readWaitingItems(box, (r) => reports.push(r));
-    assert.deepEqual(items.map((i) => i.path), [good]);
-    assert.deepEqual(reports.map((r) => [r.reason, (r as QuarantinedItem).badPath]), [['name is not valid UTF-8', join(box.bad, '00_\ufffd(.handoff')]]);
+    assert.deepEqual(
+      items.map((i) => i.path),
+      [good],
+    );
+    assert.deepEqual(
+      reports.map((r) => [r.reason, (r as QuarantinedItem).badPath]),
+      [['name is not valid UTF-8', join(box.bad, '00_\ufffd(.handoff')]],
+    );
   });
 
   it('claims an item: moved to in_process/ with dequeued_at, gone from new/', async () => {
@@ -62,13 +102,19 @@ describe('lib/queue/claim', () => {
     const claimed = await claimItem(box, item!, now);
     assert.equal(claimed.path, join(box.inProcess, item!.name));
     assert.equal(fs.existsSync(path), false);
-    assert.equal((await parseEnvelope(fs.readFileSync(claimed.path))).headers.dequeued_at, '2026-06-15T14:05:31.123Z');
+    assert.equal(
+      (await parseEnvelope(fs.readFileSync(claimed.path))).headers.dequeued_at,
+      '2026-06-15T14:05:31.123Z',
+    );
     assert.deepEqual(inProcessOf(box), { files: [item!.name], batches: [] });
   });
 
   it('stamps only a missing header', async () => {
     const item = await readItem(await placeItem(box.inboxNew, { dequeued_at: 'earlier' }));
-    assert.equal((await stampIfMissing(item, 'dequeued_at', 'later')).headers.dequeued_at, 'earlier');
+    assert.equal(
+      (await stampIfMissing(item, 'dequeued_at', 'later')).headers.dequeued_at,
+      'earlier',
+    );
     await stampIfMissing(item, 'completed_at', 'later');
     assert.equal((await readItem(item.path)).headers.completed_at, 'later');
   });
@@ -82,7 +128,11 @@ describe('lib/queue/claim', () => {
     const batch = await claimBatch(box, items, name, now);
     assert.deepEqual(inProcessOf(box), { files: [], batches: [name] });
     assert.deepEqual(fs.readdirSync(box.inboxNew), []);
-    for (const item of batch.items) assert.equal((await parseEnvelope(fs.readFileSync(item.path))).headers.dequeued_at, '2026-06-15T14:05:31.123Z');
+    for (const item of batch.items)
+      assert.equal(
+        (await parseEnvelope(fs.readFileSync(item.path))).headers.dequeued_at,
+        '2026-06-15T14:05:31.123Z',
+      );
     fs.mkdirSync(join(box.completed, 'batch_20260615T140531Z_000002'));
     assert.equal(uniqueBatchName(box, '20260615T140531Z'), 'batch_20260615T140531Z_000003');
   });

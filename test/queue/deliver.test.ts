@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { copyPlaces, deliverCopy, freeNameIn, idPlaces, moveOriginal } from '../../lib/queue/deliver.js';
+import {
+  copyPlaces,
+  deliverCopy,
+  freeNameIn,
+  idPlaces,
+  moveOriginal,
+} from '../../lib/queue/deliver.js';
 import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
 import { tempDir } from '../support/project.js';
 
@@ -79,17 +85,24 @@ describe('lib/queue/deliver', () => {
       assert.deepEqual(idPlaces(box, id, false).sort(), found.sort());
     });
 
-    it('not deep, completed batches claimed more than a day before the id\'s time are not listed; deep, every one is', () => {
-      const old = put(join(box.completed, 'batch_20251230T000000Z_000001', `50_${id}_to_QA.handoff`));
-      const recent = put(join(box.completed, 'batch_20251231T130000Z_000002', `50_${id}_to_QA.handoff`));
+    it("not deep, completed batches claimed more than a day before the id's time are not listed; deep, every one is", () => {
+      const old = put(
+        join(box.completed, 'batch_20251230T000000Z_000001', `50_${id}_to_QA.handoff`),
+      );
+      const recent = put(
+        join(box.completed, 'batch_20251231T130000Z_000002', `50_${id}_to_QA.handoff`),
+      );
       assert.deepEqual(idPlaces(box, id, false), [recent]);
       assert.deepEqual(idPlaces(box, id, true).sort(), [old, recent].sort());
     });
 
-    it('lists through the lister given (a cache of the daemon\'s), and a missing folder is nothing', () => {
+    it("lists through the lister given (a cache of the daemon's), and a missing folder is nothing", () => {
       fs.rmSync(box.inbox, { recursive: true });
       const listed: string[] = [];
-      const lister = { itemNames: (d: string) => (listed.push(d), []), entryNames: (d: string) => (listed.push(d), []) };
+      const lister = {
+        itemNames: (d: string) => (listed.push(d), []),
+        entryNames: (d: string) => (listed.push(d), []),
+      };
       assert.deepEqual(idPlaces(box, id, true, lister), []);
       assert.deepEqual(listed.sort(), [box.completed, box.completed, box.inboxNew].sort());
     });
@@ -126,7 +139,10 @@ describe('lib/queue/deliver', () => {
     it('lists entries of any type at the name (a directory or a symlink still takes the name)', () => {
       fs.mkdirSync(join(box.inboxNew, name));
       fs.symlinkSync('/nonexistent', join(box.completed, name));
-      assert.deepEqual(copyPlaces(box, name, false).sort(), [join(box.inboxNew, name), join(box.completed, name)].sort());
+      assert.deepEqual(
+        copyPlaces(box, name, false).sort(),
+        [join(box.inboxNew, name), join(box.completed, name)].sort(),
+      );
     });
 
     it('works on a mailbox whose inbox folders do not exist yet', () => {
@@ -143,7 +159,11 @@ describe('lib/queue/deliver', () => {
       fs.writeFileSync(join(box.sent, `${stem}.1.handoff`), '');
       assert.equal(freeNameIn(box.sent, name), join(box.sent, `${stem}.2.handoff`));
       fs.rmSync(join(box.sent, `${stem}.1.handoff`));
-      assert.equal(freeNameIn(box.sent, name), join(box.sent, `${stem}.1.handoff`), 'the smallest free N');
+      assert.equal(
+        freeNameIn(box.sent, name),
+        join(box.sent, `${stem}.1.handoff`),
+        'the smallest free N',
+      );
     });
 
     it('appends .N to a name without .handoff', () => {
@@ -153,7 +173,10 @@ describe('lib/queue/deliver', () => {
 
     it('counts a dangling symlink as taken (a rename onto it would replace it)', () => {
       fs.symlinkSync(join(box.dir, 'nowhere'), join(box.failed, name));
-      assert.equal(freeNameIn(box.failed, name), join(box.failed, `${name.slice(0, -'.handoff'.length)}.1.handoff`));
+      assert.equal(
+        freeNameIn(box.failed, name),
+        join(box.failed, `${name.slice(0, -'.handoff'.length)}.1.handoff`),
+      );
     });
   });
 
@@ -173,7 +196,10 @@ describe('lib/queue/deliver', () => {
       fs.writeFileSync(join(box.outbox, name), 'later');
       moveOriginal(join(box.outbox, name), freeNameIn(box.sent, name));
       assert.equal(fs.readFileSync(join(box.sent, name), 'utf8'), 'earlier');
-      assert.equal(fs.readFileSync(join(box.sent, name.replace(/\.handoff$/, '.1.handoff')), 'utf8'), 'later');
+      assert.equal(
+        fs.readFileSync(join(box.sent, name.replace(/\.handoff$/, '.1.handoff')), 'utf8'),
+        'later',
+      );
     });
   });
 });

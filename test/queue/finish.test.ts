@@ -3,7 +3,12 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { readItemsIn } from '../../lib/queue/claim.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
-import { completedItemPaths, findCompleted, finishBatch, finishItem } from '../../lib/queue/finish.js';
+import {
+  completedItemPaths,
+  findCompleted,
+  finishBatch,
+  finishItem,
+} from '../../lib/queue/finish.js';
 import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
 import { placeItem, tempDir } from '../support/project.js';
 
@@ -35,7 +40,13 @@ describe('lib/queue/finish', () => {
     await placeItem(batchDir, { completed_at: '2026-06-15T14:59:00.000Z' });
     const items = await readItemsIn(batchDir, () => undefined);
     const target = await finishBatch(box, batchDir, 'batch_x_000001', items, now);
-    const stamps = await Promise.all(fs.readdirSync(target).map(async (n) => (await parseEnvelope(fs.readFileSync(join(target, n)))).headers.completed_at));
+    const stamps = await Promise.all(
+      fs
+        .readdirSync(target)
+        .map(
+          async (n) => (await parseEnvelope(fs.readFileSync(join(target, n)))).headers.completed_at,
+        ),
+    );
     assert.deepEqual(stamps, ['2026-06-15T14:59:00.000Z', '2026-06-15T14:59:00.000Z']);
     assert.equal(fs.existsSync(batchDir), false);
   });
@@ -51,15 +62,28 @@ describe('lib/queue/finish', () => {
     const loose = await placeItem(box.completed, { id: '20260101T000000Z_000001_from_coder' });
     const batch = join(box.completed, 'batch_20260101T000000Z_000001');
     const inBatch = await placeItem(batch, { id: '20260101T000000Z_000002_from_coder' });
-    await placeItem(box.completed, { id: 'other' }, 'x', '50_20260101T000000Z_000003_from_coder_to_QA.handoff');
+    await placeItem(
+      box.completed,
+      { id: 'other' },
+      'x',
+      '50_20260101T000000Z_000003_from_coder_to_QA.handoff',
+    );
     assert.equal(await findCompleted(box, 'batch_20260101T000000Z_000001'), batch);
     assert.equal(await findCompleted(box, '20260101T000000Z_000001_from_coder'), loose);
     assert.equal(await findCompleted(box, loose.split('/').pop()!), loose);
     assert.equal(await findCompleted(box, '20260101T000000Z_000002_from_coder'), inBatch);
-    assert.equal(await findCompleted(box, '20260101T000000Z_000003_from_coder'), undefined, 'a name is not authority: the header says another id');
+    assert.equal(
+      await findCompleted(box, '20260101T000000Z_000003_from_coder'),
+      undefined,
+      'a name is not authority: the header says another id',
+    );
     assert.equal(await findCompleted(box, 'batch_20260101T000000Z_000009'), undefined);
     assert.equal(await findCompleted(box, '../completed'), undefined);
     fs.rmSync(box.completed, { recursive: true });
-    assert.equal(await findCompleted(box, '20260101T000000Z_000001_from_coder'), undefined, 'no completed/ at all');
+    assert.equal(
+      await findCompleted(box, '20260101T000000Z_000001_from_coder'),
+      undefined,
+      'no completed/ at all',
+    );
   });
 });

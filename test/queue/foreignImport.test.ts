@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { findImportedCopy, importFolderOf, importForeignItem, importTempOf, IMPORTED_SUFFIX, markImported } from '../../lib/queue/foreignImport.js';
+import {
+  findImportedCopy,
+  importFolderOf,
+  importForeignItem,
+  importTempOf,
+  IMPORTED_SUFFIX,
+  markImported,
+} from '../../lib/queue/foreignImport.js';
 import { readItem } from '../../lib/queue/item.js';
 import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
 import { fixtureBytes } from '../support/fixtures.js';
@@ -28,7 +35,11 @@ describe('lib/queue/foreignImport', () => {
   /** A legacy-format fixture in the foreign folder under NAME. */
   function original(): string {
     const path = join(foreign, NAME);
-    fs.writeFileSync(path, fixtureBytes('reference-mail', 'four-roles', 'master', 'inbox', 'new', NAME), { mode: 0o600 });
+    fs.writeFileSync(
+      path,
+      fixtureBytes('reference-mail', 'four-roles', 'master', 'inbox', 'new', NAME),
+      { mode: 0o600 },
+    );
     return path;
   }
 
@@ -52,7 +63,10 @@ describe('lib/queue/foreignImport', () => {
       ensureMailbox(box);
       const path = original();
       const there = await placeItem(place, { id: ID }, 'x', NAME);
-      assert.deepEqual(await importForeignItem(box, 'inbox', await readItem(path)), { kind: 'present', path: there });
+      assert.deepEqual(await importForeignItem(box, 'inbox', await readItem(path)), {
+        kind: 'present',
+        path: there,
+      });
       assert.deepEqual(fs.readdirSync(box.inboxNew), []);
       assert.deepEqual(fs.readdirSync(foreign), [`${NAME}${IMPORTED_SUFFIX}`]);
       fs.rmSync(join(foreign, `${NAME}${IMPORTED_SUFFIX}`));
@@ -63,23 +77,42 @@ describe('lib/queue/foreignImport', () => {
     const path = original();
     const sent = await placeItem(box.sent, { id: ID }, 'x', NAME.replace('.handoff', '.2.handoff'));
     await placeItem(box.sent, { id: 'another' }, 'x', NAME);
-    assert.deepEqual(await findImportedCopy(box, 'outbox', await readItem(path)), { kind: 'present', path: sent });
-    assert.deepEqual((await importForeignItem(box, 'outbox', await readItem(path))).kind, 'present');
-    assert.deepEqual(fs.readdirSync(box.outbox).filter((n) => n.endsWith('.handoff')), []);
+    assert.deepEqual(await findImportedCopy(box, 'outbox', await readItem(path)), {
+      kind: 'present',
+      path: sent,
+    });
+    assert.deepEqual(
+      (await importForeignItem(box, 'outbox', await readItem(path))).kind,
+      'present',
+    );
+    assert.deepEqual(
+      fs.readdirSync(box.outbox).filter((n) => n.endsWith('.handoff')),
+      [],
+    );
   });
 
   it('a name taken by another id is a clash: nothing copied, the original left as it is (on the outbox side only in outbox/ itself)', async () => {
     const path = original();
     await placeItem(box.completed, { id: 'another' }, 'x', NAME);
-    assert.deepEqual(await importForeignItem(box, 'inbox', await readItem(path)), { kind: 'clash', path: join(box.completed, NAME) });
+    assert.deepEqual(await importForeignItem(box, 'inbox', await readItem(path)), {
+      kind: 'clash',
+      path: join(box.completed, NAME),
+    });
     assert.deepEqual(fs.readdirSync(box.inboxNew), []);
     assert.ok(fs.existsSync(path));
     await placeItem(box.sent, { id: 'another' }, 'x', NAME);
-    assert.equal((await importForeignItem(box, 'outbox', await readItem(path))).kind, 'copied', 'sent/ keeps both files: no clash');
+    assert.equal(
+      (await importForeignItem(box, 'outbox', await readItem(path))).kind,
+      'copied',
+      'sent/ keeps both files: no clash',
+    );
     fs.renameSync(`${path}${IMPORTED_SUFFIX}`, path);
     fs.rmSync(join(box.outbox, NAME));
     fs.writeFileSync(join(box.outbox, NAME), 'no header', { mode: 0o600 });
-    assert.deepEqual(await importForeignItem(box, 'outbox', await readItem(path)), { kind: 'clash', path: join(box.outbox, NAME) });
+    assert.deepEqual(await importForeignItem(box, 'outbox', await readItem(path)), {
+      kind: 'clash',
+      path: join(box.outbox, NAME),
+    });
   });
 
   it('removes the temp file a kill left, whether the retry copies anew or finds the copy', async () => {

@@ -17,7 +17,10 @@ describe('lib/queue/inspect', () => {
     ensureMailbox(box);
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const problems = async (now = Date.now()) => (await inspectMailbox(box, now)).map((f) => `${f.path.slice(box.dir.length + 1)}: ${f.problem}`);
+  const problems = async (now = Date.now()) =>
+    (await inspectMailbox(box, now)).map(
+      (f) => `${f.path.slice(box.dir.length + 1)}: ${f.problem}`,
+    );
 
   it('finds nothing in a healthy mailbox (one item in process, a batch done, items waiting, fresh temp files)', async () => {
     await placeItem(box.inboxNew, {});
@@ -50,10 +53,21 @@ describe('lib/queue/inspect', () => {
       /^failed\/50_open\.handoff: file readable by others, expected mode 600$/,
       /^sent: folder mode 755, expected 700$/,
     ];
-    for (const re of expect) assert.ok(found.some((f) => re.test(f)), `${re}\n${found.join('\n')}`);
+    for (const re of expect)
+      assert.ok(
+        found.some((f) => re.test(f)),
+        `${re}\n${found.join('\n')}`,
+      );
     assert.equal(found.length, expect.length, found.join('\n'));
     assert.deepEqual((await inspectMailbox(box)).map((f) => f.kind).sort(), [
-      'duplicate-id', 'duplicate-id', 'file-mode', 'folder-mode', 'not-regular', 'several-in-process', 'symlink', 'unusable-item',
+      'duplicate-id',
+      'duplicate-id',
+      'file-mode',
+      'folder-mode',
+      'not-regular',
+      'several-in-process',
+      'symlink',
+      'unusable-item',
     ]);
   });
 
@@ -62,9 +76,19 @@ describe('lib/queue/inspect', () => {
     fs.writeFileSync(old, '');
     fs.mkdirSync(join(box.inProcess, '.claiming-batch_z_000001'));
     const found = await inspectMailbox(box, Date.now() + STALE_TEMP_MS + 60_000);
-    assert.deepEqual(found.map((f) => [f.path, f.problem, f.kind, f.staleTemp ?? false]).sort((x, y) => (x[0]! < y[0]! ? -1 : 1)), [
-      [old, 'temp file older than 36 h', 'stale-temp', true],
-      [join(box.inProcess, '.claiming-batch_z_000001'), 'interrupted batch claim (the next ready_for_next rolls it back)', 'interrupted-claim', false],
-    ].sort((x, y) => (x[0]! < y[0]! ? -1 : 1)));
+    assert.deepEqual(
+      found
+        .map((f) => [f.path, f.problem, f.kind, f.staleTemp ?? false])
+        .sort((x, y) => (x[0]! < y[0]! ? -1 : 1)),
+      [
+        [old, 'temp file older than 36 h', 'stale-temp', true],
+        [
+          join(box.inProcess, '.claiming-batch_z_000001'),
+          'interrupted batch claim (the next ready_for_next rolls it back)',
+          'interrupted-claim',
+          false,
+        ],
+      ].sort((x, y) => (x[0]! < y[0]! ? -1 : 1)),
+    );
   });
 });

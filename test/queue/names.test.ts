@@ -1,7 +1,18 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { entriesOf, sortByBytes, formatSeq, handoffFileName, handoffId, isBatchName, isItemName, isoOf, itemNamesIn, tsidOf } from '../../lib/queue/names.js';
+import {
+  entriesOf,
+  sortByBytes,
+  formatSeq,
+  handoffFileName,
+  handoffId,
+  isBatchName,
+  isItemName,
+  isoOf,
+  itemNamesIn,
+  tsidOf,
+} from '../../lib/queue/names.js';
 import { tempDir } from '../support/project.js';
 
 /** The byte-order oracle: UTF-8 bytes compared directly. */
@@ -19,7 +30,10 @@ describe('lib/queue/names', () => {
   });
 
   it('builds file names and shortens long recipient lists to stay within 200 bytes', () => {
-    assert.equal(handoffFileName('00', '20260615T140531Z_000042_from_architect', ['coder', 'QA']), '00_20260615T140531Z_000042_from_architect_to_coder_QA.handoff');
+    assert.equal(
+      handoffFileName('00', '20260615T140531Z_000042_from_architect', ['coder', 'QA']),
+      '00_20260615T140531Z_000042_from_architect_to_coder_QA.handoff',
+    );
     const many = Array.from({ length: 20 }, (_, i) => `recipient-${i}`);
     const name = handoffFileName('50', 'id', many);
     assert.equal(name, '50_id_to_recipient-0_and_19_more.handoff');
@@ -43,7 +57,8 @@ describe('lib/queue/names', () => {
   it('lists item names in queue order and tolerates a missing folder', () => {
     const dir = tempDir();
     try {
-      for (const n of ['50_b.handoff', '10_z.handoff', '.hidden.handoff', 'x.tmp', '50_a.handoff']) fs.writeFileSync(join(dir, n), '');
+      for (const n of ['50_b.handoff', '10_z.handoff', '.hidden.handoff', 'x.tmp', '50_a.handoff'])
+        fs.writeFileSync(join(dir, n), '');
       assert.deepEqual(itemNamesIn(dir), ['10_z.handoff', '50_a.handoff', '50_b.handoff']);
       assert.deepEqual(entriesOf(join(dir, 'missing')), []);
     } finally {

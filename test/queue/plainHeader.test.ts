@@ -10,13 +10,21 @@ function seeded(seed: number): () => number {
   };
 }
 
-const dumpOf = (key: string, value: string) => yaml.dump({ [key]: value }, { schema: yaml.FAILSAFE_SCHEMA, lineWidth: -1, noRefs: true });
+const dumpOf = (key: string, value: string) =>
+  yaml.dump({ [key]: value }, { schema: yaml.FAILSAFE_SCHEMA, lineWidth: -1, noRefs: true });
 const loadOf = (text: string) => yaml.load(text, { schema: yaml.FAILSAFE_SCHEMA }) as unknown;
 
 /** A header exactly as swarm_handoff and handoffd write it. */
 const TYPICAL = [
-  'id: 20261130T155751Z_000003_coder', 'from: coder', 'to: reviewer,QA', 'recipient: QA', 'priority: 50', 'type: git_handoff',
-  'commit: 3f2a9c1e0b7d', 'message: review the parser change (see notes/parser.md)', 'created_at: 2026-11-30T15:57:51.123Z',
+  'id: 20261130T155751Z_000003_coder',
+  'from: coder',
+  'to: reviewer,QA',
+  'recipient: QA',
+  'priority: 50',
+  'type: git_handoff',
+  'commit: 3f2a9c1e0b7d',
+  'message: review the parser change (see notes/parser.md)',
+  'created_at: 2026-11-30T15:57:51.123Z',
   'enqueued_at: 2026-11-30T15:57:51.130Z',
 ].join('\n');
 
@@ -36,11 +44,40 @@ describe('lib/queue/plainHeader', () => {
   });
 
   it('declines what YAML would read or write differently', () => {
-    for (const value of ['y', 'No', 'ON', 'off', 'a: b', 'a #b', 'a:', '-x', '@x', '=', 'a b ', ' a', "it's", '"q"', 'a\tb', 'é', '', '[x]', '{x}', '&a', '*a', '!t', '|', '>', '%x', '`x', '~']) {
+    for (const value of [
+      'y',
+      'No',
+      'ON',
+      'off',
+      'a: b',
+      'a #b',
+      'a:',
+      '-x',
+      '@x',
+      '=',
+      'a b ',
+      ' a',
+      "it's",
+      '"q"',
+      'a\tb',
+      'é',
+      '',
+      '[x]',
+      '{x}',
+      '&a',
+      '*a',
+      '!t',
+      '|',
+      '>',
+      '%x',
+      '`x',
+      '~',
+    ]) {
       assert.equal(isPlainPair('k', value), false, JSON.stringify(value));
       assert.equal(plainLine('k', value), undefined, JSON.stringify(value));
     }
-    for (const key of ['', 'a b', '1x', 'k:', '<<', '__proto__', 'ключ']) assert.equal(isPlainPair(key, 'v'), false, JSON.stringify(key));
+    for (const key of ['', 'a b', '1x', 'k:', '<<', '__proto__', 'ключ'])
+      assert.equal(isPlainPair(key, 'v'), false, JSON.stringify(key));
   });
 
   it('declines a whole header with any line it cannot take, or a repeated key', () => {
@@ -55,16 +92,65 @@ describe('lib/queue/plainHeader', () => {
 
   it('agrees with js-yaml in both directions on 20,000 random values', () => {
     const rand = seeded(20261130);
-    const alphabet = ['a', 'Z', 'y', 'n', 'o', 'f', 'e', '0', '9', ' ', ' ', ':', '-', '_', '.', ',', ';', '/', '(', ')', '+', '=', '@',
-      '#', '"', "'", '\\', '\t', '[', ']', '{', '}', '&', '*', '!', '|', '>', '%', '`', '~', '?', 'é'];
+    const alphabet = [
+      'a',
+      'Z',
+      'y',
+      'n',
+      'o',
+      'f',
+      'e',
+      '0',
+      '9',
+      ' ',
+      ' ',
+      ':',
+      '-',
+      '_',
+      '.',
+      ',',
+      ';',
+      '/',
+      '(',
+      ')',
+      '+',
+      '=',
+      '@',
+      '#',
+      '"',
+      "'",
+      '\\',
+      '\t',
+      '[',
+      ']',
+      '{',
+      '}',
+      '&',
+      '*',
+      '!',
+      '|',
+      '>',
+      '%',
+      '`',
+      '~',
+      '?',
+      'é',
+    ];
     let taken = 0;
     for (let n = 0; n < 20_000; n++) {
-      const value = Array.from({ length: 1 + Math.floor(rand() * 6) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('');
+      const value = Array.from(
+        { length: 1 + Math.floor(rand() * 6) },
+        () => alphabet[Math.floor(rand() * alphabet.length)],
+      ).join('');
       const line = plainLine('message', value);
       if (line === undefined) continue;
       taken += 1;
       assert.equal(line, dumpOf('message', value), `dump of ${JSON.stringify(value)}`);
-      assert.deepEqual({ ...parsePlainHeader(line) }, loadOf(line), `load of ${JSON.stringify(line)}`);
+      assert.deepEqual(
+        { ...parsePlainHeader(line) },
+        loadOf(line),
+        `load of ${JSON.stringify(line)}`,
+      );
     }
     assert.ok(taken > 1000, `only ${taken} values took the fast path: the check says nothing`);
   });

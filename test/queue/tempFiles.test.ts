@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
-import { isStaleTemp, isTempEntry, isTempName, removeStaleOutboxTemps, STALE_TEMP_MS } from '../../lib/queue/tempFiles.js';
+import {
+  isStaleTemp,
+  isTempEntry,
+  isTempName,
+  removeStaleOutboxTemps,
+  STALE_TEMP_MS,
+} from '../../lib/queue/tempFiles.js';
 import { tempDir } from '../support/project.js';
 
 describe('lib/queue/tempFiles', () => {
@@ -16,8 +22,16 @@ describe('lib/queue/tempFiles', () => {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('temp names: *.tmp, *.draft and lock drafts tmp.<pid>.*; items and other names are not', () => {
-    for (const name of ['50_a.handoff.tmp', '.50_a.handoff.tmp', 'x.handoff.draft', 'tmp.4242.k3j', 'sequence.tmp']) assert.ok(isTempName(name), name);
-    for (const name of ['50_a.handoff', 'a.handoff.error', 'tmp', 'tmp.x.y', 'lock.3', 'notes.txt']) assert.ok(!isTempName(name), name);
+    for (const name of [
+      '50_a.handoff.tmp',
+      '.50_a.handoff.tmp',
+      'x.handoff.draft',
+      'tmp.4242.k3j',
+      'sequence.tmp',
+    ])
+      assert.ok(isTempName(name), name);
+    for (const name of ['50_a.handoff', 'a.handoff.error', 'tmp', 'tmp.x.y', 'lock.3', 'notes.txt'])
+      assert.ok(!isTempName(name), name);
   });
 
   it('every entry of outbox/tmp/ is a temp entry; elsewhere only temp names', () => {
@@ -48,7 +62,11 @@ describe('lib/queue/tempFiles', () => {
     const elsewhere = old('.50_c.handoff.tmp', box.inboxNew);
     assert.deepEqual(removeStaleOutboxTemps(box, Date.now()).sort(), stale.sort());
     assert.deepEqual(fs.readdirSync(box.outboxTmp), ['50_b.handoff.tmp']);
-    assert.ok(fs.existsSync(elsewhere), 'other folders are doctor --fix\'s business');
-    assert.deepEqual(removeStaleOutboxTemps(mailboxAt(join(dir, 'none')), Date.now()), [], 'a missing outbox/tmp is nothing to do');
+    assert.ok(fs.existsSync(elsewhere), "other folders are doctor --fix's business");
+    assert.deepEqual(
+      removeStaleOutboxTemps(mailboxAt(join(dir, 'none')), Date.now()),
+      [],
+      'a missing outbox/tmp is nothing to do',
+    );
   });
 });

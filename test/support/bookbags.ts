@@ -4,10 +4,22 @@
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import { reviewPathsOf } from '../../lib/project/layout.js';
-import { type Bookbag, type Finding, type Lens, type ReviewState, type Severity } from '../../lib/review/bookbag/bookbag.js';
+import {
+  type Bookbag,
+  type Finding,
+  type Lens,
+  type ReviewState,
+  type Severity,
+} from '../../lib/review/bookbag/bookbag.js';
 import { writeSignal } from '../../lib/review/lens/signals.js';
 import { bookbagPathOf, writeBookbag } from '../../lib/review/bookbag/store.js';
-import { newBookbag, withDisposal, withScore, withVerdict, type Submission } from '../../lib/review/bookbag/transitions.js';
+import {
+  newBookbag,
+  withDisposal,
+  withScore,
+  withVerdict,
+  type Submission,
+} from '../../lib/review/bookbag/transitions.js';
 import { makeProject, tempDir, type Project } from './project.js';
 
 /** The bead of the bookbags the factories build unless told otherwise. */
@@ -41,7 +53,13 @@ export function reviewProjectForSuite(): Project {
     if (!current) throw new Error('the review project is used outside its suite');
     return current;
   }
-  return { get root() { return live().root; }, box: (role) => live().box(role), cleanup: () => live().cleanup() };
+  return {
+    get root() {
+      return live().root;
+    },
+    box: (role) => live().box(role),
+    cleanup: () => live().cleanup(),
+  };
 }
 
 /** Mocha hooks for the calling describe: a new bare ROOT (a temporary folder, no git, no roles) for each test, removed after it; returns its accessor. */
@@ -60,16 +78,33 @@ export function at(seconds = 0): Date {
 }
 
 /** One finding. */
-export function finding(severity: Severity, section = 'tests', description = `a ${severity.toLowerCase()} problem`): Finding {
+export function finding(
+  severity: Severity,
+  section = 'tests',
+  description = `a ${severity.toLowerCase()} problem`,
+): Finding {
   return { severity, section, description };
 }
 
 /** A submission by coder, reviewed by rev-cto and rev-coo. */
 export function submission(overrides: Partial<Submission> = {}): Submission {
   return {
-    task: 'Add the parser', output: 'diff --git a/x b/x', student: 'coder', domain: 'general', difficulty: 'medium',
-    verification: 'npm test', summary: 'parser added', acMet: ['parses'], filesChanged: ['lib/x.ts'], blockers: [],
-    submittedBy: 'coder', replyTo: 'coder', branch: '', commit: '', ctoRole: 'rev-cto', cooRole: 'rev-coo',
+    task: 'Add the parser',
+    output: 'diff --git a/x b/x',
+    student: 'coder',
+    domain: 'general',
+    difficulty: 'medium',
+    verification: 'npm test',
+    summary: 'parser added',
+    acMet: ['parses'],
+    filesChanged: ['lib/x.ts'],
+    blockers: [],
+    submittedBy: 'coder',
+    replyTo: 'coder',
+    branch: '',
+    commit: '',
+    ctoRole: 'rev-cto',
+    cooRole: 'rev-coo',
     ...overrides,
   };
 }
@@ -81,11 +116,20 @@ export interface LensFindings {
 }
 
 /** A consistent bookbag in `state`, built by the transitions from a submission (verdicts: CTO first, one second apart). */
-export function bookbagIn(state: ReviewState, findings: LensFindings = {}, bead = BEAD, s = submission()): Bookbag {
+export function bookbagIn(
+  state: ReviewState,
+  findings: LensFindings = {},
+  bead = BEAD,
+  s = submission(),
+): Bookbag {
   let bag = newBookbag(bead, s, at(0));
   if (state === 'WRITTEN') return bag;
   const verdict = (lens: Lens, when: Date) => {
-    bag = withVerdict(bag, { lens, findings: findings[lens] ?? [], summary: `${lens} looked`, reviewer: `rev-${lens}` }, when);
+    bag = withVerdict(
+      bag,
+      { lens, findings: findings[lens] ?? [], summary: `${lens} looked`, reviewer: `rev-${lens}` },
+      when,
+    );
   };
   if (state !== 'COO_REVIEWED') verdict('cto', at(1));
   if (state !== 'CTO_REVIEWED') verdict('coo', at(2));
@@ -98,7 +142,9 @@ export function bookbagIn(state: ReviewState, findings: LensFindings = {}, bead 
 export function writeRawBookbag(root: string, bead: string, data: unknown): string {
   const path = bookbagPathOf(reviewPathsOf(root, {}), bead);
   fs.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  fs.writeFileSync(path, typeof data === 'string' ? data : `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
+  fs.writeFileSync(path, typeof data === 'string' ? data : `${JSON.stringify(data, null, 2)}\n`, {
+    mode: 0o600,
+  });
   return path;
 }
 
@@ -107,7 +153,8 @@ export function placeBookbag(root: string, bag: Bookbag): string {
   const paths = reviewPathsOf(root, {});
   const path = bookbagPathOf(paths, bag.bead);
   writeBookbag(path, bag);
-  if (bag.state === 'WRITTEN' || bag.state.endsWith('_REVIEWED')) writeSignal(paths, bag.bead, at(0));
+  if (bag.state === 'WRITTEN' || bag.state.endsWith('_REVIEWED'))
+    writeSignal(paths, bag.bead, at(0));
   return path;
 }
 
@@ -115,9 +162,21 @@ export function placeBookbag(root: string, bag: Bookbag): string {
 export function clearReviews(p: Project): void {
   fs.rmSync(dirname(reviewPathsOf(p.root, {}).bookbags), { recursive: true, force: true });
   for (const role of ['coder', 'rev-cto', 'rev-coo', 'QA']) {
-    for (const dir of [p.box(role).outbox, p.box(role).sent, p.box(role).failed, p.box(role).inboxNew, p.box(role).inProcess, p.box(role).completed]) {
+    for (const dir of [
+      p.box(role).outbox,
+      p.box(role).sent,
+      p.box(role).failed,
+      p.box(role).inboxNew,
+      p.box(role).inProcess,
+      p.box(role).completed,
+    ]) {
       const names = fs.existsSync(dir) ? fs.readdirSync(dir, { encoding: 'buffer' }) : [];
-      for (const name of names) if (name.toString() !== 'tmp') fs.rmSync(Buffer.concat([Buffer.from(`${dir}/`), name]), { recursive: true, force: true });
+      for (const name of names)
+        if (name.toString() !== 'tmp')
+          fs.rmSync(Buffer.concat([Buffer.from(`${dir}/`), name]), {
+            recursive: true,
+            force: true,
+          });
     }
   }
 }

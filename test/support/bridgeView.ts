@@ -17,10 +17,20 @@ export function writeRoster(root: string, text = TWO_NODES): void {
 }
 
 /** Writes ROOT/.swarmforge/bridge.json as the bridge does: `{pid, node, swarm, connected, last_error, remote_roles, pending, unacked, updated_at}`. */
-export function writeBridgeJson(root: string, report: Partial<BridgeReport> & { pid: number }): BridgeReport {
+export function writeBridgeJson(
+  root: string,
+  report: Partial<BridgeReport> & { pid: number },
+): BridgeReport {
   const full: BridgeReport = {
-    node: 'a', swarm: 't', connected: true, last_error: null, remote_roles: { reviewer: 'b', QA: 'b' },
-    pending: {}, unacked: {}, updated_at: new Date().toISOString(), ...report,
+    node: 'a',
+    swarm: 't',
+    connected: true,
+    last_error: null,
+    remote_roles: { reviewer: 'b', QA: 'b' },
+    pending: {},
+    unacked: {},
+    updated_at: new Date().toISOString(),
+    ...report,
   };
   fs.writeFileSync(bridgePathsOf(root).state, `${JSON.stringify(full)}\n`, { mode: 0o600 });
   return full;

@@ -7,7 +7,11 @@ import { Tmux } from '../../lib/adapters/tmux.js';
 import { BIN_DIR } from './project.js';
 
 /** Polls `condition` every 10 ms until it holds; throws with `what` after `timeoutMs`. */
-export async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+export async function waitFor(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 15_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -23,15 +27,27 @@ export interface DaemonChild {
 }
 
 /** Starts `handoffd --root root ...args` and waits until its pid file names it. */
-export async function startHandoffd(root: string, args: string[] = [], env: Record<string, string> = {}): Promise<DaemonChild> {
-  const child = spawn(process.execPath, [join(BIN_DIR, 'handoffd.js'), '--root', root, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+export async function startHandoffd(
+  root: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<DaemonChild> {
+  const child = spawn(process.execPath, [join(BIN_DIR, 'handoffd.js'), '--root', root, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const pidFile = join(root, '.swarmforge', 'daemon', 'handoffd.pid');
   let gone = false;
   void exited.then(() => (gone = true));
-  await waitFor('handoffd to start', () => gone || (fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() === String(child.pid)));
+  await waitFor(
+    'handoffd to start',
+    () =>
+      gone ||
+      (fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim() === String(child.pid)),
+  );
   return { child, stderr: () => err, exited };
 }
 
@@ -46,7 +62,8 @@ export async function endStarted(started: Started): Promise<void> {
   const { daemon, panes } = started;
   delete started.daemon;
   delete started.panes;
-  if (daemon && daemon.child.exitCode === null && daemon.child.signalCode === null) daemon.child.kill('SIGKILL');
+  if (daemon && daemon.child.exitCode === null && daemon.child.signalCode === null)
+    daemon.child.kill('SIGKILL');
   await daemon?.exited;
   await panes?.kill();
 }
@@ -66,7 +83,11 @@ export function daemonLog(root: string): string[] {
 /** How many passes the daemon has finished (from health.json). */
 export function passesOf(root: string): number {
   try {
-    return (JSON.parse(fs.readFileSync(join(root, '.swarmforge', 'daemon', 'health.json'), 'utf8')) as { passes: number }).passes;
+    return (
+      JSON.parse(fs.readFileSync(join(root, '.swarmforge', 'daemon', 'health.json'), 'utf8')) as {
+        passes: number;
+      }
+    ).passes;
   } catch {
     return 0;
   }
@@ -86,17 +107,34 @@ export interface PaneProgram {
 }
 
 /** A private tmux server (socket in `dir`) with one window per role running `cat` (or the role's program); records tmux-socket and panes.tsv. */
-export async function startPanes(root: string, roles: string[], programs: Record<string, PaneProgram> = {}): Promise<{ tmux: Tmux; panes: Map<string, string>; kill: () => Promise<void> }> {
+export async function startPanes(
+  root: string,
+  roles: string[],
+  programs: Record<string, PaneProgram> = {},
+): Promise<{ tmux: Tmux; panes: Map<string, string>; kill: () => Promise<void> }> {
   const socket = join(root, '.swarmforge', 'test-tmux.sock');
   const tmux = new Tmux(socket);
   const panes = new Map<string, string>();
   for (const [i, role] of roles.entries()) {
     const program = programs[role];
-    const options = { name: role, cwd: program?.cwd ?? root, command: program?.command ?? ['cat'], env: program?.env };
-    panes.set(role, i === 0 ? await tmux.newSession({ ...options, name: 'test', window: role }) : await tmux.newWindow('test', options));
+    const options = {
+      name: role,
+      cwd: program?.cwd ?? root,
+      command: program?.command ?? ['cat'],
+      env: program?.env,
+    };
+    panes.set(
+      role,
+      i === 0
+        ? await tmux.newSession({ ...options, name: 'test', window: role })
+        : await tmux.newWindow('test', options),
+    );
   }
   fs.writeFileSync(join(root, '.swarmforge', 'tmux-socket'), `${socket}\n`);
-  fs.writeFileSync(join(root, '.swarmforge', 'panes.tsv'), [...panes].map(([r, p]) => `${r}\t${p}\n`).join(''));
+  fs.writeFileSync(
+    join(root, '.swarmforge', 'panes.tsv'),
+    [...panes].map(([r, p]) => `${r}\t${p}\n`).join(''),
+  );
   return { tmux, panes, kill: async () => void (await tmux.killServer()) };
 }
 
@@ -109,7 +147,14 @@ export interface StandInRecord {
 }
 
 /** A folder of stand-in agent programs named `names` (links to standInAgent.mjs) and the folder they record into. */
-export function standInAgents(dir: string, names: string[]): { bin: string; records: string; recordOf: (name: string, role: string) => StandInRecord | undefined } {
+export function standInAgents(
+  dir: string,
+  names: string[],
+): {
+  bin: string;
+  records: string;
+  recordOf: (name: string, role: string) => StandInRecord | undefined;
+} {
   const script = resolve('test/support/standInAgent.mjs');
   fs.chmodSync(script, 0o755);
   const bin = join(dir, 'stand-in-bin');
@@ -119,7 +164,9 @@ export function standInAgents(dir: string, names: string[]): { bin: string; reco
   for (const name of names) fs.symlinkSync(script, join(bin, name));
   const recordOf = (name: string, role: string) => {
     try {
-      return JSON.parse(fs.readFileSync(join(records, `${name}.${role}.json`), 'utf8')) as StandInRecord;
+      return JSON.parse(
+        fs.readFileSync(join(records, `${name}.${role}.json`), 'utf8'),
+      ) as StandInRecord;
     } catch {
       return undefined;
     }

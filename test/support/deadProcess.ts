@@ -6,7 +6,10 @@ import { waitFor } from './daemon.js';
 
 /** A process that waits forever, the leader of its own process group. */
 export function startSleeper(): ChildProcess {
-  return spawn(process.execPath, ['-e', 'setInterval(() => {}, 60000)'], { detached: true, stdio: 'ignore' });
+  return spawn(process.execPath, ['-e', 'setInterval(() => {}, 60000)'], {
+    detached: true,
+    stdio: 'ignore',
+  });
 }
 
 /** The identity line (pid, start time, boot id, host) of a process that ran and is gone. */

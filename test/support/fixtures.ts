@@ -6,7 +6,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The fixtures/ folder. */
-export const FIXTURES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'fixtures');
+export const FIXTURES_DIR = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'fixtures',
+);
 
 /** The absolute path of a fixture, e.g. fixturePath('drafts', 'invalid', 'recipients.txt'). */
 export function fixturePath(...parts: string[]): string {
@@ -27,7 +32,9 @@ export function fixtureText(...parts: string[]): string {
 
 /** The lines of a fixture that lists one entry per line (e.g. a draft's expected `.errors`). */
 export function fixtureLines(...parts: string[]): string[] {
-  return fixtureText(...parts).split('\n').filter((line) => line !== '');
+  return fixtureText(...parts)
+    .split('\n')
+    .filter((line) => line !== '');
 }
 
 /** The lines of a fixture that may be absent (e.g. a draft's expected `.hints`); none when it is. */

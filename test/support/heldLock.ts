@@ -14,14 +14,25 @@ export interface HeldLock {
 
 /** Starts a process that takes the lock in `dir` and keeps it until stopped. */
 export async function holdLockElsewhere(dir: string): Promise<HeldLock> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join('test', 'support', 'lockHolder.ts'), 'hold', dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join('test', 'support', 'lockHolder.ts'), 'hold', dir],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const exit = once(child, 'exit');
   let said = '';
-  const held = new Promise<void>((resolve) => child.stdout.on('data', (b: Buffer) => {
-    said += b.toString();
-    if (said.includes('HELD')) resolve();
-  }));
-  await Promise.race([held, exit.then(([code]) => Promise.reject(new Error(`lock holder exited ${String(code)} before HELD`)))]);
+  const held = new Promise<void>((resolve) =>
+    child.stdout.on('data', (b: Buffer) => {
+      said += b.toString();
+      if (said.includes('HELD')) resolve();
+    }),
+  );
+  await Promise.race([
+    held,
+    exit.then(([code]) =>
+      Promise.reject(new Error(`lock holder exited ${String(code)} before HELD`)),
+    ),
+  ]);
   return {
     pid: child.pid!,
     stop: async () => {

@@ -13,7 +13,14 @@
 // too. Only a test process killed with SIGKILL can leave one behind.
 import * as fs from 'node:fs';
 import { createServer } from 'node:net';
-import { NATS_HOST, NatsPortBusy, natsUrlOf, spawnNatsServer, waitUntilHealthy, type SpawnedNatsServer } from '../../lib/adapters/natsServer.js';
+import {
+  NATS_HOST,
+  NatsPortBusy,
+  natsUrlOf,
+  spawnNatsServer,
+  waitUntilHealthy,
+  type SpawnedNatsServer,
+} from '../../lib/adapters/natsServer.js';
 import { tempDir } from './project.js';
 
 /** A running test server. */
@@ -63,7 +70,10 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   if (options.storeDir === undefined) ownedStores.add(storeDir);
   let server = await launch(storeDir, options.port);
   const handle: NatsServerHandle = {
-    url: natsUrlOf(server.port), port: server.port, storeDir, pid: server.child.pid!,
+    url: natsUrlOf(server.port),
+    port: server.port,
+    storeDir,
+    pid: server.child.pid!,
     kill: (signal = 'SIGKILL') => endProcess(server, signal),
     restart: async () => {
       await endProcess(server, 'SIGKILL');

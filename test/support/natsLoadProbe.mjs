@@ -7,8 +7,14 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const root = process.argv[2];
-const { startBridgeOf } = await import(fileURLToPath(new URL('../../lib/daemon/bridgeStart.ts', import.meta.url)));
+const { startBridgeOf } = await import(
+  fileURLToPath(new URL('../../lib/daemon/bridgeStart.ts', import.meta.url))
+);
 const bridge = await startBridgeOf(root, { write: () => undefined }, () => undefined);
-const nats = Object.keys(createRequire(import.meta.url).cache).filter((path) => path.includes('/@nats-io/'));
-process.stdout.write(`${JSON.stringify({ started: bridge !== undefined, natsModules: nats.length })}\n`);
+const nats = Object.keys(createRequire(import.meta.url).cache).filter((path) =>
+  path.includes('/@nats-io/'),
+);
+process.stdout.write(
+  `${JSON.stringify({ started: bridge !== undefined, natsModules: nats.length })}\n`,
+);
 await bridge?.close();

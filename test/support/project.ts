@@ -34,8 +34,16 @@ export function tempDir(prefix = 'baton-test-'): string {
 /** Runs git with an argument vector in `cwd`; returns trimmed stdout. */
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {
-    cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@t',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@t',
+    },
   }).trim();
 }
 
@@ -72,7 +80,10 @@ export function makeProject(conf = DEFAULT_CONF): Project {
 }
 
 /** Runs `body` on the project, then removes it, whatever the body did. */
-export async function withProject<T>(project: Project, body: (p: Project) => Promise<T> | T): Promise<T> {
+export async function withProject<T>(
+  project: Project,
+  body: (p: Project) => Promise<T> | T,
+): Promise<T> {
   try {
     return await body(project);
   } finally {
@@ -103,7 +114,8 @@ export interface RunOptions {
 function envOf(options: RunOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
   delete env.SWARMFORGE_ROOT;
-  if (options.env && 'SWARMFORGE_ROOT' in options.env) env.SWARMFORGE_ROOT = options.env.SWARMFORGE_ROOT;
+  if (options.env && 'SWARMFORGE_ROOT' in options.env)
+    env.SWARMFORGE_ROOT = options.env.SWARMFORGE_ROOT;
   if (options.role !== undefined) env.SWARMFORGE_ROLE = options.role;
   else if (!options.env || !('SWARMFORGE_ROLE' in options.env)) delete env.SWARMFORGE_ROLE;
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
@@ -118,19 +130,32 @@ export function runBin(bin: string, args: string[], options: RunOptions): RunRes
 /** Runs an executable file synchronously (argv only; a script through its own `#!` line). */
 export function runExecutable(file: string, args: string[], options: RunOptions): RunResult {
   const result = spawnSync(file, args, {
-    cwd: options.cwd, env: envOf(options), maxBuffer: 64 * 1024 * 1024, ...(options.input === undefined ? {} : { input: options.input }),
+    cwd: options.cwd,
+    env: envOf(options),
+    maxBuffer: 64 * 1024 * 1024,
+    ...(options.input === undefined ? {} : { input: options.input }),
   });
   return {
-    code: result.status, signal: result.signal, stdout: result.stdout.toString('utf8'),
-    stderr: result.stderr.toString('utf8'), stdoutBytes: result.stdout,
+    code: result.status,
+    signal: result.signal,
+    stdout: result.stdout.toString('utf8'),
+    stderr: result.stderr.toString('utf8'),
+    stdoutBytes: result.stdout,
   };
 }
 
 /** Runs a built bin without blocking the test process (for concurrent callers). */
 export function runBinAsync(bin: string, args: string[], options: RunOptions): Promise<RunResult> {
   return new Promise((done, failed) => {
-    const guard = options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs, killSignal: 'SIGKILL' as const };
-    const child = spawn(process.execPath, [join(BIN_DIR, `${bin}.js`), ...args], { cwd: options.cwd, env: envOf(options), ...guard });
+    const guard =
+      options.timeoutMs === undefined
+        ? {}
+        : { timeout: options.timeoutMs, killSignal: 'SIGKILL' as const };
+    const child = spawn(process.execPath, [join(BIN_DIR, `${bin}.js`), ...args], {
+      cwd: options.cwd,
+      env: envOf(options),
+      ...guard,
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
@@ -138,7 +163,13 @@ export function runBinAsync(bin: string, args: string[], options: RunOptions): P
     child.on('error', failed);
     child.on('close', (code, signal) => {
       const stdoutBytes = Buffer.concat(out);
-      done({ code, signal, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes });
+      done({
+        code,
+        signal,
+        stdout: stdoutBytes.toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        stdoutBytes,
+      });
     });
   });
 }
@@ -157,13 +188,34 @@ export function noteDraft(to: string, message = 'hello', priority = '50'): strin
 
 let placed = 0;
 /** Writes an item straight into a folder (as a delivered copy would be), returning its path. */
-export async function placeItem(dir: string, headers: Headers, body: Buffer | string = 'body\n', name?: string): Promise<string> {
+export async function placeItem(
+  dir: string,
+  headers: Headers,
+  body: Buffer | string = 'body\n',
+  name?: string,
+): Promise<string> {
   placed += 1;
   const id = headers.id ?? `20260101T000000Z_${String(placed).padStart(6, '0')}_from_coder`;
   const fileName = name ?? `${headers.priority ?? '50'}_${id}_to_reviewer.handoff`;
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, fileName);
-  fs.writeFileSync(path, await serializeEnvelope({ id, from: 'coder', to: 'reviewer', recipient: 'reviewer', priority: '50', type: 'note', message: 'm', ...headers }, Buffer.from(body)), { mode: 0o600 });
+  fs.writeFileSync(
+    path,
+    await serializeEnvelope(
+      {
+        id,
+        from: 'coder',
+        to: 'reviewer',
+        recipient: 'reviewer',
+        priority: '50',
+        type: 'note',
+        message: 'm',
+        ...headers,
+      },
+      Buffer.from(body),
+    ),
+    { mode: 0o600 },
+  );
   return path;
 }
 
@@ -179,7 +231,9 @@ export function snapshot(dir: string): Record<string, string> {
         out[`${rel}/`] = 'dir';
         walk(path);
       } else {
-        const bytes = entry.isSymbolicLink() ? Buffer.from(fs.readlinkSync(path)) : fs.readFileSync(path);
+        const bytes = entry.isSymbolicLink()
+          ? Buffer.from(fs.readlinkSync(path))
+          : fs.readFileSync(path);
         out[rel] = createHash('sha256').update(bytes).digest('hex');
       }
     }
@@ -190,34 +244,60 @@ export function snapshot(dir: string): Record<string, string> {
 
 /** Names of the `*.handoff` files directly in `dir`, sorted. */
 export function itemsIn(dir: string): string[] {
-  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => n.endsWith('.handoff') && !n.startsWith('.')).sort() : [];
+  return fs.existsSync(dir)
+    ? fs
+        .readdirSync(dir)
+        .filter((n) => n.endsWith('.handoff') && !n.startsWith('.'))
+        .sort()
+    : [];
 }
 
 /** Runs a built bin in each of several processes released at one instant (test/support/barrierRun.mjs); resolves with their results in order. */
-export async function runBinsTogether(runs: { bin: string; args: string[]; options: RunOptions }[]): Promise<RunResult[]> {
+export async function runBinsTogether(
+  runs: { bin: string; args: string[]; options: RunOptions }[],
+): Promise<RunResult[]> {
   const barrier = resolve('test/support/barrierRun.mjs');
-  const children = runs.map(({ bin, args, options }) => spawn(process.execPath, [barrier, join(BIN_DIR, `${bin}.js`), ...args], { cwd: options.cwd, env: envOf(options) }));
-  const results = children.map((child) => new Promise<RunResult>((done, failed) => {
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', failed);
-    child.on('close', (code, signal) => {
-      const stdoutBytes = Buffer.concat(out).subarray('READY\n'.length);
-      done({ code, signal, stdout: stdoutBytes.toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), stdoutBytes });
-    });
-  }));
-  await Promise.all(children.map((child) => new Promise<void>((ready) => {
-    let seen = '';
-    const onData = (b: Buffer) => {
-      seen += b.toString();
-      if (!seen.startsWith('READY\n')) return;
-      child.stdout.off('data', onData);
-      ready();
-    };
-    child.stdout.on('data', onData);
-  })));
+  const children = runs.map(({ bin, args, options }) =>
+    spawn(process.execPath, [barrier, join(BIN_DIR, `${bin}.js`), ...args], {
+      cwd: options.cwd,
+      env: envOf(options),
+    }),
+  );
+  const results = children.map(
+    (child) =>
+      new Promise<RunResult>((done, failed) => {
+        const out: Buffer[] = [];
+        const err: Buffer[] = [];
+        child.stdout.on('data', (b: Buffer) => out.push(b));
+        child.stderr.on('data', (b: Buffer) => err.push(b));
+        child.on('error', failed);
+        child.on('close', (code, signal) => {
+          const stdoutBytes = Buffer.concat(out).subarray('READY\n'.length);
+          done({
+            code,
+            signal,
+            stdout: stdoutBytes.toString('utf8'),
+            stderr: Buffer.concat(err).toString('utf8'),
+            stdoutBytes,
+          });
+        });
+      }),
+  );
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((ready) => {
+          let seen = '';
+          const onData = (b: Buffer) => {
+            seen += b.toString();
+            if (!seen.startsWith('READY\n')) return;
+            child.stdout.off('data', onData);
+            ready();
+          };
+          child.stdout.on('data', onData);
+        }),
+    ),
+  );
   for (const child of children) child.stdin.end('go');
   return Promise.all(results);
 }

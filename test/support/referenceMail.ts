@@ -15,9 +15,19 @@ export function worktreeOf(root: string, name: string): string {
 }
 
 /** The reference mailbox folder (`<worktree>/.swarmforge/handoffs/<folder>`) of a worktree path. */
-export function referenceFolderOf(worktreePath: string, folder: ReferenceFolder | 'inbox/completed' | 'sent' | 'failed'): string {
+export function referenceFolderOf(
+  worktreePath: string,
+  folder: ReferenceFolder | 'inbox/completed' | 'sent' | 'failed',
+): string {
   const box = referenceMailboxOf(worktreePath);
-  const byName = { outbox: box.outbox, 'inbox/new': box.inboxNew, 'inbox/in_process': box.inProcess, 'inbox/completed': box.completed, sent: box.sent, failed: box.failed };
+  const byName = {
+    outbox: box.outbox,
+    'inbox/new': box.inboxNew,
+    'inbox/in_process': box.inProcess,
+    'inbox/completed': box.completed,
+    sent: box.sent,
+    failed: box.failed,
+  };
   return byName[folder];
 }
 
@@ -61,17 +71,30 @@ export interface ExpectedImport {
 
 /** The imports the four-role fixture's pending mail must give in the project at `root`, in fixture order. */
 export function fourRolesImports(root: string): ExpectedImport[] {
-  return fixtureLines('reference-mail', 'four-roles.imports.tsv').filter((l) => !l.startsWith('#')).map((line) => {
-    const [worktree, rel, role, folder] = line.split('\t') as [string, string, string, string];
-    const from = join(referenceMailboxOf(worktreeOf(root, worktree)).dir, rel);
-    const box = mailboxOf(root, role);
-    const to = join(folder === 'outbox' ? box.outbox : box.inboxNew, rel.split('/').pop()!);
-    return { from, role, to, marked: `${from}.imported`, fixture: fixturePath('reference-mail', 'four-roles', worktree, rel) };
-  });
+  return fixtureLines('reference-mail', 'four-roles.imports.tsv')
+    .filter((l) => !l.startsWith('#'))
+    .map((line) => {
+      const [worktree, rel, role, folder] = line.split('\t') as [string, string, string, string];
+      const from = join(referenceMailboxOf(worktreeOf(root, worktree)).dir, rel);
+      const box = mailboxOf(root, role);
+      const to = join(folder === 'outbox' ? box.outbox : box.inboxNew, rel.split('/').pop()!);
+      return {
+        from,
+        role,
+        to,
+        marked: `${from}.imported`,
+        fixture: fixturePath('reference-mail', 'four-roles', worktree, rel),
+      };
+    });
 }
 
 /** Copies a fixture of fixtures/reference-mail/problems/ into a reference folder under its queue name; returns its path. */
-export function placeProblemItem(worktreePath: string, folder: ReferenceFolder, fixture: string, name: string): string {
+export function placeProblemItem(
+  worktreePath: string,
+  folder: ReferenceFolder,
+  fixture: string,
+  name: string,
+): string {
   const path = join(referenceFolderOf(worktreePath, folder), name);
   fs.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   fs.copyFileSync(fixturePath('reference-mail', 'problems', fixture), path);
@@ -80,9 +103,20 @@ export function placeProblemItem(worktreePath: string, folder: ReferenceFolder, 
 }
 
 /** Writes one item in the legacy format (`key: value` lines, a blank line, the body) into `dir`; returns its path. */
-export function placeLegacyItem(dir: string, name: string, headers: Record<string, string>, body = 'Re-read your role and constitution.\n\nbody\n'): string {
+export function placeLegacyItem(
+  dir: string,
+  name: string,
+  headers: Record<string, string>,
+  body = 'Re-read your role and constitution.\n\nbody\n',
+): string {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, name);
-  fs.writeFileSync(path, `${Object.entries(headers).map(([k, v]) => `${k}: ${v}\n`).join('')}\n${body}`, { mode: 0o600 });
+  fs.writeFileSync(
+    path,
+    `${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\n`)
+      .join('')}\n${body}`,
+    { mode: 0o600 },
+  );
   return path;
 }

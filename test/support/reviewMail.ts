@@ -10,16 +10,23 @@ import { readRoles } from '../../lib/handoff/roles.js';
 import { itemsIn } from './project.js';
 
 /** Delivers every handoff in `sender`'s outbox; returns the delivery results. */
-export async function deliverOutbox(root: string, sender: string): Promise<Awaited<ReturnType<typeof deliverHandoff>>[]> {
+export async function deliverOutbox(
+  root: string,
+  sender: string,
+): Promise<Awaited<ReturnType<typeof deliverHandoff>>[]> {
   const tmp = daemonPathsOf(root).tmp;
   fs.mkdirSync(tmp, { recursive: true, mode: 0o700 });
   const scope = { root, roles: readRoles(root).roles, tmp };
   const results = [];
-  for (const name of itemsIn(mailboxOf(root, sender).outbox)) results.push(await deliverHandoff(scope, sender, name, false));
+  for (const name of itemsIn(mailboxOf(root, sender).outbox))
+    results.push(await deliverHandoff(scope, sender, name, false));
   return results;
 }
 
-const agentEnv = (root: string, role: string): NodeJS.ProcessEnv => ({ SWARMFORGE_ROOT: root, SWARMFORGE_ROLE: role });
+const agentEnv = (root: string, role: string): NodeJS.ProcessEnv => ({
+  SWARMFORGE_ROOT: root,
+  SWARMFORGE_ROLE: role,
+});
 
 /** `ready_for_next` as `role`: claims its next item (or batch) into in_process/. */
 export async function claimAs(root: string, role: string): Promise<string> {
@@ -28,5 +35,7 @@ export async function claimAs(root: string, role: string): Promise<string> {
 
 /** `done_with_current` as `role`: moves its item (or batch) in process into completed/. */
 export async function completeAs(root: string, role: string): Promise<string> {
-  return (await doneWithCurrent(root, agentEnv(root, role), undefined, () => undefined)).toString('utf8');
+  return (await doneWithCurrent(root, agentEnv(root, role), undefined, () => undefined)).toString(
+    'utf8',
+  );
 }

@@ -31,7 +31,9 @@ export class Rng {
     return list[this.int(list.length)]!;
   }
   word(): string {
-    return Array.from({ length: 1 + this.int(10) }, () => this.pick('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-0123456789'.split(''))).join('');
+    return Array.from({ length: 1 + this.int(10) }, () =>
+      this.pick('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_-0123456789'.split('')),
+    ).join('');
   }
 }
 
@@ -40,8 +42,19 @@ type Path = (string | number)[];
 
 /** The kinds of mutation, in the order the records cycle through them (so any 13 consecutive records hold each kind once). */
 export const MUTATION_KINDS = [
-  'wrong-type', 'enum', 'unknown-key-top', 'unknown-key-nested', 'unknown-key-artifact', 'missing-key', 'truncated',
-  'non-utf8', 'schema-version', 'duplicate-artifact', 'bad-timestamp', 'cross-field', 'not-an-object',
+  'wrong-type',
+  'enum',
+  'unknown-key-top',
+  'unknown-key-nested',
+  'unknown-key-artifact',
+  'missing-key',
+  'truncated',
+  'non-utf8',
+  'schema-version',
+  'duplicate-artifact',
+  'bad-timestamp',
+  'cross-field',
+  'not-an-object',
 ] as const;
 export type MutationKind = (typeof MUTATION_KINDS)[number];
 
@@ -54,15 +67,19 @@ export interface Mutated {
   bytes: Buffer;
 }
 
-const isObject = (v: Json | undefined): v is { [key: string]: Json } => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: Json | undefined): v is { [key: string]: Json } =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 const clone = (v: Json): Json => JSON.parse(JSON.stringify(v)) as Json;
 const show = (p: Path) => `/${p.join('/')}`;
 
 /** Every path below `value` (not the root), depth first. */
 function pathsOf(value: Json, prefix: Path = []): Path[] {
   const out: Path[] = [];
-  if (Array.isArray(value)) value.forEach((v, i) => out.push([...prefix, i], ...pathsOf(v, [...prefix, i])));
-  else if (isObject(value)) for (const [k, v] of Object.entries(value)) out.push([...prefix, k], ...pathsOf(v, [...prefix, k]));
+  if (Array.isArray(value))
+    value.forEach((v, i) => out.push([...prefix, i], ...pathsOf(v, [...prefix, i])));
+  else if (isObject(value))
+    for (const [k, v] of Object.entries(value))
+      out.push([...prefix, k], ...pathsOf(v, [...prefix, k]));
   return out;
 }
 
@@ -72,7 +89,12 @@ function getAt(root: Json, path: Path): Json {
 
 /** Sets an own, enumerable property (also for `__proto__`, which plain assignment would not make a key). */
 function setKey(target: object, key: string | number, value: Json): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }
 
 function setAt(root: Json, path: Path, value: Json): void {
@@ -90,13 +112,53 @@ function typeOf(v: Json): string {
 /** A value of another JSON type than `v`. */
 function otherTyped(rng: Rng, v: Json): Json {
   const candidates: Json[] = [
-    null, true, false, 0, -1, 7, 2 ** 53, 1.5, -0.25, '', 'x', rng.word(), '1', 'true', 'null', [], [1], ['a', 'b'], [null], {}, { a: 1 }, { [rng.word()]: rng.word() },
+    null,
+    true,
+    false,
+    0,
+    -1,
+    7,
+    2 ** 53,
+    1.5,
+    -0.25,
+    '',
+    'x',
+    rng.word(),
+    '1',
+    'true',
+    'null',
+    [],
+    [1],
+    ['a', 'b'],
+    [null],
+    {},
+    { a: 1 },
+    { [rng.word()]: rng.word() },
   ];
-  const others = candidates.filter((c) => typeOf(c) !== typeOf(v) && !(typeOf(v) === 'number' && typeOf(c) === 'integer'));
+  const others = candidates.filter(
+    (c) => typeOf(c) !== typeOf(v) && !(typeOf(v) === 'number' && typeOf(c) === 'integer'),
+  );
   return clone(rng.pick(others));
 }
 
-const KEY_NAMES = ['extra', 'note', 'Status', 'status ', 'run-id', 'ståtus', '', ' ', '__proto__', 'constructor', 'toString', 'hasOwnProperty', '$schema', 'x'.repeat(200), '\u0000', 'emoji 🙂'];
+const KEY_NAMES = [
+  'extra',
+  'note',
+  'Status',
+  'status ',
+  'run-id',
+  'ståtus',
+  '',
+  ' ',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  '$schema',
+  'x'.repeat(200),
+  '\u0000',
+  'emoji 🙂',
+];
 
 function unknownKey(rng: Rng, existing: object): string {
   for (;;) {
@@ -105,23 +167,87 @@ function unknownKey(rng: Rng, existing: object): string {
   }
 }
 
-const TIME_FIELDS_TOP = ['created_at', 'updated_at', 'last_checkpoint_at', 'last_acceptance_at', 'last_resolution_at'];
+const TIME_FIELDS_TOP = [
+  'created_at',
+  'updated_at',
+  'last_checkpoint_at',
+  'last_acceptance_at',
+  'last_resolution_at',
+];
 const BAD_TIMES: Json[] = [
-  '', 'yesterday', 'now', '2026-01-01', '2026-01-01T00:00:00', '2026-01-01 00:00:00Z', '2026-01-01T00:00:00+00:00', '2026-01-01T00:00:00z',
-  '2026-01-01T00:00:00.1234567890Z', '26-01-01T00:00:00Z', '20260101T000000Z', '２０２６-01-01T00:00:00Z', '2026-01-01T00:00:00Z\n', ' 2026-01-01T00:00:00Z',
-  '2026-01-01T00:00:00.Z', '+002026-01-01T00:00:00Z', 1767225600000, 0, true, [], {},
+  '',
+  'yesterday',
+  'now',
+  '2026-01-01',
+  '2026-01-01T00:00:00',
+  '2026-01-01 00:00:00Z',
+  '2026-01-01T00:00:00+00:00',
+  '2026-01-01T00:00:00z',
+  '2026-01-01T00:00:00.1234567890Z',
+  '26-01-01T00:00:00Z',
+  '20260101T000000Z',
+  '２０２６-01-01T00:00:00Z',
+  '2026-01-01T00:00:00Z\n',
+  ' 2026-01-01T00:00:00Z',
+  '2026-01-01T00:00:00.Z',
+  '+002026-01-01T00:00:00Z',
+  1767225600000,
+  0,
+  true,
+  [],
+  {},
   // Shaped like a time but impossible: the schema's pattern checks the shape only, so these stay valid and are skipped.
-  '2026-13-45T25:61:61Z', '0000-00-00T00:00:00Z',
+  '2026-13-45T25:61:61Z',
+  '0000-00-00T00:00:00Z',
 ];
 
-const STATUS = ['ACTIVE', 'PAUSED', 'BLOCKED', 'WAITING_FOR_HUMAN_APPROVAL', 'FAILED', 'CANCELLED', 'COMPLETED'];
-const PHASE = ['IDLE', 'STAGE_ACTIVE', 'PAUSE_REQUESTED', 'REVIEW_PENDING', 'FINDINGS_PENDING', 'APPROVAL_PENDING', 'DONE'];
-const ENUM_WORDS = ['RUNNING', 'SLEEPING', 'APPROVED', 'UNKNOWN', 'DONE', 'COMPLETED', 'IDLE', 'Critical', 'HIGH', 'LOW', 'structured', 'security', 'null', ''];
+const STATUS = [
+  'ACTIVE',
+  'PAUSED',
+  'BLOCKED',
+  'WAITING_FOR_HUMAN_APPROVAL',
+  'FAILED',
+  'CANCELLED',
+  'COMPLETED',
+];
+const PHASE = [
+  'IDLE',
+  'STAGE_ACTIVE',
+  'PAUSE_REQUESTED',
+  'REVIEW_PENDING',
+  'FINDINGS_PENDING',
+  'APPROVAL_PENDING',
+  'DONE',
+];
+const ENUM_WORDS = [
+  'RUNNING',
+  'SLEEPING',
+  'APPROVED',
+  'UNKNOWN',
+  'DONE',
+  'COMPLETED',
+  'IDLE',
+  'Critical',
+  'HIGH',
+  'LOW',
+  'structured',
+  'security',
+  'null',
+  '',
+];
 
 /** A changed copy of `record` of kind `kind`; `what` says what changed. Undefined when the record has nothing the kind can change (no artifact entry). */
-function mutateOnce(rng: Rng, kind: MutationKind, record: { [key: string]: Json }, text: string): { bytes: Buffer; what: string } | undefined {
+function mutateOnce(
+  rng: Rng,
+  kind: MutationKind,
+  record: { [key: string]: Json },
+  text: string,
+): { bytes: Buffer; what: string } | undefined {
   const r = clone(record) as { [key: string]: Json };
-  const done = (what: string) => ({ bytes: Buffer.from(`${JSON.stringify(r, null, 2)}\n`, 'utf8'), what });
+  const done = (what: string) => ({
+    bytes: Buffer.from(`${JSON.stringify(r, null, 2)}\n`, 'utf8'),
+    what,
+  });
   const objectPaths = () => [[] as Path, ...pathsOf(r).filter((p) => isObject(getAt(r, p)))];
   switch (kind) {
     case 'wrong-type': {
@@ -132,10 +258,20 @@ function mutateOnce(rng: Rng, kind: MutationKind, record: { [key: string]: Json 
     }
     case 'enum': {
       const paths: Path[] = [['status'], ['phase']];
-      (r.findings as Json[]).forEach((_, i) => paths.push(['findings', i, 'lane'], ['findings', i, 'severity']));
+      (r.findings as Json[]).forEach((_, i) =>
+        paths.push(['findings', i, 'lane'], ['findings', i, 'severity']),
+      );
       const path = rng.pick(paths);
       const current = String(getAt(r, path));
-      const value = rng.pick([current.toLowerCase(), `${current} `, ` ${current}`, current.slice(0, -1), rng.pick(ENUM_WORDS), rng.pick(path[0] === 'status' ? PHASE : STATUS), rng.word().toUpperCase()]);
+      const value = rng.pick([
+        current.toLowerCase(),
+        `${current} `,
+        ` ${current}`,
+        current.slice(0, -1),
+        rng.pick(ENUM_WORDS),
+        rng.pick(path[0] === 'status' ? PHASE : STATUS),
+        rng.word().toUpperCase(),
+      ]);
       setAt(r, path, value);
       return done(`${show(path)} = ${JSON.stringify(value)}`);
     }
@@ -170,23 +306,56 @@ function mutateOnce(rng: Rng, kind: MutationKind, record: { [key: string]: Json 
       return { bytes: bytes.subarray(0, at), what: `cut at byte ${at} of ${bytes.length}` };
     }
     case 'non-utf8': {
-      const sequences = [[0xff], [0xfe], [0x80], [0xbf], [0xc0, 0x80], [0xc1, 0xbf], [0xe0, 0x80, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xe2, 0x82], [0xc3]];
+      const sequences = [
+        [0xff],
+        [0xfe],
+        [0x80],
+        [0xbf],
+        [0xc0, 0x80],
+        [0xc1, 0xbf],
+        [0xe0, 0x80, 0x80],
+        [0xed, 0xa0, 0x80],
+        [0xf4, 0x90, 0x80, 0x80],
+        [0xf8, 0x88, 0x80, 0x80, 0x80],
+        [0xe2, 0x82],
+        [0xc3],
+      ];
       let bytes = Buffer.from(text, 'utf8');
       const notes: string[] = [];
       for (let n = 1 + rng.int(3); n > 0; n--) {
         const seq = Buffer.from(rng.pick(sequences));
         const at = rng.int(bytes.length + 1);
         const overwrite = rng.int(2) === 0;
-        bytes = Buffer.concat([bytes.subarray(0, at), seq, bytes.subarray(overwrite ? Math.min(bytes.length, at + seq.length) : at)]);
+        bytes = Buffer.concat([
+          bytes.subarray(0, at),
+          seq,
+          bytes.subarray(overwrite ? Math.min(bytes.length, at + seq.length) : at),
+        ]);
         notes.push(`${overwrite ? 'over' : 'into'} byte ${at}: ${seq.toString('hex')}`);
       }
       return { bytes, what: `non-UTF-8 ${notes.join(', ')}` };
     }
     case 'schema-version': {
-      const value = rng.pick<Json | undefined>([2, 0, -1, 2 + rng.int(1_000_000), '1', 1.5, null, true, [1], {}, rng.word(), 1e21, undefined]);
+      const value = rng.pick<Json | undefined>([
+        2,
+        0,
+        -1,
+        2 + rng.int(1_000_000),
+        '1',
+        1.5,
+        null,
+        true,
+        [1],
+        {},
+        rng.word(),
+        1e21,
+        undefined,
+      ]);
       if (value === undefined) delete r.schema_version;
       else r.schema_version = value;
-      return done(`/schema_version ${value === undefined ? 'removed' : `= ${JSON.stringify(value)}`}`);
+      return done(
+        `/schema_version ${value === undefined ? 'removed' : `= ${JSON.stringify(value)}`}`,
+      );
     }
     case 'duplicate-artifact': {
       const list = r.artifacts as { [key: string]: Json }[];
@@ -203,7 +372,8 @@ function mutateOnce(rng: Rng, kind: MutationKind, record: { [key: string]: Json 
       const paths: Path[] = TIME_FIELDS_TOP.map((k) => [k]);
       (r.history as Json[]).forEach((_, i) => paths.push(['history', i, 'at']));
       paths.push(['observations', 'updated_at']);
-      for (const role of Object.keys((r.observations as { panes: object }).panes)) paths.push(['observations', 'panes', role, 'seen_at']);
+      for (const role of Object.keys((r.observations as { panes: object }).panes))
+        paths.push(['observations', 'panes', role, 'seen_at']);
       const path = rng.pick(paths);
       const value = clone(rng.pick(BAD_TIMES));
       setAt(r, path, value);
@@ -211,23 +381,86 @@ function mutateOnce(rng: Rng, kind: MutationKind, record: { [key: string]: Json 
     }
     case 'cross-field': {
       const breaks: [string, () => void][] = [
-        ['STAGE_ACTIVE without a stage', () => { r.phase = 'STAGE_ACTIVE'; r.active_stage = null; }],
-        ['pause_requested flipped', () => { r.pause_requested = !r.pause_requested; }],
-        ['review_cycle above max_review_cycles', () => { r.review_cycle = (r.max_review_cycles as number) + 1 + rng.int(5); }],
-        ['COMPLETED not DONE', () => { r.status = 'COMPLETED'; }],
-        ['BLOCKED without a reason', () => { r.status = 'BLOCKED'; r.block_reason = rng.pick([null, '']); }],
-        ['active_stage not in stage_order', () => { r.phase = 'STAGE_ACTIVE'; r.active_stage = 'nosuchstage'; }],
-        ['last_completed_stage not in stage_order', () => { r.last_completed_stage = 'nosuchstage'; }],
-        ['a finding repeated', () => { (r.findings as Json[]).push(clone((r.findings as Json[])[0] ?? null)); }],
-        ['run_id of another folder', () => { r.run_id = `run-20200101T000000Z-${rng.int(0xffffff).toString(16).padStart(6, '0')}`; }],
+        [
+          'STAGE_ACTIVE without a stage',
+          () => {
+            r.phase = 'STAGE_ACTIVE';
+            r.active_stage = null;
+          },
+        ],
+        [
+          'pause_requested flipped',
+          () => {
+            r.pause_requested = !r.pause_requested;
+          },
+        ],
+        [
+          'review_cycle above max_review_cycles',
+          () => {
+            r.review_cycle = (r.max_review_cycles as number) + 1 + rng.int(5);
+          },
+        ],
+        [
+          'COMPLETED not DONE',
+          () => {
+            r.status = 'COMPLETED';
+          },
+        ],
+        [
+          'BLOCKED without a reason',
+          () => {
+            r.status = 'BLOCKED';
+            r.block_reason = rng.pick([null, '']);
+          },
+        ],
+        [
+          'active_stage not in stage_order',
+          () => {
+            r.phase = 'STAGE_ACTIVE';
+            r.active_stage = 'nosuchstage';
+          },
+        ],
+        [
+          'last_completed_stage not in stage_order',
+          () => {
+            r.last_completed_stage = 'nosuchstage';
+          },
+        ],
+        [
+          'a finding repeated',
+          () => {
+            (r.findings as Json[]).push(clone((r.findings as Json[])[0] ?? null));
+          },
+        ],
+        [
+          'run_id of another folder',
+          () => {
+            r.run_id = `run-20200101T000000Z-${rng.int(0xffffff).toString(16).padStart(6, '0')}`;
+          },
+        ],
       ];
       const [what, apply] = rng.pick(breaks);
       apply();
       return done(what);
     }
     case 'not-an-object': {
-      const value = rng.pick<Json>([[], [r], null, 0, rng.int(1e9), '', rng.word(), true, {}, { schema_version: 1 }, { schema_version: 1, runtime_release: rng.word() }]);
-      const bytes = Buffer.from(rng.int(2) === 0 ? JSON.stringify(value) : `${JSON.stringify(value, null, 2)}\n`, 'utf8');
+      const value = rng.pick<Json>([
+        [],
+        [r],
+        null,
+        0,
+        rng.int(1e9),
+        '',
+        rng.word(),
+        true,
+        {},
+        { schema_version: 1 },
+        { schema_version: 1, runtime_release: rng.word() },
+      ]);
+      const bytes = Buffer.from(
+        rng.int(2) === 0 ? JSON.stringify(value) : `${JSON.stringify(value, null, 2)}\n`,
+        'utf8',
+      );
       return { bytes, what: `the whole record is ${JSON.stringify(value).slice(0, 40)}` };
     }
   }
@@ -239,7 +472,12 @@ function mutateOnce(rng: Rng, kind: MutationKind, record: { [key: string]: Json 
  * earlier record is drawn again (after 20 such draws, of a random kind: a kind whose few
  * variants are used up). Deterministic for a seed.
  */
-export function mutatedRecords(base: Buffer, seed: number, count: number, isValid: (bytes: Buffer) => boolean): { records: Mutated[]; stillValid: Record<string, number> } {
+export function mutatedRecords(
+  base: Buffer,
+  seed: number,
+  count: number,
+  isValid: (bytes: Buffer) => boolean,
+): { records: Mutated[]; stillValid: Record<string, number> } {
   const text = base.toString('utf8');
   const record = JSON.parse(text) as { [key: string]: Json };
   const rng = new Rng(seed);
@@ -249,7 +487,8 @@ export function mutatedRecords(base: Buffer, seed: number, count: number, isVali
   for (let index = 0; index < count; index++) {
     let kind: MutationKind = MUTATION_KINDS[index % MUTATION_KINDS.length]!;
     for (let attempt = 0; ; attempt++) {
-      if (attempt === 1000) throw new Error(`record ${index}: 1000 mutations in a row were valid or repeated`);
+      if (attempt === 1000)
+        throw new Error(`record ${index}: 1000 mutations in a row were valid or repeated`);
       const mutated = mutateOnce(rng, kind, record, text);
       if (mutated === undefined) {
         kind = rng.pick(MUTATION_KINDS);
@@ -291,12 +530,25 @@ export interface RecordResult {
 export function problemsOf(r: RecordResult): string[] {
   const problems: string[] = [];
   for (const { action, result } of r.calls) {
-    if (result.code !== 2) problems.push(`${action}: exit ${result.code}${result.signal ? ` (${result.signal})` : ''}, not 2`);
-    if (result.stdout !== '') problems.push(`${action}: printed ${JSON.stringify(result.stdout.slice(0, 200))}`);
+    if (result.code !== 2)
+      problems.push(
+        `${action}: exit ${result.code}${result.signal ? ` (${result.signal})` : ''}, not 2`,
+      );
+    if (result.stdout !== '')
+      problems.push(`${action}: printed ${JSON.stringify(result.stdout.slice(0, 200))}`);
     const lines = result.stderr.split('\n').filter((l) => l !== '');
-    if (lines.length !== 1 || !result.stderr.endsWith('\n')) problems.push(`${action}: ${lines.length} stderr lines, not 1: ${JSON.stringify(result.stderr.slice(0, 400))}`);
-    if (!lines[0]?.startsWith(`baton run ${action}: `)) problems.push(`${action}: stderr does not start 'baton run ${action}: ': ${JSON.stringify(lines[0])}`);
-    else if (!/^baton run \S+: (invalid record '|run was created with schema version )/.test(lines[0])) problems.push(`${action}: not a refusal of the record: ${JSON.stringify(lines[0])}`);
+    if (lines.length !== 1 || !result.stderr.endsWith('\n'))
+      problems.push(
+        `${action}: ${lines.length} stderr lines, not 1: ${JSON.stringify(result.stderr.slice(0, 400))}`,
+      );
+    if (!lines[0]?.startsWith(`baton run ${action}: `))
+      problems.push(
+        `${action}: stderr does not start 'baton run ${action}: ': ${JSON.stringify(lines[0])}`,
+      );
+    else if (
+      !/^baton run \S+: (invalid record '|run was created with schema version )/.test(lines[0])
+    )
+      problems.push(`${action}: not a refusal of the record: ${JSON.stringify(lines[0])}`);
     if (/^\s+at /m.test(result.stderr)) problems.push(`${action}: a stack trace`);
   }
   if (r.changed.length > 0) problems.push(`files changed: ${r.changed.join(', ')}`);
@@ -318,7 +570,9 @@ export function folderBytes(dir: string): Map<string, string> {
 
 /** The files that differ between two folderBytes maps (added, removed or changed). */
 export function changedFiles(before: Map<string, string>, after: Map<string, string>): string[] {
-  return [...new Set([...before.keys(), ...after.keys()])].filter((k) => before.get(k) !== after.get(k)).sort();
+  return [...new Set([...before.keys(), ...after.keys()])]
+    .filter((k) => before.get(k) !== after.get(k))
+    .sort();
 }
 
 /** The job of the in-process driver. */
@@ -350,8 +604,14 @@ async function drive(job: DriverJob): Promise<void> {
     let stdout = '';
     let stderr = '';
     process.exitCode = undefined;
-    process.stdout.write = ((chunk: string | Uint8Array) => { stdout += chunk.toString(); return true; }) as typeof process.stdout.write;
-    process.stderr.write = ((chunk: string | Uint8Array) => { stderr += chunk.toString(); return true; }) as typeof process.stderr.write;
+    process.stdout.write = ((chunk: string | Uint8Array) => {
+      stdout += chunk.toString();
+      return true;
+    }) as typeof process.stdout.write;
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      stderr += chunk.toString();
+      return true;
+    }) as typeof process.stderr.write;
     try {
       await runRunCommand(args.map((a) => (a === 'RUN' ? job.runId : a)));
     } catch (err) {
@@ -360,12 +620,17 @@ async function drive(job: DriverJob): Promise<void> {
       process.stdout.write = realOut;
       process.stderr.write = realErr;
     }
-    const code = typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0);
+    const code =
+      typeof process.exitCode === 'number' ? process.exitCode : Number(process.exitCode ?? 0);
     process.exitCode = undefined;
     return { code, stdout, stderr };
   };
   const results: RecordResult[] = [];
-  results.push({ index: -1, calls: [{ action: 'status', result: await call(['status', 'RUN']) }], changed: [] });
+  results.push({
+    index: -1,
+    calls: [{ action: 'status', result: await call(['status', 'RUN']) }],
+    changed: [],
+  });
   for (const record of job.records) {
     fs.writeFileSync(workflow, Buffer.from(record.bytes, 'base64'));
     const before = folderBytes(dir);

@@ -20,7 +20,11 @@ export function makeRunRepo(): string {
 }
 
 /** `baton run ARGS` in `cwd`. */
-export function batonRun(cwd: string, args: string[], env: Record<string, string | undefined> = {}): RunResult {
+export function batonRun(
+  cwd: string,
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): RunResult {
   return runBin('baton', ['run', ...args], { cwd, env });
 }
 
@@ -33,12 +37,27 @@ export function ok(r: RunResult): Record<string, any> {
 
 /** Starts a run of `root` (request `req`); returns its id. */
 export function startRun(root: string, extra: string[] = [], request = 'req-1'): string {
-  return ok(batonRun(root, ['start', '--request', request, '--task', 'add the thing', '--spec', 'spec.md', '--acceptance', 'node accept.mjs', ...extra])).run_id as string;
+  return ok(
+    batonRun(root, [
+      'start',
+      '--request',
+      request,
+      '--task',
+      'add the thing',
+      '--spec',
+      'spec.md',
+      '--acceptance',
+      'node accept.mjs',
+      ...extra,
+    ]),
+  ).run_id as string;
 }
 
 /** Acquires the lease for the test process; returns its token. */
 export function leaseFor(root: string, runId: string): string {
-  return ok(batonRun(root, ['lease', runId, 'acquire', '--pid', String(process.pid), '--ttl', '3600'])).lease.token as string;
+  return ok(
+    batonRun(root, ['lease', runId, 'acquire', '--pid', String(process.pid), '--ttl', '3600']),
+  ).lease.token as string;
 }
 
 /** Writes an evidence file under `root/evidence/`; returns its path relative to root. */
@@ -49,8 +68,17 @@ export function evidence(root: string, name: string, text: string): string {
 }
 
 /** A lane file of `cycle` with the given `FINDING` lines. */
-export function laneFile(root: string, lane: string, cycle: number, findings: string[] = []): string {
-  return evidence(root, `${lane}-c${cycle}.txt`, `LANE: ${lane}\nCYCLE: ${cycle}\n${findings.map((f) => `FINDING ${f}\n`).join('')}`);
+export function laneFile(
+  root: string,
+  lane: string,
+  cycle: number,
+  findings: string[] = [],
+): string {
+  return evidence(
+    root,
+    `${lane}-c${cycle}.txt`,
+    `LANE: ${lane}\nCYCLE: ${cycle}\n${findings.map((f) => `FINDING ${f}\n`).join('')}`,
+  );
 }
 
 /** A run driven to REVIEW_PENDING (stage-start, acceptance, checkpoint with one artifact); returns its id and token. */
@@ -60,7 +88,17 @@ export function runAtReview(root: string): { runId: string; token: string } {
   ok(batonRun(root, ['stage-start', runId, 'implementation', '--lease', token]));
   ok(batonRun(root, ['acceptance', runId, '--lease', token]));
   const work = evidence(root, 'work.md', 'the work\n');
-  ok(batonRun(root, ['checkpoint', runId, 'implementation', '--artifact', `${work}:work`, '--lease', token]));
+  ok(
+    batonRun(root, [
+      'checkpoint',
+      runId,
+      'implementation',
+      '--artifact',
+      `${work}:work`,
+      '--lease',
+      token,
+    ]),
+  );
   return { runId, token };
 }
 

@@ -9,10 +9,15 @@ import { basename, join } from 'node:path';
 const dir = process.env.BATON_STANDIN_DIR;
 const name = basename(process.argv[1] ?? 'agent');
 const role = process.env.SWARMFORGE_ROLE ?? 'none';
-const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SWARMFORGE_')));
+const env = Object.fromEntries(
+  Object.entries(process.env).filter(([k]) => k.startsWith('SWARMFORGE_')),
+);
 if (dir) {
   const path = join(dir, `${name}.${role}.json`);
-  fs.writeFileSync(`${path}.tmp`, JSON.stringify({ name, argv: process.argv.slice(2), cwd: process.cwd(), env }));
+  fs.writeFileSync(
+    `${path}.tmp`,
+    JSON.stringify({ name, argv: process.argv.slice(2), cwd: process.cwd(), env }),
+  );
   fs.renameSync(`${path}.tmp`, path);
 }
 process.stdin.resume();

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { dirname } from 'node:path';
 
 /** The calls the durability tests trace. */
-export const TRACED = 'openat,write,fsync,fdatasync,rename,renameat,renameat2,link,linkat,unlink,unlinkat,close';
+export const TRACED =
+  'openat,write,fsync,fdatasync,rename,renameat,renameat2,link,linkat,unlink,unlinkat,close';
 
 /** One system call from the strace log. */
 export interface Call {
@@ -58,7 +59,12 @@ export function parseStrace(log: string): Call[] {
     const fdArg = /^(\d+)<([^>]*)>/.exec(args);
     const strings = [...args.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((s) => unescape(s[1]!));
     calls.push({
-      start, end: index, pid, name: call[1]!, strings, ret: Number(call[3]),
+      start,
+      end: index,
+      pid,
+      name: call[1]!,
+      strings,
+      ret: Number(call[3]),
       ...(fdArg ? { fd: Number(fdArg[1]), fdPath: unescape(fdArg[2]!) } : {}),
     });
   });
@@ -71,14 +77,26 @@ export class Trace {
 
   /** The one successful rename of `from` to `to`. */
   rename(from: string, to: string): Call {
-    const found = this.calls.filter((c) => /^rename(at2?)?$/.test(c.name) && c.ret === 0 && c.strings[0] === from && c.strings[1] === to);
+    const found = this.calls.filter(
+      (c) =>
+        /^rename(at2?)?$/.test(c.name) &&
+        c.ret === 0 &&
+        c.strings[0] === from &&
+        c.strings[1] === to,
+    );
     assert.equal(found.length, 1, `expected one rename ${from} -> ${to}, found ${found.length}`);
     return found[0]!;
   }
 
   /** Successful renames whose source is in `fromDir` and target in `toDir`. */
   renamesBetween(fromDir: string, toDir: string): Call[] {
-    return this.calls.filter((c) => /^rename(at2?)?$/.test(c.name) && c.ret === 0 && dirname(c.strings[0] ?? '') === fromDir && dirname(c.strings[1] ?? '') === toDir);
+    return this.calls.filter(
+      (c) =>
+        /^rename(at2?)?$/.test(c.name) &&
+        c.ret === 0 &&
+        dirname(c.strings[0] ?? '') === fromDir &&
+        dirname(c.strings[1] ?? '') === toDir,
+    );
   }
 
   /** The last successful write to the file at `path`. */
@@ -90,15 +108,26 @@ export class Trace {
 
   /** The write of stdout that starts with `prefix`. */
   stdout(prefix: string): Call {
-    const found = this.calls.find((c) => c.name === 'write' && c.fd === 1 && (c.strings[0] ?? '').startsWith(prefix));
+    const found = this.calls.find(
+      (c) => c.name === 'write' && c.fd === 1 && (c.strings[0] ?? '').startsWith(prefix),
+    );
     assert.ok(found, `no write of '${prefix}' to stdout`);
     return found;
   }
 
   /** Asserts that `path` (file or directory) is fsync'd after `after` finished and before `before` started. */
   fsyncBetween(path: string, after: Call, before: Call, what: string): void {
-    const ok = this.calls.some((c) => (c.name === 'fsync' || c.name === 'fdatasync') && c.ret === 0 && c.fdPath === path && c.start > after.end && c.end < before.start);
-    assert.ok(ok, `${what}: no fsync of ${path} between line ${after.end} and line ${before.start}`);
+    const ok = this.calls.some(
+      (c) =>
+        (c.name === 'fsync' || c.name === 'fdatasync') &&
+        c.ret === 0 &&
+        c.fdPath === path &&
+        c.start > after.end &&
+        c.end < before.start,
+    );
+    assert.ok(
+      ok,
+      `${what}: no fsync of ${path} between line ${after.end} and line ${before.start}`,
+    );
   }
 }
-

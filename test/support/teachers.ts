@@ -17,7 +17,15 @@ export const TEACHERS_CONF = fixtureText('conf', 'teachers.conf');
 /** A project with the teachers' conf and the CTO teacher's worktree (`.worktrees/teacher-cto`). */
 export function makeTeachersProject(): Project {
   const p = makeProject(TEACHERS_CONF);
-  git(p.root, 'worktree', 'add', '-q', '-b', 'teacher-cto', join(p.root, '.worktrees', 'teacher-cto'));
+  git(
+    p.root,
+    'worktree',
+    'add',
+    '-q',
+    '-b',
+    'teacher-cto',
+    join(p.root, '.worktrees', 'teacher-cto'),
+  );
   return p;
 }
 
@@ -33,7 +41,17 @@ export function scriptedReviewer(...flags: string[]): string[] {
 
 /** `baton review teacher --lens <lens> <options> -- <reviewer>` as an argv. */
 export function teacherArgv(lens: string, options: string[], reviewer: string[]): string[] {
-  return [process.execPath, join(BIN_DIR, 'baton.js'), 'review', 'teacher', '--lens', lens, ...options, '--', ...reviewer];
+  return [
+    process.execPath,
+    join(BIN_DIR, 'baton.js'),
+    'review',
+    'teacher',
+    '--lens',
+    lens,
+    ...options,
+    '--',
+    ...reviewer,
+  ];
 }
 
 /** One line the scripted reviewer's --record appends. */
@@ -51,7 +69,11 @@ export interface ReviewerRecordLine {
 /** The record lines in `file` (none while it does not exist). */
 export function reviewerRecords(file: string): ReviewerRecordLine[] {
   if (!fs.existsSync(file)) return [];
-  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as ReviewerRecordLine);
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as ReviewerRecordLine);
 }
 
 /** A teacher running as a child process, with what it printed so far. */
@@ -63,33 +85,82 @@ export interface TeacherChild {
 }
 
 /** Starts a teacher of `lens` as its role, in its worktree (stdin /dev/null). */
-export function startTeacher(root: string, lens: string, options: string[], reviewer: string[], env: Record<string, string> = {}): TeacherChild {
+export function startTeacher(
+  root: string,
+  lens: string,
+  options: string[],
+  reviewer: string[],
+  env: Record<string, string> = {},
+): TeacherChild {
   const argv = teacherArgv(lens, options, reviewer);
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, SWARMFORGE_ROLE: `teacher-${lens}`, ...env };
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    SWARMFORGE_ROLE: `teacher-${lens}`,
+    ...env,
+  };
   delete childEnv.SWARMFORGE_ROOT;
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: teacherWorktree(root, lens), env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: teacherWorktree(root, lens),
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
   return { child, stdout: () => out, stderr: () => err, exited };
 }
 
 /** A WRITTEN bookbag (not on disk) with the given submission fields, for tests of the prompt and the attempts. */
-export function sampleBookbag(fields: Partial<Submission> = {}, bead = 'coder-general-0123abcd'): Bookbag {
-  return newBookbag(bead, {
-    task: 'add the login form', output: 'the form\n', student: 'coder', domain: 'general', difficulty: 'medium', verification: 'npm test: 12 passing',
-    summary: 'done', acMet: ['a user can log in'], filesChanged: ['src/login.ts'], blockers: [], submittedBy: 'coder', replyTo: 'coder',
-    branch: 'main', commit: '0123456789', ctoRole: 'teacher-cto', cooRole: 'teacher-coo', ...fields,
-  }, new Date('2026-06-15T14:05:31.123Z'));
+export function sampleBookbag(
+  fields: Partial<Submission> = {},
+  bead = 'coder-general-0123abcd',
+): Bookbag {
+  return newBookbag(
+    bead,
+    {
+      task: 'add the login form',
+      output: 'the form\n',
+      student: 'coder',
+      domain: 'general',
+      difficulty: 'medium',
+      verification: 'npm test: 12 passing',
+      summary: 'done',
+      acMet: ['a user can log in'],
+      filesChanged: ['src/login.ts'],
+      blockers: [],
+      submittedBy: 'coder',
+      replyTo: 'coder',
+      branch: 'main',
+      commit: '0123456789',
+      ctoRole: 'teacher-cto',
+      cooRole: 'teacher-coo',
+      ...fields,
+    },
+    new Date('2026-06-15T14:05:31.123Z'),
+  );
 }
 
 /** Submits work (as coder, in process) and delivers both requests into the teachers' inboxes (a copy of each, as handoffd would); returns the bead. */
 export async function submitAndDeliver(root: string, output = 'the form\n'): Promise<string> {
   const bag = await submitReview(root, {
-    task: 'add the login form', output, student: 'coder', domain: 'general', difficulty: 'medium', verification: '', summary: '', acMet: [], filesChanged: [],
-    blockers: [], submittedBy: 'coder', replyTo: 'coder', branch: '', commit: '',
+    task: 'add the login form',
+    output,
+    student: 'coder',
+    domain: 'general',
+    difficulty: 'medium',
+    verification: '',
+    summary: '',
+    acMet: [],
+    filesChanged: [],
+    blockers: [],
+    submittedBy: 'coder',
+    replyTo: 'coder',
+    branch: '',
+    commit: '',
   });
   const outbox = mailboxOf(root, 'coder').outbox;
   for (const name of fs.readdirSync(outbox).filter((n) => n.endsWith('.handoff'))) {

@@ -21,6 +21,7 @@ export function byTier<T>(values: { short: T; full: T }): T {
 export function sizeFrom(variable: string, sizes: { short: number; full: number }): number {
   const raw = process.env[variable];
   if (raw === undefined || raw === '') return byTier(sizes);
-  if (!/^[1-9]\d*$/.test(raw)) throw new Error(`${variable} must be a positive integer, not ${JSON.stringify(raw)}`);
+  if (!/^[1-9]\d*$/.test(raw))
+    throw new Error(`${variable} must be a positive integer, not ${JSON.stringify(raw)}`);
   return Number(raw);
 }

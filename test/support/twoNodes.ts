@@ -40,11 +40,21 @@ export function makeTwoNodes(nats: NatsServerHandle, rosterExtra = ''): TwoNodes
   const swarm = `t${process.pid}-${swarms}`;
   const a = makeProject();
   const b = makeProject();
-  for (const p of [a, b]) fs.writeFileSync(join(p.root, 'swarmforge', 'nodes.conf'), nodesConf(swarm, nats.url, rosterExtra));
+  for (const p of [a, b])
+    fs.writeFileSync(
+      join(p.root, 'swarmforge', 'nodes.conf'),
+      nodesConf(swarm, nats.url, rosterExtra),
+    );
   const nodes: TwoNodes = {
-    swarm, a, b, daemons: {},
+    swarm,
+    a,
+    b,
+    daemons: {},
     start: async (node, env = {}) => {
-      const daemon = await startHandoffd(nodes[node].root, ['--poll-interval', '200'], { BATON_NODE: node, ...env });
+      const daemon = await startHandoffd(nodes[node].root, ['--poll-interval', '200'], {
+        BATON_NODE: node,
+        ...env,
+      });
       nodes.daemons[node] = daemon;
       return daemon;
     },
@@ -52,12 +62,17 @@ export function makeTwoNodes(nats: NatsServerHandle, rosterExtra = ''): TwoNodes
       const daemon = nodes.daemons[node];
       delete nodes.daemons[node];
       if (!daemon) return;
-      if (daemon.child.exitCode === null && daemon.child.signalCode === null) daemon.child.kill('SIGKILL');
+      if (daemon.child.exitCode === null && daemon.child.signalCode === null)
+        daemon.child.kill('SIGKILL');
       await daemon.exited;
     },
     send: (node, from, to, message = 'hello') => {
       const root = nodes[node].root;
-      const r = runBin('swarm_handoff', [writeDraft(root, noteDraft(to, message), `d-${Math.random()}.txt`)], { role: from, cwd: root });
+      const r = runBin(
+        'swarm_handoff',
+        [writeDraft(root, noteDraft(to, message), `d-${Math.random()}.txt`)],
+        { role: from, cwd: root },
+      );
       if (r.code !== 0) throw new Error(`swarm_handoff failed: ${r.stderr}`);
       return r.stdout.replace('HANDOFF QUEUED: ', '').trim();
     },
@@ -78,7 +93,8 @@ export async function heldCopies(p: Project, role: string): Promise<Map<string, 
   const dirs = [box.inboxNew, box.inProcess, box.completed];
   for (const dir of [box.inProcess, box.completed]) {
     if (!fs.existsSync(dir)) continue;
-    for (const e of fs.readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) dirs.push(join(dir, e.name));
+    for (const e of fs.readdirSync(dir, { withFileTypes: true }))
+      if (e.isDirectory()) dirs.push(join(dir, e.name));
   }
   for (const dir of dirs) {
     for (const name of itemsIn(dir)) {
@@ -93,8 +109,16 @@ export async function heldCopies(p: Project, role: string): Promise<Map<string, 
 /** True when `p`'s handoffd reports a live link and every role's pending and unacked counts at 0 (its bridge.json). */
 export function bridgeDrained(p: Project): boolean {
   try {
-    const r = JSON.parse(fs.readFileSync(join(p.root, '.swarmforge', 'bridge.json'), 'utf8')) as { connected: boolean; pending: Record<string, number>; unacked: Record<string, number> };
-    return r.connected && Object.keys(r.pending).length > 0 && [...Object.values(r.pending), ...Object.values(r.unacked)].every((n) => n === 0);
+    const r = JSON.parse(fs.readFileSync(join(p.root, '.swarmforge', 'bridge.json'), 'utf8')) as {
+      connected: boolean;
+      pending: Record<string, number>;
+      unacked: Record<string, number>;
+    };
+    return (
+      r.connected &&
+      Object.keys(r.pending).length > 0 &&
+      [...Object.values(r.pending), ...Object.values(r.unacked)].every((n) => n === 0)
+    );
   } catch {
     return false;
   }

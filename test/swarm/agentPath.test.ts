@@ -25,7 +25,11 @@ describe('lib/swarm/agentPath', () => {
     fs.mkdirSync(join(b, 'agent'), { recursive: true });
     const inC = file(join(c, 'agent'), 0o755);
     file(join(dir, 'd', 'agent'), 0o755);
-    assert.equal(findProgram('agent', [a, b, c, join(dir, 'd')].join(':')), inC, 'skips a non-executable file and a directory');
+    assert.equal(
+      findProgram('agent', [a, b, c, join(dir, 'd')].join(':')),
+      inC,
+      'skips a non-executable file and a directory',
+    );
     assert.equal(findProgram('agent', `::${join(dir, 'd')}:`), join(dir, 'd', 'agent'));
   });
 

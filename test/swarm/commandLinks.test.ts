@@ -6,11 +6,19 @@ import { BIN_DIR, tempDir } from '../support/project.js';
 
 describe('lib/swarm/commandLinks', () => {
   it('names every command agents type, with the .sh aliases (protocol §10), each a built bin', () => {
-    for (const name of ['swarm_handoff', 'ready_for_next', 'done_with_current', 'handoffd', 'baton']) {
+    for (const name of [
+      'swarm_handoff',
+      'ready_for_next',
+      'done_with_current',
+      'handoffd',
+      'baton',
+    ]) {
       assert.ok(COMMANDS[name], name);
-      if (name !== 'handoffd' && name !== 'baton') assert.equal(COMMANDS[`${name}.sh`], COMMANDS[name], `${name}.sh`);
+      if (name !== 'handoffd' && name !== 'baton')
+        assert.equal(COMMANDS[`${name}.sh`], COMMANDS[name], `${name}.sh`);
     }
-    for (const [name, file] of Object.entries(COMMANDS)) assert.ok(fs.statSync(join(BIN_DIR, file)).isFile(), `${name} → dist/bin/${file}`);
+    for (const [name, file] of Object.entries(COMMANDS))
+      assert.ok(fs.statSync(join(BIN_DIR, file)).isFile(), `${name} → dist/bin/${file}`);
   });
 
   it('installs one symlink per command in ROOT/.swarmforge/bin (0700) to an existing file in dist/bin, replacing stale ones', () => {

@@ -10,7 +10,14 @@ import { startDaemon, stopDaemon } from '../../lib/daemon/control.js';
 import { runningDaemon } from '../../lib/project/daemonRecord.js';
 import { CommandFailure } from '../../lib/fsx/commandFailure.js';
 import { initProject } from '../../lib/admin/init.js';
-import { panesFileOf, rolesPathOf, sessionNameOf, socketFileOf, swarmDirOf, tmuxSocketPathFor } from '../../lib/project/layout.js';
+import {
+  panesFileOf,
+  rolesPathOf,
+  sessionNameOf,
+  socketFileOf,
+  swarmDirOf,
+  tmuxSocketPathFor,
+} from '../../lib/project/layout.js';
 import { swarmDown, swarmUp, type DaemonControl } from '../../lib/swarm/up.js';
 import { BIN_DIR, git, makeRepo, tempDir } from '../support/project.js';
 
@@ -20,7 +27,8 @@ describe('lib/swarm/up', function () {
   this.timeout(60_000);
   let root: string;
   const daemon: DaemonControl = {
-    start: (r, extraArgs) => startDaemon({ root: r, handoffdPath: join(BIN_DIR, 'handoffd.js'), extraArgs }),
+    start: (r, extraArgs) =>
+      startDaemon({ root: r, handoffdPath: join(BIN_DIR, 'handoffd.js'), extraArgs }),
     stop: async (r) => (await stopDaemon(r))?.pid,
   };
   const options = { binDir: BIN_DIR, daemon, daemonArgs: ['--poll-interval', '200'] };
@@ -34,20 +42,34 @@ describe('lib/swarm/up', function () {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  const serverRuns = async () => (await new Tmux(tmuxSocketPathFor(root)).listPanes().then(() => true, () => false));
+  const serverRuns = async () =>
+    await new Tmux(tmuxSocketPathFor(root)).listPanes().then(
+      () => true,
+      () => false,
+    );
   const branches = () => git(root, 'branch', '--format=%(refname:short)').split('\n').sort();
 
   for (const step of ['up:panes-started', 'up:daemon-started']) {
     it(`a failure at ${step} takes back the tmux server, the daemon, their files and the worktree it created`, async () => {
       process.env.BATON_FAIL_AT = step;
-      await assert.rejects(swarmUp(root, options), { message: `failing at ${step} (BATON_FAIL_AT)` });
+      await assert.rejects(swarmUp(root, options), {
+        message: `failing at ${step} (BATON_FAIL_AT)`,
+      });
       assert.equal(await serverRuns(), false, 'no tmux server left');
       assert.equal(fs.existsSync(tmuxSocketPathFor(root)), false);
       assert.equal(runningDaemon(root), undefined, 'no daemon left');
-      for (const file of [socketFileOf(root), panesFileOf(root)]) assert.equal(fs.existsSync(file), false, file);
-      assert.equal(fs.existsSync(join(root, '.worktrees', 'qa')), false, 'the worktree it created is gone');
+      for (const file of [socketFileOf(root), panesFileOf(root)])
+        assert.equal(fs.existsSync(file), false, file);
+      assert.equal(
+        fs.existsSync(join(root, '.worktrees', 'qa')),
+        false,
+        'the worktree it created is gone',
+      );
       assert.deepEqual(branches(), ['main'], 'and so is its branch');
-      assert.ok(fs.existsSync(rolesPathOf(root)), 'roles.tsv and mailboxes (what baton init writes) stay');
+      assert.ok(
+        fs.existsSync(rolesPathOf(root)),
+        'roles.tsv and mailboxes (what baton init writes) stay',
+      );
       delete process.env.BATON_FAIL_AT;
       const swarm = await swarmUp(root, options);
       assert.equal(swarm.session, sessionNameOf(root), 'a second up succeeds');
@@ -70,9 +92,20 @@ describe('lib/swarm/up', function () {
       git(bare, 'init', '-q', '-b', 'main');
       fs.mkdirSync(join(bare, 'swarmforge'));
       fs.writeFileSync(join(bare, 'swarmforge', 'swarmforge.conf'), CONF);
-      await assert.rejects(swarmUp(bare, options), (err: unknown) => err instanceof CommandFailure && /has no commit yet.*git commit --allow-empty/.test(err.lines[0]!));
+      await assert.rejects(
+        swarmUp(bare, options),
+        (err: unknown) =>
+          err instanceof CommandFailure &&
+          /has no commit yet.*git commit --allow-empty/.test(err.lines[0]!),
+      );
       assert.equal(fs.existsSync(swarmDirOf(bare)), false);
-      assert.equal(await new Tmux(tmuxSocketPathFor(bare)).listPanes().then(() => true, () => false), false);
+      assert.equal(
+        await new Tmux(tmuxSocketPathFor(bare)).listPanes().then(
+          () => true,
+          () => false,
+        ),
+        false,
+      );
     } finally {
       fs.rmSync(bare, { recursive: true, force: true });
     }
@@ -80,31 +113,61 @@ describe('lib/swarm/up', function () {
 
   describe('with a roster (swarmforge/nodes.conf)', () => {
     beforeEach(() => {
-      fs.writeFileSync(join(root, 'swarmforge', 'nodes.conf'), 'swarm demo\nnats nats://127.0.0.1:4222\nnode laptop coder\nnode server QA\n');
+      fs.writeFileSync(
+        join(root, 'swarmforge', 'nodes.conf'),
+        'swarm demo\nnats nats://127.0.0.1:4222\nnode laptop coder\nnode server QA\n',
+      );
       delete process.env.BATON_NODE;
     });
     afterEach(() => {
       delete process.env.BATON_NODE;
     });
 
-    it('starts windows and worktrees only for the local node\'s roles; roles.tsv, the mailboxes and nodes.tsv hold every role', async () => {
+    it("starts windows and worktrees only for the local node's roles; roles.tsv, the mailboxes and nodes.tsv hold every role", async () => {
       process.env.BATON_NODE = 'laptop';
       const swarm = await swarmUp(root, options);
       assert.deepEqual([...swarm.panes.keys()], ['coder']);
-      const windows = (await new Tmux(tmuxSocketPathFor(root)).listPanes(swarm.session)).map((p) => p.window);
+      const windows = (await new Tmux(tmuxSocketPathFor(root)).listPanes(swarm.session)).map(
+        (p) => p.window,
+      );
       assert.deepEqual(windows.sort(), ['coder', 'monitor']);
-      assert.equal(fs.existsSync(join(root, '.worktrees', 'qa')), false, 'no worktree for the other node\'s role');
+      assert.equal(
+        fs.existsSync(join(root, '.worktrees', 'qa')),
+        false,
+        "no worktree for the other node's role",
+      );
       assert.deepEqual(branches(), ['main']);
-      assert.deepEqual(fs.readFileSync(rolesPathOf(root), 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t')[0]), ['coder', 'QA']);
-      assert.ok(fs.existsSync(join(swarmDirOf(root), 'handoffs', 'QA', 'outbox')), 'a local draft may still address QA');
-      assert.equal(fs.readFileSync(join(swarmDirOf(root), 'nodes.tsv'), 'utf8'), 'coder\tlaptop\nQA\tserver\n');
+      assert.deepEqual(
+        fs
+          .readFileSync(rolesPathOf(root), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.split('\t')[0]),
+        ['coder', 'QA'],
+      );
+      assert.ok(
+        fs.existsSync(join(swarmDirOf(root), 'handoffs', 'QA', 'outbox')),
+        'a local draft may still address QA',
+      );
+      assert.equal(
+        fs.readFileSync(join(swarmDirOf(root), 'nodes.tsv'), 'utf8'),
+        'coder\tlaptop\nQA\tserver\n',
+      );
     });
 
     it('refuses an unknown local node before it creates anything', async () => {
-      await assert.rejects(swarmUp(root, options), (err: unknown) => err instanceof CommandFailure && err.kind === 'environment'
-        && err.lines.join('\n') === 'local node unknown: set BATON_NODE or run baton init --node NAME');
+      await assert.rejects(
+        swarmUp(root, options),
+        (err: unknown) =>
+          err instanceof CommandFailure &&
+          err.kind === 'environment' &&
+          err.lines.join('\n') ===
+            'local node unknown: set BATON_NODE or run baton init --node NAME',
+      );
       process.env.BATON_NODE = 'desktop';
-      await assert.rejects(swarmUp(root, options), { message: 'local node unknown: set BATON_NODE or run baton init --node NAME' });
+      await assert.rejects(swarmUp(root, options), {
+        message: 'local node unknown: set BATON_NODE or run baton init --node NAME',
+      });
       assert.equal(fs.existsSync(swarmDirOf(root)), false);
       assert.equal(await serverRuns(), false);
       assert.equal(runningDaemon(root), undefined);

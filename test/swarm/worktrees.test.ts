@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { CommandFailure } from '../../lib/fsx/commandFailure.js';
-import { ensureWorktree, mainCheckoutOf, removeWorktree, requireFirstCommit } from '../../lib/swarm/worktrees.js';
+import {
+  ensureWorktree,
+  mainCheckoutOf,
+  removeWorktree,
+  requireFirstCommit,
+} from '../../lib/swarm/worktrees.js';
 import { commitIn, git, tempDir } from '../support/project.js';
 
 describe('lib/swarm/worktrees', function () {
@@ -15,13 +20,22 @@ describe('lib/swarm/worktrees', function () {
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-  const worktrees = () => git(root, 'worktree', 'list', '--porcelain').split('\n').filter((l) => l.startsWith('worktree ')).map((l) => l.slice(9));
+  const worktrees = () =>
+    git(root, 'worktree', 'list', '--porcelain')
+      .split('\n')
+      .filter((l) => l.startsWith('worktree '))
+      .map((l) => l.slice(9));
 
   it('creates ROOT/.worktrees/<name> on a new branch <name> from HEAD', () => {
     const head = git(root, 'rev-parse', 'HEAD');
     const made = ensureWorktree(root, 'review');
     const path = made.path;
-    assert.deepEqual(made, { name: 'review', path: join(root, '.worktrees', 'review'), created: true, branchBase: head });
+    assert.deepEqual(made, {
+      name: 'review',
+      path: join(root, '.worktrees', 'review'),
+      created: true,
+      branchBase: head,
+    });
     assert.ok(fs.existsSync(join(path, '.git')));
     assert.equal(git(path, 'rev-parse', '--abbrev-ref', 'HEAD'), 'review');
     assert.equal(git(root, 'rev-parse', 'refs/heads/review'), head);
@@ -66,16 +80,25 @@ describe('lib/swarm/worktrees', function () {
     for (const made of [fresh, existing, worked]) removeWorktree(root, made);
     assert.deepEqual(worktrees(), [root]);
     const branches = git(root, 'branch', '--format=%(refname:short)').split('\n').sort();
-    assert.deepEqual(branches, ['kept', 'main', 'worked'], 'an existing branch and one with new commits stay');
+    assert.deepEqual(
+      branches,
+      ['kept', 'main', 'worked'],
+      'an existing branch and one with new commits stay',
+    );
     removeWorktree(root, { name: 'kept', path: join(root, '.worktrees', 'kept'), created: false });
     assert.ok(branches.includes('kept'));
   });
 
-  it('surfaces git\'s own complaint when worktree add fails', () => {
+  it("surfaces git's own complaint when worktree add fails", () => {
     fs.mkdirSync(join(root, '.worktrees', 'busy'), { recursive: true });
     fs.writeFileSync(join(root, '.worktrees', 'busy', 'file'), 'x');
-    assert.throws(() => ensureWorktree(root, 'busy'), (err: unknown) => err instanceof CommandFailure && err.kind === 'environment' &&
-      /^baton: git worktree add for 'busy' failed: fatal: .*already exists/.test(err.lines[0]!));
+    assert.throws(
+      () => ensureWorktree(root, 'busy'),
+      (err: unknown) =>
+        err instanceof CommandFailure &&
+        err.kind === 'environment' &&
+        /^baton: git worktree add for 'busy' failed: fatal: .*already exists/.test(err.lines[0]!),
+    );
   });
 
   it('requireFirstCommit refuses a repository without a commit, with the command that makes one', () => {
@@ -83,7 +106,13 @@ describe('lib/swarm/worktrees', function () {
     const bare = join(root, 'nocommit');
     fs.mkdirSync(bare);
     git(bare, 'init', '-q', '-b', 'main');
-    assert.throws(() => requireFirstCommit(bare), (err: unknown) => err instanceof CommandFailure && err.kind === 'environment' &&
-      err.lines[0] === `baton: the repository '${bare}' has no commit yet, and worktrees start from one: make a first commit (git commit --allow-empty -m 'first commit') and run baton up again`);
+    assert.throws(
+      () => requireFirstCommit(bare),
+      (err: unknown) =>
+        err instanceof CommandFailure &&
+        err.kind === 'environment' &&
+        err.lines[0] ===
+          `baton: the repository '${bare}' has no commit yet, and worktrees start from one: make a first commit (git commit --allow-empty -m 'first commit') and run baton up again`,
+    );
   });
 });

@@ -15,17 +15,24 @@ import { difficultyArg, secondsArg } from './reviewOptions.js';
 const write = (text: string): void => {
   process.stdout.write(text);
 };
-const json = <T>(y: Argv<T>) => y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
+const json = <T>(y: Argv<T>) =>
+  y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
 
 /** The signals that stop a leaf. */
 const STOP_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 
-/** An AbortSignal aborted (with the signal's name) when the process gets a stop signal, until `release`. */
+/**
+ * An AbortSignal aborted (with the signal's name) when the process gets a stop signal, until
+ * `release`.
+ */
 export function stopOnSignals(): { signal: AbortSignal; release: () => void } {
   const controller = new AbortController();
   const onSignal = (name: NodeJS.Signals) => controller.abort(name);
   for (const name of STOP_SIGNALS) process.on(name, onSignal);
-  return { signal: controller.signal, release: () => STOP_SIGNALS.forEach((name) => process.off(name, onSignal)) };
+  return {
+    signal: controller.signal,
+    release: () => STOP_SIGNALS.forEach((name) => process.off(name, onSignal)),
+  };
 }
 
 /** The worker's time limit: --timeout, else $DEFAULT_LEAF_TIMEOUT (seconds), else 600 s. */
@@ -34,11 +41,25 @@ export function workerTimeoutMs(option: unknown, env: NodeJS.ProcessEnv): number
   return secondsArg('timeout', option) ?? (fromEnv > 0 ? fromEnv * 1000 : 600_000);
 }
 
-/** Waits for both verdicts of `bead` (the review stage's wait), or throws LeafInterrupted when `signal` aborts first. */
-async function waitOrStop(root: string, bead: string, timeoutMs: number | undefined, signal: AbortSignal) {
+/**
+ * Waits for both verdicts of `bead` (the review stage's wait), or throws LeafInterrupted when
+ * `signal` aborts first.
+ */
+async function waitOrStop(
+  root: string,
+  bead: string,
+  timeoutMs: number | undefined,
+  signal: AbortSignal,
+) {
   const { waitForVerdicts } = await import('../../review/lens/waitVerdicts.js');
   const stopped = new Promise<never>((_, reject) => {
-    const onAbort = () => reject(new LeafInterrupted(signal.reason as NodeJS.Signals, `stopped waiting for the verdicts of ${bead} (its review goes on)`));
+    const onAbort = () =>
+      reject(
+        new LeafInterrupted(
+          signal.reason as NodeJS.Signals,
+          `stopped waiting for the verdicts of ${bead} (its review goes on)`,
+        ),
+      );
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
   });
@@ -46,46 +67,136 @@ async function waitOrStop(root: string, bead: string, timeoutMs: number | undefi
 }
 
 /** The lines of a successful leaf: its bead, audit and branch. */
-export function leafLines(result: { bead: string; audit: string; branch: string; commit: string }): string {
-  return `BEAD: ${result.bead}\nAUDIT: ${printable(result.audit)}\nBRANCH: ${result.branch ? `${result.branch} ${result.commit}` : 'none (the worker committed nothing)'}\n`;
+export function leafLines(result: {
+  bead: string;
+  audit: string;
+  branch: string;
+  commit: string;
+}): string {
+  const branch = result.branch
+    ? `${result.branch} ${result.commit}`
+    : 'none (the worker committed nothing)';
+  return `BEAD: ${result.bead}\nAUDIT: ${printable(result.audit)}\nBRANCH: ${branch}\n`;
 }
 
 /** Runs the leaf of `baton leaf run`, then (with --wait) waits; prints as it goes. */
+/** The two lenses' verdicts of a bookbag, as the leaf's JSON shows them. */
+function verdictsOf(bag: { cto_verdict: string; coo_verdict: string }): {
+  cto_verdict: string;
+  coo_verdict: string;
+} {
+  return { cto_verdict: bag.cto_verdict, coo_verdict: bag.coo_verdict };
+}
+
 async function runLeafCommand(args: Record<string, unknown>, signal: AbortSignal): Promise<void> {
   const argv = ((args['--'] ?? []) as unknown[]).map(String);
-  if (argv.length === 0) fail('usage', 'baton leaf run: name the worker after --: baton leaf run --role R --domain D --task TEXT -- WORKER-ARGV...');
+  if (argv.length === 0)
+    fail(
+      'usage',
+      'baton leaf run: name the worker after --: baton leaf run ' +
+        '--role R --domain D --task TEXT -- WORKER-ARGV...',
+    );
   const root = findRoot(process.cwd(), process.env);
-  const request = { role: String(args.role), domain: String(args.domain), difficulty: difficultyArg(args.difficulty), task: String(args.task), argv, timeoutMs: workerTimeoutMs(args.timeout, process.env) };
+  const request = {
+    role: String(args.role),
+    domain: String(args.domain),
+    difficulty: difficultyArg(args.difficulty),
+    task: String(args.task),
+    argv,
+    timeoutMs: workerTimeoutMs(args.timeout, process.env),
+  };
   const { runLeaf } = await import('../../review/leaf/leaf.js');
-  const result = await runLeaf(root, request, { signal, lockTimeoutMs: secondsArg('lock-timeout', args['lock-timeout']) });
-  const shown = { bead: result.bead, worktree: result.worktree, audit: result.audit, branch: result.branch, commit: result.commit, state: result.bookbag.state };
+  const result = await runLeaf(root, request, {
+    signal,
+    lockTimeoutMs: secondsArg('lock-timeout', args['lock-timeout']),
+  });
+  const shown = {
+    bead: result.bead,
+    worktree: result.worktree,
+    audit: result.audit,
+    branch: result.branch,
+    commit: result.commit,
+    state: result.bookbag.state,
+  };
   if (!args.wait) return write(args.json ? `${JSON.stringify(shown)}\n` : leafLines(result));
   if (!args.json) write(leafLines(result));
-  const { bag, complete } = await waitOrStop(root, result.bead, secondsArg('wait-timeout', args['wait-timeout']), signal);
-  write(args.json ? `${JSON.stringify({ ...shown, state: bag.state, cto_verdict: bag.cto_verdict, coo_verdict: bag.coo_verdict })}\n` : `cto: ${bag.cto_verdict || '(empty)'}\ncoo: ${bag.coo_verdict || '(empty)'}\n`);
-  if (!complete) fail('temporary', `baton leaf: timed out waiting for both verdicts of ${result.bead}`);
+  const { bag, complete } = await waitOrStop(
+    root,
+    result.bead,
+    secondsArg('wait-timeout', args['wait-timeout']),
+    signal,
+  );
+  write(
+    args.json
+      ? `${JSON.stringify({ ...shown, state: bag.state, ...verdictsOf(bag) })}\n`
+      : `cto: ${bag.cto_verdict || '(empty)'}\ncoo: ${bag.coo_verdict || '(empty)'}\n`,
+  );
+  if (!complete)
+    fail('temporary', `baton leaf: timed out waiting for both verdicts of ${result.bead}`);
 }
 
 /** The line of one leaf `baton leaf clean` removed. */
 export function cleanedLine(c: CleanedLeaf): string {
-  return `REMOVED: ${printable(c.path)} (bead ${c.bead}${c.worker_killed ? '; worker killed' : ''}; ${c.branch ? `branch ${c.branch} kept at ${c.commit}` : 'branch deleted: nothing committed'})\n`;
+  const branch = c.branch
+    ? `branch ${c.branch} kept at ${c.commit}`
+    : 'branch deleted: nothing committed';
+  const killed = c.worker_killed ? '; worker killed' : '';
+  return `REMOVED: ${printable(c.path)} (bead ${c.bead}${killed}; ${branch})\n`;
 }
 
 const run: CommandModule = {
   command: 'run',
-  describe: 'Run a worker command in a disposable worktree (.worktrees/study-<role>-<rand8>), then submit its work for review',
+  describe:
+    'Run a worker command in a disposable worktree ' +
+    '(.worktrees/study-<role>-<rand8>), then submit its work for ' +
+    'review',
   builder: (y) =>
     json(y)
-      .usage('baton leaf run --role R --domain D [--difficulty D] --task TEXT [--wait] [--timeout S] -- WORKER-ARGV...\n\nThe worker gets the brief {bead, role, domain, task, difficulty} as JSON on stdin and its path in BATON_BRIEF; its stdout becomes the output under review.')
+      .usage(
+        'baton leaf run --role R --domain D [--difficulty D] --task ' +
+          'TEXT [--wait] [--timeout S] -- WORKER-ARGV...\n\nThe worker ' +
+          'gets the brief {bead, role, domain, task, difficulty} as ' +
+          'JSON on stdin and its path in BATON_BRIEF; its stdout ' +
+          'becomes the output under review.',
+      )
       .parserConfiguration({ 'populate--': true, 'parse-positional-numbers': false })
-      .option('role', { type: 'string', demandOption: true, describe: 'The role doing the work: the student, and the mailbox the review requests are queued from' })
-      .option('domain', { type: 'string', demandOption: true, describe: 'The domain of the task (part of the bead name)' })
-      .option('difficulty', { type: 'string', default: 'medium', describe: 'easy, medium, hard or blocker' })
+      .option('role', {
+        type: 'string',
+        demandOption: true,
+        describe:
+          'The role doing the work: the student, and the mailbox the ' +
+          'review requests are queued from',
+      })
+      .option('domain', {
+        type: 'string',
+        demandOption: true,
+        describe: 'The domain of the task (part of the bead name)',
+      })
+      .option('difficulty', {
+        type: 'string',
+        default: 'medium',
+        describe: 'easy, medium, hard or blocker',
+      })
       .option('task', { type: 'string', demandOption: true, describe: 'What the worker is to do' })
-      .option('wait', { type: 'boolean', default: false, describe: 'Wait for both verdicts after submitting (exit 75 on timeout)' })
-      .option('timeout', { type: 'number', describe: "Seconds the worker may run before its process group is killed (default $DEFAULT_LEAF_TIMEOUT or 600)" })
-      .option('wait-timeout', { type: 'number', describe: 'Seconds --wait waits (default $HANDOFF_TIMEOUT or 120)' })
-      .option('lock-timeout', { type: 'number', describe: 'Seconds to wait for the bead lock (default 10)' }),
+      .option('wait', {
+        type: 'boolean',
+        default: false,
+        describe: 'Wait for both verdicts after submitting (exit 75 on timeout)',
+      })
+      .option('timeout', {
+        type: 'number',
+        describe:
+          'Seconds the worker may run before its process group is ' +
+          'killed (default $DEFAULT_LEAF_TIMEOUT or 600)',
+      })
+      .option('wait-timeout', {
+        type: 'number',
+        describe: 'Seconds --wait waits (default $HANDOFF_TIMEOUT or 120)',
+      })
+      .option('lock-timeout', {
+        type: 'number',
+        describe: 'Seconds to wait for the bead lock (default 10)',
+      }),
   handler: async (args) => {
     const stop = stopOnSignals();
     try {
@@ -116,6 +227,7 @@ const clean: CommandModule = {
 export const LEAF_COMMAND: CommandModule = {
   command: 'leaf <command>',
   describe: 'Leaves: one task done by a worker command in a disposable worktree, then reviewed',
-  builder: (y) => y.command([run, clean]).demandCommand(1, 'Name a leaf command; see baton leaf --help.'),
+  builder: (y) =>
+    y.command([run, clean]).demandCommand(1, 'Name a leaf command; see baton leaf --help.'),
   handler: () => undefined,
 };

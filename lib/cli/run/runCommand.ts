@@ -18,9 +18,15 @@ const write = (text: string): void => {
 /** `baton run --help`. */
 export function runUsage(): string {
   const lines = Object.entries(RUN_ACTIONS).map(([name, a]) => `  ${name.padEnd(16)}${a.describe}`);
-  return `Usage: baton run <action> [RUN-ID] [options]\n\nDurable runs: one workflow.json per run decides every transition.\n\nActions:\n${lines.join('\n')}\n\n` +
-    'Every action prints the run\'s JSON status; refusals print one line and change nothing (exit 1: the command line; 2: refused; 75: busy).\n' +
-    'Run \'baton run <action> --help\' for its options.\n';
+  return (
+    `Usage: baton run <action> [RUN-ID] [options]\n\nDurable ` +
+    `runs: one workflow.json per run decides every ` +
+    `transition.\n\nActions:\n${lines.join('\n')}\n\n` +
+    ("Every action prints the run's JSON status; refusals print " +
+      'one line and change nothing (exit 1: the command line; 2: ' +
+      'refused; 75: busy).\n') +
+    "Run 'baton run <action> --help' for its options.\n"
+  );
 }
 
 /** `baton run <action> --help`. */
@@ -29,20 +35,42 @@ function actionUsage(name: string, a: RunAction): string {
 }
 
 /** The parsed values and positionals of an action's arguments; usage errors name the action. */
-function parseAction(name: string, a: RunAction, args: string[]): { values: RunValues; positionals: string[]; help: boolean } {
+function parseAction(
+  name: string,
+  a: RunAction,
+  args: string[],
+): { values: RunValues; positionals: string[]; help: boolean } {
   let parsed: { values: RunValues; positionals: string[] };
   try {
-    parsed = parseArgs({ args, options: { ...a.options, help: { type: 'boolean' } }, allowPositionals: true, strict: true }) as typeof parsed;
+    parsed = parseArgs({
+      args,
+      options: { ...a.options, help: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    }) as typeof parsed;
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     const option = /'(-[^']*)'/.exec(e.message)?.[1] ?? '';
-    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') fail('usage', `unknown option '${printable(option)}'; see baton run ${name} --help`);
+    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+      fail('usage', `unknown option '${printable(option)}'; see baton run ${name} --help`);
     fail('usage', `${printable(e.message.split('. ')[0]!)}; see baton run ${name} --help`);
   }
   if (parsed.values.help === true) return { ...parsed, help: true };
   const needed = a.positionals.filter((p) => !p.endsWith('?')).length;
-  if (parsed.positionals.length < needed) fail('usage', `missing ${a.positionals.slice(parsed.positionals.length).join(' ')}; usage: baton run ${a.usage}`);
-  if (parsed.positionals.length > a.positionals.length) fail('usage', `unexpected argument '${parsed.positionals[a.positionals.length]}'; usage: baton run ${a.usage}`);
+  if (parsed.positionals.length < needed)
+    fail(
+      'usage',
+      `missing ` +
+        `${a.positionals.slice(parsed.positionals.length).join(' ')}; ` +
+        `usage: baton run ${a.usage}`,
+    );
+  if (parsed.positionals.length > a.positionals.length)
+    fail(
+      'usage',
+      `unexpected argument ` +
+        `'${parsed.positionals[a.positionals.length]}'; usage: baton ` +
+        `run ${a.usage}`,
+    );
   return { ...parsed, help: false };
 }
 
@@ -55,8 +83,12 @@ function named(err: unknown, action: string | undefined): unknown {
   if (!(err instanceof CommandFailure)) return err;
   const prefix = `baton run${action === undefined ? '' : ` ${action}`}: `;
   const lines = err.lines.length === 0 ? [err.kind] : err.lines;
-  if (lines.some((l) => l.includes('\n'))) return new CommandFailure(err.kind, [`${prefix}${lines[0]}`, ...lines.slice(1)]);
-  return new CommandFailure(err.kind, lines.map((l) => `${prefix}${l}`));
+  if (lines.some((l) => l.includes('\n')))
+    return new CommandFailure(err.kind, [`${prefix}${lines[0]}`, ...lines.slice(1)]);
+  return new CommandFailure(
+    err.kind,
+    lines.map((l) => `${prefix}${l}`),
+  );
 }
 
 /** Runs `baton run` with its arguments (after `run`); sets the exit code. */
@@ -69,18 +101,22 @@ export async function runRunCommand(argv: string[]): Promise<void> {
   }
   const action = RUN_ACTIONS[name];
   try {
-    if (action === undefined) fail('usage', `unknown action '${printable(name)}'; see baton run --help`);
+    if (action === undefined)
+      fail('usage', `unknown action '${printable(name)}'; see baton run --help`);
     const { values, positionals, help } = parseAction(name, action, rest);
     if (help) return write(actionUsage(name, action));
     const { runContextOf } = await import('../../run/record/runContext.js');
     const ctx = runContextOf(process.cwd(), process.env);
-    if (name === 'status' && values.watch === true) return await (await import('./runWatch.js')).watchStatus(ctx, positionals[0]);
+    if (name === 'status' && values.watch === true)
+      return await (await import('./runWatch.js')).watchStatus(ctx, positionals[0]);
     const result = await action.run(ctx, values, positionals);
     if (Array.isArray(result)) return write(`${JSON.stringify(result, null, 2)}\n`);
     write(`${JSON.stringify(result.status, null, 2)}\n`);
     if (result.blocked !== undefined) {
       const { redactSecrets } = await import('../../run/gates/redact.js');
-      process.stderr.write(`baton run ${name}: blocked: ${printable(redactSecrets(result.blocked))}\n`);
+      process.stderr.write(
+        `baton run ${name}: blocked: ${printable(redactSecrets(result.blocked))}\n`,
+      );
       exitAs('refused');
     }
   } catch (err) {

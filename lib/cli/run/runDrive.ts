@@ -8,17 +8,26 @@ import { withExtra } from '../../run/record/runListing.js';
 import { wholeNumber } from './runActionTable.js';
 
 /** Drives the run until it ends; returns its final status. */
-export async function driveFromCli(ctx: RunContext, runId: string, reclaimStale: boolean, pollInterval: string | undefined): Promise<ActionReport> {
+export async function driveFromCli(
+  ctx: RunContext,
+  runId: string,
+  reclaimStale: boolean,
+  pollInterval: string | undefined,
+): Promise<ActionReport> {
   const pollMs = pollInterval === undefined ? 1000 : Math.round(Number(pollInterval) * 1000);
-  if (!Number.isFinite(pollMs) || pollMs <= 0) wholeNumber({ 'poll-interval': pollInterval }, 'poll-interval', 'drive', 1, 1);
+  if (!Number.isFinite(pollMs) || pollMs <= 0)
+    wholeNumber({ 'poll-interval': pollInterval }, 'poll-interval', 'drive', 1, 1);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
   try {
     const status = await driveRun(ctx, runId, {
-      reclaimStale, pollMs, signal: stop.signal,
-      say: (line) => process.stdout.write(`${line}\n`), warn: (line) => process.stderr.write(`baton run drive: warning: ${line}\n`),
+      reclaimStale,
+      pollMs,
+      signal: stop.signal,
+      say: (line) => process.stdout.write(`${line}\n`),
+      warn: (line) => process.stderr.write(`baton run drive: warning: ${line}\n`),
     });
     process.stdout.write(`DONE: run ${runId} is ${status}\n`);
     return withExtra(ctx, runId, {});

@@ -18,18 +18,39 @@ function roleOf(v: RunValues, name: string, fallback: string): string {
 
 /** Starts a run from start's parsed options. */
 export async function startFromValues(ctx: RunContext, v: RunValues): Promise<ActionReport> {
-  const stages = ((v.stages as string | undefined) ?? 'implementation').split(',').map((s) => s.trim());
+  const stages = ((v.stages as string | undefined) ?? 'implementation')
+    .split(',')
+    .map((s) => s.trim());
   const badStage = stages.find((s) => !STAGE.test(s));
-  if (badStage !== undefined) fail('usage', `start: --stages: '${badStage}' is not a stage name (lowercase letters, digits, '-', '_')`);
+  if (badStage !== undefined)
+    fail(
+      'usage',
+      `start: --stages: '${badStage}' is not a stage name (lowercase letters, digits, '-', '_')`,
+    );
   if (new Set(stages).size !== stages.length) fail('usage', 'start: --stages names a stage twice');
-  const reviewers = ((v.reviewers as string | undefined) ?? 'reviewer-a,reviewer-b').split(',').map((r) => r.trim());
-  if (reviewers.length !== 2 || reviewers.some((r) => !ROLE.test(r))) fail('usage', 'start: --reviewers takes two role names, A,B');
+  const reviewers = ((v.reviewers as string | undefined) ?? 'reviewer-a,reviewer-b')
+    .split(',')
+    .map((r) => r.trim());
+  if (reviewers.length !== 2 || reviewers.some((r) => !ROLE.test(r)))
+    fail('usage', 'start: --reviewers takes two role names, A,B');
   const { startStep } = await import('../../run/owner/ownerSteps.js');
   return startStep(ctx, {
-    request: required(v, 'request', 'start'), task: required(v, 'task', 'start'), spec: required(v, 'spec', 'start'), acceptance: required(v, 'acceptance', 'start'),
-    repo: v.repo as string | undefined, base: v.base as string | undefined, stages,
-    maxCycles: wholeNumber(v, 'max-cycles', 'start', 3, 1), acceptanceTimeoutS: wholeNumber(v, 'acceptance-timeout', 'start', 1800, 1),
-    retryAttempts: wholeNumber(v, 'retry-attempts', 'start', 3, 1), retryBaseMs: wholeNumber(v, 'retry-base-ms', 'start', 1000, 0),
-    roles: { worker: roleOf(v, 'worker', 'worker'), reviewers: [reviewers[0]!, reviewers[1]!], validator: roleOf(v, 'validator', 'validator'), controller: roleOf(v, 'controller', 'controller') },
+    request: required(v, 'request', 'start'),
+    task: required(v, 'task', 'start'),
+    spec: required(v, 'spec', 'start'),
+    acceptance: required(v, 'acceptance', 'start'),
+    repo: v.repo as string | undefined,
+    base: v.base as string | undefined,
+    stages,
+    maxCycles: wholeNumber(v, 'max-cycles', 'start', 3, 1),
+    acceptanceTimeoutS: wholeNumber(v, 'acceptance-timeout', 'start', 1800, 1),
+    retryAttempts: wholeNumber(v, 'retry-attempts', 'start', 3, 1),
+    retryBaseMs: wholeNumber(v, 'retry-base-ms', 'start', 1000, 0),
+    roles: {
+      worker: roleOf(v, 'worker', 'worker'),
+      reviewers: [reviewers[0]!, reviewers[1]!],
+      validator: roleOf(v, 'validator', 'validator'),
+      controller: roleOf(v, 'controller', 'controller'),
+    },
   });
 }

@@ -11,14 +11,45 @@ import { readWorkflow } from '../../run/record/runStore.js';
 import { binDir, daemonControl } from '../swarmCommands.js';
 
 /** Verifies the run, then starts its swarm and controller. */
-export async function runUp(ctx: RunContext, runId: string, request: string | undefined): Promise<ActionReport> {
+export async function runUp(
+  ctx: RunContext,
+  runId: string,
+  request: string | undefined,
+): Promise<ActionReport> {
   const { workflow } = readWorkflow(ctx.root, runId);
-  if (request !== undefined && workflow.request_id !== request) fail('refused', `run ${runId} is request ${workflow.request_id}, not ${request}: nothing started`);
-  if (workflow.status !== 'ACTIVE') fail('refused', `run ${runId} is ${workflow.status}, not ACTIVE: nothing started (its owner resumes or retries it first)`);
-  const controller = { line: 0, role: workflow.roles.controller, agent: 'baton', worktree: 'master', mode: 'task' as const, extraArgs: `run drive ${runId} --reclaim-stale` };
+  if (request !== undefined && workflow.request_id !== request)
+    fail(
+      'refused',
+      `run ${runId} is request ${workflow.request_id}, not ${request}: nothing started`,
+    );
+  if (workflow.status !== 'ACTIVE')
+    fail(
+      'refused',
+      `run ${runId} is ${workflow.status}, not ACTIVE: nothing ` +
+        `started (its owner resumes or retries it first)`,
+    );
+  const controller = {
+    line: 0,
+    role: workflow.roles.controller,
+    agent: 'baton',
+    worktree: 'master',
+    mode: 'task' as const,
+    extraArgs: `run drive ${runId} --reclaim-stale`,
+  };
   const { swarmUp } = await import('../../swarm/up.js');
-  const swarm = await swarmUp(ctx.root, { binDir: binDir(), daemon: await daemonControl(), extraWindows: [controller] });
-  return withExtra(ctx, runId, { swarm: { session: swarm.session, socket: swarm.socket, daemon_pid: swarm.daemonPid, panes: Object.fromEntries(swarm.panes) } });
+  const swarm = await swarmUp(ctx.root, {
+    binDir: binDir(),
+    daemon: await daemonControl(),
+    extraWindows: [controller],
+  });
+  return withExtra(ctx, runId, {
+    swarm: {
+      session: swarm.session,
+      socket: swarm.socket,
+      daemon_pid: swarm.daemonPid,
+      panes: Object.fromEntries(swarm.panes),
+    },
+  });
 }
 
 /** Stops the run's swarm; the run itself is untouched. */
@@ -26,5 +57,7 @@ export async function runDown(ctx: RunContext, runId: string): Promise<ActionRep
   readWorkflow(ctx.root, runId);
   const { swarmDown } = await import('../../swarm/up.js');
   const stopped = await swarmDown(ctx.root, await daemonControl());
-  return withExtra(ctx, runId, { swarm_stopped: { daemon_pid: stopped.daemon ?? null, tmux_server: stopped.server } });
+  return withExtra(ctx, runId, {
+    swarm_stopped: { daemon_pid: stopped.daemon ?? null, tmux_server: stopped.server },
+  });
 }

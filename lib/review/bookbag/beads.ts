@@ -14,17 +14,33 @@ export function isSafeBeadName(name: string): boolean {
 
 /** `name`, or fails (invalid, exit 2) when it is not a safe bead name. */
 export function requireBeadName(name: string): string {
-  if (!isSafeBeadName(name)) fail('invalid', `baton review: invalid bead name '${printable(name)}' (letters, digits, '.', '_' and '-', at most 128, starting with a letter or digit)`);
+  if (!isSafeBeadName(name))
+    fail(
+      'invalid',
+      `baton review: invalid bead name '${printable(name)}' ` +
+        `(letters, digits, '.', '_' and '-', at most 128, starting ` +
+        `with a letter or digit)`,
+    );
   return name;
 }
 
-/** Eight lowercase hex digits from a CSPRNG: the random part of a bead (and of its leaf's worktree name). */
+/**
+ * Eight lowercase hex digits from a CSPRNG: the random part of a bead (and of its leaf's worktree
+ * name).
+ */
 export function newRand8(): string {
   return randomBytes(4).toString('hex');
 }
 
-/** A new bead for `student` in `domain` (with `rand8` when the caller drew it first); fails when the parts would not make a safe name. */
+/**
+ * A new bead for `student` in `domain` (with `rand8` when the caller drew it first); fails when the
+ * parts would not make a safe name.
+ */
 export function newBead(student: string, domain: string, rand8 = newRand8()): string {
-  if (!/^[A-Za-z0-9._-]+$/.test(domain)) fail('invalid', `baton review: invalid domain '${printable(domain)}' (letters, digits, '.', '_' and '-')`);
+  if (!/^[A-Za-z0-9._-]+$/.test(domain))
+    fail(
+      'invalid',
+      `baton review: invalid domain '${printable(domain)}' (letters, digits, '.', '_' and '-')`,
+    );
   return requireBeadName(`${student}-${domain}-${rand8}`);
 }

@@ -2,7 +2,10 @@
 // of its closed vocabularies. The JSON Schema (schemas/bookbag.schema.json) says the same
 // for the file; these types are what the code works with once a file passed it.
 
-/** The two review lenses: CTO (correctness, security, edge cases) and COO (acceptance, completeness). */
+/**
+ * The two review lenses: CTO (correctness, security, edge cases) and COO (acceptance,
+ * completeness).
+ */
 export const LENSES = ['cto', 'coo'] as const;
 /** A review lens. */
 export type Lens = (typeof LENSES)[number];
@@ -18,7 +21,14 @@ export const DIFFICULTIES = ['easy', 'medium', 'hard', 'blocker'] as const;
 export type Difficulty = (typeof DIFFICULTIES)[number];
 
 /** The lifecycle of a bookbag. */
-export const STATES = ['WRITTEN', 'CTO_REVIEWED', 'COO_REVIEWED', 'REVIEWED', 'SCORED', 'DISPOSED'] as const;
+export const STATES = [
+  'WRITTEN',
+  'CTO_REVIEWED',
+  'COO_REVIEWED',
+  'REVIEWED',
+  'SCORED',
+  'DISPOSED',
+] as const;
 /** A bookbag state. */
 export type ReviewState = (typeof STATES)[number];
 

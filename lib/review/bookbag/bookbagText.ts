@@ -7,7 +7,11 @@ import { LENSES, type Bookbag } from './bookbag.js';
 function lensLine(bag: Bookbag, lens: (typeof LENSES)[number]): string {
   const verdict = bag[`${lens}_verdict`];
   if (!verdict) return `${lens.toUpperCase()}: (pending) from ${bag[`${lens}_role`]}`;
-  return `${lens.toUpperCase()}: ${verdict} score ${bag[`${lens}_score`]} by ${printable(bag[`${lens}_reviewer`])}`;
+  return (
+    `${lens.toUpperCase()}: ${verdict} score ` +
+    `${bag[`${lens}_score`]} by ` +
+    `${printable(bag[`${lens}_reviewer`])}`
+  );
 }
 
 /** The whole summary, one fact per line. */
@@ -20,12 +24,18 @@ export function bookbagText(bag: Bookbag): string {
     ...LENSES.map((lens) => lensLine(bag, lens)),
     `ACCEPTED: ${bag.accepted ? 'yes' : 'no'}`,
     `FINDINGS: ${bag.findings.length}`,
-    ...bag.findings.map((f) => `- [${f.lens} ${f.severity}] ${printable(f.section)}: ${printable(f.description)}`),
+    ...bag.findings.map(
+      (f) => `- [${f.lens} ${f.severity}] ${printable(f.section)}: ${printable(f.description)}`,
+    ),
   ];
   return `${lines.join('\n')}\n`;
 }
 
 /** One line after a verdict: the lens, its verdict and score, and where the bead stands. */
 export function verdictLine(bag: Bookbag, lens: (typeof LENSES)[number]): string {
-  return `VERDICT: ${bag.bead} ${lens} ${bag[`${lens}_verdict`]} score ${bag[`${lens}_score`]}; state ${bag.state}${bag.state === 'REVIEWED' ? `, accepted ${bag.accepted ? 'yes' : 'no'}` : ''}\n`;
+  return (
+    `VERDICT: ${bag.bead} ${lens} ${bag[`${lens}_verdict`]} score ` +
+    `${bag[`${lens}_score`]}; state ` +
+    `${bag.state}${bag.state === 'REVIEWED' ? `, accepted ${bag.accepted ? 'yes' : 'no'}` : ''}\n`
+  );
 }

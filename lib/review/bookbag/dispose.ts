@@ -14,15 +14,30 @@ import { crashPoint } from '../../fsx/crash.js';
 import { mkdirSynced, renameSynced } from '../../fsx/durable.js';
 import { type Bookbag } from './bookbag.js';
 import { cleanLeafOf, type CleanedLeaf } from '../leaf/leafClean.js';
-import { bookbagPathOf, readBookbag, updateBookbag, withBeadLock, writeBookbag, type UpdateOptions } from './store.js';
+import {
+  bookbagPathOf,
+  readBookbag,
+  updateBookbag,
+  withBeadLock,
+  writeBookbag,
+  type UpdateOptions,
+} from './store.js';
 import { withDisposal, withScore } from './transitions.js';
 
 /** Scores a REVIEWED bead; returns the bookbag as written. */
-export async function scoreReview(root: string, bead: string, actor: string, options: UpdateOptions = {}, now = new Date()): Promise<Bookbag> {
+export async function scoreReview(
+  root: string,
+  bead: string,
+  actor: string,
+  options: UpdateOptions = {},
+  now = new Date(),
+): Promise<Bookbag> {
   return updateBookbag(root, bead, options, (bag) => withScore(bag, actor, now));
 }
 
-/** What dispose did: the archived bookbag, where it is, and the leaf worktree it removed (if any). */
+/**
+ * What dispose did: the archived bookbag, where it is, and the leaf worktree it removed (if any).
+ */
 export interface Disposal {
   bag: Bookbag;
   path: string;
@@ -30,7 +45,14 @@ export interface Disposal {
 }
 
 /** Disposes of a bead, archives its bookbag and removes its orphaned leaf worktree. */
-export async function disposeReview(root: string, bead: string, force: boolean, actor: string, options: UpdateOptions = {}, now = new Date()): Promise<Disposal> {
+export async function disposeReview(
+  root: string,
+  bead: string,
+  force: boolean,
+  actor: string,
+  options: UpdateOptions = {},
+  now = new Date(),
+): Promise<Disposal> {
   return withBeadLock(root, bead, options, (paths) => {
     const path = bookbagPathOf(paths, bead);
     let bag = readBookbag(path);

@@ -25,19 +25,42 @@ function listFolder(dir: string, archived: boolean): ListedBookbag[] {
   } catch {
     return [];
   }
-  return names.filter((n) => n.endsWith('.json') && isSafeBeadName(n.slice(0, -5))).sort().map((name) => {
-    const bead = name.slice(0, -5);
-    try {
-      const bag = readBookbag(join(dir, name));
-      return { bead, state: bag.state, cto_verdict: bag.cto_verdict, coo_verdict: bag.coo_verdict, accepted: bag.accepted, archived };
-    } catch {
-      return { bead, state: 'INVALID', cto_verdict: '', coo_verdict: '', accepted: false, archived };
-    }
-  });
+  return names
+    .filter((n) => n.endsWith('.json') && isSafeBeadName(n.slice(0, -5)))
+    .sort()
+    .map((name) => {
+      const bead = name.slice(0, -5);
+      try {
+        const bag = readBookbag(join(dir, name));
+        return {
+          bead,
+          state: bag.state,
+          cto_verdict: bag.cto_verdict,
+          coo_verdict: bag.coo_verdict,
+          accepted: bag.accepted,
+          archived,
+        };
+      } catch {
+        return {
+          bead,
+          state: 'INVALID',
+          cto_verdict: '',
+          coo_verdict: '',
+          accepted: false,
+          archived,
+        };
+      }
+    });
 }
 
 /** The bookbags of ROOT (with the archive when asked), by bead name. */
-export function listBookbags(root: string, options: { archived?: boolean; env?: NodeJS.ProcessEnv } = {}): ListedBookbag[] {
+export function listBookbags(
+  root: string,
+  options: { archived?: boolean; env?: NodeJS.ProcessEnv } = {},
+): ListedBookbag[] {
   const paths = reviewPathsOf(root, options.env);
-  return [...listFolder(paths.bookbags, false), ...(options.archived ? listFolder(paths.archive, true) : [])];
+  return [
+    ...listFolder(paths.bookbags, false),
+    ...(options.archived ? listFolder(paths.archive, true) : []),
+  ];
 }

@@ -29,7 +29,11 @@ export function scoreOf(findings: Finding[], difficulty: Difficulty): number {
 
 /** Both PASS, both scores ≥ 50, no CRITICAL finding in either lens. */
 export function acceptedOf(bag: Bookbag): boolean {
-  return bag.cto_verdict === 'PASS' && bag.coo_verdict === 'PASS' &&
-    (bag.cto_score ?? 0) >= ACCEPTANCE_SCORE && (bag.coo_score ?? 0) >= ACCEPTANCE_SCORE &&
-    ![...bag.cto_findings, ...bag.coo_findings].some((f) => f.severity === 'CRITICAL');
+  return (
+    bag.cto_verdict === 'PASS' &&
+    bag.coo_verdict === 'PASS' &&
+    (bag.cto_score ?? 0) >= ACCEPTANCE_SCORE &&
+    (bag.coo_score ?? 0) >= ACCEPTANCE_SCORE &&
+    ![...bag.cto_findings, ...bag.coo_findings].some((f) => f.severity === 'CRITICAL')
+  );
 }

@@ -15,7 +15,13 @@
 // invariants; every write validates first, so no invalid or inconsistent bookbag is written.
 import { join } from 'node:path';
 import { reviewPathsOf, type ReviewPaths } from '../../project/layout.js';
-import { readRecord, RECORD_LOCK_WAIT_MS, withLockHeld, writeRecord, type RecordKind } from '../../fsx/records.js';
+import {
+  readRecord,
+  RECORD_LOCK_WAIT_MS,
+  withLockHeld,
+  writeRecord,
+  type RecordKind,
+} from '../../fsx/records.js';
 import { requireBeadName } from './beads.js';
 import { type Bookbag } from './bookbag.js';
 import { validateBookbagSchema } from './bookbagValidator.generated.js';
@@ -36,7 +42,10 @@ export function bookbagPathOf(paths: ReviewPaths, bead: string): string {
   return join(paths.bookbags, `${requireBeadName(bead)}.json`);
 }
 
-/** Reads a bookbag and checks it: the record and its invariant problems (a schema-invalid or missing file throws). */
+/**
+ * Reads a bookbag and checks it: the record and its invariant problems (a schema-invalid or missing
+ * file throws).
+ */
 export function loadBookbag(path: string): { bag: Bookbag; problems: string[] } {
   const bag = readRecord<Bookbag>(path, { ...BOOKBAG, invariants: undefined });
   if (bag === undefined) throw new BookbagProblem('missing', path, ['no such bookbag']);
@@ -62,14 +71,24 @@ export interface UpdateOptions {
 }
 
 /** Runs `fn` holding the bead's lock (bounded wait, then LockBusy). */
-export async function withBeadLock<T>(root: string, bead: string, options: UpdateOptions, fn: (paths: ReviewPaths) => Promise<T> | T): Promise<T> {
+export async function withBeadLock<T>(
+  root: string,
+  bead: string,
+  options: UpdateOptions,
+  fn: (paths: ReviewPaths) => Promise<T> | T,
+): Promise<T> {
   const paths = reviewPathsOf(root, options.env);
   const lockDir = join(paths.locks, `${requireBeadName(bead)}.lock`);
   return withLockHeld(lockDir, options.lockTimeoutMs ?? RECORD_LOCK_WAIT_MS, () => fn(paths));
 }
 
 /** The locked read-modify-write of one bookbag; returns what was written. */
-export async function updateBookbag(root: string, bead: string, options: UpdateOptions, change: (bag: Bookbag) => Bookbag | Promise<Bookbag>): Promise<Bookbag> {
+export async function updateBookbag(
+  root: string,
+  bead: string,
+  options: UpdateOptions,
+  change: (bag: Bookbag) => Bookbag | Promise<Bookbag>,
+): Promise<Bookbag> {
   return withBeadLock(root, bead, options, async (paths) => {
     const path = bookbagPathOf(paths, bead);
     const next = await change(readBookbag(path));

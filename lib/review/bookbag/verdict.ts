@@ -14,11 +14,24 @@ import { crashPoint } from '../../fsx/crash.js';
 import { type Bookbag } from './bookbag.js';
 import { queueReviewResult } from '../lens/reviewHandoffs.js';
 import { removeSignal } from '../lens/signals.js';
-import { bookbagPathOf, readBookbag, updateBookbag, withBeadLock, writeBookbag, type UpdateOptions } from './store.js';
+import {
+  bookbagPathOf,
+  readBookbag,
+  updateBookbag,
+  withBeadLock,
+  writeBookbag,
+  type UpdateOptions,
+} from './store.js';
 import { withAttempt, withVerdict, type LensReview } from './transitions.js';
 
 /** Records one lens's verdict; returns the bookbag as written. */
-export async function recordVerdict(root: string, bead: string, review: LensReview, options: UpdateOptions = {}, now = new Date()): Promise<Bookbag> {
+export async function recordVerdict(
+  root: string,
+  bead: string,
+  review: LensReview,
+  options: UpdateOptions = {},
+  now = new Date(),
+): Promise<Bookbag> {
   return withBeadLock(root, bead, options, async (paths) => {
     const path = bookbagPathOf(paths, bead);
     const bag = withVerdict(readBookbag(path), review, now);
@@ -32,6 +45,16 @@ export async function recordVerdict(root: string, bead: string, review: LensRevi
 }
 
 /** Counts one reviewer run of a lens (a teacher's attempt); returns the bookbag as written. */
-export async function recordAttempt(root: string, bead: string, lens: LensReview['lens'], actor: string, detail: string, options: UpdateOptions = {}, now = new Date()): Promise<Bookbag> {
-  return updateBookbag(root, bead, options, (current) => withAttempt(current, lens, actor, detail, now));
+export async function recordAttempt(
+  root: string,
+  bead: string,
+  lens: LensReview['lens'],
+  actor: string,
+  detail: string,
+  options: UpdateOptions = {},
+  now = new Date(),
+): Promise<Bookbag> {
+  return updateBookbag(root, bead, options, (current) =>
+    withAttempt(current, lens, actor, detail, now),
+  );
 }

@@ -18,13 +18,25 @@
 // (non-zero exit, killed, timed out, not started) submits nothing: the audit says why.
 import { runBounded } from '../../proc/boundedRun.js';
 import { fail } from '../../fsx/commandFailure.js';
-import { leafFilesOf, leafWorktreeNameOf, reviewPathsOf, worktreePathOf, type LeafFiles } from '../../project/layout.js';
+import {
+  leafFilesOf,
+  leafWorktreeNameOf,
+  reviewPathsOf,
+  worktreePathOf,
+  type LeafFiles,
+} from '../../project/layout.js';
 import { processIdentityOf } from '../../fsx/processIdentity.js';
 import { newBead, newRand8 } from '../bookbag/beads.js';
 import { type Bookbag, type Difficulty } from '../bookbag/bookbag.js';
 import { auditOf, endingOf, type LeafAudit } from './leafAudit.js';
 import { readLeafFile, writeLeafJson, type LeafRecord } from './leafRecord.js';
-import { addLeafWorktree, changedFilesOf, disposeLeaf, headCommitOf, newWorkOf } from './leafWorktree.js';
+import {
+  addLeafWorktree,
+  changedFilesOf,
+  disposeLeaf,
+  headCommitOf,
+  newWorkOf,
+} from './leafWorktree.js';
 import { LeafInterrupted } from '../bookbag/reviewErrors.js';
 import { reviewerRoles, submitReview } from '../lens/submit.js';
 
@@ -75,28 +87,62 @@ function startLeaf(root: string, request: LeafRequest, env: NodeJS.ProcessEnv): 
   const worktree = leafWorktreeNameOf(request.role, rand8);
   const files = leafFilesOf(reviewPathsOf(root, env), bead);
   const record: LeafRecord = {
-    bead, role: request.role, worktree, path: worktreePathOf(root, worktree), branch: worktree, base: headCommitOf(root),
-    leaf: processIdentityOf(process.pid)!, worker: '', removed_at: '',
+    bead,
+    role: request.role,
+    worktree,
+    path: worktreePathOf(root, worktree),
+    branch: worktree,
+    base: headCommitOf(root),
+    leaf: processIdentityOf(process.pid)!,
+    worker: '',
+    removed_at: '',
   };
-  const brief = { bead, role: request.role, domain: request.domain, task: request.task, difficulty: request.difficulty };
+  const brief = {
+    bead,
+    role: request.role,
+    domain: request.domain,
+    task: request.task,
+    difficulty: request.difficulty,
+  };
   writeLeafJson(files.brief, brief);
   writeLeafJson(files.record, record);
   return { bead, files, record, brief: `${JSON.stringify(brief)}\n` };
 }
 
-/** The worker's environment: the caller's, plus the brief's path, the verification file, the role and ROOT. */
+/**
+ * The worker's environment: the caller's, plus the brief's path, the verification file, the role
+ * and ROOT.
+ */
 function workerEnv(root: string, leaf: StartedLeaf, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return { ...env, BATON_BRIEF: leaf.files.brief, BATON_VERIFICATION: leaf.files.verification, SWARMFORGE_ROLE: leaf.record.role, SWARMFORGE_ROOT: root };
+  return {
+    ...env,
+    BATON_BRIEF: leaf.files.brief,
+    BATON_VERIFICATION: leaf.files.verification,
+    SWARMFORGE_ROLE: leaf.record.role,
+    SWARMFORGE_ROOT: root,
+  };
 }
 
-/** Creates the worktree, runs the worker in it and writes the audit; the worktree is removed whatever happened. */
-async function runInWorktree(root: string, leaf: StartedLeaf, request: LeafRequest, options: LeafOptions): Promise<LeafAudit> {
+/**
+ * Creates the worktree, runs the worker in it and writes the audit; the worktree is removed
+ * whatever happened.
+ */
+async function runInWorktree(
+  root: string,
+  leaf: StartedLeaf,
+  request: LeafRequest,
+  options: LeafOptions,
+): Promise<LeafAudit> {
   const { files, record } = leaf;
   try {
     addLeafWorktree(root, record);
     const startedAt = new Date();
     const run = await runBounded(request.argv, {
-      cwd: record.path, env: workerEnv(root, leaf, options.env ?? process.env), stdin: leaf.brief, timeoutMs: request.timeoutMs, signal: options.signal,
+      cwd: record.path,
+      env: workerEnv(root, leaf, options.env ?? process.env),
+      stdin: leaf.brief,
+      timeoutMs: request.timeoutMs,
+      signal: options.signal,
       onSpawn: (pid) => {
         record.worker = processIdentityOf(pid) ?? '';
         writeLeafJson(files.record, record);
@@ -104,8 +150,16 @@ async function runInWorktree(root: string, leaf: StartedLeaf, request: LeafReque
     });
     const commit = newWorkOf(root, record);
     const audit = auditOf(run, {
-      bead: leaf.bead, role: record.role, worktree: record.worktree, argv: request.argv, startedAt, timeoutMs: request.timeoutMs,
-      interruptedBy: String(options.signal?.reason ?? ''), files: changedFilesOf(record), branch: commit ? record.branch : '', commit,
+      bead: leaf.bead,
+      role: record.role,
+      worktree: record.worktree,
+      argv: request.argv,
+      startedAt,
+      timeoutMs: request.timeoutMs,
+      interruptedBy: String(options.signal?.reason ?? ''),
+      files: changedFilesOf(record),
+      branch: commit ? record.branch : '',
+      commit,
       note: readLeafFile(files.verification) ?? '',
     });
     writeLeafJson(files.output, audit);
@@ -121,16 +175,50 @@ function stopIfInterrupted(signal: AbortSignal | undefined, detail: string): voi
 }
 
 /** Runs one leaf; returns what it submitted. */
-export async function runLeaf(root: string, request: LeafRequest, options: LeafOptions = {}): Promise<LeafResult> {
+export async function runLeaf(
+  root: string,
+  request: LeafRequest,
+  options: LeafOptions = {},
+): Promise<LeafResult> {
   reviewerRoles(root, { submittedBy: request.role });
   const leaf = startLeaf(root, request, options.env ?? process.env);
   const audit = await runInWorktree(root, leaf, request, options);
-  stopIfInterrupted(options.signal, `worktree removed, nothing submitted; audit '${leaf.files.output}'`);
-  if (audit.outcome !== 'succeeded') fail('refused', `baton leaf: worker failed '${leaf.files.output}': ${endingOf(audit)}; nothing submitted`);
-  const bookbag = await submitReview(root, {
-    bead: leaf.bead, task: request.task, output: audit.stdout, student: request.role, domain: request.domain, difficulty: request.difficulty,
-    verification: audit.verification, summary: '', acMet: [], filesChanged: audit.files_changed, blockers: [],
-    submittedBy: request.role, replyTo: request.role, branch: audit.branch, commit: audit.commit,
-  }, { lockTimeoutMs: options.lockTimeoutMs, env: options.env });
-  return { bead: leaf.bead, worktree: leaf.record.worktree, audit: leaf.files.output, branch: audit.branch, commit: audit.commit, bookbag };
+  stopIfInterrupted(
+    options.signal,
+    `worktree removed, nothing submitted; audit '${leaf.files.output}'`,
+  );
+  if (audit.outcome !== 'succeeded')
+    fail(
+      'refused',
+      `baton leaf: worker failed '${leaf.files.output}': ${endingOf(audit)}; nothing submitted`,
+    );
+  const bookbag = await submitReview(
+    root,
+    {
+      bead: leaf.bead,
+      task: request.task,
+      output: audit.stdout,
+      student: request.role,
+      domain: request.domain,
+      difficulty: request.difficulty,
+      verification: audit.verification,
+      summary: '',
+      acMet: [],
+      filesChanged: audit.files_changed,
+      blockers: [],
+      submittedBy: request.role,
+      replyTo: request.role,
+      branch: audit.branch,
+      commit: audit.commit,
+    },
+    { lockTimeoutMs: options.lockTimeoutMs, env: options.env },
+  );
+  return {
+    bead: leaf.bead,
+    worktree: leaf.record.worktree,
+    audit: leaf.files.output,
+    branch: audit.branch,
+    commit: audit.commit,
+    bookbag,
+  };
 }

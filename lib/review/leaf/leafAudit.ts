@@ -35,26 +35,50 @@ export interface LeafAudit {
   commit: string;
 }
 
-/** The outcome of a run: interrupted, timed out, failed (did not start, non-zero exit, killed), or succeeded. */
+/**
+ * The outcome of a run: interrupted, timed out, failed (did not start, non-zero exit, killed), or
+ * succeeded.
+ */
 export function outcomeOf(run: BoundedRun): LeafOutcome {
   if (run.aborted) return 'interrupted';
   if (run.timedOut) return 'timed-out';
   return run.error || run.exitCode !== 0 ? 'failed' : 'succeeded';
 }
 
-/** One phrase for how the worker ended (`exited with code 3 after 0.12 s`, `was killed by SIGKILL`, `timed out after 5 s ...`). */
-export function endingOf(audit: Pick<LeafAudit, 'outcome' | 'exit_code' | 'signal' | 'error' | 'timeout_ms' | 'duration_ms' | 'interrupted_by'>): string {
+/**
+ * One phrase for how the worker ended (`exited with code 3 after 0.12 s`, `was killed by SIGKILL`,
+ * `timed out after 5 s ...`).
+ */
+export function endingOf(
+  audit: Pick<
+    LeafAudit,
+    'outcome' | 'exit_code' | 'signal' | 'error' | 'timeout_ms' | 'duration_ms' | 'interrupted_by'
+  >,
+): string {
   if (audit.outcome === 'interrupted') return `was stopped: the leaf got ${audit.interrupted_by}`;
-  if (audit.outcome === 'timed-out') return `timed out after ${audit.timeout_ms / 1000} s (its process group was killed)`;
+  if (audit.outcome === 'timed-out')
+    return `timed out after ${audit.timeout_ms / 1000} s (its process group was killed)`;
   if (audit.error) return `could not be started: ${audit.error}`;
   if (audit.signal) return `was killed by ${audit.signal}`;
   return `exited with code ${audit.exit_code} after ${(audit.duration_ms / 1000).toFixed(2)} s`;
 }
 
-/** The verification the review receives: the run's facts, then what the worker wrote to BATON_VERIFICATION (if anything). */
-export function verificationOf(worktree: string, ending: string, files: string[], branch: string, commit: string, note: string): string {
+/**
+ * The verification the review receives: the run's facts, then what the worker wrote to
+ * BATON_VERIFICATION (if anything).
+ */
+export function verificationOf(
+  worktree: string,
+  ending: string,
+  files: string[],
+  branch: string,
+  commit: string,
+  note: string,
+): string {
   const committed = commit ? `commit ${commit} on branch ${branch}` : 'no commit';
-  const facts = `leaf ${worktree}: worker ${ending}; ${files.length} file${files.length === 1 ? '' : 's'} changed; ${committed}`;
+  const facts =
+    `leaf ${worktree}: worker ${ending}; ${files.length} ` +
+    `file${files.length === 1 ? '' : 's'} changed; ${committed}`;
   return note.trim() ? `${facts}\n\n${note.trim()}\n` : `${facts}\n`;
 }
 
@@ -77,13 +101,35 @@ export interface AuditFacts {
 /** The audit of a run. */
 export function auditOf(run: BoundedRun, facts: AuditFacts): LeafAudit {
   const base = {
-    outcome: outcomeOf(run), exit_code: run.exitCode, signal: run.signal, error: run.error, timeout_ms: facts.timeoutMs,
-    duration_ms: run.durationMs, interrupted_by: run.aborted ? facts.interruptedBy : '',
+    outcome: outcomeOf(run),
+    exit_code: run.exitCode,
+    signal: run.signal,
+    error: run.error,
+    timeout_ms: facts.timeoutMs,
+    duration_ms: run.durationMs,
+    interrupted_by: run.aborted ? facts.interruptedBy : '',
   };
   return {
-    bead: facts.bead, role: facts.role, worktree: facts.worktree, argv: facts.argv, started_at: facts.startedAt.toISOString(), ...base,
-    stdout: run.stdout, stdout_dropped_bytes: run.stdoutDropped, stderr: run.stderr, stderr_dropped_bytes: run.stderrDropped,
-    files_changed: facts.files, branch: facts.branch, commit: facts.commit,
-    verification: verificationOf(facts.worktree, endingOf(base), facts.files, facts.branch, facts.commit, facts.note),
+    bead: facts.bead,
+    role: facts.role,
+    worktree: facts.worktree,
+    argv: facts.argv,
+    started_at: facts.startedAt.toISOString(),
+    ...base,
+    stdout: run.stdout,
+    stdout_dropped_bytes: run.stdoutDropped,
+    stderr: run.stderr,
+    stderr_dropped_bytes: run.stderrDropped,
+    files_changed: facts.files,
+    branch: facts.branch,
+    commit: facts.commit,
+    verification: verificationOf(
+      facts.worktree,
+      endingOf(base),
+      facts.files,
+      facts.branch,
+      facts.commit,
+      facts.note,
+    ),
   };
 }

@@ -16,12 +16,19 @@ import { parseLeafRecord, readLeafFile, type LeafRecord } from './leafRecord.js'
 import { disposeLeaf } from './leafWorktree.js';
 
 /** A leaf's pid record as found on disk: the record, or why it cannot be read. */
-export type FoundLeaf = { recordPath: string; record: LeafRecord } | { recordPath: string; problem: string };
+export type FoundLeaf =
+  { recordPath: string; record: LeafRecord } | { recordPath: string; problem: string };
 
-/** The names of the leaf folders (safe bead names only), sorted; none when there is no leaves folder. */
+/**
+ * The names of the leaf folders (safe bead names only), sorted; none when there is no leaves
+ * folder.
+ */
 function leafBeadsIn(dir: string): string[] {
   const entries = ignoreEnoent<fs.Dirent[]>(() => fs.readdirSync(dir, { withFileTypes: true }), []);
-  return entries.filter((e) => e.isDirectory() && isSafeBeadName(e.name)).map((e) => e.name).sort();
+  return entries
+    .filter((e) => e.isDirectory() && isSafeBeadName(e.name))
+    .map((e) => e.name)
+    .sort();
 }
 
 /** Every leaf's pid record (a folder without one made nothing yet and is skipped). */
@@ -48,17 +55,25 @@ export interface OrphanLeaf {
 
 /** The orphan leaves of the project. */
 export function orphanLeaves(root: string, env: NodeJS.ProcessEnv = process.env): OrphanLeaf[] {
-  return leafRecordsOf(root, env).flatMap((found) => ('record' in found && found.record.removed_at === '' && !identityAlive(found.record.leaf) ? [found] : []));
+  return leafRecordsOf(root, env).flatMap((found) =>
+    'record' in found && found.record.removed_at === '' && !identityAlive(found.record.leaf)
+      ? [found]
+      : [],
+  );
 }
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
-/** Kills the orphan's worker group when its recorded leader is still that process, and waits (at most 5 s) for it to go; true if it was running. */
+/**
+ * Kills the orphan's worker group when its recorded leader is still that process, and waits (at
+ * most 5 s) for it to go; true if it was running.
+ */
 function stopOrphanWorker(identity: string): boolean {
   if (identity === '' || !identityAlive(identity)) return false;
   const pid = Number(identity.split(' ')[0]);
   if (!signalProcess(pid, 'SIGKILL', true)) return false;
-  for (const deadline = Date.now() + 5000; processRunning(pid) && Date.now() < deadline;) Atomics.wait(sleeper, 0, 0, 10);
+  for (const deadline = Date.now() + 5000; processRunning(pid) && Date.now() < deadline;)
+    Atomics.wait(sleeper, 0, 0, 10);
   return true;
 }
 
@@ -67,7 +82,9 @@ export interface CleanedLeaf {
   bead: string;
   worktree: string;
   path: string;
-  /** The branch kept with the worker's commits, and its tip ('' when it was deleted or never made). */
+  /**
+   * The branch kept with the worker's commits, and its tip ('' when it was deleted or never made).
+   */
   branch: string;
   commit: string;
   worker_killed: boolean;
@@ -77,11 +94,21 @@ export interface CleanedLeaf {
 function cleanOrphan({ recordPath, record }: OrphanLeaf, root: string, now: Date): CleanedLeaf {
   const workerKilled = stopOrphanWorker(record.worker);
   const kept = disposeLeaf(root, recordPath, record, now);
-  return { bead: record.bead, worktree: record.worktree, path: record.path, ...kept, worker_killed: workerKilled };
+  return {
+    bead: record.bead,
+    worktree: record.worktree,
+    path: record.path,
+    ...kept,
+    worker_killed: workerKilled,
+  };
 }
 
 /** Removes every orphan leaf (`baton leaf clean`); returns what it removed. */
-export function cleanLeaves(root: string, env: NodeJS.ProcessEnv = process.env, now = new Date()): CleanedLeaf[] {
+export function cleanLeaves(
+  root: string,
+  env: NodeJS.ProcessEnv = process.env,
+  now = new Date(),
+): CleanedLeaf[] {
   return orphanLeaves(root, env).map((orphan) => cleanOrphan(orphan, root, now));
 }
 
@@ -90,7 +117,12 @@ export function cleanLeaves(root: string, env: NodeJS.ProcessEnv = process.env, 
  * undefined when the bead has no leaf, its leaf already removed it, or the leaf still runs
  * (its own `finally` removes it). A record that cannot be read is left for doctor.
  */
-export function cleanLeafOf(root: string, bead: string, env: NodeJS.ProcessEnv = process.env, now = new Date()): CleanedLeaf | undefined {
+export function cleanLeafOf(
+  root: string,
+  bead: string,
+  env: NodeJS.ProcessEnv = process.env,
+  now = new Date(),
+): CleanedLeaf | undefined {
   const orphan = orphanLeaves(root, env).find((o) => o.record.bead === bead);
   return orphan === undefined ? undefined : cleanOrphan(orphan, root, now);
 }

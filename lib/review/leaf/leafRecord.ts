@@ -33,9 +33,22 @@ export interface LeafRecord {
   removed_at: string;
 }
 
-const RECORD_FIELDS: (keyof LeafRecord)[] = ['bead', 'role', 'worktree', 'path', 'branch', 'base', 'leaf', 'worker', 'removed_at'];
+const RECORD_FIELDS: (keyof LeafRecord)[] = [
+  'bead',
+  'role',
+  'worktree',
+  'path',
+  'branch',
+  'base',
+  'leaf',
+  'worker',
+  'removed_at',
+];
 
-/** Writes `value` as JSON to `path` atomically (mode 0600, folder created 0700), then fsyncs the folder. */
+/**
+ * Writes `value` as JSON to `path` atomically (mode 0600, folder created 0700), then fsyncs the
+ * folder.
+ */
 export function writeLeafJson(path: string, value: unknown): void {
   replaceJson(path, value);
 }
@@ -48,8 +61,11 @@ export function readLeafFile(path: string): string | undefined {
 /** Parses a pid record; throws an Error saying what is wrong with it. */
 export function parseLeafRecord(text: string): LeafRecord {
   const data = JSON.parse(text) as Record<string, unknown>;
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new Error('not a JSON object');
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new Error('not a JSON object');
   const missing = RECORD_FIELDS.filter((field) => typeof data[field] !== 'string');
   if (missing.length > 0) throw new Error(`missing or not a string: ${missing.join(', ')}`);
-  return Object.fromEntries(RECORD_FIELDS.map((field) => [field, data[field]])) as unknown as LeafRecord;
+  return Object.fromEntries(
+    RECORD_FIELDS.map((field) => [field, data[field]]),
+  ) as unknown as LeafRecord;
 }

@@ -19,7 +19,12 @@ export function headCommitOf(root: string): string {
   try {
     return runGit(root, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
   } catch {
-    fail('environment', `baton leaf: the repository '${root}' has no commit yet, and a leaf's worktree starts from one: make a first commit (git commit --allow-empty -m 'first commit')`);
+    fail(
+      'environment',
+      `baton leaf: the repository '${root}' has no commit yet, and ` +
+        `a leaf's worktree starts from one: make a first commit (git ` +
+        `commit --allow-empty -m 'first commit')`,
+    );
   }
 }
 
@@ -28,32 +33,51 @@ export function addLeafWorktree(root: string, record: LeafRecord): void {
   try {
     runGit(root, ['worktree', 'add', '-q', '-b', record.branch, record.path, record.base]);
   } catch (err) {
-    fail('environment', `baton leaf: git worktree add '${record.path}' failed: ${gitComplaint(err)}`);
+    fail(
+      'environment',
+      `baton leaf: git worktree add '${record.path}' failed: ${gitComplaint(err)}`,
+    );
   }
 }
 
-/** Every file the worker changed: committed since the base, changed since its last commit, and new untracked files (sorted). */
+/**
+ * Every file the worker changed: committed since the base, changed since its last commit, and new
+ * untracked files (sorted).
+ */
 export function changedFilesOf(record: LeafRecord): string[] {
   const names = (args: string[]) => runGit(record.path, args).split('\0').filter(Boolean);
-  return [...new Set([
-    ...names(['diff', '--name-only', '-z', record.base, 'HEAD']),
-    ...names(['diff', '--name-only', '-z', 'HEAD']),
-    ...names(['ls-files', '--others', '--exclude-standard', '-z']),
-  ])].sort();
+  return [
+    ...new Set([
+      ...names(['diff', '--name-only', '-z', record.base, 'HEAD']),
+      ...names(['diff', '--name-only', '-z', 'HEAD']),
+      ...names(['ls-files', '--others', '--exclude-standard', '-z']),
+    ]),
+  ].sort();
 }
 
-/** The tip of the leaf's branch when it holds commits its base does not; '' when it holds nothing new or is gone. */
+/**
+ * The tip of the leaf's branch when it holds commits its base does not; '' when it holds nothing
+ * new or is gone.
+ */
 export function newWorkOf(root: string, record: LeafRecord): string {
   let tip: string;
   try {
-    tip = runGit(root, ['rev-parse', '--verify', '--quiet', `refs/heads/${record.branch}^{commit}`]);
+    tip = runGit(root, [
+      'rev-parse',
+      '--verify',
+      '--quiet',
+      `refs/heads/${record.branch}^{commit}`,
+    ]);
   } catch {
     return '';
   }
   return Number(runGit(root, ['rev-list', '--count', `${record.base}..${tip}`])) > 0 ? tip : '';
 }
 
-/** Removes the worktree (nothing when it is gone): git first, and the folder itself when git does not know it. */
+/**
+ * Removes the worktree (nothing when it is gone): git first, and the folder itself when git does
+ * not know it.
+ */
 function removeWorktreeFolder(root: string, path: string): void {
   if (fs.lstatSync(path, { throwIfNoEntry: false }) !== undefined) {
     try {
@@ -71,16 +95,35 @@ export interface LeafDisposal {
   commit: string;
 }
 
-/** Refuses a record whose worktree is not a leaf's (`.worktrees/study-<role>-<rand8>` on the branch of that name): nothing else is ever removed. */
+/**
+ * Refuses a record whose worktree is not a leaf's (`.worktrees/study-<role>-<rand8>` on the branch
+ * of that name): nothing else is ever removed.
+ */
 function requireLeafWorktree(root: string, record: LeafRecord): void {
   const named = /^study-[A-Za-z][A-Za-z0-9-]*-[0-9a-f]{8}$/.test(record.worktree);
-  if (!named || record.branch !== record.worktree || record.path !== worktreePathOf(root, record.worktree)) {
-    throw new Error(`leaf record of ${record.bead} names '${record.path}' on branch '${record.branch}', which is not a leaf's worktree: left alone`);
+  if (
+    !named ||
+    record.branch !== record.worktree ||
+    record.path !== worktreePathOf(root, record.worktree)
+  ) {
+    throw new Error(
+      `leaf record of ${record.bead} names '${record.path}' on ` +
+        `branch '${record.branch}', which is not a leaf's worktree: ` +
+        `left alone`,
+    );
   }
 }
 
-/** Removes the leaf's worktree, keeps its branch only when it holds new commits, and marks the pid record removed; idempotent. */
-export function disposeLeaf(root: string, recordPath: string, record: LeafRecord, now = new Date()): LeafDisposal {
+/**
+ * Removes the leaf's worktree, keeps its branch only when it holds new commits, and marks the pid
+ * record removed; idempotent.
+ */
+export function disposeLeaf(
+  root: string,
+  recordPath: string,
+  record: LeafRecord,
+  now = new Date(),
+): LeafDisposal {
   requireLeafWorktree(root, record);
   removeWorktreeFolder(root, record.path);
   const commit = newWorkOf(root, record);
@@ -88,7 +131,8 @@ export function disposeLeaf(root: string, recordPath: string, record: LeafRecord
     try {
       runGit(root, ['branch', '-D', '-q', record.branch]);
     } catch (err) {
-      if (runGit(root, ['branch', '--list', record.branch]) !== '') throw new Error(`git branch -D '${record.branch}' failed: ${gitComplaint(err)}`);
+      if (runGit(root, ['branch', '--list', record.branch]) !== '')
+        throw new Error(`git branch -D '${record.branch}' failed: ${gitComplaint(err)}`);
     }
   }
   writeLeafJson(recordPath, { ...record, removed_at: now.toISOString() });

@@ -20,8 +20,14 @@ export class InboxWatch {
   private watcher: fs.FSWatcher | undefined;
   private lines: Interface | undefined;
 
-  /** Starts watching `dir` (a watch that cannot start or fails leaves the poll); `terminal` lines are wake-ups too. */
-  constructor(dir: string, private readonly terminal?: NodeJS.ReadStream) {
+  /**
+   * Starts watching `dir` (a watch that cannot start or fails leaves the poll); `terminal` lines
+   * are wake-ups too.
+   */
+  constructor(
+    dir: string,
+    private readonly terminal?: NodeJS.ReadStream,
+  ) {
     try {
       this.watcher = fs.watch(dir, { persistent: true }, () => this.poke('mail'));
       this.watcher.on('error', () => this.stopWatching());
@@ -49,7 +55,10 @@ export class InboxWatch {
     this.pending = false;
   }
 
-  /** Resolves at the first sign of mail since the last take(), after `pollMs` at the latest, or when `signal` aborts. */
+  /**
+   * Resolves at the first sign of mail since the last take(), after `pollMs` at the latest, or when
+   * `signal` aborts.
+   */
   wait(pollMs: number, signal: AbortSignal): Promise<WaitEnd> {
     if (signal.aborted) return Promise.resolve('stopped');
     if (this.pending) return Promise.resolve('mail');

@@ -11,7 +11,13 @@ import * as fs from 'node:fs';
 import { reviewPathsOf } from '../../project/layout.js';
 import { LENSES, type Bookbag, type ReviewState } from '../bookbag/bookbag.js';
 import { listBookbags } from '../bookbag/listBookbags.js';
-import { completingLensOf, missingRequests, queueReviewRequest, queueReviewResult, resultQueued } from './reviewHandoffs.js';
+import {
+  completingLensOf,
+  missingRequests,
+  queueReviewRequest,
+  queueReviewResult,
+  resultQueued,
+} from './reviewHandoffs.js';
 import { removeSignal, signalPathOf, writeSignal } from './signals.js';
 import { bookbagPathOf, readBookbag, withBeadLock, type UpdateOptions } from '../bookbag/store.js';
 
@@ -25,10 +31,17 @@ export interface ResumeEntry {
 
 const UNFINISHED = new Set<ReviewState>(['WRITTEN', 'CTO_REVIEWED', 'COO_REVIEWED', 'REVIEWED']);
 
-async function resumeOne(root: string, bag: Bookbag, now: Date, env: NodeJS.ProcessEnv): Promise<ResumeEntry> {
+async function resumeOne(
+  root: string,
+  bag: Bookbag,
+  now: Date,
+  env: NodeJS.ProcessEnv,
+): Promise<ResumeEntry> {
   const paths = reviewPathsOf(root, env);
   const repaired: string[] = [];
-  const waits = LENSES.filter((lens) => !bag[`${lens}_verdict`]).map((lens) => `${lens} verdict from ${bag[`${lens}_role`]}`);
+  const waits = LENSES.filter((lens) => !bag[`${lens}_verdict`]).map(
+    (lens) => `${lens} verdict from ${bag[`${lens}_role`]}`,
+  );
   for (const lens of await missingRequests(root, bag)) {
     await queueReviewRequest(root, bag, lens, now);
     repaired.push(`${lens} request queued again`);
@@ -52,11 +65,24 @@ async function resumeOne(root: string, bag: Bookbag, now: Date, env: NodeJS.Proc
 }
 
 /** Every unfinished bead, repaired where a crash left it short. */
-export async function resumeReviews(root: string, options: UpdateOptions = {}, now = new Date()): Promise<ResumeEntry[]> {
+export async function resumeReviews(
+  root: string,
+  options: UpdateOptions = {},
+  now = new Date(),
+): Promise<ResumeEntry[]> {
   const entries: ResumeEntry[] = [];
   for (const listed of listBookbags(root, { env: options.env })) {
     if (!UNFINISHED.has(listed.state as ReviewState)) continue;
-    entries.push(await withBeadLock(root, listed.bead, options, (paths) => resumeOne(root, readBookbag(bookbagPathOf(paths, listed.bead)), now, options.env ?? process.env)));
+    entries.push(
+      await withBeadLock(root, listed.bead, options, (paths) =>
+        resumeOne(
+          root,
+          readBookbag(bookbagPathOf(paths, listed.bead)),
+          now,
+          options.env ?? process.env,
+        ),
+      ),
+    );
   }
   return entries;
 }

@@ -22,29 +22,44 @@ function lastLine(text: string): string {
 }
 
 /** Why a run that did not exit 0 failed, in one line. */
-function failureOf(outcome: Exclude<ReviewerOutcome, { kind: 'exited' } | { kind: 'abandoned' }>): string {
+function failureOf(
+  outcome: Exclude<ReviewerOutcome, { kind: 'exited' } | { kind: 'abandoned' }>,
+): string {
   if (outcome.kind === 'unstartable') return outcome.message;
   const tail = lastLine(outcome.stderr);
   const said = tail ? `: ${tail}` : '';
-  if (outcome.kind === 'timeout') return `reviewer timed out after ${outcome.timeoutMs / 1000} s${said}`;
-  return `reviewer ${outcome.signal ? `was killed by ${outcome.signal}` : `exited with code ${outcome.code}`}${said}`;
+  if (outcome.kind === 'timeout')
+    return `reviewer timed out after ${outcome.timeoutMs / 1000} s${said}`;
+  const ended = outcome.signal
+    ? `was killed by ${outcome.signal}`
+    : `exited with code ${outcome.code}`;
+  return `reviewer ${ended}${said}`;
 }
 
-/** The problem of a parsed document whose declared verdict contradicts its findings, or undefined. */
+/**
+ * The problem of a parsed document whose declared verdict contradicts its findings, or undefined.
+ */
 export function contradictionOf(document: FindingsDocument): string | undefined {
   if (!document.verdict) return undefined;
   const derived = verdictOf(document.findings);
   if (document.verdict === derived) return undefined;
-  const blocking = document.findings.find((f) => f.severity === 'CRITICAL' || f.severity === 'HIGH');
+  const blocking = document.findings.find(
+    (f) => f.severity === 'CRITICAL' || f.severity === 'HIGH',
+  );
   return blocking
-    ? `contradictory output: declared ${document.verdict} but the ${blocking.severity} finding '${blocking.section}: ${blocking.description}' blocks`
+    ? `contradictory output: declared ${document.verdict} but the ` +
+        `${blocking.severity} finding '${blocking.section}: ` +
+        `${blocking.description}' blocks`
     : `contradictory output: declared ${document.verdict} but no finding is CRITICAL or HIGH`;
 }
 
 /** Judges one finished run (not an abandoned one). */
-export async function judgeOutcome(outcome: Exclude<ReviewerOutcome, { kind: 'abandoned' }>): Promise<Judgement> {
+export async function judgeOutcome(
+  outcome: Exclude<ReviewerOutcome, { kind: 'abandoned' }>,
+): Promise<Judgement> {
   if (outcome.kind !== 'exited') return { failure: failureOf(outcome) };
-  if (outcome.stdout.trim() === '') return { failure: 'no output (a findings document was expected on stdout)' };
+  if (outcome.stdout.trim() === '')
+    return { failure: 'no output (a findings document was expected on stdout)' };
   let document: FindingsDocument;
   try {
     document = await parseFindingsDocument(outcome.stdout);
@@ -56,7 +71,10 @@ export async function judgeOutcome(outcome: Exclude<ReviewerOutcome, { kind: 'ab
   return contradiction ? { failure: contradiction } : { document };
 }
 
-/** The history detail of attempt `n` of `max`: `attempt 2 of 3: <reason>`, or `... : ok` for a usable run. */
+/**
+ * The history detail of attempt `n` of `max`: `attempt 2 of 3: <reason>`, or `... : ok` for a
+ * usable run.
+ */
 export function attemptDetail(n: number, max: number, failure?: string): string {
   return `attempt ${n} of ${max}: ${failure ?? 'ok'}`;
 }
@@ -70,5 +88,9 @@ export function lastFailureOf(bag: Bookbag, lens: Lens): string | undefined {
 
 /** The one finding a lens gets when its review could not be completed. */
 export function couldNotCompleteFinding(reason: string): Finding {
-  return { section: 'review', severity: 'HIGH', description: `review could not be completed: ${reason}` };
+  return {
+    section: 'review',
+    severity: 'HIGH',
+    description: `review could not be completed: ${reason}`,
+  };
 }

@@ -10,7 +10,15 @@ import { join } from 'node:path';
 import { mailboxOf } from '../../project/layout.js';
 import { queueSystemHandoff } from '../../handoff/systemSend.js';
 import { isCode } from '../../fsx/absent.js';
-import { completedItemPaths, entriesOf, isBatchName, itemNamesIn, type Mailbox, readItem, UnusableItem } from '../../queue/index.js';
+import {
+  completedItemPaths,
+  entriesOf,
+  isBatchName,
+  itemNamesIn,
+  type Mailbox,
+  readItem,
+  UnusableItem,
+} from '../../queue/index.js';
 import { LENSES, type Bookbag, type Lens } from '../bookbag/bookbag.js';
 
 /** The type of a review request handoff. */
@@ -20,33 +28,79 @@ export const REVIEW_RESULT = 'review_result';
 
 /** The body of a request: what to review and the commands an interactive reviewer runs. */
 export function requestBody(bag: Bookbag, lens: Lens): string {
-  return `Review bead ${bag.bead} with the ${lens.toUpperCase()} lens.\n\nTask: ${bag.task}\n\n` +
+  return (
+    `Review bead ${bag.bead} with the ${lens.toUpperCase()} lens.\n\nTask: ${bag.task}\n\n` +
     `Read it:   baton review show ${bag.bead}\n` +
-    `Record it: baton review verdict ${bag.bead} --lens ${lens} [--finding SEVERITY:SECTION:DESCRIPTION]... [--summary S]\n`;
+    (`Record it: baton review verdict ${bag.bead} --lens ${lens} ` +
+      `[--finding SEVERITY:SECTION:DESCRIPTION]... [--summary S]\n`)
+  );
 }
 
 /** The body of a result: both verdicts, scores, acceptance and every finding. */
 export function resultBody(bag: Bookbag): string {
-  const findings = bag.findings.map((f) => `- [${f.lens} ${f.severity}] ${f.section}: ${f.description}`);
-  return `Review of bead ${bag.bead}: ${bag.accepted ? 'ACCEPTED' : 'NOT ACCEPTED'}\n\nTask: ${bag.task}\n` +
-    `CTO: ${bag.cto_verdict} (score ${bag.cto_score})\nCOO: ${bag.coo_verdict} (score ${bag.coo_score})\n` +
-    (findings.length > 0 ? `\nFindings:\n${findings.join('\n')}\n` : '\nNo findings.\n');
+  const findings = bag.findings.map(
+    (f) => `- [${f.lens} ${f.severity}] ${f.section}: ${f.description}`,
+  );
+  return (
+    `Review of bead ${bag.bead}: ` +
+    `${bag.accepted ? 'ACCEPTED' : 'NOT ACCEPTED'}\n\nTask: ` +
+    `${bag.task}\n` +
+    (`CTO: ${bag.cto_verdict} (score ${bag.cto_score})\nCOO: ` +
+      `${bag.coo_verdict} (score ${bag.coo_score})\n`) +
+    (findings.length > 0 ? `\nFindings:\n${findings.join('\n')}\n` : '\nNo findings.\n')
+  );
 }
 
-/** Queues the request of one lens to its reviewer role, from the submitter's mailbox; returns the outbox path. */
-export async function queueReviewRequest(root: string, bag: Bookbag, lens: Lens, now = new Date()): Promise<string> {
-  return queueSystemHandoff(root, bag.submitted_by, {
-    to: [bag[`${lens}_role`]], priority: '50', type: REVIEW_REQUEST, headers: { bead: bag.bead, lens }, body: requestBody(bag, lens),
-  }, now);
+/**
+ * Queues the request of one lens to its reviewer role, from the submitter's mailbox; returns the
+ * outbox path.
+ */
+export async function queueReviewRequest(
+  root: string,
+  bag: Bookbag,
+  lens: Lens,
+  now = new Date(),
+): Promise<string> {
+  return queueSystemHandoff(
+    root,
+    bag.submitted_by,
+    {
+      to: [bag[`${lens}_role`]],
+      priority: '50',
+      type: REVIEW_REQUEST,
+      headers: { bead: bag.bead, lens },
+      body: requestBody(bag, lens),
+    },
+    now,
+  );
 }
 
-/** Queues the result to `reply_to`, from the mailbox of the lens whose verdict completed the pair. */
-export async function queueReviewResult(root: string, bag: Bookbag, completingLens: Lens, now = new Date()): Promise<string> {
-  return queueSystemHandoff(root, bag[`${completingLens}_role`], {
-    to: [bag.reply_to], priority: '50', type: REVIEW_RESULT,
-    headers: { bead: bag.bead, accepted: String(bag.accepted), cto_verdict: bag.cto_verdict, coo_verdict: bag.coo_verdict },
-    body: resultBody(bag),
-  }, now);
+/**
+ * Queues the result to `reply_to`, from the mailbox of the lens whose verdict completed the pair.
+ */
+export async function queueReviewResult(
+  root: string,
+  bag: Bookbag,
+  completingLens: Lens,
+  now = new Date(),
+): Promise<string> {
+  return queueSystemHandoff(
+    root,
+    bag[`${completingLens}_role`],
+    {
+      to: [bag.reply_to],
+      priority: '50',
+      type: REVIEW_RESULT,
+      headers: {
+        bead: bag.bead,
+        accepted: String(bag.accepted),
+        cto_verdict: bag.cto_verdict,
+        coo_verdict: bag.coo_verdict,
+      },
+      body: resultBody(bag),
+    },
+    now,
+  );
 }
 
 /** The lens whose verdict came second (the one that completes the pair). */
@@ -55,28 +109,48 @@ export function completingLensOf(bag: Bookbag): Lens {
 }
 
 /**
- * Every item path of a mailbox's sender side (outbox, sent, failed) and inbox side (new, in process with its batches,
- * completed with its batches), in the order items move; each folder is listed only when it is reached, so an item that
+ * Every item path of a mailbox's sender side (outbox, sent, failed) and inbox side (new, in process
+ * with its batches,
+ * completed with its batches), in the order items move; each folder is listed only when it is
+ * reached, so an item that
  * moves on while it is read is met again in a later folder.
  */
 function* itemPathsOf(sender: Mailbox, recipient: Mailbox): Generator<string> {
-  for (const dir of [sender.outbox, sender.sent, sender.failed, recipient.inboxNew, recipient.inProcess]) {
+  for (const dir of [
+    sender.outbox,
+    sender.sent,
+    sender.failed,
+    recipient.inboxNew,
+    recipient.inProcess,
+  ]) {
     for (const name of itemNamesIn(dir)) yield join(dir, name);
   }
   for (const entry of entriesOf(recipient.inProcess)) {
-    if (entry.isDirectory() && isBatchName(entry.name)) for (const name of itemNamesIn(join(recipient.inProcess, entry.name))) yield join(recipient.inProcess, entry.name, name);
+    if (entry.isDirectory() && isBatchName(entry.name))
+      for (const name of itemNamesIn(join(recipient.inProcess, entry.name)))
+        yield join(recipient.inProcess, entry.name, name);
   }
   yield* completedItemPaths(recipient);
 }
 
 /**
- * The paths of handoffs of `type` for `bead` (and `lens`, when given) from `sender` to `recipient`, wherever they are.
- * A listed item that is unusable, or opens nothing (moved on by handoffd or a claim since its folder was listed, or a
+ * The paths of handoffs of `type` for `bead` (and `lens`, when given) from `sender` to `recipient`,
+ * wherever they are.
+ * A listed item that is unusable, or opens nothing (moved on by handoffd or a claim since its
+ * folder was listed, or a
  * name that is not valid UTF-8), is skipped.
  */
-export async function findReviewHandoffs(root: string, sender: string, recipient: string, type: string, bead: string, lens?: Lens): Promise<string[]> {
+export async function findReviewHandoffs(
+  root: string,
+  sender: string,
+  recipient: string,
+  type: string,
+  bead: string,
+  lens?: Lens,
+): Promise<string[]> {
   const found: string[] = [];
-  const matches = (h: Record<string, string>) => h.type === type && h.bead === bead && (lens === undefined || h.lens === lens);
+  const matches = (h: Record<string, string>) =>
+    h.type === type && h.bead === bead && (lens === undefined || h.lens === lens);
   for (const path of itemPathsOf(mailboxOf(root, sender), mailboxOf(root, recipient))) {
     try {
       if (matches((await readItem(path)).headers)) found.push(path);
@@ -92,15 +166,31 @@ export async function missingRequests(root: string, bag: Bookbag): Promise<Lens[
   const missing: Lens[] = [];
   for (const lens of LENSES) {
     if (bag[`${lens}_verdict`]) continue;
-    if ((await findReviewHandoffs(root, bag.submitted_by, bag[`${lens}_role`], REVIEW_REQUEST, bag.bead, lens)).length === 0) missing.push(lens);
+    if (
+      (
+        await findReviewHandoffs(
+          root,
+          bag.submitted_by,
+          bag[`${lens}_role`],
+          REVIEW_REQUEST,
+          bag.bead,
+          lens,
+        )
+      ).length === 0
+    )
+      missing.push(lens);
   }
   return missing;
 }
 
-/** True when the result of a reviewed bead is queued or delivered (from either lens's role: two verdicts in one millisecond leave no order). */
+/**
+ * True when the result of a reviewed bead is queued or delivered (from either lens's role: two
+ * verdicts in one millisecond leave no order).
+ */
 export async function resultQueued(root: string, bag: Bookbag): Promise<boolean> {
   for (const sender of new Set([bag.cto_role, bag.coo_role])) {
-    if ((await findReviewHandoffs(root, sender, bag.reply_to, REVIEW_RESULT, bag.bead)).length > 0) return true;
+    if ((await findReviewHandoffs(root, sender, bag.reply_to, REVIEW_RESULT, bag.bead)).length > 0)
+      return true;
   }
   return false;
 }

@@ -20,30 +20,66 @@ import { writeSignal } from './signals.js';
 import { bookbagPathOf, withBeadLock, writeBookbag, type UpdateOptions } from '../bookbag/store.js';
 import { newBookbag, type Submission } from '../bookbag/transitions.js';
 
-/** A submission whose reviewer roles may come from reviewers.tsv, and whose bead its caller may have drawn (a leaf's worktree carries the bead's rand8). */
-export type SubmitRequest = Omit<Submission, 'ctoRole' | 'cooRole'> & { ctoRole?: string; cooRole?: string; bead?: string };
+/**
+ * A submission whose reviewer roles may come from reviewers.tsv, and whose bead its caller may have
+ * drawn (a leaf's worktree carries the bead's rand8).
+ */
+export type SubmitRequest = Omit<Submission, 'ctoRole' | 'cooRole'> & {
+  ctoRole?: string;
+  cooRole?: string;
+  bead?: string;
+};
 
-/** The reviewer roles of a submission: given, else from reviewers.tsv; each must be a known role (as the submitter). */
-export function reviewerRoles(root: string, request: Pick<SubmitRequest, 'ctoRole' | 'cooRole' | 'submittedBy'>): { ctoRole: string; cooRole: string } {
+/**
+ * The reviewer roles of a submission: given, else from reviewers.tsv; each must be a known role (as
+ * the submitter).
+ */
+export function reviewerRoles(
+  root: string,
+  request: Pick<SubmitRequest, 'ctoRole' | 'cooRole' | 'submittedBy'>,
+): { ctoRole: string; cooRole: string } {
   const configured = readReviewers(root);
   const roles = readRoles(root).roles;
   const chosen = { cto: request.ctoRole ?? configured.cto, coo: request.cooRole ?? configured.coo };
   for (const lens of LENSES) {
     const role = chosen[lens];
-    if (!role) fail('environment', `baton review: no ${lens} reviewer: add 'review ${lens} <role>' to swarmforge/swarmforge.conf and run baton init, or pass --${lens} ROLE`);
-    if (!roles.has(role)) fail('invalid', `baton review: the ${lens} reviewer '${printable(role)}' is not a role of roles.tsv`);
+    if (!role)
+      fail(
+        'environment',
+        `baton review: no ${lens} reviewer: add 'review ${lens} ` +
+          `<role>' to swarmforge/swarmforge.conf and run baton init, or ` +
+          `pass --${lens} ROLE`,
+      );
+    if (!roles.has(role))
+      fail(
+        'invalid',
+        `baton review: the ${lens} reviewer '${printable(role)}' is not a role of roles.tsv`,
+      );
   }
-  if (!roles.has(request.submittedBy)) fail('invalid', `baton review: the submitter '${printable(request.submittedBy)}' is not a role of roles.tsv`);
+  if (!roles.has(request.submittedBy))
+    fail(
+      'invalid',
+      `baton review: the submitter '${printable(request.submittedBy)}' is not a role of roles.tsv`,
+    );
   return { ctoRole: chosen.cto!, cooRole: chosen.coo! };
 }
 
 /** Submits work for review; returns the new bookbag. */
-export async function submitReview(root: string, request: SubmitRequest, options: UpdateOptions = {}, now = new Date()): Promise<Bookbag> {
+export async function submitReview(
+  root: string,
+  request: SubmitRequest,
+  options: UpdateOptions = {},
+  now = new Date(),
+): Promise<Bookbag> {
   const submission: Submission = { ...request, ...reviewerRoles(root, request) };
   const bead = request.bead ?? newBead(submission.student, submission.domain);
   return withBeadLock(root, bead, options, async (paths) => {
     const bag = newBookbag(bead, submission, now);
-    if (request.bead !== undefined && lstatSync(bookbagPathOf(paths, bead), { throwIfNoEntry: false })) throw new ReviewRefusal(`bead ${bead} already has a bookbag`);
+    if (
+      request.bead !== undefined &&
+      lstatSync(bookbagPathOf(paths, bead), { throwIfNoEntry: false })
+    )
+      throw new ReviewRefusal(`bead ${bead} already has a bookbag`);
     writeBookbag(bookbagPathOf(paths, bead), bag);
     writeSignal(paths, bead, now);
     for (const lens of LENSES) {

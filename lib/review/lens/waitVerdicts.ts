@@ -27,7 +27,11 @@ function secondsFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
 }
 
 /** Waits for both verdicts of `bead`. */
-export async function waitForVerdicts(root: string, bead: string, options: WaitOptions = {}): Promise<WaitOutcome> {
+export async function waitForVerdicts(
+  root: string,
+  bead: string,
+  options: WaitOptions = {},
+): Promise<WaitOutcome> {
   const env = options.env ?? process.env;
   const path = bookbagPathOf(reviewPathsOf(root, env), bead);
   const timeoutMs = options.timeoutMs ?? secondsFrom(env, 'HANDOFF_TIMEOUT', 120_000);

@@ -20,23 +20,40 @@ const SUMMARY_ROWS = 5;
 /** The consolidation summary of a session, as a plain object. */
 export function consolidationOf(session: Session, now: Date): Record<string, unknown> {
   const counts = new Map<string, number>();
-  for (const episode of session.history) for (const section of episode.sections) counts.set(section, (counts.get(section) ?? 0) + 1);
-  const recurring = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, SUMMARY_ROWS);
+  for (const episode of session.history)
+    for (const section of episode.sections) counts.set(section, (counts.get(section) ?? 0) + 1);
+  const recurring = [...counts]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, SUMMARY_ROWS);
   const t = session.totals;
   const scored = t.pass + t.fail;
   return {
-    lens: session.lens, role: session.role, updated_at: now.toISOString(), last_session: session.sid,
+    lens: session.lens,
+    role: session.role,
+    updated_at: now.toISOString(),
+    last_session: session.sid,
     totals: { ...t, mean_score: scored > 0 ? Math.round(t.score_sum / scored) : null },
     recurring_sections: recurring.map(([section, findings]) => ({ section, findings })),
-    latest: session.history.slice(-SUMMARY_ROWS).reverse().map((e) => `${e.at} ${e.bead} ${e.end}${e.verdict ? ` ${e.verdict} ${e.score}` : ''}`),
+    latest: session.history
+      .slice(-SUMMARY_ROWS)
+      .reverse()
+      .map((e) => `${e.at} ${e.bead} ${e.end}${e.verdict ? ` ${e.verdict} ${e.score}` : ''}`),
   };
 }
 
 /** The library log entry of a session. */
-export function libraryEntryOf(session: Session, sessionPath: string, now: Date): Record<string, unknown> {
+export function libraryEntryOf(
+  session: Session,
+  sessionPath: string,
+  now: Date,
+): Record<string, unknown> {
   return {
-    at: now.toISOString(), sid: session.sid, session: sessionPath, reviewed: session.reviews.length,
-    beads: session.reviews.map((e) => `${e.bead} ${e.end}${e.verdict ? ` ${e.verdict}` : ''}`), notes: session.notes,
+    at: now.toISOString(),
+    sid: session.sid,
+    session: sessionPath,
+    reviewed: session.reviews.length,
+    beads: session.reviews.map((e) => `${e.bead} ${e.end}${e.verdict ? ` ${e.verdict}` : ''}`),
+    notes: session.notes,
   };
 }
 
@@ -51,11 +68,20 @@ export async function writeConsolidation(path: string, session: Session, now: Da
 }
 
 /** Appends the session's entry to the library log at `path` (created 0600 on first use). */
-export async function appendLibraryLog(path: string, session: Session, sessionPath: string, now: Date): Promise<void> {
+export async function appendLibraryLog(
+  path: string,
+  session: Session,
+  sessionPath: string,
+  now: Date,
+): Promise<void> {
   mkdirSynced(dirname(path));
   const text = await yamlOf([libraryEntryOf(session, sessionPath, now)]);
   const created = !fs.existsSync(path);
-  const fd = fs.openSync(path, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
+  const fd = fs.openSync(
+    path,
+    fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW,
+    0o600,
+  );
   try {
     fs.writeSync(fd, text);
     fs.fsyncSync(fd);

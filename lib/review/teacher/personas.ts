@@ -17,7 +17,10 @@ export const PERSONA_NAMES = ['teacher-cto', 'teacher-coo', 'principal'] as cons
 /** Where a persona came from. */
 export type PersonaSource = 'committed' | 'machine' | 'default';
 
-/** A resolved persona: its text, the file it came from (none for the default), and the files passed over (symlinks), one line each. */
+/**
+ * A resolved persona: its text, the file it came from (none for the default), and the files passed
+ * over (symlinks), one line each.
+ */
 export interface Persona {
   name: string;
   text: string;
@@ -27,8 +30,14 @@ export interface Persona {
 }
 
 const DEFAULTS: Record<string, string> = {
-  'teacher-cto': 'You are teacher-cto, the CTO reviewer: you judge correctness, security and edge cases, and you cite what you find.',
-  'teacher-coo': 'You are teacher-coo, the COO reviewer: you judge whether the task is done as asked, completely, with its acceptance criteria met.',
+  'teacher-cto':
+    'You are teacher-cto, the CTO reviewer: you judge ' +
+    'correctness, security and edge cases, and you cite what you ' +
+    'find.',
+  'teacher-coo':
+    'You are teacher-coo, the COO reviewer: you judge whether the ' +
+    'task is done as asked, completely, with its acceptance ' +
+    'criteria met.',
   principal: 'You are the principal: you score and dispose reviewed work.',
 };
 
@@ -42,7 +51,10 @@ export function defaultPersonaOf(name: string): string {
   return DEFAULTS[name] ?? `You are ${name}.`;
 }
 
-/** A file's text; undefined when it does not exist, 'symlink' for a symlink (refused, never followed). */
+/**
+ * A file's text; undefined when it does not exist, 'symlink' for a symlink (refused, never
+ * followed).
+ */
 function readPersonaFile(path: string): string | 'symlink' | undefined {
   let fd: number;
   try {
@@ -59,7 +71,10 @@ function readPersonaFile(path: string): string | 'symlink' | undefined {
   }
 }
 
-/** The Markdown body of a SOUL.md (its front matter dropped; the whole text when the front matter is unreadable). */
+/**
+ * The Markdown body of a SOUL.md (its front matter dropped; the whole text when the front matter is
+ * unreadable).
+ */
 async function personaBody(text: string): Promise<string> {
   try {
     return (await readMarkdownFrontMatter(text)).content.trim();
@@ -68,13 +83,24 @@ async function personaBody(text: string): Promise<string> {
   }
 }
 
-/** Resolves persona `name` for the project at `root` (committed, then machine-local, then the default). */
-export async function personaOf(root: string, name: string, env: NodeJS.ProcessEnv = process.env): Promise<Persona> {
-  const places: [PersonaSource, string][] = [['committed', personaPathOf(root, name)], ['machine', machinePersonaPathOf(env.HOME || homedir(), name)]];
+/**
+ * Resolves persona `name` for the project at `root` (committed, then machine-local, then the
+ * default).
+ */
+export async function personaOf(
+  root: string,
+  name: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Persona> {
+  const places: [PersonaSource, string][] = [
+    ['committed', personaPathOf(root, name)],
+    ['machine', machinePersonaPathOf(env.HOME || homedir(), name)],
+  ];
   const ignored: string[] = [];
   for (const [source, path] of places) {
     const text = readPersonaFile(path);
-    if (text === 'symlink') ignored.push(`persona '${path}' is a symlink: ignored (never followed)`);
+    if (text === 'symlink')
+      ignored.push(`persona '${path}' is a symlink: ignored (never followed)`);
     if (text === undefined || text === 'symlink') continue;
     const body = await personaBody(text);
     if (body) return { name, text: body, source, path, ignored };

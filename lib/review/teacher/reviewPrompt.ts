@@ -8,15 +8,32 @@
 import { type Bookbag, type Lens } from '../bookbag/bookbag.js';
 
 const LENS_FOCUS: Record<Lens, string> = {
-  cto: 'You review with the CTO lens: correctness, security and edge cases. Read the output as code that will run: what breaks, what can be abused, which inputs and failures are not handled.',
-  coo: 'You review with the COO lens: acceptance criteria, completeness and task coverage. Check that the output does everything the task asks, that each acceptance criterion is really met, and that nothing was left out or only claimed.',
+  cto:
+    'You review with the CTO lens: correctness, security and edge ' +
+    'cases. Read the output as code that will run: what breaks, ' +
+    'what can be abused, which inputs and failures are not ' +
+    'handled.',
+  coo:
+    'You review with the COO lens: acceptance criteria, ' +
+    'completeness and task coverage. Check that the output does ' +
+    'everything the task asks, that each acceptance criterion is ' +
+    'really met, and that nothing was left out or only claimed.',
 };
 
 const FORMAT = [
   'Print a findings document on stdout and nothing else, in one of two forms:',
-  '  JSON: {"verdict": "PASS", "summary": "one line", "findings": [{"severity": "HIGH", "section": "where", "description": "what is wrong", "suggestion": "how to fix it"}]}',
-  '  Markdown: a front matter block (verdict: and summary: lines between --- lines), then one line per finding: - [SEVERITY] section: description',
-  'Severities: CRITICAL, HIGH, MEDIUM, LOW (or Critical, Important, Minor, Nit). CRITICAL and HIGH block: the verdict is FAIL exactly when a finding is CRITICAL or HIGH, and a verdict that contradicts the findings is refused. No findings means PASS.',
+  '  JSON: {"verdict": "PASS", "summary": "one line", ' +
+    '"findings": [{"severity": "HIGH", "section": "where", ' +
+    '"description": "what is wrong", "suggestion": "how to fix ' +
+    'it"}]}',
+  '  Markdown: a front matter block (verdict: and summary: ' +
+    'lines between --- lines), then one line per finding: - ' +
+    '[SEVERITY] section: description',
+  'Severities: CRITICAL, HIGH, MEDIUM, LOW (or Critical, ' +
+    'Important, Minor, Nit). CRITICAL and HIGH block: the verdict ' +
+    'is FAIL exactly when a finding is CRITICAL or HIGH, and a ' +
+    'verdict that contradicts the findings is refused. No ' +
+    'findings means PASS.',
 ].join('\n');
 
 /** Where the reviewer is in its bounded attempts, and why the last run could not be used. */
@@ -31,8 +48,15 @@ export interface AttemptContext {
 export function lensInstructions(lens: Lens, context: AttemptContext): string {
   const lines = [LENS_FOCUS[lens], '', FORMAT];
   if (context.attempt > 1) {
-    lines.push('', `Attempt ${context.attempt} of ${context.maxAttempts}. Your previous run could not be used (${context.previousFailure ?? 'no usable output'}).`,
-      'Be strict this time: print ONLY the findings document, with no text before or after it and no code fences; finish within the time limit; exit 0.');
+    lines.push(
+      '',
+      `Attempt ${context.attempt} of ${context.maxAttempts}. Your ` +
+        `previous run could not be used ` +
+        `(${context.previousFailure ?? 'no usable output'}).`,
+      'Be strict this time: print ONLY the findings document, with ' +
+        'no text before or after it and no code fences; finish within ' +
+        'the time limit; exit 0.',
+    );
   }
   return lines.join('\n');
 }
@@ -47,16 +71,34 @@ function list(items: string[]): string {
 
 /** The bead as the reviewer reads it. */
 export function beadText(bag: Bookbag, lens: Lens): string {
-  const head = [`Lens: ${lens}`, `Bead: ${bag.bead}`, `Student: ${bag.student}`, `Domain: ${bag.domain}`, `Difficulty: ${bag.difficulty}`];
-  if (bag.branch || bag.commit) head.push(`Branch: ${bag.branch || '(none)'} at ${bag.commit || '(none)'}`);
+  const head = [
+    `Lens: ${lens}`,
+    `Bead: ${bag.bead}`,
+    `Student: ${bag.student}`,
+    `Domain: ${bag.domain}`,
+    `Difficulty: ${bag.difficulty}`,
+  ];
+  if (bag.branch || bag.commit)
+    head.push(`Branch: ${bag.branch || '(none)'} at ${bag.commit || '(none)'}`);
   return [
-    head.join('\n'), '', section('Task', bag.task), section('Output', bag.output), section('Files changed', list(bag.files_changed)),
-    section('Verification', bag.verification), section('Acceptance criteria met (as the student claims)', list(bag.ac_met)),
-    section('Blockers', list(bag.blockers)), section('Summary', bag.summary),
+    head.join('\n'),
+    '',
+    section('Task', bag.task),
+    section('Output', bag.output),
+    section('Files changed', list(bag.files_changed)),
+    section('Verification', bag.verification),
+    section('Acceptance criteria met (as the student claims)', list(bag.ac_met)),
+    section('Blockers', list(bag.blockers)),
+    section('Summary', bag.summary),
   ].join('\n');
 }
 
 /** The whole prompt: persona, `---`, lens instructions, the bead. */
-export function reviewPromptOf(persona: string, lens: Lens, bag: Bookbag, context: AttemptContext): string {
+export function reviewPromptOf(
+  persona: string,
+  lens: Lens,
+  bag: Bookbag,
+  context: AttemptContext,
+): string {
   return `${persona.trimEnd()}\n---\n${lensInstructions(lens, context)}\n\n${beadText(bag, lens)}`;
 }

@@ -24,7 +24,12 @@ export interface ReviewerRecord {
 }
 
 /** Records the running reviewer `pid` (mode 0600, written atomically, folder fsync'd). */
-export function writeReviewerRecord(path: string, pid: number, bead: string, attempt: number): void {
+export function writeReviewerRecord(
+  path: string,
+  pid: number,
+  bead: string,
+  attempt: number,
+): void {
   const record: ReviewerRecord = { pid, start: startTimeOf(pid) ?? '-', bead, attempt };
   replaceJson(path, record);
 }
@@ -34,11 +39,14 @@ export function removeReviewerRecord(path: string): void {
   unlinkSynced(path);
 }
 
-/** The record, or undefined when there is none or it cannot be read (an unreadable one is removed). */
+/**
+ * The record, or undefined when there is none or it cannot be read (an unreadable one is removed).
+ */
 export function readReviewerRecord(path: string): ReviewerRecord | undefined {
   try {
     const data = JSON.parse(fs.readFileSync(path, 'utf8')) as Partial<ReviewerRecord>;
-    if (Number.isInteger(data.pid) && (data.pid ?? 0) > 1 && typeof data.start === 'string') return data as ReviewerRecord;
+    if (Number.isInteger(data.pid) && (data.pid ?? 0) > 1 && typeof data.start === 'string')
+      return data as ReviewerRecord;
   } catch (err) {
     if (isCode(err, 'ENOENT')) return undefined;
   }
@@ -52,7 +60,10 @@ export function recordedReviewerRuns(record: ReviewerRecord): boolean {
   return groupAlive(record.pid);
 }
 
-/** Ends the process group of a reviewer left running by a killed teacher; returns the record when one was ended. */
+/**
+ * Ends the process group of a reviewer left running by a killed teacher; returns the record when
+ * one was ended.
+ */
 export async function endOrphanReviewer(path: string): Promise<ReviewerRecord | undefined> {
   const record = readReviewerRecord(path);
   if (!record) return undefined;

@@ -5,7 +5,8 @@
 // Process contract: whatever ends the run (its exit, the timeout, the teacher stopping), the
 // whole process group is ended before this resolves: on a timeout or a stop, SIGTERM to the
 // group and SIGKILL to what is left of it after a short grace; after the reviewer's own
-// exit, SIGKILL to any helper it left in its group. A reviewer that forks helpers (an agent CLI running
+// exit, SIGKILL to any helper it left in its group. A reviewer that forks helpers (an agent CLI
+// running
 // tools) therefore leaves nothing behind, and a helper holding stdout open cannot keep the
 // run alive. stdout and stderr are bounded: a reviewer cannot fill the teacher's memory.
 import { BoundedBytes, runBounded, type BoundedRun } from '../../proc/boundedRun.js';
@@ -21,7 +22,14 @@ export const MAX_STDERR_BYTES = 64 * 1024;
 /** What one run came to. */
 export type ReviewerOutcome =
   | { kind: 'exited'; stdout: string; stderr: string; ms: number }
-  | { kind: 'crashed'; code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; ms: number }
+  | {
+      kind: 'crashed';
+      code: number | null;
+      signal: NodeJS.Signals | null;
+      stdout: string;
+      stderr: string;
+      ms: number;
+    }
   | { kind: 'timeout'; timeoutMs: number; stderr: string; ms: number }
   | { kind: 'unstartable'; message: string; ms: number }
   | { kind: 'abandoned'; ms: number };
@@ -33,7 +41,9 @@ export interface ReviewerRun {
   prompt: string;
   timeoutMs: number;
   env: NodeJS.ProcessEnv;
-  /** Stops the run (the teacher got TERM or INT): the group is ended, the outcome is `abandoned`. */
+  /**
+   * Stops the run (the teacher got TERM or INT): the group is ended, the outcome is `abandoned`.
+   */
   signal?: AbortSignal;
   /** Called with the reviewer's pid as soon as it runs (before it has read the prompt). */
   onStart?: (pid: number) => void;
@@ -42,20 +52,38 @@ export interface ReviewerRun {
 /** What a run of the reviewer came to, from what the runner saw. */
 function outcomeOf(run: ReviewerRun, r: BoundedRun): ReviewerOutcome {
   const ms = r.durationMs;
-  if (r.error) return { kind: 'unstartable', message: `cannot run '${run.argv[0]}': ${r.errorCode || r.error}`, ms };
+  if (r.error)
+    return {
+      kind: 'unstartable',
+      message: `cannot run '${run.argv[0]}': ${r.errorCode || r.error}`,
+      ms,
+    };
   if (r.timedOut) return { kind: 'timeout', timeoutMs: run.timeoutMs, stderr: r.stderr, ms };
   if (r.aborted) return { kind: 'abandoned', ms };
   if (r.exitCode === 0) return { kind: 'exited', stdout: r.stdout, stderr: r.stderr, ms };
-  return { kind: 'crashed', code: r.exitCode, signal: r.signal, stdout: r.stdout, stderr: r.stderr, ms };
+  return {
+    kind: 'crashed',
+    code: r.exitCode,
+    signal: r.signal,
+    stdout: r.stdout,
+    stderr: r.stderr,
+    ms,
+  };
 }
 
 /** Runs the reviewer once; resolves when it and its whole process group are gone. */
 export async function runReviewer(run: ReviewerRun): Promise<ReviewerOutcome> {
   const result = await runBounded(run.argv, {
-    cwd: run.cwd, env: run.env, stdin: run.prompt, timeoutMs: run.timeoutMs, graceMs: KILL_GRACE_MS,
-    ...(run.signal ? { signal: run.signal } : {}), ...(run.onStart ? { onSpawn: run.onStart } : {}),
+    cwd: run.cwd,
+    env: run.env,
+    stdin: run.prompt,
+    timeoutMs: run.timeoutMs,
+    graceMs: KILL_GRACE_MS,
+    ...(run.signal ? { signal: run.signal } : {}),
+    ...(run.onStart ? { onSpawn: run.onStart } : {}),
     // One byte past the bound is kept, so an oversized document shows as one.
-    stdoutKeeper: new BoundedBytes(MAX_STDOUT_BYTES + 1, 'head'), stderrKeeper: new BoundedBytes(MAX_STDERR_BYTES, 'tail'),
+    stdoutKeeper: new BoundedBytes(MAX_STDOUT_BYTES + 1, 'head'),
+    stderrKeeper: new BoundedBytes(MAX_STDERR_BYTES, 'tail'),
   });
   return outcomeOf(run, result);
 }

@@ -31,7 +31,14 @@ import { personaOf } from './personas.js';
 import { endOrphanReviewer } from './reviewerRecord.js';
 import { teacherFolderOf, type TeacherFolder } from './teacherFolder.js';
 import { reviewRequest, type Teacher, type TeacherEvent } from './teacherReview.js';
-import { loadLastSession, pruneSessions, saveSession, startSession, withEpisode, type Session } from './teacherSession.js';
+import {
+  loadLastSession,
+  pruneSessions,
+  saveSession,
+  startSession,
+  withEpisode,
+  type Session,
+} from './teacherSession.js';
 
 /** How a teacher is run (`baton review teacher`). */
 export interface TeacherOptions {
@@ -51,29 +58,55 @@ export interface TeacherOptions {
   warn: (line: string) => void;
 }
 
-/** Takes the lock of the lens's teacher (one at a time: a second would resume the same request, and end the first one's reviewer). */
+/**
+ * Takes the lock of the lens's teacher (one at a time: a second would resume the same request, and
+ * end the first one's reviewer).
+ */
 function holdTeacherLock(folder: TeacherFolder, lens: Lens): Release {
   try {
     return acquireLock(folder.lock, 0);
   } catch (err) {
     if (!(err instanceof LockBusy)) throw err;
-    fail('environment', `baton review teacher: the ${lens} teacher is already running as pid ${lockHolder(folder.lock) ?? '?'}`);
+    fail(
+      'environment',
+      `baton review teacher: the ${lens} teacher is already running ` +
+        `as pid ${lockHolder(folder.lock) ?? '?'}`,
+    );
   }
 }
 
-/** Boot: the acting role, its mailbox and worktree, the teacher's folder and lock; ends an orphaned reviewer. */
+/**
+ * Boot: the acting role, its mailbox and worktree, the teacher's folder and lock; ends an orphaned
+ * reviewer.
+ */
 async function boot(o: TeacherOptions): Promise<{ t: Teacher; release: Release }> {
   const { root, role } = actingContext(o.cwd, o.env);
-  if (role.mode !== 'task') fail('environment', `baton review teacher: role ${role.role} receives ${printable(role.mode)} work; a teacher takes one request at a time (make its mode task in swarmforge.conf)`);
+  if (role.mode !== 'task')
+    fail(
+      'environment',
+      `baton review teacher: role ${role.role} receives ` +
+        `${printable(role.mode)} work; a teacher takes one request at ` +
+        `a time (make its mode task in swarmforge.conf)`,
+    );
   if (!fs.statSync(role.worktreePath, { throwIfNoEntry: false })?.isDirectory()) {
-    fail('environment', `baton review teacher: the worktree of role ${role.role} '${printable(role.worktreePath)}' does not exist; run baton up (it creates the worktrees)`);
+    fail(
+      'environment',
+      `baton review teacher: the worktree of role ${role.role} ` +
+        `'${printable(role.worktreePath)}' does not exist; run baton ` +
+        `up (it creates the worktrees)`,
+    );
   }
   ensureMailbox(mailboxOf(root, role.role));
   const folder = teacherFolderOf(reviewPathsOf(root, o.env), o.lens);
   mkdirSynced(folder.sessions);
   const release = holdTeacherLock(folder, o.lens);
   const orphan = await endOrphanReviewer(folder.reviewerRecord);
-  if (orphan) o.warn(`baton review teacher: ended reviewer pid ${orphan.pid} of bead ${orphan.bead} left running by a killed teacher (its request is resumed)`);
+  if (orphan)
+    o.warn(
+      `baton review teacher: ended reviewer pid ${orphan.pid} of ` +
+        `bead ${orphan.bead} left running by a killed teacher (its ` +
+        `request is resumed)`,
+    );
   const personaName = `teacher-${o.lens}`;
   const persona = async () => {
     const found = await personaOf(root, personaName, o.env);
@@ -81,8 +114,18 @@ async function boot(o: TeacherOptions): Promise<{ t: Teacher; release: Release }
     return found.text;
   };
   const t: Teacher = {
-    root, role: role.role, lens: o.lens, worktree: role.worktreePath, argv: o.argv, timeoutMs: o.timeoutMs, maxAttempts: o.maxAttempts,
-    env: o.env, folder, signal: o.signal, persona, report: o.report,
+    root,
+    role: role.role,
+    lens: o.lens,
+    worktree: role.worktreePath,
+    argv: o.argv,
+    timeoutMs: o.timeoutMs,
+    maxAttempts: o.maxAttempts,
+    env: o.env,
+    folder,
+    signal: o.signal,
+    persona,
+    report: o.report,
   };
   return { t, release };
 }
@@ -90,9 +133,24 @@ async function boot(o: TeacherOptions): Promise<{ t: Teacher; release: Release }
 /** Wake: the new session, continuing the newest one on disk (or fresh, with a note on stderr). */
 function wake(t: Teacher, o: TeacherOptions): Session {
   const { session: last, note } = loadLastSession(t.folder.sessions, t.lens);
-  if (note && last === undefined && !note.startsWith('no session')) o.warn(`baton review teacher: ${note}`);
-  const session = startSession(t.folder.sessions, t.lens, t.role, last, note ? [note] : [], new Date());
-  o.report({ event: 'wake', lens: t.lens, role: t.role, sid: session.sid, previous: session.previous, worktree: t.worktree });
+  if (note && last === undefined && !note.startsWith('no session'))
+    o.warn(`baton review teacher: ${note}`);
+  const session = startSession(
+    t.folder.sessions,
+    t.lens,
+    t.role,
+    last,
+    note ? [note] : [],
+    new Date(),
+  );
+  o.report({
+    event: 'wake',
+    lens: t.lens,
+    role: t.role,
+    sid: session.sid,
+    previous: session.previous,
+    worktree: t.worktree,
+  });
   return session;
 }
 
@@ -103,12 +161,21 @@ async function sleep(t: Teacher, session: Session): Promise<void> {
   await writeConsolidation(t.folder.consolidation, session, now);
   await appendLibraryLog(t.folder.libraryLog, session, path, now);
   pruneSessions(t.folder.sessions);
-  t.report({ event: 'sleep', lens: t.lens, sid: session.sid, session: path, reviewed: session.reviews.length });
+  t.report({
+    event: 'sleep',
+    lens: t.lens,
+    sid: session.sid,
+    session: path,
+    reviewed: session.reviews.length,
+  });
 }
 
 const TASK_LINE = /^TASK: (.+)$/m;
 
-/** One cycle: every request the queue hands out (one with --once), each completed after its review; returns the session. */
+/**
+ * One cycle: every request the queue hands out (one with --once), each completed after its review;
+ * returns the session.
+ */
 async function cycle(t: Teacher, o: TeacherOptions, start: Session): Promise<Session> {
   let session = start;
   const onSkip = (problem: UnusableItem) => o.warn(unusableLine(problem));
@@ -127,7 +194,10 @@ async function cycle(t: Teacher, o: TeacherOptions, start: Session): Promise<Ses
   return session;
 }
 
-/** Runs the teacher until TERM/INT (or, with --once, after at most one request); the session is saved on the way out. */
+/**
+ * Runs the teacher until TERM/INT (or, with --once, after at most one request); the session is
+ * saved on the way out.
+ */
 export async function runTeacher(o: TeacherOptions): Promise<void> {
   const { t, release } = await boot(o);
   const watch = new InboxWatch(mailboxOf(t.root, t.role).inboxNew, o.terminal);

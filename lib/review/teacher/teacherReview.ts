@@ -21,7 +21,12 @@ import { type Bookbag, type Finding, type Lens } from '../bookbag/bookbag.js';
 import { type FindingsDocument } from '../bookbag/findings.js';
 import { BookbagProblem, ReviewRefusal } from '../bookbag/reviewErrors.js';
 import { REVIEW_REQUEST } from '../lens/reviewHandoffs.js';
-import { attemptDetail, couldNotCompleteFinding, judgeOutcome, lastFailureOf } from '../lens/reviewAttempts.js';
+import {
+  attemptDetail,
+  couldNotCompleteFinding,
+  judgeOutcome,
+  lastFailureOf,
+} from '../lens/reviewAttempts.js';
 import { removeReviewerRecord, writeReviewerRecord } from './reviewerRecord.js';
 import { runReviewer } from './reviewerRun.js';
 import { reviewPromptOf } from './reviewPrompt.js';
@@ -32,10 +37,33 @@ import { recordAttempt, recordVerdict } from '../bookbag/verdict.js';
 
 /** What a teacher reports while it works (printed by the command as lines or JSON). */
 export type TeacherEvent =
-  | { event: 'wake'; lens: Lens; role: string; sid: string; previous: string | null; worktree: string }
+  | {
+      event: 'wake';
+      lens: Lens;
+      role: string;
+      sid: string;
+      previous: string | null;
+      worktree: string;
+    }
   | { event: 'review'; bead: string; lens: Lens; attempt: number; max_attempts: number }
-  | { event: 'attempt_failed'; bead: string; lens: Lens; attempt: number; max_attempts: number; reason: string }
-  | { event: 'verdict'; bead: string; lens: Lens; verdict: 'PASS' | 'FAIL'; score: number; findings: number; attempts: number; state: string }
+  | {
+      event: 'attempt_failed';
+      bead: string;
+      lens: Lens;
+      attempt: number;
+      max_attempts: number;
+      reason: string;
+    }
+  | {
+      event: 'verdict';
+      bead: string;
+      lens: Lens;
+      verdict: 'PASS' | 'FAIL';
+      score: number;
+      findings: number;
+      attempts: number;
+      state: string;
+    }
   | { event: 'skipped'; bead: string; lens: Lens; request: string; reason: string }
   | { event: 'abandoned'; bead: string; lens: Lens; request: string }
   | { event: 'sleep'; lens: Lens; sid: string; session: string; reviewed: number };
@@ -58,14 +86,31 @@ export interface Teacher {
   report: (event: TeacherEvent) => void;
 }
 
-/** How the review of one request ended: an episode for the session, or abandoned (the request stays in process). */
+/**
+ * How the review of one request ended: an episode for the session, or abandoned (the request stays
+ * in process).
+ */
 export type ReviewEnded = Episode | 'abandoned';
 
-function episodeOf(item: Item, bead: string, end: Episode['end'], bag: Bookbag | undefined, lens: Lens, detail: string): Episode {
+function episodeOf(
+  item: Item,
+  bead: string,
+  end: Episode['end'],
+  bag: Bookbag | undefined,
+  lens: Lens,
+  detail: string,
+): Episode {
   const findings: Finding[] = bag ? bag[`${lens}_findings`] : [];
   return {
-    bead, request: item.id, end, verdict: end === 'skipped' || !bag ? '' : bag[`${lens}_verdict`], score: end === 'skipped' || !bag ? null : bag[`${lens}_score`],
-    attempts: bag && end !== 'skipped' ? bag.attempts[lens] : 0, sections: end === 'skipped' ? [] : findings.map((f) => f.section), detail, at: new Date().toISOString(),
+    bead,
+    request: item.id,
+    end,
+    verdict: end === 'skipped' || !bag ? '' : bag[`${lens}_verdict`],
+    score: end === 'skipped' || !bag ? null : bag[`${lens}_score`],
+    attempts: bag && end !== 'skipped' ? bag.attempts[lens] : 0,
+    sections: end === 'skipped' ? [] : findings.map((f) => f.section),
+    detail,
+    at: new Date().toISOString(),
   };
 }
 
@@ -74,58 +119,141 @@ function skipped(t: Teacher, item: Item, bead: string, reason: string): Episode 
   return episodeOf(item, bead, 'skipped', undefined, t.lens, reason);
 }
 
-/** Why a claimed item is not a request this teacher reviews (undefined when it is one); a request of the other lens is refused outright. */
+/**
+ * Why a claimed item is not a request this teacher reviews (undefined when it is one); a request of
+ * the other lens is refused outright.
+ */
 function requestProblem(t: Teacher, item: Item): string | undefined {
   const h = item.headers;
-  if (h.type !== REVIEW_REQUEST) return `not a ${REVIEW_REQUEST} (type ${h.type || 'unknown'}): completed without review`;
+  if (h.type !== REVIEW_REQUEST)
+    return `not a ${REVIEW_REQUEST} (type ${h.type || 'unknown'}): completed without review`;
   if (h.lens !== t.lens) {
-    fail('refused', `baton review teacher: ${printable(item.path)} is a ${printable(h.lens ?? '?')} request but this teacher reviews ${t.lens}; it stays in process`,
-      `run one teacher per lens: give each lens its own role (review ${t.lens} <role> and review ${h.lens ?? '?'} <other role> in swarmforge.conf)`);
+    fail(
+      'refused',
+      `baton review teacher: ${printable(item.path)} is a ` +
+        `${printable(h.lens ?? '?')} request but this teacher reviews ` +
+        `${t.lens}; it stays in process`,
+      `run one teacher per lens: give each lens its own role ` +
+        `(review ${t.lens} <role> and review ${h.lens ?? '?'} <other ` +
+        `role> in swarmforge.conf)`,
+    );
   }
-  if (!h.bead || !isSafeBeadName(h.bead)) return `bead '${printable(h.bead ?? '')}' is not a bead name: completed without review`;
+  if (!h.bead || !isSafeBeadName(h.bead))
+    return `bead '${printable(h.bead ?? '')}' is not a bead name: completed without review`;
   return undefined;
 }
 
-/** The bookbag to review, or why the request is skipped (bead gone, bookbag unusable, lens decided). */
+/**
+ * The bookbag to review, or why the request is skipped (bead gone, bookbag unusable, lens decided).
+ */
 function bookbagToReview(t: Teacher, bead: string): Bookbag | string {
   const path = bookbagPathOf(reviewPathsOf(t.root, t.env), bead);
   try {
     const bag = readBookbag(path);
-    return bag[`${t.lens}_verdict`] ? `${t.lens} verdict already recorded (${bag[`${t.lens}_verdict`]})` : bag;
+    return bag[`${t.lens}_verdict`]
+      ? `${t.lens} verdict already recorded (${bag[`${t.lens}_verdict`]})`
+      : bag;
   } catch (err) {
-    if (err instanceof BookbagProblem) return `${err.kind} bookbag '${path}': ${err.problems[0] ?? err.kind} (see baton review validate ${bead})`;
+    if (err instanceof BookbagProblem)
+      return (
+        `${err.kind} bookbag '${path}': ${err.problems[0] ?? err.kind} ` +
+        `(see baton review validate ${bead})`
+      );
     throw err;
   }
 }
 
 /** Records the lens's verdict; a verdict recorded meanwhile by someone else makes it a skip. */
-async function recordReview(t: Teacher, item: Item, bead: string, document: FindingsDocument, end: 'verdict' | 'could-not-complete', detail: string): Promise<Episode> {
+async function recordReview(
+  t: Teacher,
+  item: Item,
+  bead: string,
+  document: FindingsDocument,
+  end: 'verdict' | 'could-not-complete',
+  detail: string,
+): Promise<Episode> {
   let bag: Bookbag;
   try {
-    bag = await recordVerdict(t.root, bead, { lens: t.lens, findings: document.findings, declared: document.verdict, summary: document.summary ?? '', reviewer: t.role }, { env: t.env });
+    bag = await recordVerdict(
+      t.root,
+      bead,
+      {
+        lens: t.lens,
+        findings: document.findings,
+        declared: document.verdict,
+        summary: document.summary ?? '',
+        reviewer: t.role,
+      },
+      { env: t.env },
+    );
   } catch (err) {
     if (err instanceof ReviewRefusal) return skipped(t, item, bead, err.message);
     throw err;
   }
   crashPoint('teacher:verdict-recorded');
   const lens = t.lens;
-  t.report({ event: 'verdict', bead, lens, verdict: bag[`${lens}_verdict`] as 'PASS' | 'FAIL', score: bag[`${lens}_score`]!, findings: bag[`${lens}_findings`].length, attempts: bag.attempts[lens], state: bag.state });
+  t.report({
+    event: 'verdict',
+    bead,
+    lens,
+    verdict: bag[`${lens}_verdict`] as 'PASS' | 'FAIL',
+    score: bag[`${lens}_score`]!,
+    findings: bag[`${lens}_findings`].length,
+    attempts: bag.attempts[lens],
+    state: bag.state,
+  });
   return episodeOf(item, bead, end, bag, lens, detail);
 }
 
 /** The FAIL a lens gets when no run could be used. */
-function couldNotComplete(t: Teacher, item: Item, bead: string, reason: string, runs: number): Promise<Episode> {
-  return recordReview(t, item, bead, { verdict: 'FAIL', findings: [couldNotCompleteFinding(reason)], summary: `review could not be completed after ${runs} attempt(s)` }, 'could-not-complete', reason);
+function couldNotComplete(
+  t: Teacher,
+  item: Item,
+  bead: string,
+  reason: string,
+  runs: number,
+): Promise<Episode> {
+  return recordReview(
+    t,
+    item,
+    bead,
+    {
+      verdict: 'FAIL',
+      findings: [couldNotCompleteFinding(reason)],
+      summary: `review could not be completed after ${runs} attempt(s)`,
+    },
+    'could-not-complete',
+    reason,
+  );
 }
 
 /** One reviewer run on the bookbag as it is now; its judgement, or 'abandoned'. */
-async function runOnce(t: Teacher, bag: Bookbag, attempt: number): Promise<{ failure: string } | { document: FindingsDocument } | 'abandoned'> {
-  const prompt = reviewPromptOf(await t.persona(), t.lens, bag, { attempt, maxAttempts: t.maxAttempts, previousFailure: lastFailureOf(bag, t.lens) });
-  const env = { ...t.env, BATON_REVIEW_BEAD: bag.bead, BATON_REVIEW_LENS: t.lens, BATON_REVIEW_ATTEMPT: String(attempt), BATON_REVIEW_MAX_ATTEMPTS: String(t.maxAttempts) };
+async function runOnce(
+  t: Teacher,
+  bag: Bookbag,
+  attempt: number,
+): Promise<{ failure: string } | { document: FindingsDocument } | 'abandoned'> {
+  const prompt = reviewPromptOf(await t.persona(), t.lens, bag, {
+    attempt,
+    maxAttempts: t.maxAttempts,
+    previousFailure: lastFailureOf(bag, t.lens),
+  });
+  const env = {
+    ...t.env,
+    BATON_REVIEW_BEAD: bag.bead,
+    BATON_REVIEW_LENS: t.lens,
+    BATON_REVIEW_ATTEMPT: String(attempt),
+    BATON_REVIEW_MAX_ATTEMPTS: String(t.maxAttempts),
+  };
   t.report({ event: 'review', bead: bag.bead, lens: t.lens, attempt, max_attempts: t.maxAttempts });
   try {
     const outcome = await runReviewer({
-      argv: t.argv, cwd: t.worktree, prompt, timeoutMs: t.timeoutMs, env, signal: t.signal,
+      argv: t.argv,
+      cwd: t.worktree,
+      prompt,
+      timeoutMs: t.timeoutMs,
+      env,
+      signal: t.signal,
       onStart: (pid) => writeReviewerRecord(t.folder.reviewerRecord, pid, bag.bead, attempt),
     });
     return outcome.kind === 'abandoned' ? 'abandoned' : await judgeOutcome(outcome);
@@ -134,7 +262,10 @@ async function runOnce(t: Teacher, bag: Bookbag, attempt: number): Promise<{ fai
   }
 }
 
-/** Reviews the request in process (`item`) to its end: a verdict, a FAIL after the last attempt, a skip, or abandoned. */
+/**
+ * Reviews the request in process (`item`) to its end: a verdict, a FAIL after the last attempt, a
+ * skip, or abandoned.
+ */
 export async function reviewRequest(t: Teacher, item: Item): Promise<ReviewEnded> {
   const problem = requestProblem(t, item);
   const bead = item.headers.bead ?? '';
@@ -143,17 +274,39 @@ export async function reviewRequest(t: Teacher, item: Item): Promise<ReviewEnded
     const bag = bookbagToReview(t, bead);
     if (typeof bag === 'string') return skipped(t, item, bead, bag);
     const runs = bag.attempts[t.lens];
-    if (runs >= t.maxAttempts) return couldNotComplete(t, item, bead, lastFailureOf(bag, t.lens) ?? `no attempts left (${runs} of ${t.maxAttempts} used)`, runs);
+    if (runs >= t.maxAttempts)
+      return couldNotComplete(
+        t,
+        item,
+        bead,
+        lastFailureOf(bag, t.lens) ?? `no attempts left (${runs} of ${t.maxAttempts} used)`,
+        runs,
+      );
     const judged = await runOnce(t, bag, runs + 1);
     if (judged === 'abandoned') {
       t.report({ event: 'abandoned', bead, lens: t.lens, request: item.id });
       return 'abandoned';
     }
     const failure = 'failure' in judged ? judged.failure : undefined;
-    await recordAttempt(t.root, bead, t.lens, t.role, attemptDetail(runs + 1, t.maxAttempts, failure), { env: t.env });
+    await recordAttempt(
+      t.root,
+      bead,
+      t.lens,
+      t.role,
+      attemptDetail(runs + 1, t.maxAttempts, failure),
+      { env: t.env },
+    );
     crashPoint('teacher:attempt-recorded');
-    if (!('failure' in judged)) return recordReview(t, item, bead, judged.document, 'verdict', judged.document.summary ?? '');
-    t.report({ event: 'attempt_failed', bead, lens: t.lens, attempt: runs + 1, max_attempts: t.maxAttempts, reason: judged.failure });
+    if (!('failure' in judged))
+      return recordReview(t, item, bead, judged.document, 'verdict', judged.document.summary ?? '');
+    t.report({
+      event: 'attempt_failed',
+      bead,
+      lens: t.lens,
+      attempt: runs + 1,
+      max_attempts: t.maxAttempts,
+      reason: judged.failure,
+    });
     if (runs + 1 >= t.maxAttempts) return couldNotComplete(t, item, bead, judged.failure, runs + 1);
   }
 }

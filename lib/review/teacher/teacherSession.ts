@@ -66,7 +66,10 @@ export interface Session {
 
 const SESSION_FILE = /^(\d{8}T\d{9}Z-\d{4})\.json$/;
 
-/** A session id for `now`: `YYYYMMDDTHHMMSSmmmZ-NNNN`, sorting after `after` (the newest id there is). */
+/**
+ * A session id for `now`: `YYYYMMDDTHHMMSSmmmZ-NNNN`, sorting after `after` (the newest id there
+ * is).
+ */
 export function nextSessionId(now: Date, after?: string): string {
   const stamp = now.toISOString().replace(/[-:.]/g, '');
   const id = `${stamp}-0000`;
@@ -78,11 +81,23 @@ export function nextSessionId(now: Date, after?: string): string {
 /** The session ids in `dir`, oldest first. */
 export function sessionIdsIn(dir: string): string[] {
   const names = ignoreEnoent<string[]>(() => fs.readdirSync(dir), []);
-  return names.map((n) => SESSION_FILE.exec(n)?.[1]).filter((id): id is string => id !== undefined).sort();
+  return names
+    .map((n) => SESSION_FILE.exec(n)?.[1])
+    .filter((id): id is string => id !== undefined)
+    .sort();
 }
 
 function emptyTotals(): SessionTotals {
-  return { sessions: 0, reviews: 0, pass: 0, fail: 0, could_not_complete: 0, skipped: 0, attempts: 0, score_sum: 0 };
+  return {
+    sessions: 0,
+    reviews: 0,
+    pass: 0,
+    fail: 0,
+    could_not_complete: 0,
+    skipped: 0,
+    attempts: 0,
+    score_sum: 0,
+  };
 }
 
 /** The problem with `data` as a session of `lens`, or undefined when it is one. */
@@ -90,10 +105,13 @@ function sessionProblem(data: unknown, lens: Lens): string | undefined {
   if (!data || typeof data !== 'object' || Array.isArray(data)) return 'not a JSON object';
   const s = data as Partial<Session>;
   if (typeof s.sid !== 'string') return 'no sid';
-  if (!LENSES.includes(s.lens as Lens) || s.lens !== lens) return `lens is ${String(s.lens)}, not ${lens}`;
-  if (!Array.isArray(s.history) || !Array.isArray(s.reviews) || !Array.isArray(s.notes)) return 'history, reviews or notes is not a list';
+  if (!LENSES.includes(s.lens as Lens) || s.lens !== lens)
+    return `lens is ${String(s.lens)}, not ${lens}`;
+  if (!Array.isArray(s.history) || !Array.isArray(s.reviews) || !Array.isArray(s.notes))
+    return 'history, reviews or notes is not a list';
   const totals = s.totals as unknown as Record<string, unknown> | undefined;
-  if (!totals || Object.keys(emptyTotals()).some((k) => typeof totals[k] !== 'number')) return 'totals are missing or not numbers';
+  if (!totals || Object.keys(emptyTotals()).some((k) => typeof totals[k] !== 'number'))
+    return 'totals are missing or not numbers';
   return undefined;
 }
 
@@ -106,7 +124,9 @@ export function loadLastSession(dir: string, lens: Lens): { session?: Session; n
   try {
     data = JSON.parse(fs.readFileSync(path, 'utf8'));
   } catch (err) {
-    return { note: `corrupt session '${path}': ${(err as Error).message.split('\n')[0]}; starting fresh` };
+    return {
+      note: `corrupt session '${path}': ${(err as Error).message.split('\n')[0]}; starting fresh`,
+    };
   }
   const problem = sessionProblem(data, lens);
   if (problem) return { note: `corrupt session '${path}': ${problem}; starting fresh` };
@@ -114,13 +134,28 @@ export function loadLastSession(dir: string, lens: Lens): { session?: Session; n
 }
 
 /** A new session continuing `last` (or fresh), with `notes`. */
-export function startSession(dir: string, lens: Lens, role: string, last: Session | undefined, notes: string[], now: Date): Session {
+export function startSession(
+  dir: string,
+  lens: Lens,
+  role: string,
+  last: Session | undefined,
+  notes: string[],
+  now: Date,
+): Session {
   const at = now.toISOString();
   const totals = { ...(last?.totals ?? emptyTotals()) };
   totals.sessions += 1;
   return {
-    sid: nextSessionId(now, sessionIdsIn(dir).at(-1)), lens, role, previous: last?.sid ?? null, started_at: at, ended_at: at,
-    notes, reviews: [], history: last ? [...last.history] : [], totals,
+    sid: nextSessionId(now, sessionIdsIn(dir).at(-1)),
+    lens,
+    role,
+    previous: last?.sid ?? null,
+    started_at: at,
+    ended_at: at,
+    notes,
+    reviews: [],
+    history: last ? [...last.history] : [],
+    totals,
   };
 }
 
@@ -134,7 +169,12 @@ export function withEpisode(session: Session, episode: Episode): Session {
   if (episode.verdict === 'PASS') t.pass += 1;
   if (episode.verdict === 'FAIL') t.fail += 1;
   if (episode.score !== null) t.score_sum += episode.score;
-  return { ...session, reviews: [...session.reviews, episode], history: [...session.history, episode].slice(-EPISODES), totals: t };
+  return {
+    ...session,
+    reviews: [...session.reviews, episode],
+    history: [...session.history, episode].slice(-EPISODES),
+    totals: t,
+  };
 }
 
 /** Writes the session as `<dir>/<sid>.json` (atomically, folder fsync'd); returns the path. */

@@ -30,8 +30,16 @@ export interface DriveOptions {
   signal?: AbortSignal;
 }
 
-/** Resolves after a change in one of `dirs`, after `ms`, or on abort, whichever comes first; at once when `ready` already holds once the watches are set (nothing that arrived before them is missed). */
-function changeIn(dirs: string[], ms: number, ready: () => boolean, signal?: AbortSignal): Promise<void> {
+/**
+ * Resolves after a change in one of `dirs`, after `ms`, or on abort, whichever comes first; at once
+ * when `ready` already holds once the watches are set (nothing that arrived before them is missed).
+ */
+function changeIn(
+  dirs: string[],
+  ms: number,
+  ready: () => boolean,
+  signal?: AbortSignal,
+): Promise<void> {
   return new Promise((done) => {
     const watchers: fs.FSWatcher[] = [];
     const finish = () => {
@@ -54,17 +62,32 @@ function changeIn(dirs: string[], ms: number, ready: () => boolean, signal?: Abo
 }
 
 /** Takes the lease for this process; returns its token. */
-async function takeLease(ctx: RunContext, runId: string, reclaimStale: boolean, say: (l: string) => void): Promise<string> {
+async function takeLease(
+  ctx: RunContext,
+  runId: string,
+  reclaimStale: boolean,
+  say: (l: string) => void,
+): Promise<string> {
   const r = await leaseAcquireStep(ctx, runId, { pid: process.pid, reclaimStale });
   const lease = r.extra!.lease as { token: string; expires_at: string };
-  say(`LEASE: held until ${lease.expires_at}${reclaimStale ? ' (a stale lease reclaimed if there was one)' : ''}`);
+  say(
+    `LEASE: held until ` +
+      `${lease.expires_at}${reclaimStale ? ' (a stale lease reclaimed if there was one)' : ''}`,
+  );
   return lease.token;
 }
 
 /** A line for a state the controller waits in, once per state. */
 function waitingLine(wf: Workflow): string {
-  if (wf.status === 'WAITING_FOR_HUMAN_APPROVAL') return `APPROVAL: run ${wf.run_id} waits for its owner: baton run approve ${wf.run_id}, or baton run request-changes ${wf.run_id} --note TEXT`;
-  return `WAITING: run ${wf.run_id} is ${wf.status}${wf.block_reason ? `: ${wf.block_reason}` : ''}`;
+  if (wf.status === 'WAITING_FOR_HUMAN_APPROVAL')
+    return (
+      `APPROVAL: run ${wf.run_id} waits for its owner: baton run ` +
+      `approve ${wf.run_id}, or baton run request-changes ` +
+      `${wf.run_id} --note TEXT`
+    );
+  return (
+    `WAITING: run ${wf.run_id} is ` + `${wf.status}${wf.block_reason ? `: ${wf.block_reason}` : ''}`
+  );
 }
 
 /** Drives the run until it is terminal (or the signal aborts); returns its final status. */
@@ -72,23 +95,32 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
   const { paths, workflow: first } = readWorkflow(ctx.root, runId);
   const d: Driver = { ctx, runId, token: '', paths, phase: readPhase(paths), say: o.say };
   d.phase.sent = [...new Set([...d.phase.sent, ...queuedKeys(ctx.root, first.roles.controller)])];
-  const heartbeat = setInterval(() => {
-    if (d.token) leaseTokenStep(ctx, runId, 'heartbeat', d.token).catch((err: Error) => o.warn(`heartbeat failed: ${err.message}`));
-  }, (DEFAULT_LEASE_TTL_S * 1000) / 3);
+  const heartbeat = setInterval(
+    () => {
+      if (d.token)
+        leaseTokenStep(ctx, runId, 'heartbeat', d.token).catch((err: Error) =>
+          o.warn(`heartbeat failed: ${err.message}`),
+        );
+    },
+    (DEFAULT_LEASE_TTL_S * 1000) / 3,
+  );
   let shown = '';
   try {
-    if (!isTerminal(first.status) && first.status !== 'PAUSED') d.token = await takeLease(ctx, runId, o.reclaimStale, o.say);
+    if (!isTerminal(first.status) && first.status !== 'PAUSED')
+      d.token = await takeLease(ctx, runId, o.reclaimStale, o.say);
     for (;;) {
       const wf = readWorkflow(ctx.root, runId).workflow;
       if (isTerminal(wf.status)) return wf.status;
       if (o.signal?.aborted) return wf.status;
       if (wf.status === 'PAUSED' || wf.status === 'BLOCKED') d.token = '';
       else if (!d.token) d.token = await takeLease(ctx, runId, false, o.say);
-      if (wf.status === 'ACTIVE' || wf.status === 'WAITING_FOR_HUMAN_APPROVAL') await pumpReplies(d, wf);
+      if (wf.status === 'ACTIVE' || wf.status === 'WAITING_FOR_HUMAN_APPROVAL')
+        await pumpReplies(d, wf);
       const current = readWorkflow(ctx.root, runId);
       const now = current.workflow;
       let moved: 'moved' | 'waiting' = 'waiting';
-      if (now.status === 'ACTIVE' && d.phase.question === null) moved = await stepTolerantly(d, now, o);
+      if (now.status === 'ACTIVE' && d.phase.question === null)
+        moved = await stepTolerantly(d, now, o);
       else if (now.status !== 'ACTIVE') {
         const line = waitingLine(now);
         if (line !== shown) report(o, line);
@@ -98,7 +130,13 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
       writePhase(paths, d.phase);
       const inbox = mailboxOf(ctx.root, now.roles.controller).inboxNew;
       const seen = current.bytes;
-      if (moved === 'waiting') await changeIn([inbox, paths.dir], o.pollMs, () => itemNamesIn(inbox).length > 0 || !readWorkflow(ctx.root, runId).bytes.equals(seen), o.signal);
+      if (moved === 'waiting')
+        await changeIn(
+          [inbox, paths.dir],
+          o.pollMs,
+          () => itemNamesIn(inbox).length > 0 || !readWorkflow(ctx.root, runId).bytes.equals(seen),
+          o.signal,
+        );
     }
   } finally {
     clearInterval(heartbeat);
@@ -110,17 +148,28 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
  * or cancelled between the controller's read and its action) or whose lock stayed busy is a
  * warning, and the loop reads the record again. Anything else ends the controller.
  */
-async function stepTolerantly(d: Driver, wf: Workflow, o: DriveOptions): Promise<'moved' | 'waiting'> {
+async function stepTolerantly(
+  d: Driver,
+  wf: Workflow,
+  o: DriveOptions,
+): Promise<'moved' | 'waiting'> {
   try {
     return await stepActiveRun(d, wf);
   } catch (err) {
-    if (!(err instanceof LockBusy) && !(err instanceof CommandFailure && err.kind === 'refused')) throw err;
-    o.warn(`${err instanceof CommandFailure ? err.lines[0] : (err as Error).message}; reading the run again`);
+    if (!(err instanceof LockBusy) && !(err instanceof CommandFailure && err.kind === 'refused'))
+      throw err;
+    o.warn(
+      `${err instanceof CommandFailure ? err.lines[0] : (err as Error).message}; ` +
+        `reading the run again`,
+    );
     return 'waiting';
   }
 }
 
-/** Reports to the owner; a report that cannot be written is a warning, and the controller keeps waiting. */
+/**
+ * Reports to the owner; a report that cannot be written is a warning, and the controller keeps
+ * waiting.
+ */
 function report(o: DriveOptions, line: string): void {
   try {
     o.say(line);

@@ -9,7 +9,10 @@ import { type RunPaths } from '../../project/layout.js';
 import { mkdirSynced } from '../../fsx/durable.js';
 import { replaceJson } from '../../fsx/records.js';
 
-/** What the controller is doing: driving, waiting for a worker's answer from a person, or for the owner. */
+/**
+ * What the controller is doing: driving, waiting for a worker's answer from a person, or for the
+ * owner.
+ */
 export type ControllerState = 'DRIVING' | 'WAITING_FOR_HUMAN_INPUT' | 'WAITING_FOR_OWNER';
 
 /** controller/phase.json. */
@@ -28,14 +31,29 @@ export interface ControllerPhase {
 
 /** A fresh phase. */
 export function emptyPhase(now: Date): ControllerPhase {
-  return { state: 'DRIVING', sent: [], replies: {}, handled: [], question: null, updated_at: now.toISOString() };
+  return {
+    state: 'DRIVING',
+    sent: [],
+    replies: {},
+    handled: [],
+    question: null,
+    updated_at: now.toISOString(),
+  };
 }
 
-/** Reads the phase file; a missing or unreadable one starts empty (the mailbox scan recovers what was sent). */
+/**
+ * Reads the phase file; a missing or unreadable one starts empty (the mailbox scan recovers what
+ * was sent).
+ */
 export function readPhase(paths: RunPaths, now = new Date()): ControllerPhase {
   try {
     const data = JSON.parse(fs.readFileSync(paths.phase, 'utf8')) as ControllerPhase;
-    if (!Array.isArray(data.sent) || !Array.isArray(data.handled) || typeof data.replies !== 'object') return emptyPhase(now);
+    if (
+      !Array.isArray(data.sent) ||
+      !Array.isArray(data.handled) ||
+      typeof data.replies !== 'object'
+    )
+      return emptyPhase(now);
     return data;
   } catch {
     return emptyPhase(now);
@@ -47,7 +65,10 @@ export function writePhase(paths: RunPaths, phase: ControllerPhase, now = new Da
   replaceJson(paths.phase, { ...phase, updated_at: now.toISOString() });
 }
 
-/** Appends a line to the controller's log (best effort: a log that cannot be written never stops the controller). */
+/**
+ * Appends a line to the controller's log (best effort: a log that cannot be written never stops the
+ * controller).
+ */
 export function logLine(paths: RunPaths, line: string, now = new Date()): void {
   try {
     mkdirSynced(dirname(paths.controllerLog));

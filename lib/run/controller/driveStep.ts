@@ -31,9 +31,12 @@ export interface Driver {
 /** The reply keys the run's phase awaits. */
 export function awaitedKeys(wf: Workflow): string[] {
   if (wf.status !== 'ACTIVE') return [];
-  if ((wf.phase === 'STAGE_ACTIVE' || wf.phase === 'PAUSE_REQUESTED') && wf.active_stage) return [requestKey(wf, 'work', wf.active_stage)];
-  if (wf.phase === 'REVIEW_PENDING') return ['structured', 'independent'].map((lane) => requestKey(wf, 'review', 'review', lane));
-  if (wf.phase === 'FINDINGS_PENDING') return [requestKey(wf, 'validation', 'review'), requestKey(wf, 'resolution', 'review')];
+  if ((wf.phase === 'STAGE_ACTIVE' || wf.phase === 'PAUSE_REQUESTED') && wf.active_stage)
+    return [requestKey(wf, 'work', wf.active_stage)];
+  if (wf.phase === 'REVIEW_PENDING')
+    return ['structured', 'independent'].map((lane) => requestKey(wf, 'review', 'review', lane));
+  if (wf.phase === 'FINDINGS_PENDING')
+    return [requestKey(wf, 'validation', 'review'), requestKey(wf, 'resolution', 'review')];
   return [];
 }
 
@@ -46,27 +49,67 @@ async function handleReply(d: Driver, wf: Workflow, item: Item): Promise<void> {
     logLine(paths, line);
   };
   if (h.type === 'run_result' && h.run_id === wf.run_id && h.kind === 'question') {
-    d.phase.question = { text: item.body.toString('utf8').split('\n').slice(1).join('\n').trim(), from: h.from ?? '', stage: h.stage ?? '', cycle: Number(h.cycle), since: new Date().toISOString() };
+    d.phase.question = {
+      text: item.body.toString('utf8').split('\n').slice(1).join('\n').trim(),
+      from: h.from ?? '',
+      stage: h.stage ?? '',
+      cycle: Number(h.cycle),
+      since: new Date().toISOString(),
+    };
     d.phase.state = 'WAITING_FOR_HUMAN_INPUT';
-    note(`QUESTION: from ${h.from}: ${d.phase.question.text.split('\n')[0]} (answer with: baton run answer ${wf.run_id} TEXT)`);
+    note(
+      `QUESTION: from ${h.from}: ` +
+        `${d.phase.question.text.split('\n')[0]} (answer with: baton ` +
+        `run answer ${wf.run_id} TEXT)`,
+    );
   } else if (h.type === 'run_answer' && h.run_id === wf.run_id && d.phase.question) {
     const to = d.phase.question.from || wf.roles.worker;
-    await sendOnce(d.ctx.root, wf, d.phase, { key: `${wf.run_id}/answer/${item.id}`, to, type: 'run_answer', headers: { kind: 'answer' }, body: item.body.toString('utf8') }, new Date());
+    await sendOnce(
+      d.ctx.root,
+      wf,
+      d.phase,
+      {
+        key: `${wf.run_id}/answer/${item.id}`,
+        to,
+        type: 'run_answer',
+        headers: { kind: 'answer' },
+        body: item.body.toString('utf8'),
+      },
+      new Date(),
+    );
     note(`ANSWERED: ${to}`);
     d.phase.question = null;
     d.phase.state = 'DRIVING';
-  } else if (h.type === 'run_result' && h.key !== undefined && awaitedKeys(wf).includes(h.key) && !(h.key in d.phase.replies) && h.artifact) {
+  } else if (
+    h.type === 'run_result' &&
+    h.key !== undefined &&
+    awaitedKeys(wf).includes(h.key) &&
+    !(h.key in d.phase.replies) &&
+    h.artifact
+  ) {
     d.phase.replies[h.key] = h.artifact;
-    note(`REPLY: ${h.kind}${h.lane ? ` ${h.lane}` : ''} of ${h.from} for stage ${h.stage}, cycle ${h.cycle}: ${h.artifact}`);
+    note(
+      `REPLY: ${h.kind}${h.lane ? ` ${h.lane}` : ''} of ${h.from} ` +
+        `for stage ${h.stage}, cycle ${h.cycle}: ${h.artifact}`,
+    );
   } else {
-    note(`REJECTED: ${h.type ?? 'item'} ${item.id} (run ${h.run_id ?? '?'}, ${h.kind ?? '?'} stage ${h.stage ?? '?'} cycle ${h.cycle ?? '?'}): not what run ${wf.run_id} awaits now`);
+    note(
+      `REJECTED: ${h.type ?? 'item'} ${item.id} (run ` +
+        `${h.run_id ?? '?'}, ${h.kind ?? '?'} stage ${h.stage ?? '?'} ` +
+        `cycle ${h.cycle ?? '?'}): not what run ${wf.run_id} awaits ` +
+        `now`,
+    );
   }
 }
 
 /** Takes every reply waiting in the controller's inbox. */
 export async function pumpReplies(d: Driver, wf: Workflow): Promise<void> {
   const paths = d.paths;
-  for (let item = await nextReply(d.ctx.root, wf.roles.controller, new Date()); item; item = await nextReply(d.ctx.root, wf.roles.controller, new Date())) {
+  for (
+    let item = await nextReply(d.ctx.root, wf.roles.controller, new Date());
+    item;
+    item = await nextReply(d.ctx.root, wf.roles.controller, new Date())
+  ) {
     if (!d.phase.handled.includes(item.id)) {
       await handleReply(d, wf, item);
       d.phase.handled.push(item.id);
@@ -83,12 +126,21 @@ function artifactOf(d: Driver, key: string): string {
 
 /** Whether the last acceptance passed after `since` (ISO). */
 function acceptedAfter(wf: Workflow, since: string): boolean {
-  return wf.last_acceptance_ok === true && wf.last_acceptance_at !== null && Date.parse(wf.last_acceptance_at) > Date.parse(since);
+  return (
+    wf.last_acceptance_ok === true &&
+    wf.last_acceptance_at !== null &&
+    Date.parse(wf.last_acceptance_at) > Date.parse(since)
+  );
 }
 
 /** Sends a request once and records it. */
-async function request(d: Driver, wf: Workflow, r: Parameters<typeof sendOnce>[3]): Promise<'waiting'> {
-  if (await sendOnce(d.ctx.root, wf, d.phase, r, new Date())) d.say(`SENT: ${r.type} to ${r.to} (${r.key})`);
+async function request(
+  d: Driver,
+  wf: Workflow,
+  r: Parameters<typeof sendOnce>[3],
+): Promise<'waiting'> {
+  if (await sendOnce(d.ctx.root, wf, d.phase, r, new Date()))
+    d.say(`SENT: ${r.type} to ${r.to} (${r.key})`);
   writePhase(d.paths, d.phase);
   return 'waiting';
 }
@@ -97,7 +149,14 @@ async function request(d: Driver, wf: Workflow, r: Parameters<typeof sendOnce>[3
 async function stageStep(d: Driver, wf: Workflow): Promise<'moved' | 'waiting'> {
   const stage = wf.active_stage!;
   const key = requestKey(wf, 'work', stage);
-  if (!(key in d.phase.replies)) return request(d, wf, { key, to: wf.roles.worker, type: 'run_stage', headers: { stage, kind: 'work' }, body: stagePrompt(wf, stage) });
+  if (!(key in d.phase.replies))
+    return request(d, wf, {
+      key,
+      to: wf.roles.worker,
+      type: 'run_stage',
+      headers: { stage, kind: 'work' },
+      body: stagePrompt(wf, stage),
+    });
   if (!acceptedAfter(wf, wf.last_checkpoint_at ?? wf.created_at)) {
     const r = await acceptanceStep(d.ctx, d.runId, d.token);
     crashPoint('drive:acceptance-done');
@@ -110,7 +169,10 @@ async function stageStep(d: Driver, wf: Workflow): Promise<'moved' | 'waiting'> 
   return 'moved';
 }
 
-/** The review of the cycle: a fresh acceptance after a resolution, both lanes requested, then recorded. */
+/**
+ * The review of the cycle: a fresh acceptance after a resolution, both lanes requested, then
+ * recorded.
+ */
 async function reviewPendingStep(d: Driver, wf: Workflow): Promise<'moved' | 'waiting'> {
   if (wf.last_resolution_at !== null && !acceptedAfter(wf, wf.last_resolution_at)) {
     const r = await acceptanceStep(d.ctx, d.runId, d.token);
@@ -121,26 +183,69 @@ async function reviewPendingStep(d: Driver, wf: Workflow): Promise<'moved' | 'wa
   const reviewers = wf.roles.reviewers;
   for (const [i, lane] of lanes.entries()) {
     const key = requestKey(wf, 'review', 'review', lane);
-    if (!(key in d.phase.replies)) await request(d, wf, { key, to: reviewers[i]!, type: 'run_review', headers: { stage: 'review', kind: 'review', lane }, body: reviewPrompt(wf, lane) });
+    if (!(key in d.phase.replies))
+      await request(d, wf, {
+        key,
+        to: reviewers[i]!,
+        type: 'run_review',
+        headers: { stage: 'review', kind: 'review', lane },
+        body: reviewPrompt(wf, lane),
+      });
   }
   const keys = lanes.map((lane) => requestKey(wf, 'review', 'review', lane));
   if (!keys.every((k) => k in d.phase.replies)) return 'waiting';
-  const r = await reviewStep(d.ctx, d.runId, d.token, wf.review_cycle, lanes.map((lane, i) => `${lane}=${artifactOf(d, keys[i]!)}`));
+  const r = await reviewStep(
+    d.ctx,
+    d.runId,
+    d.token,
+    wf.review_cycle,
+    lanes.map((lane, i) => `${lane}=${artifactOf(d, keys[i]!)}`),
+  );
   crashPoint('drive:review-done');
-  d.say(`REVIEW: cycle ${wf.review_cycle}: ${r.workflow!.blocking_findings} blocking finding(s)${r.blocked ? `; BLOCKED: ${r.blocked}` : ''}`);
+  d.say(
+    `REVIEW: cycle ${wf.review_cycle}: ` +
+      `${r.workflow!.blocking_findings} blocking ` +
+      `finding(s)${r.blocked ? `; BLOCKED: ${r.blocked}` : ''}`,
+  );
   return 'moved';
 }
 
-/** The findings of the cycle: validation (read-only), then resolution of the valid ones, then recorded. */
+/**
+ * The findings of the cycle: validation (read-only), then resolution of the valid ones, then
+ * recorded.
+ */
 async function findingsStep(d: Driver, wf: Workflow): Promise<'moved' | 'waiting'> {
   const blocking = wf.findings.filter((f) => f.cycle === wf.review_cycle && f.blocking);
   const vkey = requestKey(wf, 'validation', 'review');
-  if (!(vkey in d.phase.replies)) return request(d, wf, { key: vkey, to: wf.roles.validator, type: 'run_validate', headers: { stage: 'review', kind: 'validation' }, body: validatePrompt(wf, blocking) });
-  const validation = await parseValidationFile(fs.readFileSync(artifactOf(d, vkey), 'utf8'), wf.review_cycle).catch(() => undefined);
+  if (!(vkey in d.phase.replies))
+    return request(d, wf, {
+      key: vkey,
+      to: wf.roles.validator,
+      type: 'run_validate',
+      headers: { stage: 'review', kind: 'validation' },
+      body: validatePrompt(wf, blocking),
+    });
+  const validation = await parseValidationFile(
+    fs.readFileSync(artifactOf(d, vkey), 'utf8'),
+    wf.review_cycle,
+  ).catch(() => undefined);
   const valid = validation ? validIdsOf(validation) : [];
   const rkey = requestKey(wf, 'resolution', 'review');
-  if (!(rkey in d.phase.replies)) return request(d, wf, { key: rkey, to: wf.roles.worker, type: 'run_resolve', headers: { stage: 'review', kind: 'resolution' }, body: resolvePrompt(wf, blocking.filter((f) => valid.includes(f.id))) });
-  const r = await resolveReviewStep(d.ctx, d.runId, d.token, wf.review_cycle, { validation: artifactOf(d, vkey), resolution: artifactOf(d, rkey) });
+  if (!(rkey in d.phase.replies))
+    return request(d, wf, {
+      key: rkey,
+      to: wf.roles.worker,
+      type: 'run_resolve',
+      headers: { stage: 'review', kind: 'resolution' },
+      body: resolvePrompt(
+        wf,
+        blocking.filter((f) => valid.includes(f.id)),
+      ),
+    });
+  const r = await resolveReviewStep(d.ctx, d.runId, d.token, wf.review_cycle, {
+    validation: artifactOf(d, vkey),
+    resolution: artifactOf(d, rkey),
+  });
   d.say(r.blocked ? `BLOCKED: ${r.blocked}` : `RESOLVED: cycle ${wf.review_cycle}`);
   return 'moved';
 }
@@ -153,7 +258,8 @@ export async function stepActiveRun(d: Driver, wf: Workflow): Promise<'moved' | 
     d.say(`STAGE: ${stage} (cycle ${wf.review_cycle})`);
     return 'moved';
   }
-  if ((wf.phase === 'STAGE_ACTIVE' || wf.phase === 'PAUSE_REQUESTED') && wf.active_stage !== null) return stageStep(d, wf);
+  if ((wf.phase === 'STAGE_ACTIVE' || wf.phase === 'PAUSE_REQUESTED') && wf.active_stage !== null)
+    return stageStep(d, wf);
   if (wf.phase === 'REVIEW_PENDING') return reviewPendingStep(d, wf);
   if (wf.phase === 'FINDINGS_PENDING') return findingsStep(d, wf);
   return 'waiting';

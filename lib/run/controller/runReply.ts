@@ -35,7 +35,10 @@ export interface Reply {
   role: string;
 }
 
-/** The stage a reply of `kind` must name: the active stage for work and questions, `review` for the review kinds. */
+/**
+ * The stage a reply of `kind` must name: the active stage for work and questions, `review` for the
+ * review kinds.
+ */
 export function expectedStageOf(wf: Workflow, kind: ReplyKind): string | null {
   if (kind === 'review' || kind === 'validation' || kind === 'resolution') return 'review';
   return wf.active_stage ?? wf.last_completed_stage;
@@ -43,11 +46,18 @@ export function expectedStageOf(wf: Workflow, kind: ReplyKind): string | null {
 
 /** Refuses a reply that does not belong to the run's current stage and cycle. */
 function requireCurrent(wf: Workflow, r: Reply): void {
-  if (isTerminal(wf.status)) fail('refused', `run ${wf.run_id} is ${wf.status}: it takes no replies`);
-  if (r.cycle !== wf.review_cycle) fail('refused', `run ${wf.run_id} is in cycle ${wf.review_cycle}, not ${r.cycle}`);
+  if (isTerminal(wf.status))
+    fail('refused', `run ${wf.run_id} is ${wf.status}: it takes no replies`);
+  if (r.cycle !== wf.review_cycle)
+    fail('refused', `run ${wf.run_id} is in cycle ${wf.review_cycle}, not ${r.cycle}`);
   const stage = expectedStageOf(wf, r.kind);
-  if (r.stage !== stage) fail('refused', `a ${r.kind} reply of run ${wf.run_id} names stage ${stage ?? '(none)'}, not ${r.stage}`);
-  if (r.kind === 'review' && r.lane !== 'structured' && r.lane !== 'independent') fail('usage', 'a review reply names its lane: --lane structured|independent');
+  if (r.stage !== stage)
+    fail(
+      'refused',
+      `a ${r.kind} reply of run ${wf.run_id} names stage ${stage ?? '(none)'}, not ${r.stage}`,
+    );
+  if (r.kind === 'review' && r.lane !== 'structured' && r.lane !== 'independent')
+    fail('usage', 'a review reply names its lane: --lane structured|independent');
 }
 
 /** The file, which must be inside the caller's git work tree. */
@@ -57,32 +67,70 @@ function requireInsideWorktree(cwd: string, file: string): string {
   const top = fs.realpathSync(runGit(cwd, ['rev-parse', '--show-toplevel']));
   const real = fs.realpathSync(path);
   const rel = relative(top, real);
-  if (rel === '' || rel.startsWith('..') || rel.split(sep)[0] === '..') fail('refused', `'${printable(file)}' is outside your worktree '${top}'`);
+  if (rel === '' || rel.startsWith('..') || rel.split(sep)[0] === '..')
+    fail('refused', `'${printable(file)}' is outside your worktree '${top}'`);
   return real;
 }
 
-/** Copies the reply into the run's artifacts and queues its run_result; returns the artifact's path in the run. */
-export async function replyToRun(root: string, cwd: string, r: Reply, now = new Date()): Promise<string> {
+/**
+ * Copies the reply into the run's artifacts and queues its run_result; returns the artifact's path
+ * in the run.
+ */
+export async function replyToRun(
+  root: string,
+  cwd: string,
+  r: Reply,
+  now = new Date(),
+): Promise<string> {
   const { workflow, paths } = readWorkflow(root, r.runId);
   requireCurrent(workflow, r);
   const source = requireInsideWorktree(cwd, r.file);
   const ext = artifactExtensionOf(source);
   const generation = generationOf(workflow);
-  const name = `${r.stage}-c${r.cycle}-${r.kind}${r.lane ? `-${r.lane}` : ''}${generation > 0 ? `-g${generation}` : ''}.${ext}`;
+  const lane = r.lane ? `-${r.lane}` : '';
+  const retried = generation > 0 ? `-g${generation}` : '';
+  const name = `${r.stage}-c${r.cycle}-${r.kind}${lane}${retried}.${ext}`;
   const target = resolve(paths.artifacts, name);
   let sha256: string;
   if (fs.existsSync(target)) {
     sha256 = sha256Of(target);
-    if (sha256 !== sha256Of(source)) fail('refused', `already replied: ${relative(paths.dir, target)} exists with other bytes; a reply is never overwritten`);
+    if (sha256 !== sha256Of(source))
+      fail(
+        'refused',
+        `already replied: ${relative(paths.dir, target)} exists with ` +
+          `other bytes; a reply is never overwritten`,
+      );
   } else {
-    sha256 = importArtifactFile(paths, source, cwd, [], { type: r.kind, producer: r.role, name }).sha256;
+    sha256 = importArtifactFile(paths, source, cwd, [], {
+      type: r.kind,
+      producer: r.role,
+      name,
+    }).sha256;
   }
   const artifact = relative(paths.dir, target);
   const question = r.kind === 'question' ? fs.readFileSync(source, 'utf8').slice(0, 4096) : '';
-  await queueSystemHandoff(root, r.role, {
-    to: [workflow.roles.controller], priority: '40', type: 'run_result',
-    headers: { run_id: r.runId, stage: r.stage, cycle: String(r.cycle), kind: r.kind, ...(r.lane ? { lane: r.lane } : {}), key: requestKey(workflow, r.kind, r.stage, r.lane), artifact, sha256 },
-    body: `${r.kind} reply of ${r.role} for run ${r.runId}, stage ${r.stage}, cycle ${r.cycle}: ${artifact}\n${question}`,
-  }, now);
+  await queueSystemHandoff(
+    root,
+    r.role,
+    {
+      to: [workflow.roles.controller],
+      priority: '40',
+      type: 'run_result',
+      headers: {
+        run_id: r.runId,
+        stage: r.stage,
+        cycle: String(r.cycle),
+        kind: r.kind,
+        ...(r.lane ? { lane: r.lane } : {}),
+        key: requestKey(workflow, r.kind, r.stage, r.lane),
+        artifact,
+        sha256,
+      },
+      body:
+        `${r.kind} reply of ${r.role} for run ${r.runId}, stage ` +
+        `${r.stage}, cycle ${r.cycle}: ${artifact}\n${question}`,
+    },
+    now,
+  );
   return artifact;
 }

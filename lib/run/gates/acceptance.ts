@@ -64,7 +64,10 @@ export interface AcceptanceRequest {
   env?: NodeJS.ProcessEnv;
 }
 
-/** A stream's record: whole when nothing was dropped, else both ends cut at line boundaries; redacted. */
+/**
+ * A stream's record: whole when nothing was dropped, else both ends cut at line boundaries;
+ * redacted.
+ */
 export function streamRecordOf(kept: HeadTailBytes): AcceptanceStream {
   if (kept.dropped === 0) return { head: redactSecrets(kept.text()), tail: '', dropped_bytes: 0 };
   let head = kept.head();
@@ -80,7 +83,11 @@ export function streamRecordOf(kept: HeadTailBytes): AcceptanceStream {
     dropped += tailStart;
     tail = tail.subarray(tailStart);
   }
-  return { head: redactSecrets(head.toString('utf8')), tail: redactSecrets(tail.toString('utf8')), dropped_bytes: dropped };
+  return {
+    head: redactSecrets(head.toString('utf8')),
+    tail: redactSecrets(tail.toString('utf8')),
+    dropped_bytes: dropped,
+  };
 }
 
 /** The outcome of a bounded run: not started, timed out, exit 0, or anything else. */
@@ -90,10 +97,14 @@ function outcomeOf(run: BoundedRun): AcceptanceOutcome {
   return run.exitCode === 0 ? 'passed' : 'failed';
 }
 
-/** Runs the acceptance command without a shell, in its own process group, within its timeout; refuses (exit 2) a shell construct. */
+/**
+ * Runs the acceptance command without a shell, in its own process group, within its timeout;
+ * refuses (exit 2) a shell construct.
+ */
 export async function runAcceptance(request: AcceptanceRequest): Promise<AcceptanceRecord> {
   const argv = splitAcceptanceCommand(request.command);
-  if (!(request.timeoutMs > 0)) throw new RangeError(`acceptance timeout must be positive, not ${request.timeoutMs} ms`);
+  if (!(request.timeoutMs > 0))
+    throw new RangeError(`acceptance timeout must be positive, not ${request.timeoutMs} ms`);
   const stdout = new HeadTailBytes(ACCEPTANCE_KEEP_BYTES);
   const stderr = new HeadTailBytes(ACCEPTANCE_KEEP_BYTES);
   const run = await runBounded(argv, {

@@ -37,7 +37,10 @@ import { isCode } from '../../fsx/absent.js';
 import { printable } from '../../fsx/printable.js';
 import { type Artifact, type Workflow } from '../record/workflow.js';
 
-/** The artifact folder's name inside a run folder, as RunPaths.artifacts spells it (a test keeps the two equal). */
+/**
+ * The artifact folder's name inside a run folder, as RunPaths.artifacts spells it (a test keeps the
+ * two equal).
+ */
 export const ARTIFACTS_FOLDER = 'artifacts';
 
 const STAGE_OR_RUN = /^[a-z][a-z0-9_-]{0,31}$/;
@@ -59,22 +62,43 @@ export function sha256Of(file: string): string {
 function hashOfFd(fd: number): string {
   const hash = createHash('sha256');
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-  for (let n = fs.readSync(fd, buffer); n > 0; n = fs.readSync(fd, buffer)) hash.update(buffer.subarray(0, n));
+  for (let n = fs.readSync(fd, buffer); n > 0; n = fs.readSync(fd, buffer))
+    hash.update(buffer.subarray(0, n));
   return hash.digest('hex');
 }
 
-/** The extension an artifact keeps of its source: lowercase letters and digits (at most 16), `txt` when it has none. */
+/**
+ * The extension an artifact keeps of its source: lowercase letters and digits (at most 16), `txt`
+ * when it has none.
+ */
 export function artifactExtensionOf(file: string): string {
-  return extname(file).slice(1).toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 16) || 'txt';
+  return (
+    extname(file)
+      .slice(1)
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '')
+      .slice(0, 16) || 'txt'
+  );
 }
 
-/** An artifact type as the kind part of a name: lowercase, other characters as `-`, at most 64; `artifact` when nothing is left. */
+/**
+ * An artifact type as the kind part of a name: lowercase, other characters as `-`, at most 64;
+ * `artifact` when nothing is left.
+ */
 export function artifactKindOf(type: string): string {
-  const kind = type.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^[^a-z]+/, '').slice(0, 64).replace(/-+$/, '');
+  const kind = type
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^[^a-z]+/, '')
+    .slice(0, 64)
+    .replace(/-+$/, '');
   return kind === '' ? 'artifact' : kind;
 }
 
-/** The stage part of the name of evidence recorded now: the active stage, else the last completed one, else `run`. */
+/**
+ * The stage part of the name of evidence recorded now: the active stage, else the last completed
+ * one, else `run`.
+ */
 export function evidenceStageOf(wf: Workflow): string {
   return wf.active_stage ?? wf.last_completed_stage ?? 'run';
 }
@@ -84,9 +108,16 @@ export function evidenceStageOf(wf: Workflow): string {
  * `artifacts/<stage or run>-c<cycle>-<kind>[-<n>].<ext>`, n = 2, 3, … while `taken` says the
  * name is used (pass artifactPathTaken, which knows both the manifest and the folder).
  */
-export function artifactNameOf(stage: string, cycle: number, kind: string, ext: string, taken: (relPath: string) => boolean): string {
+export function artifactNameOf(
+  stage: string,
+  cycle: number,
+  kind: string,
+  ext: string,
+  taken: (relPath: string) => boolean,
+): string {
   if (!STAGE_OR_RUN.test(stage)) throw new Error(`artifact name: bad stage '${printable(stage)}'`);
-  if (!Number.isSafeInteger(cycle) || cycle < 1) throw new Error(`artifact name: bad cycle ${cycle}`);
+  if (!Number.isSafeInteger(cycle) || cycle < 1)
+    throw new Error(`artifact name: bad cycle ${cycle}`);
   if (!KIND.test(kind)) throw new Error(`artifact name: bad kind '${printable(kind)}'`);
   if (!EXTENSION.test(ext)) throw new Error(`artifact name: bad extension '${printable(ext)}'`);
   const stem = `${ARTIFACTS_FOLDER}/${stage}-c${cycle}-${kind}`;
@@ -97,13 +128,24 @@ export function artifactNameOf(stage: string, cycle: number, kind: string, ext: 
   throw new Error(`artifact name: ${MAX_SUFFIX} names of ${stem}.${ext} are taken`);
 }
 
-/** A predicate for artifactNameOf: true for a path in the manifest or present in the run folder (an orphan a crash left). */
-export function artifactPathTaken(paths: RunPaths, existing: readonly Artifact[]): (relPath: string) => boolean {
+/**
+ * A predicate for artifactNameOf: true for a path in the manifest or present in the run folder (an
+ * orphan a crash left).
+ */
+export function artifactPathTaken(
+  paths: RunPaths,
+  existing: readonly Artifact[],
+): (relPath: string) => boolean {
   const recorded = new Set(existing.map((a) => a.path));
-  return (relPath) => recorded.has(relPath) || fs.lstatSync(join(paths.dir, relPath), { throwIfNoEntry: false }) !== undefined;
+  return (relPath) =>
+    recorded.has(relPath) ||
+    fs.lstatSync(join(paths.dir, relPath), { throwIfNoEntry: false }) !== undefined;
 }
 
-/** Why `path` is not a manifest path (§3: non-empty relative POSIX, no `\`, no `.`/`..`/empty segment), or undefined when it is one. */
+/**
+ * Why `path` is not a manifest path (§3: non-empty relative POSIX, no `\`, no `.`/`..`/empty
+ * segment), or undefined when it is one.
+ */
 export function artifactPathProblem(path: string): string | undefined {
   const shown = `artifact path '${printable(path)}'`;
   if (path === '') return 'artifact path is empty';
@@ -115,7 +157,10 @@ export function artifactPathProblem(path: string): string | undefined {
   return undefined;
 }
 
-/** Why the file at `relPath` is not a usable artifact (form, reached without a symlink, regular file), or undefined. Never throws for a bad file. */
+/**
+ * Why the file at `relPath` is not a usable artifact (form, reached without a symlink, regular
+ * file), or undefined. Never throws for a bad file.
+ */
 export function artifactFileProblem(paths: RunPaths, relPath: string): string | undefined {
   const formProblem = artifactPathProblem(relPath);
   if (formProblem !== undefined) return formProblem;
@@ -149,8 +194,14 @@ function problemOfError(err: unknown): string {
   return `unreadable (${code})`;
 }
 
-/** The digest of the regular file at `relPath` read without following a symlink, or the problem that prevents it. */
-function digestOrProblem(paths: RunPaths, relPath: string): { sha256: string } | { problem: string } {
+/**
+ * The digest of the regular file at `relPath` read without following a symlink, or the problem that
+ * prevents it.
+ */
+function digestOrProblem(
+  paths: RunPaths,
+  relPath: string,
+): { sha256: string } | { problem: string } {
   const problem = artifactFileProblem(paths, relPath);
   if (problem !== undefined) return { problem };
   const full = join(paths.dir, relPath);
@@ -160,7 +211,8 @@ function digestOrProblem(paths: RunPaths, relPath: string): { sha256: string } |
     try {
       const opened = fs.fstatSync(fd);
       if (!opened.isFile()) return { problem: 'not a regular file' };
-      if (opened.ino !== expected.ino || opened.dev !== expected.dev) return { problem: 'changed (replaced while it was checked)' };
+      if (opened.ino !== expected.ino || opened.dev !== expected.dev)
+        return { problem: 'changed (replaced while it was checked)' };
       return { sha256: hashOfFd(fd) };
     } finally {
       fs.closeSync(fd);
@@ -176,40 +228,77 @@ export interface BadArtifact {
   problem: string;
 }
 
-/** Recomputes every artifact's digest (§3): each must exist, be a regular file reached without a symlink, and hash to its sha256. Never throws for a bad file. */
-export function checkArtifacts(paths: RunPaths, artifacts: readonly Artifact[]): { ok: boolean; bad: BadArtifact[] } {
+/**
+ * Recomputes every artifact's digest (§3): each must exist, be a regular file reached without a
+ * symlink, and hash to its sha256. Never throws for a bad file.
+ */
+export function checkArtifacts(
+  paths: RunPaths,
+  artifacts: readonly Artifact[],
+): { ok: boolean; bad: BadArtifact[] } {
   const bad: BadArtifact[] = [];
   for (const artifact of artifacts) {
     const found = digestOrProblem(paths, artifact.path);
     if ('problem' in found) bad.push({ path: artifact.path, problem: found.problem });
-    else if (found.sha256 !== artifact.sha256) bad.push({ path: artifact.path, problem: `changed (sha256 ${found.sha256}, recorded ${artifact.sha256})` });
+    else if (found.sha256 !== artifact.sha256)
+      bad.push({
+        path: artifact.path,
+        problem: `changed (sha256 ${found.sha256}, recorded ${artifact.sha256})`,
+      });
   }
   return { ok: bad.length === 0, bad };
 }
 
-/** Makes sure artifacts/ is a real folder (created 0700 with its parent fsync'd when missing); refuses a symlink or a file there. */
+/**
+ * Makes sure artifacts/ is a real folder (created 0700 with its parent fsync'd when missing);
+ * refuses a symlink or a file there.
+ */
 function ensureArtifactsFolder(paths: RunPaths): void {
   const stat = fs.lstatSync(paths.artifacts, { throwIfNoEntry: false });
   if (stat === undefined) mkdirSynced(paths.artifacts);
-  else if (!stat.isDirectory()) fail('refused', `artifact folder '${paths.artifacts}' is ${stat.isSymbolicLink() ? 'a symlink' : 'not a folder'}`);
+  else if (!stat.isDirectory())
+    fail(
+      'refused',
+      `artifact folder '${paths.artifacts}' is ` +
+        `${stat.isSymbolicLink() ? 'a symlink' : 'not a folder'}`,
+    );
 }
 
-/** The absolute path of `relPath` when it names a file directly in artifacts/; throws otherwise (a caller's bug). */
+/**
+ * The absolute path of `relPath` when it names a file directly in artifacts/; throws otherwise (a
+ * caller's bug).
+ */
 function artifactsFileOf(paths: RunPaths, relPath: string): string {
   const problem = artifactPathProblem(relPath);
   if (problem !== undefined) throw new Error(problem);
-  if (posix.dirname(relPath) !== ARTIFACTS_FOLDER) throw new Error(`artifact path '${printable(relPath)}' is not a file directly in ${ARTIFACTS_FOLDER}/`);
+  if (posix.dirname(relPath) !== ARTIFACTS_FOLDER)
+    throw new Error(
+      `artifact path '${printable(relPath)}' is not a file directly in ${ARTIFACTS_FOLDER}/`,
+    );
   return join(paths.dir, relPath);
 }
 
 function refuseOverwrite(relPath: string): never {
-  fail('refused', `artifact file '${printable(relPath)}' already exists: an artifact is never overwritten`);
+  fail(
+    'refused',
+    `artifact file '${printable(relPath)}' already exists: an artifact is never overwritten`,
+  );
 }
 
-/** Writes runtime evidence `{kind, recorded_at, payload}` as a new file at `relPath` (in artifacts/, 0600, fsync'd, then the folder fsync'd); refuses an existing file. */
-export function writeEvidence(paths: RunPaths, relPath: string, kind: string, payload: unknown, now: Date = new Date()): { path: string; sha256: string } {
+/**
+ * Writes runtime evidence `{kind, recorded_at, payload}` as a new file at `relPath` (in artifacts/,
+ * 0600, fsync'd, then the folder fsync'd); refuses an existing file.
+ */
+export function writeEvidence(
+  paths: RunPaths,
+  relPath: string,
+  kind: string,
+  payload: unknown,
+  now: Date = new Date(),
+): { path: string; sha256: string } {
   const full = artifactsFileOf(paths, relPath);
-  const bytes = Buffer.from(`${JSON.stringify({ kind, recorded_at: now.toISOString(), payload: payload ?? null }, null, 2)}\n`, 'utf8');
+  const envelope = { kind, recorded_at: now.toISOString(), payload: payload ?? null };
+  const bytes = Buffer.from(`${JSON.stringify(envelope, null, 2)}\n`, 'utf8');
   ensureArtifactsFolder(paths);
   try {
     writeFileSynced(full, bytes, true);
@@ -223,12 +312,15 @@ export function writeEvidence(paths: RunPaths, relPath: string, kind: string, pa
 }
 
 /** What an imported file is registered as, and where a copy of it goes. */
-export type ImportOptions = { type: string; producer: string } & (
+export type ImportOptions = { type: string; producer: string } &
   /** The copy's name in artifacts/, chosen by the caller (a reply's cycle-specific name). */
-  | { name: string }
-  /** The copy named by the §3 rule: `<stage>-c<cycle>-<kind of type>[-<n>].<source's extension>`. */
-  | { stage: string; cycle: number }
-);
+  (
+    | { name: string }
+    /**
+     * The copy named by the §3 rule: `<stage>-c<cycle>-<kind of type>[-<n>].<source's extension>`.
+     */
+    | { stage: string; cycle: number }
+  );
 
 /**
  * Registers a file named on the command line (relative to `cwd`) as an artifact (§3). A
@@ -237,13 +329,24 @@ export type ImportOptions = { type: string; producer: string } & (
  * other is copied into artifacts/ under the caller's name or the names rule, never over an
  * existing file. Returns the manifest entry; the caller records it.
  */
-export function importArtifactFile(paths: RunPaths, source: string, cwd: string, existing: readonly Artifact[], opts: ImportOptions): Artifact {
+export function importArtifactFile(
+  paths: RunPaths,
+  source: string,
+  cwd: string,
+  existing: readonly Artifact[],
+  opts: ImportOptions,
+): Artifact {
   if (opts.type.trim() === '') fail('usage', 'artifact --type is empty');
   if (opts.producer.trim() === '') fail('usage', 'artifact --producer is empty');
   const named = resolve(cwd, source);
   const real = realPathOfSource(source, named);
   const runDir = fs.realpathSync(paths.dir);
-  const entry = (path: string, sha256: string): Artifact => ({ path, sha256, type: opts.type, producer: opts.producer });
+  const entry = (path: string, sha256: string): Artifact => ({
+    path,
+    sha256,
+    type: opts.type,
+    producer: opts.producer,
+  });
   if (real.startsWith(runDir + sep)) {
     const relPath = inPlacePath(paths, source, named, relative(runDir, real).split(sep).join('/'));
     refuseDuplicate(existing, relPath);
@@ -251,7 +354,15 @@ export function importArtifactFile(paths: RunPaths, source: string, cwd: string,
   }
   if (!('name' in opts)) {
     requireRegularFile(source, real);
-    const target = ruleNamedDestinationOf(paths, real, existing, opts.stage, opts.cycle, artifactKindOf(opts.type), artifactExtensionOf(source));
+    const target = ruleNamedDestinationOf(
+      paths,
+      real,
+      existing,
+      opts.stage,
+      opts.cycle,
+      artifactKindOf(opts.type),
+      artifactExtensionOf(source),
+    );
     return entry(target.path, target.reused ?? copyIntoArtifacts(paths, source, real, target.path));
   }
   const relPath = copyTargetOf(opts.name);
@@ -261,7 +372,11 @@ export function importArtifactFile(paths: RunPaths, source: string, cwd: string,
 }
 
 function refuseDuplicate(existing: readonly Artifact[], relPath: string): void {
-  if (existing.some((a) => a.path === relPath)) fail('refused', `duplicate artifact path '${printable(relPath)}': an artifact path is recorded once`);
+  if (existing.some((a) => a.path === relPath))
+    fail(
+      'refused',
+      `duplicate artifact path '${printable(relPath)}': an artifact path is recorded once`,
+    );
 }
 
 function requireRegularFile(source: string, real: string): void {
@@ -272,7 +387,15 @@ function requireRegularFile(source: string, real: string): void {
  * The first name of the §3 rule for a copy of `from` that is free, or that holds a complete
  * copy a killed attempt left (no manifest names it: reused, crash contract above).
  */
-function ruleNamedDestinationOf(paths: RunPaths, from: string, existing: readonly Artifact[], stage: string, cycle: number, kind: string, ext: string): { path: string; reused?: string } {
+function ruleNamedDestinationOf(
+  paths: RunPaths,
+  from: string,
+  existing: readonly Artifact[],
+  stage: string,
+  cycle: number,
+  kind: string,
+  ext: string,
+): { path: string; reused?: string } {
   const taken = artifactPathTaken(paths, existing);
   const recorded = new Set(existing.map((a) => a.path));
   let whole: string | undefined;
@@ -295,13 +418,19 @@ function ruleNamedDestinationOf(paths: RunPaths, from: string, existing: readonl
  * `relPath`, the first `<stem>-<n><ext>` that is free or such a complete copy. Any other
  * file at `relPath` is left for copyIntoArtifacts to refuse.
  */
-function copyDestinationOf(paths: RunPaths, from: string, relPath: string, existing: readonly Artifact[]): { path: string; reused?: string } {
+function copyDestinationOf(
+  paths: RunPaths,
+  from: string,
+  relPath: string,
+  existing: readonly Artifact[],
+): { path: string; reused?: string } {
   const taken = artifactPathTaken(paths, existing);
   if (!taken(relPath)) return { path: relPath };
   const source = fs.statSync(from);
   if (!source.isFile()) return { path: relPath };
   const size = source.size;
-  const leftover = (p: string) => (existing.some((a) => a.path === p) ? undefined : digestOrProblem(paths, p));
+  const leftover = (p: string) =>
+    existing.some((a) => a.path === p) ? undefined : digestOrProblem(paths, p);
   const first = leftover(relPath);
   if (first === undefined || !('sha256' in first)) return { path: relPath };
   const whole = sha256OfStart(from, size);
@@ -314,7 +443,8 @@ function copyDestinationOf(paths: RunPaths, from: string, relPath: string, exist
     const candidate = `${stem}-${n}${ext}`;
     if (!taken(candidate)) return { path: candidate };
     const found = leftover(candidate);
-    if (found !== undefined && 'sha256' in found && found.sha256 === whole) return reuse(paths, candidate, whole);
+    if (found !== undefined && 'sha256' in found && found.sha256 === whole)
+      return reuse(paths, candidate, whole);
   }
   throw new Error(`artifact name: ${MAX_SUFFIX} names of ${relPath} are taken`);
 }
@@ -345,17 +475,36 @@ function realPathOfSource(source: string, named: string): string {
   try {
     return fs.realpathSync(named);
   } catch (err) {
-    if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR')) fail('usage', `no such file '${printable(source)}'`);
+    if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR'))
+      fail('usage', `no such file '${printable(source)}'`);
     throw err;
   }
 }
 
-/** The manifest path of a file already in the run folder; refuses one outside artifacts/, named through a symlink, or failing the form rules. */
+/**
+ * The manifest path of a file already in the run folder; refuses one outside artifacts/, named
+ * through a symlink, or failing the form rules.
+ */
 function inPlacePath(paths: RunPaths, source: string, named: string, relPath: string): string {
-  if (fs.lstatSync(named).isSymbolicLink()) fail('refused', `'${printable(source)}' is a symlink: name the artifact file itself ('${printable(relPath)}' in the run folder)`);
+  if (fs.lstatSync(named).isSymbolicLink())
+    fail(
+      'refused',
+      `'${printable(source)}' is a symlink: name the artifact file ` +
+        `itself ('${printable(relPath)}' in the run folder)`,
+    );
   const problem = artifactFileProblem(paths, relPath);
-  if (problem !== undefined) fail('refused', `'${printable(source)}' cannot be registered in place: ${problem.startsWith('artifact path') ? problem : `'${printable(relPath)}' is ${problem}`}`);
-  if (!relPath.startsWith(`${ARTIFACTS_FOLDER}/`)) fail('refused', `'${printable(source)}' is the runtime's own file '${printable(relPath)}': only files under ${ARTIFACTS_FOLDER}/ are registered in place`);
+  const why = problem?.startsWith('artifact path')
+    ? problem
+    : `'${printable(relPath)}' is ${problem}`;
+  if (problem !== undefined)
+    fail('refused', `'${printable(source)}' cannot be registered in place: ${why}`);
+  if (!relPath.startsWith(`${ARTIFACTS_FOLDER}/`))
+    fail(
+      'refused',
+      `'${printable(source)}' is the runtime's own file ` +
+        `'${printable(relPath)}': only files under ` +
+        `${ARTIFACTS_FOLDER}/ are registered in place`,
+    );
   return relPath;
 }
 
@@ -367,17 +516,22 @@ function inPlaceDigest(paths: RunPaths, relPath: string): string {
 
 /** `artifacts/<name>`; refuses a name that is not one plain segment. */
 function copyTargetOf(name: string): string {
-  if (name.includes('/') || artifactPathProblem(name) !== undefined) fail('usage', `artifact name '${printable(name)}' is not a plain file name`);
+  if (name.includes('/') || artifactPathProblem(name) !== undefined)
+    fail('usage', `artifact name '${printable(name)}' is not a plain file name`);
   return `${ARTIFACTS_FOLDER}/${name}`;
 }
 
-/** Copies the regular file `from` to the new file `relPath` (exclusive, 0600, fsync, folder fsync) and returns the digest of the bytes copied; a partial copy is removed. */
+/**
+ * Copies the regular file `from` to the new file `relPath` (exclusive, 0600, fsync, folder fsync)
+ * and returns the digest of the bytes copied; a partial copy is removed.
+ */
 function copyIntoArtifacts(paths: RunPaths, source: string, from: string, relPath: string): string {
   const to = artifactsFileOf(paths, relPath);
   if (!fs.statSync(from).isFile()) fail('refused', `'${printable(source)}' is not a regular file`);
   const input = fs.openSync(from, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
   try {
-    if (!fs.fstatSync(input).isFile()) fail('refused', `'${printable(source)}' is not a regular file`);
+    if (!fs.fstatSync(input).isFile())
+      fail('refused', `'${printable(source)}' is not a regular file`);
     ensureArtifactsFolder(paths);
     const output = openNewArtifact(to, relPath);
     try {

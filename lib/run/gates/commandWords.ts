@@ -21,7 +21,11 @@ interface Expansion {
 
 /** Refuses (exit 2) with the rule every shell-only construct breaks. */
 function refuseShellSyntax(token: string): never {
-  fail('refused', `acceptance command has a shell operator or expansion: '${printable(token)}'; baton runs it without a shell`);
+  fail(
+    'refused',
+    `acceptance command has a shell operator or expansion: ` +
+      `'${printable(token)}'; baton runs it without a shell`,
+  );
 }
 
 /**
@@ -62,27 +66,44 @@ function parsedWords(command: string): (ParseEntry | Expansion)[] {
   try {
     return parse<Expansion>(command, (key) => ({ expansion: `$${key}` }));
   } catch {
-    return refuseShellSyntax('${'); // shell-quote throws only on a bad substitution, `${}` or an unclosed `${`
+    // shell-quote throws only on a bad substitution, `${}` or an unclosed `${`.
+    return refuseShellSyntax('${');
   }
 }
 
-/** Splits an acceptance command into argv; refuses (exit 2) any operator, expansion, comment or empty command. */
+/**
+ * Splits an acceptance command into argv; refuses (exit 2) any operator, expansion, comment or
+ * empty command.
+ */
 export function splitAcceptanceCommand(command: string): string[] {
   if (command.includes('\0')) fail('refused', 'acceptance command has a NUL character');
   const unsafe = unsafeSyntaxOf(command);
-  if (unsafe === "'" || unsafe === '"') fail('refused', `acceptance command has an unterminated ${unsafe} quote`);
+  if (unsafe === "'" || unsafe === '"')
+    fail('refused', `acceptance command has an unterminated ${unsafe} quote`);
   if (unsafe !== undefined) refuseShellSyntax(unsafe);
   const argv: string[] = [];
   for (const entry of parsedWords(command)) {
     if (typeof entry === 'string') argv.push(entry);
     else if ('expansion' in entry) refuseShellSyntax(entry.expansion);
-    else if ('comment' in entry) fail('refused', `acceptance command has a comment: '#${printable(entry.comment)}'; quote a '#' that belongs to an argument`);
+    else if ('comment' in entry)
+      fail(
+        'refused',
+        `acceptance command has a comment: ` +
+          `'#${printable(entry.comment)}'; quote a '#' that belongs to ` +
+          `an argument`,
+      );
     else if (entry.op === 'glob') argv.push(entry.pattern);
     else refuseShellSyntax(entry.op);
   }
-  if (argv.length === 0 || argv[0] === '') fail('refused', 'acceptance command is empty: it names no program');
+  if (argv.length === 0 || argv[0] === '')
+    fail('refused', 'acceptance command is empty: it names no program');
   if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[0]!)) {
-    fail('refused', `acceptance command starts with a variable assignment: '${printable(argv[0]!)}'; baton runs it without a shell (write 'env ${printable(argv[0]!)} ...')`);
+    fail(
+      'refused',
+      `acceptance command starts with a variable assignment: ` +
+        `'${printable(argv[0]!)}'; baton runs it without a shell ` +
+        `(write 'env ${printable(argv[0]!)} ...')`,
+    );
   }
   return argv;
 }

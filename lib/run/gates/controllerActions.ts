@@ -6,13 +6,26 @@ import { resolve } from 'node:path';
 import * as fs from 'node:fs';
 import { fail } from '../../fsx/commandFailure.js';
 import { type RunPaths } from '../../project/layout.js';
-import { artifactNameOf, evidenceStageOf, importArtifactFile, writeEvidence, type ImportOptions } from './artifacts.js';
+import {
+  artifactNameOf,
+  evidenceStageOf,
+  importArtifactFile,
+  writeEvidence,
+  type ImportOptions,
+} from './artifacts.js';
 import { headOf } from './repoState.js';
 import { acquireLease, heartbeatLease, releaseLease, requireLeaseToken } from '../record/lease.js';
 import { changeRun, type ActionReport, type RunContext } from '../record/runContext.js';
 import { logged, requireNotTerminal, requireState, stateOf } from '../record/runMutation.js';
 import { badArtifactsOf } from '../owner/ownerSteps.js';
-import { blockOnRequest, checkpointStage, providerFailed, providerSucceeded, requireCheckpointable, startStage } from './stageActions.js';
+import {
+  blockOnRequest,
+  checkpointStage,
+  providerFailed,
+  providerSucceeded,
+  requireCheckpointable,
+  startStage,
+} from './stageActions.js';
 import { type Artifact, type Workflow } from '../record/workflow.js';
 
 /** The controller's actor name in history. */
@@ -24,18 +37,50 @@ export function takenIn(wf: Workflow, paths: RunPaths): (relPath: string) => boo
 }
 
 /** lease acquire: a new lease for a live controller (a stale one taken only with reclaimStale). */
-export function leaseAcquireStep(ctx: RunContext, runId: string, o: { pid: number; ttlS?: number; reclaimStale: boolean }): Promise<ActionReport> {
+export function leaseAcquireStep(
+  ctx: RunContext,
+  runId: string,
+  o: { pid: number; ttlS?: number; reclaimStale: boolean },
+): Promise<ActionReport> {
   return changeRun(ctx, runId, (wf, paths, now) => {
     requireNotTerminal(wf, 'lease acquire');
-    if (wf.status === 'PAUSED') fail('refused', `lease acquire: run ${wf.run_id} is PAUSED; the owner resumes it first`);
-    const { lease, reclaimed } = acquireLease(paths, { pid: o.pid, ttlS: o.ttlS, reclaimStale: o.reclaimStale }, now, wf.history);
-    const next = logged(wf, now, { actor: `pid ${o.pid}`, action: reclaimed ? 'lease reclaim' : 'lease acquire', from: stateOf(wf), detail: `pid ${o.pid} until ${lease.expires_at}` });
-    return { workflow: next, extra: { lease: { held: true, token: lease.token, pid: lease.pid, host: lease.host, expires_at: lease.expires_at, stale: false } } };
+    if (wf.status === 'PAUSED')
+      fail('refused', `lease acquire: run ${wf.run_id} is PAUSED; the owner resumes it first`);
+    const { lease, reclaimed } = acquireLease(
+      paths,
+      { pid: o.pid, ttlS: o.ttlS, reclaimStale: o.reclaimStale },
+      now,
+      wf.history,
+    );
+    const next = logged(wf, now, {
+      actor: `pid ${o.pid}`,
+      action: reclaimed ? 'lease reclaim' : 'lease acquire',
+      from: stateOf(wf),
+      detail: `pid ${o.pid} until ${lease.expires_at}`,
+    });
+    return {
+      workflow: next,
+      extra: {
+        lease: {
+          held: true,
+          token: lease.token,
+          pid: lease.pid,
+          host: lease.host,
+          expires_at: lease.expires_at,
+          stale: false,
+        },
+      },
+    };
   });
 }
 
 /** lease heartbeat (no history) or release. */
-export function leaseTokenStep(ctx: RunContext, runId: string, how: 'heartbeat' | 'release', token: string): Promise<ActionReport> {
+export function leaseTokenStep(
+  ctx: RunContext,
+  runId: string,
+  how: 'heartbeat' | 'release',
+  token: string,
+): Promise<ActionReport> {
   return changeRun(ctx, runId, (wf, paths, now) => {
     requireLeaseToken(paths, token, now);
     if (how === 'heartbeat') {
@@ -43,19 +88,29 @@ export function leaseTokenStep(ctx: RunContext, runId: string, how: 'heartbeat' 
       return {};
     }
     releaseLease(paths);
-    return { workflow: logged(wf, now, { actor: actorOf(wf), action: 'lease release', from: stateOf(wf) }) };
+    return {
+      workflow: logged(wf, now, { actor: actorOf(wf), action: 'lease release', from: stateOf(wf) }),
+    };
   });
 }
 
 /** stage-start. */
-export function stageStartStep(ctx: RunContext, runId: string, token: string, stage: string): Promise<ActionReport> {
+export function stageStartStep(
+  ctx: RunContext,
+  runId: string,
+  token: string,
+  stage: string,
+): Promise<ActionReport> {
   return changeRun(ctx, runId, (wf, paths, now) => {
     requireLeaseToken(paths, token, now);
     return startStage(wf, stage, actorOf(wf), now);
   });
 }
 
-/** One file an action registers: its source, and its name in artifacts/ or the stage and cycle the names rule takes. */
+/**
+ * One file an action registers: its source, and its name in artifacts/ or the stage and cycle the
+ * names rule takes.
+ */
 export type Named = { source: string } & ImportOptions;
 
 /**
@@ -63,14 +118,20 @@ export type Named = { source: string } & ImportOptions;
  * again when a later one is refused (a duplicate, an overwrite), so a refused action leaves
  * nothing behind. Files registered in place were there before and stay.
  */
-export function importAll(paths: RunPaths, cwd: string, existing: Artifact[], named: Named[]): Artifact[] {
+export function importAll(
+  paths: RunPaths,
+  cwd: string,
+  existing: Artifact[],
+  named: Named[],
+): Artifact[] {
   const added: Artifact[] = [];
   const copied: string[] = [];
   try {
     for (const n of named) {
       const entry = importArtifactFile(paths, n.source, cwd, [...existing, ...added], n);
       const target = resolve(paths.dir, entry.path);
-      if (resolve(cwd, n.source) !== target && fs.realpathSync(resolve(cwd, n.source)) !== target) copied.push(target);
+      if (resolve(cwd, n.source) !== target && fs.realpathSync(resolve(cwd, n.source)) !== target)
+        copied.push(target);
       added.push(entry);
     }
   } catch (err) {
@@ -83,43 +144,109 @@ export function importAll(paths: RunPaths, cwd: string, existing: Artifact[], na
 /** `PATH:TYPE` of checkpoint's --artifact. */
 export function parseArtifactArg(arg: string): { path: string; type: string } {
   const at = arg.lastIndexOf(':');
-  if (at <= 0 || at === arg.length - 1) fail('usage', `checkpoint: --artifact takes PATH:TYPE, not '${arg}'`);
+  if (at <= 0 || at === arg.length - 1)
+    fail('usage', `checkpoint: --artifact takes PATH:TYPE, not '${arg}'`);
   return { path: arg.slice(0, at), type: arg.slice(at + 1) };
 }
 
 /** checkpoint: the named files registered, the stage done at the repository's HEAD. */
-export function checkpointStep(ctx: RunContext, runId: string, token: string, stage: string, artifactArgs: string[]): Promise<ActionReport> {
+export function checkpointStep(
+  ctx: RunContext,
+  runId: string,
+  token: string,
+  stage: string,
+  artifactArgs: string[],
+): Promise<ActionReport> {
   const named = artifactArgs.map(parseArtifactArg);
-  for (const a of named) if (!fs.existsSync(resolve(ctx.cwd, a.path))) fail('usage', `checkpoint: no such file '${a.path}'`);
+  for (const a of named)
+    if (!fs.existsSync(resolve(ctx.cwd, a.path)))
+      fail('usage', `checkpoint: no such file '${a.path}'`);
   return changeRun(ctx, runId, (wf, paths, now) => {
     requireLeaseToken(paths, token, now);
     requireCheckpointable(wf, stage, named.length);
     const bad = badArtifactsOf(wf, paths);
-    const added = bad.length === 0 ? importAll(paths, ctx.cwd, wf.artifacts, named.map((a) => ({ source: a.path, type: a.type, producer: actorOf(wf), stage, cycle: wf.review_cycle }))) : [];
-    return checkpointStage(wf, stage, headOf(wf.repo_root), added, bad, actorOf(wf), now, named.length);
+    const added =
+      bad.length === 0
+        ? importAll(
+            paths,
+            ctx.cwd,
+            wf.artifacts,
+            named.map((a) => ({
+              source: a.path,
+              type: a.type,
+              producer: actorOf(wf),
+              stage,
+              cycle: wf.review_cycle,
+            })),
+          )
+        : [];
+    return checkpointStage(
+      wf,
+      stage,
+      headOf(wf.repo_root),
+      added,
+      bad,
+      actorOf(wf),
+      now,
+      named.length,
+    );
   });
 }
 
 /** artifact: one file registered. */
-export function artifactStep(ctx: RunContext, runId: string, token: string, o: { path: string; type: string; producer: string }): Promise<ActionReport> {
+export function artifactStep(
+  ctx: RunContext,
+  runId: string,
+  token: string,
+  o: { path: string; type: string; producer: string },
+): Promise<ActionReport> {
   if (!fs.existsSync(resolve(ctx.cwd, o.path))) fail('usage', `artifact: no such file '${o.path}'`);
   return changeRun(ctx, runId, (wf, paths, now) => {
     requireLeaseToken(paths, token, now);
     requireNotTerminal(wf, 'artifact');
-    const entry = importArtifactFile(paths, o.path, ctx.cwd, wf.artifacts, { type: o.type, producer: o.producer, stage: evidenceStageOf(wf), cycle: wf.review_cycle });
-    return { workflow: logged({ ...wf, artifacts: [...wf.artifacts, entry] }, now, { actor: o.producer, action: 'artifact', from: stateOf(wf), detail: `${entry.path} (${entry.type})` }) };
+    const entry = importArtifactFile(paths, o.path, ctx.cwd, wf.artifacts, {
+      type: o.type,
+      producer: o.producer,
+      stage: evidenceStageOf(wf),
+      cycle: wf.review_cycle,
+    });
+    return {
+      workflow: logged({ ...wf, artifacts: [...wf.artifacts, entry] }, now, {
+        actor: o.producer,
+        action: 'artifact',
+        from: stateOf(wf),
+        detail: `${entry.path} (${entry.type})`,
+      }),
+    };
   });
 }
 
 /** provider --failed / --succeeded. */
-export function providerStep(ctx: RunContext, runId: string, token: string, o: { name: string; failed?: string }): Promise<ActionReport> {
+export function providerStep(
+  ctx: RunContext,
+  runId: string,
+  token: string,
+  o: { name: string; failed?: string },
+): Promise<ActionReport> {
   return changeRun(ctx, runId, (wf, paths, now) => {
     requireLeaseToken(paths, token, now);
     if (o.failed === undefined) return providerSucceeded(wf, o.name, actorOf(wf), now);
     requireState(wf, 'provider', ['ACTIVE']);
     const evidence = () => {
-      const name = artifactNameOf(evidenceStageOf(wf), wf.review_cycle, 'provider-failure', 'json', takenIn(wf, paths));
-      const written = writeEvidence(paths, name, 'provider-failure', { provider: o.name, reason: o.failed, attempts: wf.provider_attempts + 1 }, now);
+      const name = artifactNameOf(
+        evidenceStageOf(wf),
+        wf.review_cycle,
+        'provider-failure',
+        'json',
+        takenIn(wf, paths),
+      );
+      const written = writeEvidence(
+        paths,
+        name,
+        'provider-failure',
+        { provider: o.name, reason: o.failed, attempts: wf.provider_attempts + 1 },
+        now,
+      );
       return { ...written, type: 'provider-failure', producer: actorOf(wf) };
     };
     return providerFailed(wf, o.name, o.failed, actorOf(wf), now, evidence);
@@ -127,7 +254,12 @@ export function providerStep(ctx: RunContext, runId: string, token: string, o: {
 }
 
 /** block: asked for, exit 0. */
-export function blockStep(ctx: RunContext, runId: string, token: string, reason: string): Promise<ActionReport> {
+export function blockStep(
+  ctx: RunContext,
+  runId: string,
+  token: string,
+  reason: string,
+): Promise<ActionReport> {
   return changeRun(ctx, runId, (wf, paths, now) => {
     requireLeaseToken(paths, token, now);
     return blockOnRequest(wf, reason, actorOf(wf), now);

@@ -7,13 +7,32 @@ import * as fs from 'node:fs';
 import { resolve } from 'node:path';
 import { fail } from '../../fsx/commandFailure.js';
 import { runAcceptance, type AcceptanceRecord } from './acceptance.js';
-import { artifactExtensionOf, artifactNameOf, evidenceStageOf, writeEvidence } from './artifacts.js';
+import {
+  artifactExtensionOf,
+  artifactNameOf,
+  evidenceStageOf,
+  writeEvidence,
+} from './artifacts.js';
 import { splitAcceptanceCommand } from './commandWords.js';
 import { importAll, takenIn } from './controllerActions.js';
-import { parseLaneFile, parseResolutionFile, parseValidationFile, resolutionGaps, validationGaps } from './evidence.js';
+import {
+  parseLaneFile,
+  parseResolutionFile,
+  parseValidationFile,
+  resolutionGaps,
+  validationGaps,
+} from './evidence.js';
 import { requireLeaseToken } from '../record/lease.js';
 import { badArtifactsOf } from '../owner/ownerSteps.js';
-import { blockingIdsOf, recordReview, requireResolvable, requireReviewable, resolveReview, type LaneFindings, type Resolution } from './reviewActions.js';
+import {
+  blockingIdsOf,
+  recordReview,
+  requireResolvable,
+  requireReviewable,
+  resolveReview,
+  type LaneFindings,
+  type Resolution,
+} from './reviewActions.js';
 import { changeRun, type ActionReport, type RunContext } from '../record/runContext.js';
 import { blockRun, logged, requireState, stateOf } from '../record/runMutation.js';
 import { readWorkflow } from '../record/runStore.js';
@@ -28,24 +47,54 @@ function failureOf(r: AcceptanceRecord, timeoutS: number): string | undefined {
 }
 
 /** acceptance: runs the configured command and records its evidence; a failure blocks the run. */
-export async function acceptanceStep(ctx: RunContext, runId: string, token: string, command?: string): Promise<ActionReport> {
+export async function acceptanceStep(
+  ctx: RunContext,
+  runId: string,
+  token: string,
+  command?: string,
+): Promise<ActionReport> {
   const { workflow: before, paths } = readWorkflow(ctx.root, runId);
   requireLeaseToken(paths, token, ctx.now());
   requireState(before, 'acceptance', ['ACTIVE']);
-  if (command !== undefined && command !== before.acceptance_command) fail('refused', 'acceptance: --command differs from the command configured at start; the configured one is the only one that counts');
+  if (command !== undefined && command !== before.acceptance_command)
+    fail(
+      'refused',
+      'acceptance: --command differs from the command configured at ' +
+        'start; the configured one is the only one that counts',
+    );
   splitAcceptanceCommand(before.acceptance_command);
-  const record = await runAcceptance({ command: before.acceptance_command, cwd: before.repo_root, timeoutMs: before.acceptance_timeout_s * 1000 });
+  const record = await runAcceptance({
+    command: before.acceptance_command,
+    cwd: before.repo_root,
+    timeoutMs: before.acceptance_timeout_s * 1000,
+  });
   return changeRun(ctx, runId, (wf, p, now) => {
     requireLeaseToken(p, token, now);
     requireState(wf, 'acceptance', ['ACTIVE']);
     const failure = failureOf(record, wf.acceptance_timeout_s);
     const kind = failure === undefined ? 'acceptance' : 'validation-failure';
     const name = artifactNameOf(evidenceStageOf(wf), wf.review_cycle, kind, 'json', takenIn(wf, p));
-    const evidence: Artifact = { ...writeEvidence(p, name, kind, record, now), type: kind, producer: 'baton' };
+    const evidence: Artifact = {
+      ...writeEvidence(p, name, kind, record, now),
+      type: kind,
+      producer: 'baton',
+    };
     const at = now.toISOString();
-    const next: Workflow = { ...wf, last_acceptance_at: at, last_acceptance_ok: failure === undefined };
-    if (failure !== undefined) return blockRun(next, wf.roles.controller, 'acceptance', failure, now, [evidence]);
-    return { workflow: logged({ ...next, artifacts: [...wf.artifacts, evidence] }, now, { actor: wf.roles.controller, action: 'acceptance', from: stateOf(wf), detail: `passed in ${record.duration_ms} ms` }) };
+    const next: Workflow = {
+      ...wf,
+      last_acceptance_at: at,
+      last_acceptance_ok: failure === undefined,
+    };
+    if (failure !== undefined)
+      return blockRun(next, wf.roles.controller, 'acceptance', failure, now, [evidence]);
+    return {
+      workflow: logged({ ...next, artifacts: [...wf.artifacts, evidence] }, now, {
+        actor: wf.roles.controller,
+        action: 'acceptance',
+        from: stateOf(wf),
+        detail: `passed in ${record.duration_ms} ms`,
+      }),
+    };
   });
 }
 
@@ -60,46 +109,98 @@ function readNamed(ctx: RunContext, action: string, file: string): string {
 function parseLaneArg(arg: string): { lane: Lane; file: string } {
   const at = arg.indexOf('=');
   const lane = arg.slice(0, at);
-  if (at <= 0 || (lane !== 'structured' && lane !== 'independent') || at === arg.length - 1) fail('usage', `review: --lane takes structured=FILE or independent=FILE, not '${arg}'`);
+  if (at <= 0 || (lane !== 'structured' && lane !== 'independent') || at === arg.length - 1)
+    fail('usage', `review: --lane takes structured=FILE or independent=FILE, not '${arg}'`);
   return { lane, file: arg.slice(at + 1) };
 }
 
 /** review: both lanes of the cycle parsed and checked, then registered and recorded. */
-export async function reviewStep(ctx: RunContext, runId: string, token: string, cycle: number, laneArgs: string[]): Promise<ActionReport> {
+export async function reviewStep(
+  ctx: RunContext,
+  runId: string,
+  token: string,
+  cycle: number,
+  laneArgs: string[],
+): Promise<ActionReport> {
   const given = laneArgs.map(parseLaneArg);
-  if (given.length !== 2 || new Set(given.map((g) => g.lane)).size !== 2) fail('usage', 'review: give both lanes, --lane structured=FILE --lane independent=FILE');
+  if (given.length !== 2 || new Set(given.map((g) => g.lane)).size !== 2)
+    fail('usage', 'review: give both lanes, --lane structured=FILE --lane independent=FILE');
   const texts = given.map((g) => readNamed(ctx, 'review', g.file));
   const { workflow: before, paths } = readWorkflow(ctx.root, runId);
   requireLeaseToken(paths, token, ctx.now());
   requireReviewable(before, cycle);
   const lanes: LaneFindings[] = [];
-  for (const [i, g] of given.entries()) lanes.push({ lane: g.lane, findings: (await parseLaneFile(texts[i]!, { lane: g.lane, cycle })).findings });
+  for (const [i, g] of given.entries())
+    lanes.push({
+      lane: g.lane,
+      findings: (await parseLaneFile(texts[i]!, { lane: g.lane, cycle })).findings,
+    });
   return changeRun(ctx, runId, (wf, p, now) => {
     requireLeaseToken(p, token, now);
     requireReviewable(wf, cycle);
     const bad = badArtifactsOf(wf, p);
-    const files = bad.length > 0 ? [] : importAll(p, ctx.cwd, wf.artifacts, given.map((g) => ({
-      source: g.file, type: 'review', producer: g.lane, name: artifactNameOf('review', cycle, g.lane, artifactExtensionOf(g.file), takenIn(wf, p)).slice('artifacts/'.length),
-    })));
+    const files =
+      bad.length > 0
+        ? []
+        : importAll(
+            p,
+            ctx.cwd,
+            wf.artifacts,
+            given.map((g) => ({
+              source: g.file,
+              type: 'review',
+              producer: g.lane,
+              name: artifactNameOf(
+                'review',
+                cycle,
+                g.lane,
+                artifactExtensionOf(g.file),
+                takenIn(wf, p),
+              ).slice('artifacts/'.length),
+            })),
+          );
     return recordReview(wf, cycle, lanes, files, bad, wf.roles.controller, now);
   });
 }
 
 /** What the validation and resolution files say, against the run's blocking findings. */
-async function resolutionOf(wf: Workflow, cycle: number, validationText: string | undefined, resolutionText: string): Promise<Resolution> {
+async function resolutionOf(
+  wf: Workflow,
+  cycle: number,
+  validationText: string | undefined,
+  resolutionText: string,
+): Promise<Resolution> {
   const resolution = await parseResolutionFile(resolutionText, cycle);
   const resolvedIds = new Set(resolution.resolved.map((r) => r.id));
   if (validationText === undefined) return { resolvedIds, gaps: [] };
   const validation = await parseValidationFile(validationText, cycle);
-  const validations = new Map(validation.findings.map((f) => [f.id, { valid: f.valid, reason: f.reason }]));
+  const validations = new Map(
+    validation.findings.map((f) => [f.id, { valid: f.valid, reason: f.reason }]),
+  );
   const gaps = validationGaps(validation, blockingIdsOf(wf));
-  if (gaps.length === 0) gaps.push(...resolutionGaps(resolution, validation.findings.filter((f) => f.valid).map((f) => f.id)));
+  if (gaps.length === 0)
+    gaps.push(
+      ...resolutionGaps(
+        resolution,
+        validation.findings.filter((f) => f.valid).map((f) => f.id),
+      ),
+    );
   return { validations, resolvedIds, gaps };
 }
 
-/** resolve-review: the validation and resolution parsed and checked, then registered and recorded (or the run blocks). */
-export async function resolveReviewStep(ctx: RunContext, runId: string, token: string, cycle: number, files: { validation?: string; resolution: string }): Promise<ActionReport> {
-  const validationText = files.validation === undefined ? undefined : readNamed(ctx, 'resolve-review', files.validation);
+/**
+ * resolve-review: the validation and resolution parsed and checked, then registered and recorded
+ * (or the run blocks).
+ */
+export async function resolveReviewStep(
+  ctx: RunContext,
+  runId: string,
+  token: string,
+  cycle: number,
+  files: { validation?: string; resolution: string },
+): Promise<ActionReport> {
+  const validationText =
+    files.validation === undefined ? undefined : readNamed(ctx, 'resolve-review', files.validation);
   const resolutionText = readNamed(ctx, 'resolve-review', files.resolution);
   const { workflow: before, paths } = readWorkflow(ctx.root, runId);
   requireLeaseToken(paths, token, ctx.now());
@@ -109,11 +210,30 @@ export async function resolveReviewStep(ctx: RunContext, runId: string, token: s
     requireLeaseToken(p, token, now);
     requireResolvable(wf, cycle);
     const bad = badArtifactsOf(wf, p);
-    const named = [...(files.validation === undefined ? [] : [{ file: files.validation, kind: 'validation' }]), { file: files.resolution, kind: 'resolution' }];
-    const registered = bad.length > 0 ? [] : importAll(p, ctx.cwd, wf.artifacts, named.map((n) => ({
-      source: n.file, type: n.kind, producer: n.kind === 'validation' ? wf.roles.validator : wf.roles.worker,
-      name: artifactNameOf('review', cycle, n.kind, artifactExtensionOf(n.file), takenIn(wf, p)).slice('artifacts/'.length),
-    })));
+    const named = [
+      ...(files.validation === undefined ? [] : [{ file: files.validation, kind: 'validation' }]),
+      { file: files.resolution, kind: 'resolution' },
+    ];
+    const registered =
+      bad.length > 0
+        ? []
+        : importAll(
+            p,
+            ctx.cwd,
+            wf.artifacts,
+            named.map((n) => ({
+              source: n.file,
+              type: n.kind,
+              producer: n.kind === 'validation' ? wf.roles.validator : wf.roles.worker,
+              name: artifactNameOf(
+                'review',
+                cycle,
+                n.kind,
+                artifactExtensionOf(n.file),
+                takenIn(wf, p),
+              ).slice('artifacts/'.length),
+            })),
+          );
     return resolveReview(wf, cycle, parsed, registered, bad, wf.roles.controller, now);
   });
 }

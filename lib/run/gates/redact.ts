@@ -27,13 +27,24 @@ const SECRET_WORDS = 'token|secret|key|password|passwd|credential';
 const NAME_BODY = `[A-Za-z0-9_.-]{0,128}(?:${SECRET_WORDS})[A-Za-z0-9_.-]{0,128}`;
 const SECRET_NAME = `(?<![A-Za-z0-9_.-])${NAME_BODY}`;
 
-const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g;
+const PEM_LABEL = '[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----';
+const PEM_BLOCK = new RegExp(`-----BEGIN ${PEM_LABEL}[\\s\\S]*?(?:-----END ${PEM_LABEL}|$)`, 'g');
 /** An END line left after every whole block is gone: the text began inside a block. */
 const PEM_CUT_HEAD = /^[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----/;
-const AUTHORIZATION = /(\bauthorization["']?[ \t]*[:=][ \t]*["']?)(?:(bearer|basic|token|digest)[ \t]+)?[^\s"']+/gi;
+const AUTHORIZATION =
+  /(\bauthorization["']?[ \t]*[:=][ \t]*["']?)(?:(bearer|basic|token|digest)[ \t]+)?[^\s"']+/gi;
 const BEARER = /\b(Bearer[ \t]+)[A-Za-z0-9._~+/=-]{8,}/g;
-const QUOTED_KEY = new RegExp(`(["'])(${SECRET_NAME})\\1([ \\t]*:[ \\t]*)("(?:\\\\.|[^"\\\\\\n])*"|'(?:\\\\.|[^'\\\\\\n])*'|[^\\s,{}\\[\\]"']+)`, 'gi');
-const ASSIGNMENT = new RegExp(`(${SECRET_NAME}[ \\t]*(?:=(?!=)|:(?![:/]))[ \\t]*)((?:bearer|basic|token)[ \\t]+)?(?:"(?:\\\\.|[^"\\\\\\n])*"|'[^'\\n]*'|\\S+)`, 'gi');
+const QUOTED_KEY = new RegExp(
+  `(["'])(${SECRET_NAME})\\1([ \\t]*:[ ` +
+    `\\t]*)("(?:\\\\.|[^"\\\\\\n])*"|'(?:\\\\.|[^'\\\\\\n])*'|[^\\s,{}\\[\\]"']+)`,
+  'gi',
+);
+const ASSIGNMENT = new RegExp(
+  `(${SECRET_NAME}[ \\t]*(?:=(?!=)|:(?![:/]))[ ` +
+    `\\t]*)((?:bearer|basic|token)[ ` +
+    `\\t]+)?(?:"(?:\\\\.|[^"\\\\\\n])*"|'[^'\\n]*'|\\S+)`,
+  'gi',
+);
 const KEY_FORMATS = [
   /\bsk-[A-Za-z0-9_-]{16,}/g,
   /\bgh[pousr]_[A-Za-z0-9]{20,}/g,
@@ -45,13 +56,21 @@ const URL_PASSWORD = /((?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^/\s
 /** `text` with every secret the rules know replaced by [REDACTED]. */
 export function redactSecrets(text: string): string {
   let out = text.replace(PEM_BLOCK, REDACTED).replace(PEM_CUT_HEAD, REDACTED);
-  out = out.replace(AUTHORIZATION, (_m, head: string, scheme: string | undefined) => `${head}${scheme ? `${scheme} ` : ''}${REDACTED}`);
+  out = out.replace(
+    AUTHORIZATION,
+    (_m, head: string, scheme: string | undefined) =>
+      `${head}${scheme ? `${scheme} ` : ''}${REDACTED}`,
+  );
   out = out.replace(BEARER, `$1${REDACTED}`);
   out = out.replace(QUOTED_KEY, (_m, quote: string, name: string, colon: string, value: string) => {
-    const valueQuote = value[0] === "'" ? "'" : '"'; // a bare value (a number) becomes a string: the JSON stays valid
+    // a bare value (a number) becomes a string: the JSON stays valid
+    const valueQuote = value[0] === "'" ? "'" : '"';
     return `${quote}${name}${quote}${colon}${valueQuote}${REDACTED}${valueQuote}`;
   });
-  out = out.replace(ASSIGNMENT, (_m, head: string, scheme: string | undefined) => `${head}${scheme ?? ''}${REDACTED}`);
+  out = out.replace(
+    ASSIGNMENT,
+    (_m, head: string, scheme: string | undefined) => `${head}${scheme ?? ''}${REDACTED}`,
+  );
   for (const format of KEY_FORMATS) out = out.replace(format, REDACTED);
   return out.replace(URL_PASSWORD, `$1${REDACTED}@`);
 }
@@ -59,7 +78,11 @@ export function redactSecrets(text: string): string {
 /** An option whose next argument is its (secret) value: `--token`, `-password`, `--api-key`. */
 const SECRET_OPTION = new RegExp(`^-${NAME_BODY}$`, 'i');
 
-/** An argument vector with its secrets redacted, including the argument after a secret-named option. */
+/**
+ * An argument vector with its secrets redacted, including the argument after a secret-named option.
+ */
 export function redactArgv(argv: readonly string[]): string[] {
-  return argv.map((arg, i) => (i > 0 && SECRET_OPTION.test(argv[i - 1]!) ? REDACTED : redactSecrets(arg)));
+  return argv.map((arg, i) =>
+    i > 0 && SECRET_OPTION.test(argv[i - 1]!) ? REDACTED : redactSecrets(arg),
+  );
 }

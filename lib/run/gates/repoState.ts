@@ -21,7 +21,10 @@ function commonDirOf(dir: string): string | undefined {
   }
 }
 
-/** The absolute, real top level of `dir` when it is a work tree of ROOT's repository; else a refusal (exit 2). */
+/**
+ * The absolute, real top level of `dir` when it is a work tree of ROOT's repository; else a refusal
+ * (exit 2).
+ */
 export function resolveWorkTree(root: string, dir: string): string {
   const where = printable(dir);
   const stat = statSync(resolve(dir), { throwIfNoEntry: false });
@@ -29,18 +32,34 @@ export function resolveWorkTree(root: string, dir: string): string {
   if (!stat.isDirectory()) fail('refused', `'${where}' is not a folder`);
   let top: string;
   try {
-    top = realpathSync(runGit(resolve(dir), ['rev-parse', '--path-format=absolute', '--show-toplevel']));
+    top = realpathSync(
+      runGit(resolve(dir), ['rev-parse', '--path-format=absolute', '--show-toplevel']),
+    );
   } catch (err) {
     fail('refused', `'${where}' is not a git work tree: ${printable(gitComplaint(err))}`);
   }
   const rootCommon = commonDirOf(root);
-  if (rootCommon === undefined) fail('refused', `ROOT '${printable(root)}' is not in a git repository, so '${where}' cannot be a work tree of it`);
+  if (rootCommon === undefined)
+    fail(
+      'refused',
+      `ROOT '${printable(root)}' is not in a git repository, so ` +
+        `'${where}' cannot be a work tree of it`,
+    );
   const dirCommon = commonDirOf(top);
-  if (dirCommon !== rootCommon) fail('refused', `'${where}' is a work tree of another repository (git dir '${printable(dirCommon ?? '?')}', ROOT's is '${printable(rootCommon)}')`);
+  if (dirCommon !== rootCommon)
+    fail(
+      'refused',
+      `'${where}' is a work tree of another repository (git dir ` +
+        `'${printable(dirCommon ?? '?')}', ROOT's is ` +
+        `'${printable(rootCommon)}')`,
+    );
   return top;
 }
 
-/** The full hash of the commit `ref` names in `dir`; a ref that does not resolve is a refusal (exit 2). */
+/**
+ * The full hash of the commit `ref` names in `dir`; a ref that does not resolve is a refusal (exit
+ * 2).
+ */
 export function resolveCommit(dir: string, ref: string): string {
   try {
     return runGit(dir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
@@ -54,7 +73,10 @@ export function headOf(dir: string): string {
   try {
     return runGit(dir, ['rev-parse', '--verify', '--end-of-options', 'HEAD^{commit}']);
   } catch (err) {
-    fail('refused', `HEAD of '${printable(dir)}' does not resolve: ${printable(gitComplaint(err))}`);
+    fail(
+      'refused',
+      `HEAD of '${printable(dir)}' does not resolve: ${printable(gitComplaint(err))}`,
+    );
   }
 }
 
@@ -69,23 +91,37 @@ export function commitExists(dir: string, hash: string): boolean {
   }
 }
 
-/** True when `ancestor` is `descendant` or one of its ancestors; a commit git cannot find is a refusal (exit 2). */
+/**
+ * True when `ancestor` is `descendant` or one of its ancestors; a commit git cannot find is a
+ * refusal (exit 2).
+ */
 export function isAncestor(dir: string, ancestor: string, descendant: string): boolean {
   try {
     runGit(dir, ['merge-base', '--is-ancestor', '--end-of-options', ancestor, descendant]);
     return true;
   } catch (err) {
     if ((err as { status?: unknown }).status === 1) return false;
-    fail('refused', `cannot tell whether ${printable(ancestor)} is an ancestor of ${printable(descendant)} in '${printable(dir)}': ${printable(gitComplaint(err))}`);
+    fail(
+      'refused',
+      `cannot tell whether ${printable(ancestor)} is an ancestor of ` +
+        `${printable(descendant)} in '${printable(dir)}': ` +
+        `${printable(gitComplaint(err))}`,
+    );
   }
 }
 
-/** `git args...` in `dir`, its stdout untrimmed (runGit trims: a porcelain record may start with a space). */
+/**
+ * `git args...` in `dir`, its stdout untrimmed (runGit trims: a porcelain record may start with a
+ * space).
+ */
 function gitUntrimmed(dir: string, args: string[]): string {
   try {
     return runGit(dir, args, { untrimmed: true });
   } catch (err) {
-    fail('refused', `cannot read the state of '${printable(dir)}': ${printable(gitComplaint(err))}`);
+    fail(
+      'refused',
+      `cannot read the state of '${printable(dir)}': ${printable(gitComplaint(err))}`,
+    );
   }
 }
 
@@ -94,14 +130,21 @@ function gitUntrimmed(dir: string, args: string[]): string {
  * (both paths of a rename); untracked files do not count.
  */
 export function modifiedTrackedFiles(dir: string): string[] {
-  const fields = gitUntrimmed(dir, ['--no-optional-locks', 'status', '--porcelain=v1', '-z', '--untracked-files=no']).split('\0');
+  const fields = gitUntrimmed(dir, [
+    '--no-optional-locks',
+    'status',
+    '--porcelain=v1',
+    '-z',
+    '--untracked-files=no',
+  ]).split('\0');
   const files: string[] = [];
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i]!;
     if (field.length < 4 || field.startsWith('??') || field.startsWith('!!')) continue;
     files.push(field.slice(3));
     const status = field.slice(0, 2);
-    if (status.includes('R')) files.push(fields[++i]!); // the renamed path follows: it is gone from the work tree
+    if (status.includes('R'))
+      files.push(fields[++i]!); // the renamed path follows: it is gone from the work tree
     else if (status.includes('C')) i++; // the copied path follows: it is unchanged
   }
   return files;

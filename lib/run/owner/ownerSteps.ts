@@ -9,7 +9,15 @@ import { artifactNameOf, checkArtifacts, writeEvidence } from '../gates/artifact
 import { splitAcceptanceCommand } from '../gates/commandWords.js';
 import { hostName, machineId } from '../record/identity.js';
 import { leaseView, readLease } from '../record/lease.js';
-import { approveRun, endRun, pauseRun, requestChanges, requireOwner, resumeRun, retryRun } from './ownerActions.js';
+import {
+  approveRun,
+  endRun,
+  pauseRun,
+  requestChanges,
+  requireOwner,
+  resumeRun,
+  retryRun,
+} from './ownerActions.js';
 import { resolveCommit, resolveWorkTree } from '../gates/repoState.js';
 import { changeRun, type ActionReport, type RunContext } from '../record/runContext.js';
 import { requireNotTerminal, requireState } from '../record/runMutation.js';
@@ -38,9 +46,22 @@ export async function startStep(ctx: RunContext, o: StartOptions): Promise<Actio
   const repoRoot = resolveWorkTree(ctx.root, resolve(ctx.cwd, o.repo ?? '.'));
   const baseRef = o.base ?? 'HEAD';
   const request: StartRequest = {
-    requestId: o.request, task: o.task, specRef: specPath, acceptanceCommand: o.acceptance, repoRoot, baseRef,
-    baseCommit: resolveCommit(repoRoot, baseRef), stages: o.stages, maxCycles: o.maxCycles, acceptanceTimeoutS: o.acceptanceTimeoutS,
-    retryAttempts: o.retryAttempts, retryBaseMs: o.retryBaseMs, roles: o.roles, owner: ctx.user, host: hostName(), machineId: machineId(),
+    requestId: o.request,
+    task: o.task,
+    specRef: specPath,
+    acceptanceCommand: o.acceptance,
+    repoRoot,
+    baseRef,
+    baseCommit: resolveCommit(repoRoot, baseRef),
+    stages: o.stages,
+    maxCycles: o.maxCycles,
+    acceptanceTimeoutS: o.acceptanceTimeoutS,
+    retryAttempts: o.retryAttempts,
+    retryBaseMs: o.retryBaseMs,
+    roles: o.roles,
+    owner: ctx.user,
+    host: hostName(),
+    machineId: machineId(),
   };
   const now = ctx.now();
   const wf = await startRun(ctx.root, request, now);
@@ -54,13 +75,30 @@ export function badArtifactsOf(wf: Workflow, paths: RunPaths): string[] {
 }
 
 /** The facts §7 checks, gathered for this caller. */
-function verificationOf(ctx: RunContext, wf: Workflow, paths: RunPaths, kind: 'resume' | 'retry', reclaimStale: boolean, now: Date): string[] {
+function verificationOf(
+  ctx: RunContext,
+  wf: Workflow,
+  paths: RunPaths,
+  kind: 'resume' | 'retry',
+  reclaimStale: boolean,
+  now: Date,
+): string[] {
   const lease = readLease(paths);
   const view = lease === undefined ? { held: false as const } : leaseView(lease, now, wf.history);
   const live = view.held && !view.stale;
   return resumeProblems(wf, kind, {
-    root: ctx.root, owner: ctx.user, machineId: machineId(), release: batonVersion(), artifactsBad: badArtifactsOf(wf, paths),
-    lease: { live, stale: view.held && view.stale, pid: view.held ? view.pid : undefined, host: view.held ? view.host : undefined }, reclaimStale,
+    root: ctx.root,
+    owner: ctx.user,
+    machineId: machineId(),
+    release: batonVersion(),
+    artifactsBad: badArtifactsOf(wf, paths),
+    lease: {
+      live,
+      stale: view.held && view.stale,
+      pid: view.held ? view.pid : undefined,
+      host: view.held ? view.host : undefined,
+    },
+    reclaimStale,
   });
 }
 
@@ -70,18 +108,38 @@ export function pauseStep(ctx: RunContext, runId: string): Promise<ActionReport>
 }
 
 /** resume, after every check of §7. */
-export function resumeStep(ctx: RunContext, runId: string, reclaimStale: boolean): Promise<ActionReport> {
+export function resumeStep(
+  ctx: RunContext,
+  runId: string,
+  reclaimStale: boolean,
+): Promise<ActionReport> {
   return changeRun(ctx, runId, (wf, paths, now) => {
     requireState(wf, 'resume', ['PAUSED']);
-    return resumeRun(wf, ctx.user, verificationOf(ctx, wf, paths, 'resume', reclaimStale, now), now);
+    return resumeRun(
+      wf,
+      ctx.user,
+      verificationOf(ctx, wf, paths, 'resume', reclaimStale, now),
+      now,
+    );
   });
 }
 
 /** retry, after every check of §7. */
-export function retryStep(ctx: RunContext, runId: string, addCycles: number, reclaimStale: boolean): Promise<ActionReport> {
+export function retryStep(
+  ctx: RunContext,
+  runId: string,
+  addCycles: number,
+  reclaimStale: boolean,
+): Promise<ActionReport> {
   return changeRun(ctx, runId, (wf, paths, now) => {
     requireState(wf, 'retry', ['BLOCKED']);
-    return retryRun(wf, ctx.user, addCycles, verificationOf(ctx, wf, paths, 'retry', reclaimStale, now), now);
+    return retryRun(
+      wf,
+      ctx.user,
+      addCycles,
+      verificationOf(ctx, wf, paths, 'retry', reclaimStale, now),
+      now,
+    );
   });
 }
 
@@ -95,11 +153,16 @@ export function approveStep(ctx: RunContext, runId: string): Promise<ActionRepor
 }
 
 /** request-changes: the notes become an artifact, then the first stage reopens. */
-export function requestChangesStep(ctx: RunContext, runId: string, notes: string[]): Promise<ActionReport> {
+export function requestChangesStep(
+  ctx: RunContext,
+  runId: string,
+  notes: string[],
+): Promise<ActionReport> {
   return changeRun(ctx, runId, (wf, paths, now) => {
     requireOwner(wf, 'request-changes', ctx.user);
     requireState(wf, 'request-changes', ['WAITING_FOR_HUMAN_APPROVAL']);
-    const taken = (p: string) => wf.artifacts.some((a) => a.path === p) || fs.existsSync(resolve(paths.dir, p));
+    const taken = (p: string) =>
+      wf.artifacts.some((a) => a.path === p) || fs.existsSync(resolve(paths.dir, p));
     const name = artifactNameOf('run', wf.review_cycle, 'change-request', 'json', taken);
     const written = writeEvidence(paths, name, 'change-request', { notes }, now);
     return requestChanges(wf, ctx.user, written, now);
@@ -107,7 +170,12 @@ export function requestChangesStep(ctx: RunContext, runId: string, notes: string
 }
 
 /** cancel or fail. */
-export function endStep(ctx: RunContext, runId: string, how: 'cancel' | 'fail', reason: string): Promise<ActionReport> {
+export function endStep(
+  ctx: RunContext,
+  runId: string,
+  how: 'cancel' | 'fail',
+  reason: string,
+): Promise<ActionReport> {
   return changeRun(ctx, runId, (wf, _paths, now) => {
     requireNotTerminal(wf, how);
     return endRun(wf, ctx.user, how, reason, now);

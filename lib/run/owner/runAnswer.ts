@@ -9,10 +9,27 @@ import { readWorkflow } from '../record/runStore.js';
 import { isTerminal } from '../record/workflow.js';
 
 /** Queues the answer for the controller; refused when the run is over or no question is open. */
-export async function answerQuestion(root: string, runId: string, text: string, now = new Date()): Promise<void> {
+export async function answerQuestion(
+  root: string,
+  runId: string,
+  text: string,
+  now = new Date(),
+): Promise<void> {
   const { workflow, paths } = readWorkflow(root, runId);
   if (isTerminal(workflow.status)) fail('refused', `answer: run ${runId} is ${workflow.status}`);
-  if (readPhase(paths).question === null) fail('refused', `answer: no worker of run ${runId} is waiting for an answer`);
+  if (readPhase(paths).question === null)
+    fail('refused', `answer: no worker of run ${runId} is waiting for an answer`);
   const controller = workflow.roles.controller;
-  await queueSystemHandoff(root, controller, { to: [controller], priority: '10', type: 'run_answer', headers: { run_id: runId, kind: 'answer' }, body: `${text}\n` }, now);
+  await queueSystemHandoff(
+    root,
+    controller,
+    {
+      to: [controller],
+      priority: '10',
+      type: 'run_answer',
+      headers: { run_id: runId, kind: 'answer' },
+      body: `${text}\n`,
+    },
+    now,
+  );
 }

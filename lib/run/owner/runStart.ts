@@ -20,9 +20,17 @@ import { tsidOf } from '../../queue/index.js';
 import { printable } from '../../fsx/printable.js';
 import { logged } from '../record/runMutation.js';
 import { readWorkflow, runIdsOf, withRequestLock, writeWorkflow } from '../record/runStore.js';
-import { isTerminal, REQUEST_ID_PATTERN, SCHEMA_VERSION, type Workflow } from '../record/workflow.js';
+import {
+  isTerminal,
+  REQUEST_ID_PATTERN,
+  SCHEMA_VERSION,
+  type Workflow,
+} from '../record/workflow.js';
 
-/** How a run is shaped: its stages, its limits, its roles (the same on the command line and in the record). */
+/**
+ * How a run is shaped: its stages, its limits, its roles (the same on the command line and in the
+ * record).
+ */
 export interface RunShape {
   stages: string[];
   maxCycles: number;
@@ -51,7 +59,11 @@ function requireNoActiveRun(root: string, requestId: string): void {
   for (const id of runIdsOf(root)) {
     const { workflow } = readWorkflow(root, id);
     if (workflow.request_id === requestId && !isTerminal(workflow.status)) {
-      fail('refused', `start: request ${requestId} already has run ${id} (${workflow.status}); finish, cancel or fail it first`);
+      fail(
+        'refused',
+        `start: request ${requestId} already has run ${id} ` +
+          `(${workflow.status}); finish, cancel or fail it first`,
+      );
     }
   }
 }
@@ -60,22 +72,62 @@ function requireNoActiveRun(root: string, requestId: string): void {
 export function newWorkflow(runId: string, r: StartRequest, now: Date): Workflow {
   const at = now.toISOString();
   const wf: Workflow = {
-    run_id: runId, request_id: r.requestId, task: r.task, owner: r.owner, host: r.host, machine_id: r.machineId,
-    runtime_release: batonVersion(), schema_version: SCHEMA_VERSION, repo_root: r.repoRoot, base_ref: r.baseRef,
-    base_commit: r.baseCommit, current_commit: r.baseCommit, status: 'ACTIVE', phase: 'IDLE', active_stage: null,
-    pause_requested: false, review_cycle: 1, max_review_cycles: r.maxCycles, blocking_findings: 0,
-    acceptance_command: r.acceptanceCommand, acceptance_timeout_s: r.acceptanceTimeoutS, spec_ref: r.specRef,
-    stage_order: r.stages, last_completed_stage: null, last_checkpoint_at: null, last_checkpoint_commit: null,
-    last_acceptance_at: null, last_acceptance_ok: null, last_resolution_at: null,
-    retry_policy: { max_attempts: r.retryAttempts, base_delay_ms: r.retryBaseMs }, provider_attempts: 0, block_reason: null,
-    artifacts: [], findings: [], roles: r.roles, observations: { panes: {}, updated_at: null }, history: [], created_at: at, updated_at: at,
+    run_id: runId,
+    request_id: r.requestId,
+    task: r.task,
+    owner: r.owner,
+    host: r.host,
+    machine_id: r.machineId,
+    runtime_release: batonVersion(),
+    schema_version: SCHEMA_VERSION,
+    repo_root: r.repoRoot,
+    base_ref: r.baseRef,
+    base_commit: r.baseCommit,
+    current_commit: r.baseCommit,
+    status: 'ACTIVE',
+    phase: 'IDLE',
+    active_stage: null,
+    pause_requested: false,
+    review_cycle: 1,
+    max_review_cycles: r.maxCycles,
+    blocking_findings: 0,
+    acceptance_command: r.acceptanceCommand,
+    acceptance_timeout_s: r.acceptanceTimeoutS,
+    spec_ref: r.specRef,
+    stage_order: r.stages,
+    last_completed_stage: null,
+    last_checkpoint_at: null,
+    last_checkpoint_commit: null,
+    last_acceptance_at: null,
+    last_acceptance_ok: null,
+    last_resolution_at: null,
+    retry_policy: { max_attempts: r.retryAttempts, base_delay_ms: r.retryBaseMs },
+    provider_attempts: 0,
+    block_reason: null,
+    artifacts: [],
+    findings: [],
+    roles: r.roles,
+    observations: { panes: {}, updated_at: null },
+    history: [],
+    created_at: at,
+    updated_at: at,
   };
-  return logged(wf, now, { actor: r.owner, action: 'start', from: '', detail: `request ${r.requestId}, base ${r.baseCommit.slice(0, 12)}` });
+  return logged(wf, now, {
+    actor: r.owner,
+    action: 'start',
+    from: '',
+    detail: `request ${r.requestId}, base ${r.baseCommit.slice(0, 12)}`,
+  });
 }
 
 /** Creates the run (under the request's lock); returns its record. */
 export async function startRun(root: string, r: StartRequest, now = new Date()): Promise<Workflow> {
-  if (!REQUEST_ID_PATTERN.test(r.requestId)) fail('usage', `start: malformed request id '${printable(r.requestId)}': letters, digits, '.', '_' and '-', at most 64`);
+  if (!REQUEST_ID_PATTERN.test(r.requestId))
+    fail(
+      'usage',
+      `start: malformed request id '${printable(r.requestId)}': ` +
+        `letters, digits, '.', '_' and '-', at most 64`,
+    );
   return withRequestLock(root, r.requestId, () => {
     requireNoActiveRun(root, r.requestId);
     const runId = `run-${tsidOf(now)}-${randomBytes(3).toString('hex')}`;

@@ -15,7 +15,13 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { CommandFailure } from '../../fsx/commandFailure.js';
 import { printable } from '../../fsx/printable.js';
-import { commitExists, headOf, isAncestor, modifiedTrackedFiles, resolveWorkTree } from '../gates/repoState.js';
+import {
+  commitExists,
+  headOf,
+  isAncestor,
+  modifiedTrackedFiles,
+  resolveWorkTree,
+} from '../gates/repoState.js';
 import { SCHEMA_VERSION, type Workflow } from '../record/workflow.js';
 
 /** Which verb continues the run: resume (from PAUSED) or retry (from BLOCKED). */
@@ -44,7 +50,10 @@ export interface ResumeFacts {
 /** At most this many modified files are named in one message. */
 const MAX_FILES_NAMED = 10;
 
-/** Every failed §7 check for continuing `wf` by `kind`, one distinct message each, in the contract's order (empty: it may continue). */
+/**
+ * Every failed §7 check for continuing `wf` by `kind`, one distinct message each, in the contract's
+ * order (empty: it may continue).
+ */
 export function resumeProblems(wf: Workflow, kind: ContinueKind, facts: ResumeFacts): string[] {
   return [
     ...identityProblems(wf, facts),
@@ -57,11 +66,22 @@ export function resumeProblems(wf: Workflow, kind: ContinueKind, facts: ResumeFa
 /** Owner, machine, release and schema version. */
 function identityProblems(wf: Workflow, facts: ResumeFacts): string[] {
   const problems: string[] = [];
-  if (wf.owner !== facts.owner) problems.push(`run ${wf.run_id} belongs to ${wf.owner}; you are ${facts.owner || '(unknown user)'}`);
+  if (wf.owner !== facts.owner)
+    problems.push(
+      `run ${wf.run_id} belongs to ${wf.owner}; you are ${facts.owner || '(unknown user)'}`,
+    );
   const machine = (id: string) => id || '(no machine id)';
-  if (wf.machine_id !== facts.machineId) problems.push(`run was made on machine ${machine(wf.machine_id)}; this is ${machine(facts.machineId)}`);
-  if (wf.runtime_release !== facts.release) problems.push(`run was made by baton ${wf.runtime_release}; this is baton ${facts.release}`);
-  if (wf.schema_version !== SCHEMA_VERSION) problems.push(`run was created with schema version ${wf.schema_version}; this baton supports ${SCHEMA_VERSION}`);
+  if (wf.machine_id !== facts.machineId)
+    problems.push(
+      `run was made on machine ${machine(wf.machine_id)}; this is ${machine(facts.machineId)}`,
+    );
+  if (wf.runtime_release !== facts.release)
+    problems.push(`run was made by baton ${wf.runtime_release}; this is baton ${facts.release}`);
+  if (wf.schema_version !== SCHEMA_VERSION)
+    problems.push(
+      `run was created with schema version ${wf.schema_version}; ` +
+        `this baton supports ${SCHEMA_VERSION}`,
+    );
   return problems;
 }
 
@@ -72,14 +92,22 @@ function repoRootProblem(repo: string, root: string): string | undefined {
   try {
     top = resolveWorkTree(root, repo);
   } catch (err) {
-    if (err instanceof CommandFailure) return `repo_root '${repo}' is not a work tree of this repository: ${err.lines[0]}`;
+    if (err instanceof CommandFailure)
+      return `repo_root '${repo}' is not a work tree of this repository: ${err.lines[0]}`;
     throw err;
   }
-  if (top !== realpathSync(repo)) return `repo_root '${repo}' is not a work tree of this repository: it is a folder inside the work tree '${top}'`;
+  if (top !== realpathSync(repo))
+    return (
+      `repo_root '${repo}' is not a work tree of this repository: ` +
+      `it is a folder inside the work tree '${top}'`
+    );
   return undefined;
 }
 
-/** repo_root, base_commit, ancestry from it, and the repository state (skipping what cannot be asked). */
+/**
+ * repo_root, base_commit, ancestry from it, and the repository state (skipping what cannot be
+ * asked).
+ */
 function repositoryProblems(wf: Workflow, kind: ContinueKind, root: string): string[] {
   const repo = wf.repo_root;
   const notWorkTree = repoRootProblem(repo, root);
@@ -102,16 +130,33 @@ function repositoryProblems(wf: Workflow, kind: ContinueKind, root: string): str
   return problems;
 }
 
-/** Resume: HEAD is the last checkpoint (or base_commit before one). Retry: the checkpoint is an ancestor of HEAD. */
-function headStateProblems(wf: Workflow, kind: ContinueKind, head: string, baseExists: boolean): string[] {
+/**
+ * Resume: HEAD is the last checkpoint (or base_commit before one). Retry: the checkpoint is an
+ * ancestor of HEAD.
+ */
+function headStateProblems(
+  wf: Workflow,
+  kind: ContinueKind,
+  head: string,
+  baseExists: boolean,
+): string[] {
   const checkpoint = wf.last_checkpoint_commit;
   if (checkpoint === null) {
     if (kind === 'retry' || !baseExists || head === wf.base_commit) return [];
-    return [`HEAD moved since the run started: ${head}, base commit ${wf.base_commit} (resume needs them equal)`];
+    return [
+      `HEAD moved since the run started: ${head}, base commit ` +
+        `${wf.base_commit} (resume needs them equal)`,
+    ];
   }
-  if (!commitExists(wf.repo_root, checkpoint)) return [`checkpoint commit ${checkpoint} does not exist`];
-  if (kind === 'resume' && head !== checkpoint) return [`HEAD moved since the last checkpoint: ${head}, checkpoint ${checkpoint} (resume needs them equal)`];
-  if (kind === 'retry' && !isAncestor(wf.repo_root, checkpoint, head)) return [`checkpoint commit ${checkpoint} is not an ancestor of HEAD ${head}`];
+  if (!commitExists(wf.repo_root, checkpoint))
+    return [`checkpoint commit ${checkpoint} does not exist`];
+  if (kind === 'resume' && head !== checkpoint)
+    return [
+      `HEAD moved since the last checkpoint: ${head}, checkpoint ` +
+        `${checkpoint} (resume needs them equal)`,
+    ];
+  if (kind === 'retry' && !isAncestor(wf.repo_root, checkpoint, head))
+    return [`checkpoint commit ${checkpoint} is not an ancestor of HEAD ${head}`];
   return [];
 }
 
@@ -121,13 +166,16 @@ function modifiedProblems(wf: Workflow, repo: string): string[] {
   if (files.length === 0) return [];
   const since = wf.last_checkpoint_commit === null ? 'the run started' : 'the last checkpoint';
   const more = files.length > MAX_FILES_NAMED ? ` and ${files.length - MAX_FILES_NAMED} more` : '';
-  return [`tracked files modified since ${since}: ${files.slice(0, MAX_FILES_NAMED).join(', ')}${more}`];
+  return [
+    `tracked files modified since ${since}: ${files.slice(0, MAX_FILES_NAMED).join(', ')}${more}`,
+  ];
 }
 
 /** No live lease; a stale one only with --reclaim-stale. */
 function leaseProblems(lease: LeaseFacts, reclaimStale: boolean): string[] {
   const pid = lease.pid === undefined ? 'an unknown pid' : `pid ${lease.pid}`;
   if (lease.live) return [`a live lease is held by ${pid} on ${lease.host || 'an unknown host'}`];
-  if (lease.stale && !reclaimStale) return [`a stale lease of ${pid} is in the way: add --reclaim-stale`];
+  if (lease.stale && !reclaimStale)
+    return [`a stale lease of ${pid} is in the way: add --reclaim-stale`];
   return [];
 }

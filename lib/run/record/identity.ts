@@ -7,7 +7,10 @@ import { readFileSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 
 /** The user name of this process: os.userInfo's, else $USER, else ''. */
-export function currentOwner(env: NodeJS.ProcessEnv = process.env, lookUp: () => { username: string } = userInfo): string {
+export function currentOwner(
+  env: NodeJS.ProcessEnv = process.env,
+  lookUp: () => { username: string } = userInfo,
+): string {
   try {
     const name = lookUp().username;
     if (name) return name;

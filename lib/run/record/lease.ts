@@ -58,7 +58,8 @@ export interface Lease {
 }
 
 /** A lease as the status object shows it (never the token). */
-export type LeaseView = { held: false } | { held: true; pid: number; host: string; expires_at: string; stale: boolean };
+export type LeaseView =
+  { held: false } | { held: true; pid: number; host: string; expires_at: string; stale: boolean };
 
 /** The lease's time to live unless `--ttl` says otherwise. */
 export const DEFAULT_LEASE_TTL_S = 60;
@@ -75,18 +76,30 @@ export interface AcquireOptions {
 /** The rules across fields that the schema cannot say. */
 function crossFieldProblems(lease: Lease): string[] {
   const problems: string[] = [];
-  if (!lease.pid_identity.startsWith(`${lease.pid} `)) problems.push(`/pid_identity is not pid ${lease.pid}'s`);
-  problems.push(...calendarTimeProblems((['acquired_at', 'heartbeat_at', 'expires_at'] as const).map((k) => [`/${k}`, lease[k]])));
-  if (problems.length === 0 && !(Date.parse(lease.heartbeat_at) < Date.parse(lease.expires_at))) problems.push('/expires_at must be after heartbeat_at');
+  if (!lease.pid_identity.startsWith(`${lease.pid} `))
+    problems.push(`/pid_identity is not pid ${lease.pid}'s`);
+  problems.push(
+    ...calendarTimeProblems(
+      (['acquired_at', 'heartbeat_at', 'expires_at'] as const).map((k) => [`/${k}`, lease[k]]),
+    ),
+  );
+  if (problems.length === 0 && !(Date.parse(lease.heartbeat_at) < Date.parse(lease.expires_at)))
+    problems.push('/expires_at must be after heartbeat_at');
   return problems;
 }
 
-/** lease.json as a typed record: its schema, the rules across fields, a refusal (exit 2) naming the first problem. */
+/**
+ * lease.json as a typed record: its schema, the rules across fields, a refusal (exit 2) naming the
+ * first problem.
+ */
 const LEASE: RecordKind<Lease> = {
   what: 'lease',
   validate: validateLeaseSchema,
   invariants: crossFieldProblems,
-  invalid: (path, problems) => new CommandFailure('refused', [`invalid lease '${path}': ${printable(problems[0] ?? 'invalid')}`]),
+  invalid: (path, problems) =>
+    new CommandFailure('refused', [
+      `invalid lease '${path}': ${printable(problems[0] ?? 'invalid')}`,
+    ]),
   crashSteps: { written: 'run:lease-written' },
 };
 
@@ -100,14 +113,28 @@ function writeLease(paths: RunPaths, lease: Lease): void {
   writeRecord(paths.lease, LEASE, lease);
 }
 
-/** True when the run's history records the acquisition of `lease` (an acquire or reclaim entry at its acquired_at). */
+/**
+ * True when the run's history records the acquisition of `lease` (an acquire or reclaim entry at
+ * its acquired_at).
+ */
 export function leaseRecorded(lease: Lease, history: readonly RunHistoryEntry[]): boolean {
-  return history.some((h) => h.at === lease.acquired_at && (h.action === 'lease acquire' || h.action === 'lease reclaim'));
+  return history.some(
+    (h) =>
+      h.at === lease.acquired_at && (h.action === 'lease acquire' || h.action === 'lease reclaim'),
+  );
 }
 
-/** Why a lease is stale at `now` (unrecorded, expired, or its process gone on this host), or undefined while it is live. */
-function staleReason(lease: Lease, now: Date, history: readonly RunHistoryEntry[]): string | undefined {
-  if (!leaseRecorded(lease, history)) return 'its acquisition was never recorded: the acquire was killed, and no one has its token';
+/**
+ * Why a lease is stale at `now` (unrecorded, expired, or its process gone on this host), or
+ * undefined while it is live.
+ */
+function staleReason(
+  lease: Lease,
+  now: Date,
+  history: readonly RunHistoryEntry[],
+): string | undefined {
+  if (!leaseRecorded(lease, history))
+    return 'its acquisition was never recorded: the acquire was killed, and no one has its token';
   return lapseReason(lease, now);
 }
 
@@ -115,14 +142,28 @@ function staleReason(lease: Lease, now: Date, history: readonly RunHistoryEntry[
 function lapseReason(lease: Lease, now: Date): string | undefined {
   if (now.getTime() >= Date.parse(lease.expires_at)) return `expired at ${lease.expires_at}`;
   const onThisHost = lease.host === hostname() && lease.machine_id === machineId();
-  if (onThisHost && !identityAlive(lease.pid_identity)) return `pid ${lease.pid} is no longer running`;
+  if (onThisHost && !identityAlive(lease.pid_identity))
+    return `pid ${lease.pid} is no longer running`;
   return undefined;
 }
 
-/** The lease as the status object shows it: not held, or held (live or stale) by whom until when; `history` is the run's. */
-export function leaseView(lease: Lease | undefined, now: Date, history: readonly RunHistoryEntry[]): LeaseView {
+/**
+ * The lease as the status object shows it: not held, or held (live or stale) by whom until when;
+ * `history` is the run's.
+ */
+export function leaseView(
+  lease: Lease | undefined,
+  now: Date,
+  history: readonly RunHistoryEntry[],
+): LeaseView {
   if (lease === undefined) return { held: false };
-  return { held: true, pid: lease.pid, host: lease.host, expires_at: lease.expires_at, stale: staleReason(lease, now, history) !== undefined };
+  return {
+    held: true,
+    pid: lease.pid,
+    host: lease.host,
+    expires_at: lease.expires_at,
+    stale: staleReason(lease, now, history) !== undefined,
+  };
 }
 
 /** `pid N on HOST`, for messages. */
@@ -132,8 +173,10 @@ function holderOf(lease: Lease): string {
 
 /** Checks acquireLease's numbers; a bad one is a usage error (exit 1). */
 function checkAcquireOptions(pid: number, ttlS: number): void {
-  if (!Number.isSafeInteger(pid) || pid < 1) fail('usage', `malformed pid '${pid}': expected a positive integer`);
-  if (!Number.isSafeInteger(ttlS) || ttlS < 1) fail('usage', `malformed lease ttl '${ttlS}': expected a positive number of seconds`);
+  if (!Number.isSafeInteger(pid) || pid < 1)
+    fail('usage', `malformed pid '${pid}': expected a positive integer`);
+  if (!Number.isSafeInteger(ttlS) || ttlS < 1)
+    fail('usage', `malformed lease ttl '${ttlS}': expected a positive number of seconds`);
 }
 
 /**
@@ -142,17 +185,28 @@ function checkAcquireOptions(pid: number, ttlS: number): void {
  * over only with reclaimStale (exit 2 without); the new lease has a new token. `history` is
  * the run's (an unrecorded lease is stale).
  */
-export function acquireLease(paths: RunPaths, options: AcquireOptions, now: Date, history: readonly RunHistoryEntry[]): { lease: Lease; reclaimed: boolean } {
+export function acquireLease(
+  paths: RunPaths,
+  options: AcquireOptions,
+  now: Date,
+  history: readonly RunHistoryEntry[],
+): { lease: Lease; reclaimed: boolean } {
   const { pid, ttlS = DEFAULT_LEASE_TTL_S, reclaimStale = false } = options;
   checkAcquireOptions(pid, ttlS);
   const identity = processIdentityOf(pid);
-  if (identity === undefined) fail('refused', `pid ${pid} is not running: a lease needs a live holder`);
+  if (identity === undefined)
+    fail('refused', `pid ${pid} is not running: a lease needs a live holder`);
   const current = readLease(paths);
   if (current !== undefined) {
     const stale = staleReason(current, now, history);
     const ownAgain = reclaimStale && current.pid_identity === identity;
-    if (stale === undefined && !ownAgain) fail('temporary', `lease held by ${holderOf(current)} until ${current.expires_at}`);
-    if (stale !== undefined && !reclaimStale) fail('refused', `stale lease of ${holderOf(current)} (${stale}): take it over with --reclaim-stale`);
+    if (stale === undefined && !ownAgain)
+      fail('temporary', `lease held by ${holderOf(current)} until ${current.expires_at}`);
+    if (stale !== undefined && !reclaimStale)
+      fail(
+        'refused',
+        `stale lease of ${holderOf(current)} (${stale}): take it over with --reclaim-stale`,
+      );
   }
   const at = now.toISOString();
   const lease: Lease = {
@@ -184,23 +238,44 @@ function sameToken(given: string, token: string): boolean {
 export function requireLeaseToken(paths: RunPaths, token: string, now: Date): Lease {
   const runId = basename(paths.dir);
   const lease = readLease(paths);
-  if (lease === undefined) fail('refused', `run ${runId} has no lease: acquire one with 'baton run lease ${runId} acquire'`);
-  if (!sameToken(token, lease.token)) fail('refused', `wrong lease token for run ${runId}: its lease is held by ${holderOf(lease)}`);
+  if (lease === undefined)
+    fail(
+      'refused',
+      `run ${runId} has no lease: acquire one with 'baton run lease ${runId} acquire'`,
+    );
+  if (!sameToken(token, lease.token))
+    fail('refused', `wrong lease token for run ${runId}: its lease is held by ${holderOf(lease)}`);
   const stale = lapseReason(lease, now);
-  if (stale !== undefined) fail('refused', `stale lease token for run ${runId}: the lease of ${holderOf(lease)} is stale (${stale}); take it over with --reclaim-stale`);
+  if (stale !== undefined)
+    fail(
+      'refused',
+      `stale lease token for run ${runId}: the lease of ` +
+        `${holderOf(lease)} is stale (${stale}); take it over with ` +
+        `--reclaim-stale`,
+    );
   return lease;
 }
 
-/** Extends the live lease `token` names by its time to live from `now` (the ttl is its expiry minus its last heartbeat). */
+/**
+ * Extends the live lease `token` names by its time to live from `now` (the ttl is its expiry minus
+ * its last heartbeat).
+ */
 export function heartbeatLease(paths: RunPaths, token: string, now: Date): Lease {
   const lease = requireLeaseToken(paths, token, now);
   const ttlMs = Date.parse(lease.expires_at) - Date.parse(lease.heartbeat_at);
-  const renewed: Lease = { ...lease, heartbeat_at: now.toISOString(), expires_at: new Date(now.getTime() + ttlMs).toISOString() };
+  const renewed: Lease = {
+    ...lease,
+    heartbeat_at: now.toISOString(),
+    expires_at: new Date(now.getTime() + ttlMs).toISOString(),
+  };
   writeLease(paths, renewed);
   return renewed;
 }
 
-/** Removes the run's lease (nothing when there is none) and fsyncs the run folder; true if one was removed. */
+/**
+ * Removes the run's lease (nothing when there is none) and fsyncs the run folder; true if one was
+ * removed.
+ */
 export function releaseLease(paths: RunPaths): boolean {
   return unlinkSynced(paths.lease);
 }

@@ -18,14 +18,20 @@ export interface RunContext {
   now: () => Date;
 }
 
-/** The context of a command run in `cwd` with `env`: ROOT per docs/runtime.md §1, the current user, the clock. */
+/**
+ * The context of a command run in `cwd` with `env`: ROOT per docs/runtime.md §1, the current user,
+ * the clock.
+ */
 export function runContextOf(cwd: string, env: NodeJS.ProcessEnv): RunContext {
   return { root: runRootOf(cwd, env), cwd, env, user: currentOwner(), now: () => new Date() };
 }
 
 /** What an action reports: the status to print and, for a blocking outcome, why. */
 export interface ActionReport {
-  /** The printed status (every artifact's digest recomputed: for a person or a script, never on the controller's path). */
+  /**
+   * The printed status (every artifact's digest recomputed: for a person or a script, never on the
+   * controller's path).
+   */
   readonly status: RunStatusView;
   blocked?: string;
   /** The record as the action left it (a mutation's report). */
@@ -39,11 +45,22 @@ export interface ActionReport {
  * it, while the controller, which calls these actions in process (a heartbeat every 20 s),
  * reads the record and the extra fields and never pays for hashing every artifact.
  */
-export function reportOf(result: { workflow: Workflow; paths: RunPaths; blocked?: string; extra?: Record<string, unknown> }, now: Date): ActionReport {
+export function reportOf(
+  result: {
+    workflow: Workflow;
+    paths: RunPaths;
+    blocked?: string;
+    extra?: Record<string, unknown>;
+  },
+  now: Date,
+): ActionReport {
   let status: RunStatusView | undefined;
   const report: ActionReport = {
     get status() {
-      status ??= { ...statusOf(result.workflow, result.paths, now), ...result.extra } as RunStatusView;
+      status ??= {
+        ...statusOf(result.workflow, result.paths, now),
+        ...result.extra,
+      } as RunStatusView;
       return status;
     },
     workflow: result.workflow,
@@ -53,8 +70,17 @@ export function reportOf(result: { workflow: Workflow; paths: RunPaths; blocked?
 }
 
 /** Runs one locked change of the run and reports it. */
-export async function changeRun(ctx: RunContext, runId: string, change: (wf: Workflow, paths: RunPaths, now: Date) => Promise<ActionOutcome> | ActionOutcome): Promise<ActionReport> {
+export async function changeRun(
+  ctx: RunContext,
+  runId: string,
+  change: (wf: Workflow, paths: RunPaths, now: Date) => Promise<ActionOutcome> | ActionOutcome,
+): Promise<ActionReport> {
   const now = ctx.now();
-  const result = await mutateRun(ctx.root, runId, (wf, paths) => change(wf, paths, now), releaseLease);
+  const result = await mutateRun(
+    ctx.root,
+    runId,
+    (wf, paths) => change(wf, paths, now),
+    releaseLease,
+  );
   return reportOf(result, now);
 }

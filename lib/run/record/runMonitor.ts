@@ -30,8 +30,15 @@ export interface RunMonitorView {
 /** Terminal runs stay in the view this long after their last change. */
 const RECENT_MS = 3_600_000;
 
-/** The controller's state for a run: live while a live lease is held, missing when an ACTIVE run has none. */
-function controllerOf(wf: Workflow, paths: ReturnType<typeof readWorkflow>['paths'], now: Date): RunMonitorView['controller'] {
+/**
+ * The controller's state for a run: live while a live lease is held, missing when an ACTIVE run has
+ * none.
+ */
+function controllerOf(
+  wf: Workflow,
+  paths: ReturnType<typeof readWorkflow>['paths'],
+  now: Date,
+): RunMonitorView['controller'] {
   if (wf.status !== 'ACTIVE' && wf.status !== 'WAITING_FOR_HUMAN_APPROVAL') return 'not needed';
   try {
     const view = leaseView(readLease(paths), now, wf.history);
@@ -42,14 +49,33 @@ function controllerOf(wf: Workflow, paths: ReturnType<typeof readWorkflow>['path
 }
 
 /** The view of one readable run. */
-function viewOf(wf: Workflow, paths: ReturnType<typeof readWorkflow>['paths'], now: Date): RunMonitorView {
+function viewOf(
+  wf: Workflow,
+  paths: ReturnType<typeof readWorkflow>['paths'],
+  now: Date,
+): RunMonitorView {
   const question = readPhase(paths, now).question;
   const end = isTerminal(wf.status) ? Date.parse(wf.updated_at) : now.getTime();
   return {
-    run_id: wf.run_id, request_id: wf.request_id, status: wf.status, phase: wf.phase, review_cycle: wf.review_cycle, max_review_cycles: wf.max_review_cycles,
-    blocking_findings: wf.blocking_findings, approval_gate: wf.status === 'WAITING_FOR_HUMAN_APPROVAL', duration_s: Math.max(0, Math.round((end - Date.parse(wf.created_at)) / 1000)),
-    human_input: question === null ? null : { question: redactSecrets(question.text).slice(0, 200), waiting_s: Math.max(0, Math.round((now.getTime() - Date.parse(question.since)) / 1000)) },
-    block_reason: wf.block_reason === null ? null : redactSecrets(wf.block_reason), controller: controllerOf(wf, paths, now), problem: null,
+    run_id: wf.run_id,
+    request_id: wf.request_id,
+    status: wf.status,
+    phase: wf.phase,
+    review_cycle: wf.review_cycle,
+    max_review_cycles: wf.max_review_cycles,
+    blocking_findings: wf.blocking_findings,
+    approval_gate: wf.status === 'WAITING_FOR_HUMAN_APPROVAL',
+    duration_s: Math.max(0, Math.round((end - Date.parse(wf.created_at)) / 1000)),
+    human_input:
+      question === null
+        ? null
+        : {
+            question: redactSecrets(question.text).slice(0, 200),
+            waiting_s: Math.max(0, Math.round((now.getTime() - Date.parse(question.since)) / 1000)),
+          },
+    block_reason: wf.block_reason === null ? null : redactSecrets(wf.block_reason),
+    controller: controllerOf(wf, paths, now),
+    problem: null,
   };
 }
 
@@ -59,12 +85,27 @@ export function runsView(root: string, now = new Date()): RunMonitorView[] {
   for (const id of runIdsOf(root)) {
     try {
       const { workflow, paths } = readWorkflow(root, id);
-      if (isTerminal(workflow.status) && now.getTime() - Date.parse(workflow.updated_at) > RECENT_MS) continue;
+      if (
+        isTerminal(workflow.status) &&
+        now.getTime() - Date.parse(workflow.updated_at) > RECENT_MS
+      )
+        continue;
       views.push(viewOf(workflow, paths, now));
     } catch (err) {
       views.push({
-        run_id: id, request_id: null, status: 'UNREADABLE', phase: null, review_cycle: null, max_review_cycles: null, blocking_findings: null,
-        approval_gate: false, duration_s: null, human_input: null, block_reason: null, controller: 'not needed', problem: (err as Error).message.split('\n')[0]!,
+        run_id: id,
+        request_id: null,
+        status: 'UNREADABLE',
+        phase: null,
+        review_cycle: null,
+        max_review_cycles: null,
+        blocking_findings: null,
+        approval_gate: false,
+        duration_s: null,
+        human_input: null,
+        block_reason: null,
+        controller: 'not needed',
+        problem: (err as Error).message.split('\n')[0]!,
       });
     }
   }
@@ -76,9 +117,15 @@ export function runsText(views: RunMonitorView[]): string {
   if (views.length === 0) return '';
   const lines = views.map((v) => {
     if (v.problem) return `  ${v.run_id}  UNREADABLE: ${v.problem}`;
-    const parts = [`${v.status}/${v.phase}`, `cycle ${v.review_cycle}/${v.max_review_cycles}`, `blocking ${v.blocking_findings}`, `${v.duration_s}s`];
+    const parts = [
+      `${v.status}/${v.phase}`,
+      `cycle ${v.review_cycle}/${v.max_review_cycles}`,
+      `blocking ${v.blocking_findings}`,
+      `${v.duration_s}s`,
+    ];
     if (v.approval_gate) parts.push('WAITING FOR YOUR APPROVAL');
-    if (v.human_input) parts.push(`QUESTION waiting ${v.human_input.waiting_s}s: ${v.human_input.question}`);
+    if (v.human_input)
+      parts.push(`QUESTION waiting ${v.human_input.waiting_s}s: ${v.human_input.question}`);
     if (v.block_reason) parts.push(`BLOCKED: ${v.block_reason}`);
     if (v.controller === 'missing') parts.push('CONTROLLER MISSING (no live lease)');
     return `  ${v.run_id} (${v.request_id})  ${parts.join('  ')}`;

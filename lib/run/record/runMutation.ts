@@ -13,7 +13,10 @@ import { type RunPaths } from '../../project/layout.js';
 import { readWorkflow, withRunLock, writeWorkflow } from './runStore.js';
 import { isTerminal, type RunStatus, type Workflow } from './workflow.js';
 
-/** What an action did: the record to write (undefined: nothing changes), and the reason when its gate failed and it blocked the run. */
+/**
+ * What an action did: the record to write (undefined: nothing changes), and the reason when its
+ * gate failed and it blocked the run.
+ */
 export interface ActionOutcome {
   workflow?: Workflow;
   blocked?: string;
@@ -27,10 +30,28 @@ export function leaseIsVoid(status: RunStatus): boolean {
 }
 
 /** One history entry appended, `updated_at` set. */
-export function logged(wf: Workflow, now: Date, entry: { actor: string; action: string; from?: string; detail?: string }): Workflow {
+export function logged(
+  wf: Workflow,
+  now: Date,
+  entry: { actor: string; action: string; from?: string; detail?: string },
+): Workflow {
   const at = now.toISOString();
   const to = `${wf.status}/${wf.phase}`;
-  return { ...wf, updated_at: at, history: [...wf.history, { at, actor: entry.actor, action: entry.action, from: entry.from ?? to, to, detail: entry.detail ?? '' }] };
+  return {
+    ...wf,
+    updated_at: at,
+    history: [
+      ...wf.history,
+      {
+        at,
+        actor: entry.actor,
+        action: entry.action,
+        from: entry.from ?? to,
+        to,
+        detail: entry.detail ?? '',
+      },
+    ],
+  };
 }
 
 /** `status/phase`, as history records a state. */
@@ -38,27 +59,68 @@ export function stateOf(wf: Workflow): string {
   return `${wf.status}/${wf.phase}`;
 }
 
-/** A blocking outcome: the run is BLOCKED with `reason` (the phase kept for retry), evidence registered, one history entry. */
-export function blockRun(wf: Workflow, actor: string, action: string, reason: string, now: Date, evidence: Workflow['artifacts'] = [], from = stateOf(wf)): ActionOutcome {
-  const next: Workflow = { ...wf, status: 'BLOCKED', block_reason: reason, artifacts: [...wf.artifacts, ...evidence] };
-  return { workflow: logged(next, now, { actor, action, from, detail: `blocked: ${reason}` }), blocked: reason };
+/**
+ * A blocking outcome: the run is BLOCKED with `reason` (the phase kept for retry), evidence
+ * registered, one history entry.
+ */
+export function blockRun(
+  wf: Workflow,
+  actor: string,
+  action: string,
+  reason: string,
+  now: Date,
+  evidence: Workflow['artifacts'] = [],
+  from = stateOf(wf),
+): ActionOutcome {
+  const next: Workflow = {
+    ...wf,
+    status: 'BLOCKED',
+    block_reason: reason,
+    artifacts: [...wf.artifacts, ...evidence],
+  };
+  return {
+    workflow: logged(next, now, { actor, action, from, detail: `blocked: ${reason}` }),
+    blocked: reason,
+  };
 }
 
 /** Refuses any action on a terminal run. */
 export function requireNotTerminal(wf: Workflow, action: string): void {
-  if (isTerminal(wf.status)) fail('refused', `${action}: run ${wf.run_id} is ${wf.status}, a terminal status: nothing changes any more`);
+  if (isTerminal(wf.status))
+    fail(
+      'refused',
+      `${action}: run ${wf.run_id} is ${wf.status}, a terminal status: nothing changes any more`,
+    );
 }
 
 /** Refuses unless the run is in one of `statuses` (and, when given, one of `phases`). */
-export function requireState(wf: Workflow, action: string, statuses: RunStatus[], phases?: Workflow['phase'][]): void {
+export function requireState(
+  wf: Workflow,
+  action: string,
+  statuses: RunStatus[],
+  phases?: Workflow['phase'][],
+): void {
   requireNotTerminal(wf, action);
-  if (!statuses.includes(wf.status)) fail('refused', `${action}: run ${wf.run_id} is ${wf.status}; ${action} needs ${statuses.join(' or ')}`);
-  if (phases && !phases.includes(wf.phase)) fail('refused', `${action}: run ${wf.run_id} is in phase ${wf.phase}; ${action} needs ${phases.join(' or ')}`);
+  if (!statuses.includes(wf.status))
+    fail(
+      'refused',
+      `${action}: run ${wf.run_id} is ${wf.status}; ${action} needs ${statuses.join(' or ')}`,
+    );
+  if (phases && !phases.includes(wf.phase))
+    fail(
+      'refused',
+      `${action}: run ${wf.run_id} is in phase ${wf.phase}; ${action} needs ${phases.join(' or ')}`,
+    );
 }
 
-/** Locks the run, reads it, applies `change`, writes what it returns and settles the lease; returns the outcome with the record as now on disk. */
+/**
+ * Locks the run, reads it, applies `change`, writes what it returns and settles the lease; returns
+ * the outcome with the record as now on disk.
+ */
 export async function mutateRun(
-  root: string, runId: string, change: (wf: Workflow, paths: RunPaths) => Promise<ActionOutcome> | ActionOutcome,
+  root: string,
+  runId: string,
+  change: (wf: Workflow, paths: RunPaths) => Promise<ActionOutcome> | ActionOutcome,
   removeLease: (paths: RunPaths) => void,
 ): Promise<ActionOutcome & { workflow: Workflow; paths: RunPaths }> {
   return withRunLock(root, runId, async () => {

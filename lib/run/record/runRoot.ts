@@ -11,19 +11,32 @@ import { fail } from '../../fsx/commandFailure.js';
 import { gitComplaint, runGit } from '../../proc/git.js';
 import { printable } from '../../fsx/printable.js';
 
-/** The ROOT of the runs for a command run in `cwd` with `env`; fails with exit 1 when there is none. */
+/**
+ * The ROOT of the runs for a command run in `cwd` with `env`; fails with exit 1 when there is none.
+ */
 export function runRootOf(cwd: string, env: NodeJS.ProcessEnv): string {
   const fromEnv = env.SWARMFORGE_ROOT;
   if (fromEnv) {
     const root = resolve(cwd, fromEnv);
     if (statSync(root, { throwIfNoEntry: false })?.isDirectory()) return root;
-    fail('usage', `SWARMFORGE_ROOT='${printable(fromEnv)}' is not an existing directory ('${printable(root)}'): set it to your project's folder or unset it`);
+    fail(
+      'usage',
+      `SWARMFORGE_ROOT='${printable(fromEnv)}' is not an existing ` +
+        `directory ('${printable(root)}'): set it to your project's ` +
+        `folder or unset it`,
+    );
   }
   let commonDir: string;
   try {
     commonDir = runGit(cwd, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
   } catch (err) {
-    fail('usage', `no run ROOT for '${printable(cwd)}' (${printable(gitComplaint(err))}): run this inside your project's git repository (its main checkout or a worktree), or set SWARMFORGE_ROOT`);
+    fail(
+      'usage',
+      `no run ROOT for '${printable(cwd)}' ` +
+        `(${printable(gitComplaint(err))}): run this inside your ` +
+        `project's git repository (its main checkout or a worktree), ` +
+        `or set SWARMFORGE_ROOT`,
+    );
   }
   return realpathSync(dirname(resolve(cwd, commonDir)));
 }

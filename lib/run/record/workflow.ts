@@ -3,10 +3,24 @@
 import { type Severity } from '../../findings/severity.js';
 
 /** A run's status; the last three are terminal. */
-export type RunStatus = 'ACTIVE' | 'PAUSED' | 'BLOCKED' | 'WAITING_FOR_HUMAN_APPROVAL' | 'FAILED' | 'CANCELLED' | 'COMPLETED';
+export type RunStatus =
+  | 'ACTIVE'
+  | 'PAUSED'
+  | 'BLOCKED'
+  | 'WAITING_FOR_HUMAN_APPROVAL'
+  | 'FAILED'
+  | 'CANCELLED'
+  | 'COMPLETED';
 
 /** A run's phase, kept when it becomes PAUSED or BLOCKED so resume and retry return to it. */
-export type RunPhase = 'IDLE' | 'STAGE_ACTIVE' | 'PAUSE_REQUESTED' | 'REVIEW_PENDING' | 'FINDINGS_PENDING' | 'APPROVAL_PENDING' | 'DONE';
+export type RunPhase =
+  | 'IDLE'
+  | 'STAGE_ACTIVE'
+  | 'PAUSE_REQUESTED'
+  | 'REVIEW_PENDING'
+  | 'FINDINGS_PENDING'
+  | 'APPROVAL_PENDING'
+  | 'DONE';
 
 /** Statuses from which no action changes the record. */
 export const TERMINAL_STATUSES: readonly RunStatus[] = ['FAILED', 'CANCELLED', 'COMPLETED'];
@@ -87,7 +101,10 @@ export interface Workflow {
   artifacts: Artifact[];
   findings: RunFinding[];
   roles: { worker: string; reviewers: [string, string]; validator: string; controller: string };
-  observations: { panes: Record<string, { pane: string; status: string; seen_at: string }>; updated_at: string | null };
+  observations: {
+    panes: Record<string, { pane: string; status: string; seen_at: string }>;
+    updated_at: string | null;
+  };
   history: RunHistoryEntry[];
   created_at: string;
   updated_at: string;

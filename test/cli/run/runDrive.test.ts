@@ -12,8 +12,21 @@ import { failure } from '../../support/failures.js';
 import { makeRunRepo } from '../../support/runs.js';
 
 const START: StartOptions = {
-  request: 'req-1', task: 'add the thing', spec: 'spec.md', acceptance: 'true', stages: ['implementation'], maxCycles: 3,
-  acceptanceTimeoutS: 60, retryAttempts: 3, retryBaseMs: 100, roles: { worker: 'worker', reviewers: ['reviewer-a', 'reviewer-b'], validator: 'validator', controller: 'ctl' },
+  request: 'req-1',
+  task: 'add the thing',
+  spec: 'spec.md',
+  acceptance: 'true',
+  stages: ['implementation'],
+  maxCycles: 3,
+  acceptanceTimeoutS: 60,
+  retryAttempts: 3,
+  retryBaseMs: 100,
+  roles: {
+    worker: 'worker',
+    reviewers: ['reviewer-a', 'reviewer-b'],
+    validator: 'validator',
+    controller: 'ctl',
+  },
 };
 
 describe('lib/cli/run/runDrive', () => {
@@ -36,7 +49,9 @@ describe('lib/cli/run/runDrive', () => {
   });
 
   /** driveFromCli with stdout captured (each written line also handed to onLine). */
-  async function drive(pollInterval: string | undefined): Promise<Awaited<ReturnType<typeof driveFromCli>>> {
+  async function drive(
+    pollInterval: string | undefined,
+  ): Promise<Awaited<ReturnType<typeof driveFromCli>>> {
     process.stdout.write = ((chunk: string | Uint8Array) => {
       out += chunk.toString();
       for (const line of chunk.toString().split('\n').filter(Boolean)) onLine(line);
@@ -51,7 +66,11 @@ describe('lib/cli/run/runDrive', () => {
 
   it('refuses a poll interval that is not a positive number before doing anything', async () => {
     for (const bad of ['0', '-1', 'abc', '']) {
-      await assert.rejects(drive(bad), failure('usage', `drive: --poll-interval takes a whole number of at least 1, not '${bad}'`), bad);
+      await assert.rejects(
+        drive(bad),
+        failure('usage', `drive: --poll-interval takes a whole number of at least 1, not '${bad}'`),
+        bad,
+      );
     }
     assert.equal(out, '');
     assert.equal(readLease(runPathsOf(root, runId)), undefined);
@@ -77,7 +96,13 @@ describe('lib/cli/run/runDrive', () => {
         setImmediate(() => (added[0] as () => void)());
       };
       const report = await drive('600');
-      assert.deepEqual(out.split('\n').filter(Boolean).map((l) => l.split(':')[0]), ['LEASE', 'STAGE', 'SENT', 'DONE']);
+      assert.deepEqual(
+        out
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.split(':')[0]),
+        ['LEASE', 'STAGE', 'SENT', 'DONE'],
+      );
       assert.ok(out.endsWith(`DONE: run ${runId} is ACTIVE\n`));
       assert.equal(report.status.status, 'ACTIVE');
       assert.deepEqual(process.listeners(signal), before);

@@ -5,14 +5,32 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { runDown, runUp } from '../../../lib/cli/run/runSwarm.js';
-import { endStep, pauseStep, startStep, type StartOptions } from '../../../lib/run/owner/ownerSteps.js';
+import {
+  endStep,
+  pauseStep,
+  startStep,
+  type StartOptions,
+} from '../../../lib/run/owner/ownerSteps.js';
 import { type RunContext } from '../../../lib/run/record/runContext.js';
 import { failure } from '../../support/failures.js';
 import { makeRunRepo, snapshotOf } from '../../support/runs.js';
 
 const START: StartOptions = {
-  request: 'req-1', task: 'add the thing', spec: 'spec.md', acceptance: 'true', stages: ['implementation'], maxCycles: 3,
-  acceptanceTimeoutS: 60, retryAttempts: 3, retryBaseMs: 100, roles: { worker: 'worker', reviewers: ['reviewer-a', 'reviewer-b'], validator: 'validator', controller: 'ctl' },
+  request: 'req-1',
+  task: 'add the thing',
+  spec: 'spec.md',
+  acceptance: 'true',
+  stages: ['implementation'],
+  maxCycles: 3,
+  acceptanceTimeoutS: 60,
+  retryAttempts: 3,
+  retryBaseMs: 100,
+  roles: {
+    worker: 'worker',
+    reviewers: ['reviewer-a', 'reviewer-b'],
+    validator: 'validator',
+    controller: 'ctl',
+  },
 };
 
 describe('lib/cli/run/runSwarm', () => {
@@ -30,19 +48,32 @@ describe('lib/cli/run/runSwarm', () => {
 
   const swarmDir = () => join(root, '.swarmforge');
   /** Refused with `message`, and nothing under .swarmforge created or changed. */
-  async function refusedUntouched(attempt: Promise<unknown>, kind: string, message: string | RegExp): Promise<void> {
+  async function refusedUntouched(
+    attempt: Promise<unknown>,
+    kind: string,
+    message: string | RegExp,
+  ): Promise<void> {
     const before = snapshotOf(swarmDir());
     const dirs = fs.readdirSync(swarmDir()).sort();
     await assert.rejects(attempt, failure(kind, message));
     assert.deepEqual(snapshotOf(swarmDir()), before);
     assert.deepEqual(fs.readdirSync(swarmDir()).sort(), dirs);
-    for (const gone of ['daemon', 'tmux-socket', 'panes.tsv', 'handoffs']) assert.ok(!fs.existsSync(join(swarmDir(), gone)), `${gone} was created`);
+    for (const gone of ['daemon', 'tmux-socket', 'panes.tsv', 'handoffs'])
+      assert.ok(!fs.existsSync(join(swarmDir(), gone)), `${gone} was created`);
   }
 
   it('refuses a run of another request before checking anything else', async () => {
-    await refusedUntouched(runUp(ctx, runId, 'req-2'), 'refused', `run ${runId} is request req-1, not req-2: nothing started`);
+    await refusedUntouched(
+      runUp(ctx, runId, 'req-2'),
+      'refused',
+      `run ${runId} is request req-1, not req-2: nothing started`,
+    );
     await pauseStep(ctx, runId);
-    await refusedUntouched(runUp(ctx, runId, 'req-2'), 'refused', `run ${runId} is request req-1, not req-2: nothing started`);
+    await refusedUntouched(
+      runUp(ctx, runId, 'req-2'),
+      'refused',
+      `run ${runId} is request req-1, not req-2: nothing started`,
+    );
   });
 
   it('refuses a run that is not ACTIVE (paused, or over), with or without --request', async () => {
@@ -51,7 +82,11 @@ describe('lib/cli/run/runSwarm', () => {
     await refusedUntouched(runUp(ctx, runId, undefined), 'refused', paused);
     await refusedUntouched(runUp(ctx, runId, 'req-1'), 'refused', paused);
     await endStep(ctx, runId, 'cancel', 'not needed');
-    await refusedUntouched(runUp(ctx, runId, undefined), 'refused', `run ${runId} is CANCELLED, not ACTIVE: nothing started (its owner resumes or retries it first)`);
+    await refusedUntouched(
+      runUp(ctx, runId, undefined),
+      'refused',
+      `run ${runId} is CANCELLED, not ACTIVE: nothing started (its owner resumes or retries it first)`,
+    );
   });
 
   it('an unknown run is refused by up and down before anything starts or stops', async () => {

@@ -15,8 +15,21 @@ import { waitFor } from '../../support/daemon.js';
 import { makeRunRepo } from '../../support/runs.js';
 
 const START: StartOptions = {
-  request: 'req-1', task: 'watch me', spec: 'spec.md', acceptance: 'true', stages: ['implementation'], maxCycles: 3,
-  acceptanceTimeoutS: 60, retryAttempts: 3, retryBaseMs: 1000, roles: { worker: 'worker', reviewers: ['reviewer-a', 'reviewer-b'], validator: 'validator', controller: 'controller' },
+  request: 'req-1',
+  task: 'watch me',
+  spec: 'spec.md',
+  acceptance: 'true',
+  stages: ['implementation'],
+  maxCycles: 3,
+  acceptanceTimeoutS: 60,
+  retryAttempts: 3,
+  retryBaseMs: 1000,
+  roles: {
+    worker: 'worker',
+    reviewers: ['reviewer-a', 'reviewer-b'],
+    validator: 'validator',
+    controller: 'controller',
+  },
 };
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
@@ -30,7 +43,11 @@ interface Watch {
 describe('lib/cli/run/runWatch', () => {
   let root: string;
   let ctx: RunContext;
-  let saved: { write: typeof process.stdout.write; listeners: Record<(typeof SIGNALS)[number], NodeJS.SignalsListener[]>; isTTY: PropertyDescriptor | undefined };
+  let saved: {
+    write: typeof process.stdout.write;
+    listeners: Record<(typeof SIGNALS)[number], NodeJS.SignalsListener[]>;
+    isTTY: PropertyDescriptor | undefined;
+  };
   let watch: Watch | undefined;
 
   beforeEach(() => {
@@ -63,7 +80,8 @@ describe('lib/cli/run/runWatch', () => {
   /** Starts watching `runId` (every run when undefined), capturing what it writes. */
   function startWatch(runId: string | undefined): Watch {
     const draws: string[] = [];
-    process.stdout.write = ((chunk: string | Uint8Array) => draws.push(Buffer.from(chunk).toString()) > 0) as typeof process.stdout.write;
+    process.stdout.write = ((chunk: string | Uint8Array) =>
+      draws.push(Buffer.from(chunk).toString()) > 0) as typeof process.stdout.write;
     let ended = false;
     const done = watchStatus(ctx, runId).finally(() => {
       ended = true;
@@ -73,7 +91,8 @@ describe('lib/cli/run/runWatch', () => {
     return watch;
   }
 
-  const started = async (request = 'req-1') => (await startStep(ctx, { ...START, request })).status.run_id;
+  const started = async (request = 'req-1') =>
+    (await startStep(ctx, { ...START, request })).status.run_id;
   const retitle = (runId: string, task: string) => {
     const { workflow, paths } = readWorkflow(root, runId);
     writeWorkflow(paths.workflow, { ...workflow, task });
@@ -87,7 +106,11 @@ describe('lib/cli/run/runWatch', () => {
     assert.deepEqual([status.run_id, status.task, status.status], [runId, 'watch me', 'ACTIVE']);
     assert.ok(w.draws[0]!.endsWith('}\n'));
     assert.equal(w.running(), true);
-    assert.deepEqual(SIGNALS.map((s) => process.listenerCount(s)), [1, 1], 'it listens for SIGINT and SIGTERM');
+    assert.deepEqual(
+      SIGNALS.map((s) => process.listenerCount(s)),
+      [1, 1],
+      'it listens for SIGINT and SIGTERM',
+    );
   });
 
   it('draws again when the record changes, each new status once', async () => {
@@ -96,10 +119,16 @@ describe('lib/cli/run/runWatch', () => {
     await waitFor('the first draw', () => w.draws.length === 1);
     retitle(runId, 'second title');
     await waitFor('the second draw', () => w.draws.length === 2);
-    fs.writeFileSync(`${runPathsOf(root, runId).artifacts}/unrelated.txt`, 'a change in the folder, not in the status');
+    fs.writeFileSync(
+      `${runPathsOf(root, runId).artifacts}/unrelated.txt`,
+      'a change in the folder, not in the status',
+    );
     retitle(runId, 'third title');
     await waitFor('the third draw', () => w.draws.length === 3);
-    assert.deepEqual(w.draws.map((d) => (JSON.parse(d) as { task: string }).task), ['watch me', 'second title', 'third title']);
+    assert.deepEqual(
+      w.draws.map((d) => (JSON.parse(d) as { task: string }).task),
+      ['watch me', 'second title', 'third title'],
+    );
   });
 
   it('stops on SIGINT: it returns, listens no more and draws no more', async () => {
@@ -131,12 +160,19 @@ describe('lib/cli/run/runWatch', () => {
     await waitFor('the first draw', () => w.draws.length === 1);
     process.emit('SIGINT', 'SIGINT');
     await w.done;
-    assert.deepEqual(SIGNALS.map((s) => process.listenerCount(s)), [0, 0]);
+    assert.deepEqual(
+      SIGNALS.map((s) => process.listenerCount(s)),
+      [0, 0],
+    );
   });
   // BUG-END
 
   it('on a terminal, clears the screen before each draw', async () => {
-    Object.defineProperty(process.stdout, 'isTTY', { value: true, configurable: true, writable: true });
+    Object.defineProperty(process.stdout, 'isTTY', {
+      value: true,
+      configurable: true,
+      writable: true,
+    });
     const runId = await started();
     const w = startWatch(runId);
     await waitFor('the first draw', () => w.draws.length === 1);
@@ -152,15 +188,28 @@ describe('lib/cli/run/runWatch', () => {
     assert.equal(w.draws[0], '[]\n');
     const first = await started('req-1');
     await waitFor('a draw with the new run', () => w.draws.length === 2);
-    assert.deepEqual((JSON.parse(w.draws[1]!) as { run_id: string }[]).map((s) => s.run_id), [first]);
+    assert.deepEqual(
+      (JSON.parse(w.draws[1]!) as { run_id: string }[]).map((s) => s.run_id),
+      [first],
+    );
     const second = await started('req-2');
     await waitFor('a draw with both runs', () => w.draws.some((d) => d.includes(second)));
-    assert.deepEqual((JSON.parse(w.draws.at(-1)!) as { run_id: string }[]).map((s) => s.run_id), [first, second]);
+    assert.deepEqual(
+      (JSON.parse(w.draws.at(-1)!) as { run_id: string }[]).map((s) => s.run_id),
+      [first, second],
+    );
   });
 
   it('an unknown run is a usage error at once: nothing drawn, no listener left behind', async () => {
     await started();
-    await assert.rejects(watchStatus(ctx, 'run-20300101T000000Z-000000'), (err: unknown) => err instanceof CommandFailure && err.kind === 'usage' && /^unknown run /.test(err.message));
-    assert.deepEqual(SIGNALS.map((s) => process.listenerCount(s)), [0, 0]);
+    await assert.rejects(
+      watchStatus(ctx, 'run-20300101T000000Z-000000'),
+      (err: unknown) =>
+        err instanceof CommandFailure && err.kind === 'usage' && /^unknown run /.test(err.message),
+    );
+    assert.deepEqual(
+      SIGNALS.map((s) => process.listenerCount(s)),
+      [0, 0],
+    );
   });
 });

@@ -2,16 +2,36 @@
 // (`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`) are ever accepted; anything else fails as invalid.
 import assert from 'node:assert/strict';
 import { CommandFailure } from '../../../lib/fsx/commandFailure.js';
-import { isSafeBeadName, newBead, newRand8, requireBeadName } from '../../../lib/review/bookbag/beads.js';
+import {
+  isSafeBeadName,
+  newBead,
+  newRand8,
+  requireBeadName,
+} from '../../../lib/review/bookbag/beads.js';
 
 function invalid(pattern: RegExp) {
-  return (err: unknown) => err instanceof CommandFailure && err.kind === 'invalid' && pattern.test(err.message);
+  return (err: unknown) =>
+    err instanceof CommandFailure && err.kind === 'invalid' && pattern.test(err.message);
 }
 
 describe('lib/review/bookbag/beads', () => {
   it('isSafeBeadName: letters, digits, . _ -, starting with a letter or digit, at most 128', () => {
-    for (const name of ['a', '0', 'coder-general-0a1b2c3d', 'A.b_c-d', 'x'.repeat(128)]) assert.equal(isSafeBeadName(name), true, name);
-    for (const name of ['', '.hidden', '-x', '_x', '../x', 'a/b', 'a b', 'a\nb', 'abc\n', 'é', 'x'.repeat(129)]) assert.equal(isSafeBeadName(name), false, name);
+    for (const name of ['a', '0', 'coder-general-0a1b2c3d', 'A.b_c-d', 'x'.repeat(128)])
+      assert.equal(isSafeBeadName(name), true, name);
+    for (const name of [
+      '',
+      '.hidden',
+      '-x',
+      '_x',
+      '../x',
+      'a/b',
+      'a b',
+      'a\nb',
+      'abc\n',
+      'é',
+      'x'.repeat(129),
+    ])
+      assert.equal(isSafeBeadName(name), false, name);
   });
 
   it('requireBeadName returns a safe name and refuses any other as invalid, naming it escaped', () => {
@@ -34,7 +54,8 @@ describe('lib/review/bookbag/beads', () => {
   });
 
   it('newBead refuses a domain or student that would not make a safe name', () => {
-    for (const domain of ['a/b', '', 'a b', '../x']) assert.throws(() => newBead('coder', domain), invalid(/invalid domain/), domain);
+    for (const domain of ['a/b', '', 'a b', '../x'])
+      assert.throws(() => newBead('coder', domain), invalid(/invalid domain/), domain);
     assert.throws(() => newBead('', 'general'), invalid(/invalid bead name/));
     assert.throws(() => newBead('x'.repeat(120), 'general'), invalid(/invalid bead name/));
   });

@@ -2,8 +2,18 @@
 // score by review.md §3's weight table and floor for each difficulty, and the acceptance
 // rule (both PASS, both scores at least 50, no CRITICAL finding).
 import assert from 'node:assert/strict';
-import { type Bookbag, type Difficulty, type Finding, type Severity } from '../../../lib/review/bookbag/bookbag.js';
-import { ACCEPTANCE_SCORE, acceptedOf, scoreOf, verdictOf } from '../../../lib/review/bookbag/scoring.js';
+import {
+  type Bookbag,
+  type Difficulty,
+  type Finding,
+  type Severity,
+} from '../../../lib/review/bookbag/bookbag.js';
+import {
+  ACCEPTANCE_SCORE,
+  acceptedOf,
+  scoreOf,
+  verdictOf,
+} from '../../../lib/review/bookbag/scoring.js';
 import { bookbagIn, finding, submission } from '../../support/bookbags.js';
 
 /** review.md §3, as written there: weights of CRITICAL, HIGH, MEDIUM, LOW, then the floor. */
@@ -15,7 +25,8 @@ const TABLE: Record<Difficulty, [number, number, number, number, number]> = {
 };
 const ORDER: Severity[] = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'];
 
-const times = (n: number, severity: Severity): Finding[] => Array.from({ length: n }, () => finding(severity));
+const times = (n: number, severity: Severity): Finding[] =>
+  Array.from({ length: n }, () => finding(severity));
 
 describe('lib/review/bookbag/scoring', () => {
   it('verdictOf: FAIL exactly when a finding is CRITICAL or HIGH', () => {
@@ -29,8 +40,11 @@ describe('lib/review/bookbag/scoring', () => {
     describe(`scoreOf, ${difficulty}`, () => {
       it('is 100 without findings', () => assert.equal(scoreOf([], difficulty), 100));
 
-      it('takes each severity\'s weight off 100', () => {
-        assert.deepEqual(ORDER.map((s) => scoreOf([finding(s)], difficulty)), ORDER.map((_, i) => 100 - row[i]!));
+      it("takes each severity's weight off 100", () => {
+        assert.deepEqual(
+          ORDER.map((s) => scoreOf([finding(s)], difficulty)),
+          ORDER.map((_, i) => 100 - row[i]!),
+        );
       });
 
       it('adds the weights of several findings', () => {

@@ -5,7 +5,11 @@ import { hostname } from 'node:os';
 import { leafFilesOf, reviewPathsOf, worktreePathOf } from '../../../lib/project/layout.js';
 import { processIdentityOf, processRunning } from '../../../lib/fsx/processIdentity.js';
 import { cleanLeaves, leafRecordsOf, orphanLeaves } from '../../../lib/review/leaf/leafClean.js';
-import { parseLeafRecord, writeLeafJson, type LeafRecord } from '../../../lib/review/leaf/leafRecord.js';
+import {
+  parseLeafRecord,
+  writeLeafJson,
+  type LeafRecord,
+} from '../../../lib/review/leaf/leafRecord.js';
 import { addLeafWorktree, headCommitOf } from '../../../lib/review/leaf/leafWorktree.js';
 import { waitFor } from '../../support/daemon.js';
 import { deadIdentity, startSleeper } from '../../support/deadProcess.js';
@@ -24,9 +28,25 @@ describe('lib/review/leaf/leafClean', function () {
   });
 
   /** Writes the pid record of a leaf `rand8` run by `leaf` (an identity line), optionally with its worktree made. */
-  function leafOf(rand8: string, leaf: string, more: Partial<LeafRecord> = {}, withWorktree = false): LeafRecord {
+  function leafOf(
+    rand8: string,
+    leaf: string,
+    more: Partial<LeafRecord> = {},
+    withWorktree = false,
+  ): LeafRecord {
     const name = `study-coder-${rand8}`;
-    const record: LeafRecord = { bead: `coder-docs-${rand8}`, role: 'coder', worktree: name, path: worktreePathOf(p.root, name), branch: name, base: headCommitOf(p.root), leaf, worker: '', removed_at: '', ...more };
+    const record: LeafRecord = {
+      bead: `coder-docs-${rand8}`,
+      role: 'coder',
+      worktree: name,
+      path: worktreePathOf(p.root, name),
+      branch: name,
+      base: headCommitOf(p.root),
+      leaf,
+      worker: '',
+      removed_at: '',
+      ...more,
+    };
     if (withWorktree) addLeafWorktree(p.root, record);
     writeLeafJson(leafFilesOf(reviewPathsOf(p.root), record.bead).record, record);
     return record;
@@ -40,7 +60,10 @@ describe('lib/review/leaf/leafClean', function () {
     leafOf('00000003', processIdentityOf(process.pid)!);
     leafOf('00000004', `999999999 1 other-boot other-host.example`);
     leafOf('00000005', dead, { removed_at: '2026-01-01T00:00:00.000Z' });
-    assert.deepEqual(orphanLeaves(p.root).map((o) => o.record.bead), ['coder-docs-00000001', 'coder-docs-00000002']);
+    assert.deepEqual(
+      orphanLeaves(p.root).map((o) => o.record.bead),
+      ['coder-docs-00000001', 'coder-docs-00000002'],
+    );
   });
 
   it('lists every record, and one that cannot be read with why; a leaf folder without a record made nothing and is skipped', () => {
@@ -50,30 +73,58 @@ describe('lib/review/leaf/leafClean', function () {
     fs.writeFileSync(broken.record, '{"bead": 1}');
     fs.mkdirSync(leafFilesOf(reviewPathsOf(p.root), 'coder-docs-0000000c').dir);
     const found = leafRecordsOf(p.root);
-    assert.deepEqual(found.map((f) => ('record' in f ? f.record.bead : f.problem.slice(0, 29))), ['coder-docs-0000000a', 'missing or not a string: bead']);
+    assert.deepEqual(
+      found.map((f) => ('record' in f ? f.record.bead : f.problem.slice(0, 29))),
+      ['coder-docs-0000000a', 'missing or not a string: bead'],
+    );
   });
 
   it('clean kills a worker still running in its group, removes the worktree, deletes an empty branch and marks the record; a second clean finds nothing', async () => {
     const worker = startSleeper();
     sleepers.push(worker);
     await waitFor('the worker to run', () => processIdentityOf(worker.pid!) !== undefined);
-    const record = leafOf('0000000d', await deadIdentity(), { worker: processIdentityOf(worker.pid!)! }, true);
+    const record = leafOf(
+      '0000000d',
+      await deadIdentity(),
+      { worker: processIdentityOf(worker.pid!)! },
+      true,
+    );
     const now = new Date('2026-01-02T03:04:05.000Z');
-    assert.deepEqual(cleanLeaves(p.root, process.env, now), [{ bead: record.bead, worktree: record.worktree, path: record.path, branch: '', commit: '', worker_killed: true }]);
+    assert.deepEqual(cleanLeaves(p.root, process.env, now), [
+      {
+        bead: record.bead,
+        worktree: record.worktree,
+        path: record.path,
+        branch: '',
+        commit: '',
+        worker_killed: true,
+      },
+    ]);
     assert.equal(processRunning(worker.pid!), false);
-    assert.deepEqual([fs.existsSync(record.path), git(p.root, 'branch', '--list', 'study-*')], [false, '']);
-    assert.equal(parseLeafRecord(fs.readFileSync(leafFilesOf(reviewPathsOf(p.root), record.bead).record, 'utf8')).removed_at, now.toISOString());
+    assert.deepEqual(
+      [fs.existsSync(record.path), git(p.root, 'branch', '--list', 'study-*')],
+      [false, ''],
+    );
+    assert.equal(
+      parseLeafRecord(
+        fs.readFileSync(leafFilesOf(reviewPathsOf(p.root), record.bead).record, 'utf8'),
+      ).removed_at,
+      now.toISOString(),
+    );
     assert.deepEqual(cleanLeaves(p.root), []);
   });
 
-  it('clean keeps a branch with commits, and never kills a process that only reuses the worker\'s pid', async () => {
+  it("clean keeps a branch with commits, and never kills a process that only reuses the worker's pid", async () => {
     const bystander = startSleeper();
     sleepers.push(bystander);
     await waitFor('the bystander to run', () => processIdentityOf(bystander.pid!) !== undefined);
     const reused = processIdentityOf(bystander.pid!)!.replace(/^(\d+) \d+/, '$1 1');
     const record = leafOf('0000000e', await deadIdentity(), { worker: reused }, true);
     const tip = commitIn(record.path, 'the worker committed');
-    assert.deepEqual(cleanLeaves(p.root).map((c) => [c.branch, c.commit, c.worker_killed]), [[record.branch, tip, false]]);
+    assert.deepEqual(
+      cleanLeaves(p.root).map((c) => [c.branch, c.commit, c.worker_killed]),
+      [[record.branch, tip, false]],
+    );
     assert.equal(processRunning(bystander.pid!), true);
   });
 });

@@ -1,12 +1,24 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { parseLeafRecord, readLeafFile, writeLeafJson, type LeafRecord } from '../../../lib/review/leaf/leafRecord.js';
+import {
+  parseLeafRecord,
+  readLeafFile,
+  writeLeafJson,
+  type LeafRecord,
+} from '../../../lib/review/leaf/leafRecord.js';
 import { bareRootForEachTest } from '../../support/bookbags.js';
 
 const RECORD: LeafRecord = {
-  bead: 'coder-docs-0123abcd', role: 'coder', worktree: 'study-coder-0123abcd', path: '/repo/.worktrees/study-coder-0123abcd',
-  branch: 'study-coder-0123abcd', base: 'a'.repeat(40), leaf: '1 2 boot host', worker: '', removed_at: '',
+  bead: 'coder-docs-0123abcd',
+  role: 'coder',
+  worktree: 'study-coder-0123abcd',
+  path: '/repo/.worktrees/study-coder-0123abcd',
+  branch: 'study-coder-0123abcd',
+  base: 'a'.repeat(40),
+  leaf: '1 2 boot host',
+  worker: '',
+  removed_at: '',
 };
 
 describe('lib/review/leaf/leafRecord', () => {
@@ -20,7 +32,11 @@ describe('lib/review/leaf/leafRecord', () => {
     assert.deepEqual(parseLeafRecord(readLeafFile(path)!), RECORD);
     writeLeafJson(path, { ...RECORD, removed_at: 'now' });
     assert.equal(parseLeafRecord(readLeafFile(path)!).removed_at, 'now');
-    assert.deepEqual(fs.readdirSync(join(root(), 'leaves', 'bead')), ['leaf.json'], 'no temp file left');
+    assert.deepEqual(
+      fs.readdirSync(join(root(), 'leaves', 'bead')),
+      ['leaf.json'],
+      'no temp file left',
+    );
   });
 
   it('never writes or reads through a symlink; a missing file reads as undefined', () => {
@@ -36,7 +52,10 @@ describe('lib/review/leaf/leafRecord', () => {
   it('a record must be an object with every field a string; other fields are dropped', () => {
     assert.throws(() => parseLeafRecord('[]'), /not a JSON object/);
     assert.throws(() => parseLeafRecord('{'), SyntaxError);
-    assert.throws(() => parseLeafRecord(JSON.stringify({ ...RECORD, leaf: 7, base: undefined })), /missing or not a string: base, leaf/);
+    assert.throws(
+      () => parseLeafRecord(JSON.stringify({ ...RECORD, leaf: 7, base: undefined })),
+      /missing or not a string: base, leaf/,
+    );
     assert.deepEqual(parseLeafRecord(JSON.stringify({ ...RECORD, extra: 1 })), RECORD);
   });
 });

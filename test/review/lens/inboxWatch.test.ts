@@ -57,7 +57,9 @@ describe('lib/review/lens/inboxWatch', () => {
     watch = new InboxWatch(join(dir, 'missing'), terminal);
     watch.take();
     const waiting = watch.wait(20_000, never);
-    (terminal as unknown as PassThrough).write('You have new handoff mail. If idle, run ready_for_next.\n');
+    (terminal as unknown as PassThrough).write(
+      'You have new handoff mail. If idle, run ready_for_next.\n',
+    );
     assert.equal(await waiting, 'mail');
     watch.take();
     assert.equal(await watch.wait(30, never), 'poll');

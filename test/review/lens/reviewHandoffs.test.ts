@@ -8,50 +8,101 @@ import { dirname, join } from 'node:path';
 import { readItem } from '../../../lib/queue/item.js';
 import { type Bookbag } from '../../../lib/review/bookbag/bookbag.js';
 import {
-  completingLensOf, findReviewHandoffs, missingRequests, queueReviewRequest, queueReviewResult, requestBody, resultBody, resultQueued,
-  REVIEW_REQUEST, REVIEW_RESULT,
+  completingLensOf,
+  findReviewHandoffs,
+  missingRequests,
+  queueReviewRequest,
+  queueReviewResult,
+  requestBody,
+  resultBody,
+  resultQueued,
+  REVIEW_REQUEST,
+  REVIEW_RESULT,
 } from '../../../lib/review/lens/reviewHandoffs.js';
-import { at, BEAD, bookbagIn, clearReviews, finding, reviewProjectForSuite, submission } from '../../support/bookbags.js';
+import {
+  at,
+  BEAD,
+  bookbagIn,
+  clearReviews,
+  finding,
+  reviewProjectForSuite,
+  submission,
+} from '../../support/bookbags.js';
 import { claimAs, completeAs, deliverOutbox } from '../../support/reviewMail.js';
 
 describe('lib/review/lens/reviewHandoffs', () => {
   const p = reviewProjectForSuite();
 
-  const requests = (bag: Bookbag, lens: 'cto' | 'coo', recipient = bag[`${lens}_role`]) => findReviewHandoffs(p.root, bag.submitted_by, recipient, REVIEW_REQUEST, bag.bead, lens);
-  const relative = (paths: string[]) => paths.map((path) => path.slice(p.root.length + '/.swarmforge/handoffs/'.length).replace(/[^/]+\.handoff$/, '*'));
+  const requests = (bag: Bookbag, lens: 'cto' | 'coo', recipient = bag[`${lens}_role`]) =>
+    findReviewHandoffs(p.root, bag.submitted_by, recipient, REVIEW_REQUEST, bag.bead, lens);
+  const relative = (paths: string[]) =>
+    paths.map((path) =>
+      path.slice(p.root.length + '/.swarmforge/handoffs/'.length).replace(/[^/]+\.handoff$/, '*'),
+    );
 
   it('requestBody and resultBody say what to review and how it came out', () => {
     const written = bookbagIn('WRITTEN');
-    assert.equal(requestBody(written, 'coo'), `Review bead ${BEAD} with the COO lens.\n\nTask: Add the parser\n\n` +
-      `Read it:   baton review show ${BEAD}\nRecord it: baton review verdict ${BEAD} --lens coo [--finding SEVERITY:SECTION:DESCRIPTION]... [--summary S]\n`);
+    assert.equal(
+      requestBody(written, 'coo'),
+      `Review bead ${BEAD} with the COO lens.\n\nTask: Add the parser\n\n` +
+        `Read it:   baton review show ${BEAD}\nRecord it: baton review verdict ${BEAD} --lens coo [--finding SEVERITY:SECTION:DESCRIPTION]... [--summary S]\n`,
+    );
     const failed = bookbagIn('REVIEWED', { cto: [finding('HIGH', 'auth', 'leak')] });
-    assert.equal(resultBody(failed), `Review of bead ${BEAD}: NOT ACCEPTED\n\nTask: Add the parser\nCTO: FAIL (score 88)\nCOO: PASS (score 100)\n\nFindings:\n- [cto HIGH] auth: leak\n`);
+    assert.equal(
+      resultBody(failed),
+      `Review of bead ${BEAD}: NOT ACCEPTED\n\nTask: Add the parser\nCTO: FAIL (score 88)\nCOO: PASS (score 100)\n\nFindings:\n- [cto HIGH] auth: leak\n`,
+    );
     assert.match(resultBody(bookbagIn('REVIEWED')), /: ACCEPTED\n[\s\S]*\nNo findings\.\n$/);
   });
 
-  it('queueReviewRequest queues from the submitter to the lens\'s reviewer role, with bead and lens headers', async () => {
+  it("queueReviewRequest queues from the submitter to the lens's reviewer role, with bead and lens headers", async () => {
     const bag = bookbagIn('WRITTEN');
     const path = await queueReviewRequest(p.root, bag, 'cto', at(7));
     assert.equal(dirname(path), p.box('coder').outbox);
     const item = await readItem(path);
     assert.deepEqual(
-      [item.headers.from, item.headers.to, item.headers.type, item.headers.priority, item.headers.bead, item.headers.lens, item.headers.created_at],
+      [
+        item.headers.from,
+        item.headers.to,
+        item.headers.type,
+        item.headers.priority,
+        item.headers.bead,
+        item.headers.lens,
+        item.headers.created_at,
+      ],
       ['coder', 'rev-cto', 'review_request', '50', BEAD, 'cto', at(7).toISOString()],
     );
     assert.equal(item.body.toString('utf8'), requestBody(bag, 'cto'));
   });
 
-  it('queueReviewResult queues from the completing lens\'s role to reply_to, with bead, accepted and both verdicts', async () => {
-    const bag = bookbagIn('REVIEWED', { coo: [finding('CRITICAL')] }, BEAD, submission({ replyTo: 'QA' }));
+  it("queueReviewResult queues from the completing lens's role to reply_to, with bead, accepted and both verdicts", async () => {
+    const bag = bookbagIn(
+      'REVIEWED',
+      { coo: [finding('CRITICAL')] },
+      BEAD,
+      submission({ replyTo: 'QA' }),
+    );
     const path = await queueReviewResult(p.root, bag, 'coo', at(7));
     assert.equal(dirname(path), p.box('rev-coo').outbox);
     const item = await readItem(path);
     assert.deepEqual(
-      [item.headers.from, item.headers.to, item.headers.type, item.headers.bead, item.headers.accepted, item.headers.cto_verdict, item.headers.coo_verdict],
+      [
+        item.headers.from,
+        item.headers.to,
+        item.headers.type,
+        item.headers.bead,
+        item.headers.accepted,
+        item.headers.cto_verdict,
+        item.headers.coo_verdict,
+      ],
       ['rev-coo', 'QA', 'review_result', BEAD, 'false', 'PASS', 'FAIL'],
     );
     assert.equal(item.body.toString('utf8'), resultBody(bag));
-    assert.equal((await readItem(await queueReviewResult(p.root, bookbagIn('REVIEWED'), 'cto', at(8)))).headers.accepted, 'true');
+    assert.equal(
+      (await readItem(await queueReviewResult(p.root, bookbagIn('REVIEWED'), 'cto', at(8)))).headers
+        .accepted,
+      'true',
+    );
   });
 
   it('completingLensOf is the lens whose verdict came last (CTO when both came in one millisecond)', () => {
@@ -67,11 +118,20 @@ describe('lib/review/lens/reviewHandoffs', () => {
       await queueReviewRequest(p.root, bag, 'cto');
       assert.deepEqual(relative(await requests(bag, 'cto')), ['coder/outbox/*']);
       await deliverOutbox(p.root, 'coder');
-      assert.deepEqual(relative(await requests(bag, 'cto')), ['coder/sent/*', 'rev-cto/inbox/new/*']);
+      assert.deepEqual(relative(await requests(bag, 'cto')), [
+        'coder/sent/*',
+        'rev-cto/inbox/new/*',
+      ]);
       await claimAs(p.root, 'rev-cto');
-      assert.deepEqual(relative(await requests(bag, 'cto')), ['coder/sent/*', 'rev-cto/inbox/in_process/*']);
+      assert.deepEqual(relative(await requests(bag, 'cto')), [
+        'coder/sent/*',
+        'rev-cto/inbox/in_process/*',
+      ]);
       await completeAs(p.root, 'rev-cto');
-      assert.deepEqual(relative(await requests(bag, 'cto')), ['coder/sent/*', 'rev-cto/inbox/completed/*']);
+      assert.deepEqual(relative(await requests(bag, 'cto')), [
+        'coder/sent/*',
+        'rev-cto/inbox/completed/*',
+      ]);
     });
 
     it('finds a request in a batch in process and in a completed batch', async () => {
@@ -80,9 +140,15 @@ describe('lib/review/lens/reviewHandoffs', () => {
       await deliverOutbox(p.root, 'coder');
       fs.rmSync(p.box('coder').sent, { recursive: true, force: true });
       await claimAs(p.root, 'QA');
-      assert.deepEqual(relative(await requests(bag, 'cto')).map((r) => r.replace(/batch_[^/]+/, 'batch_*')), ['QA/inbox/in_process/batch_*/*']);
+      assert.deepEqual(
+        relative(await requests(bag, 'cto')).map((r) => r.replace(/batch_[^/]+/, 'batch_*')),
+        ['QA/inbox/in_process/batch_*/*'],
+      );
       await completeAs(p.root, 'QA');
-      assert.deepEqual(relative(await requests(bag, 'cto')).map((r) => r.replace(/batch_[^/]+/, 'batch_*')), ['QA/inbox/completed/batch_*/*']);
+      assert.deepEqual(
+        relative(await requests(bag, 'cto')).map((r) => r.replace(/batch_[^/]+/, 'batch_*')),
+        ['QA/inbox/completed/batch_*/*'],
+      );
     });
 
     it('finds a request the daemon failed (failed/)', async () => {
@@ -97,9 +163,18 @@ describe('lib/review/lens/reviewHandoffs', () => {
       await queueReviewRequest(p.root, bag, 'cto');
       await queueReviewRequest(p.root, bookbagIn('WRITTEN', {}, 'coder-general-ffffffff'), 'cto');
       assert.equal((await requests(bag, 'cto')).length, 1);
-      assert.deepEqual(await findReviewHandoffs(p.root, 'coder', 'rev-cto', REVIEW_RESULT, BEAD), []);
-      assert.deepEqual(await findReviewHandoffs(p.root, 'coder', 'rev-cto', REVIEW_REQUEST, BEAD, 'coo'), []);
-      assert.equal((await findReviewHandoffs(p.root, 'coder', 'rev-cto', REVIEW_REQUEST, BEAD)).length, 1);
+      assert.deepEqual(
+        await findReviewHandoffs(p.root, 'coder', 'rev-cto', REVIEW_RESULT, BEAD),
+        [],
+      );
+      assert.deepEqual(
+        await findReviewHandoffs(p.root, 'coder', 'rev-cto', REVIEW_REQUEST, BEAD, 'coo'),
+        [],
+      );
+      assert.equal(
+        (await findReviewHandoffs(p.root, 'coder', 'rev-cto', REVIEW_REQUEST, BEAD)).length,
+        1,
+      );
     });
 
     it('skips unusable files where it looks', async () => {
@@ -110,7 +185,14 @@ describe('lib/review/lens/reviewHandoffs', () => {
     });
 
     it('skips a listed name that opens nothing (a name that is not valid UTF-8), as it skips an item that moved on', async () => {
-      fs.writeFileSync(Buffer.concat([Buffer.from(`${p.box('coder').outbox}/50_`), Buffer.from([0xff]), Buffer.from('odd.handoff')]), 'whatever');
+      fs.writeFileSync(
+        Buffer.concat([
+          Buffer.from(`${p.box('coder').outbox}/50_`),
+          Buffer.from([0xff]),
+          Buffer.from('odd.handoff'),
+        ]),
+        'whatever',
+      );
       const bag = bookbagIn('WRITTEN');
       await queueReviewRequest(p.root, bag, 'cto');
       assert.deepEqual(relative(await requests(bag, 'cto')), ['coder/outbox/*']);
@@ -134,7 +216,7 @@ describe('lib/review/lens/reviewHandoffs', () => {
   });
 
   describe('resultQueued', () => {
-    it('is false until a result is queued, from either lens\'s role', async () => {
+    it("is false until a result is queued, from either lens's role", async () => {
       const bag = bookbagIn('REVIEWED');
       assert.equal(await resultQueued(p.root, bag), false);
       await queueReviewResult(p.root, bag, 'cto');

@@ -13,8 +13,14 @@ describe('lib/review/lens/signals', () => {
   const paths = () => reviewPathsOf(root(), {});
 
   it('signalPathOf is <signals>/<bead>.ready, SIGNAL_DIR overriding the folder', () => {
-    assert.equal(signalPathOf(paths(), BEAD), join(root(), '.swarmforge', 'reviews', 'signals', `${BEAD}.ready`));
-    assert.equal(signalPathOf(reviewPathsOf(root(), { SIGNAL_DIR: 'sig' }), BEAD), join(root(), 'sig', `${BEAD}.ready`));
+    assert.equal(
+      signalPathOf(paths(), BEAD),
+      join(root(), '.swarmforge', 'reviews', 'signals', `${BEAD}.ready`),
+    );
+    assert.equal(
+      signalPathOf(reviewPathsOf(root(), { SIGNAL_DIR: 'sig' }), BEAD),
+      join(root(), 'sig', `${BEAD}.ready`),
+    );
   });
 
   it('writes the bead and the time, mode 0600 in a new 0700 folder, leaving no temp file', () => {
@@ -29,7 +35,10 @@ describe('lib/review/lens/signals', () => {
   it('writes a signal again over an older one', () => {
     writeSignal(paths(), BEAD, at(3));
     writeSignal(paths(), BEAD, at(4));
-    assert.equal(fs.readFileSync(signalPathOf(paths(), BEAD), 'utf8'), `${BEAD} ${at(4).toISOString()}\n`);
+    assert.equal(
+      fs.readFileSync(signalPathOf(paths(), BEAD), 'utf8'),
+      `${BEAD} ${at(4).toISOString()}\n`,
+    );
   });
 
   it('removes the signal, and removing a missing one is no error', () => {

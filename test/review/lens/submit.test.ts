@@ -11,7 +11,11 @@ import { REVIEW_REQUEST, requestBody } from '../../../lib/review/lens/reviewHand
 import { signalPathOf } from '../../../lib/review/lens/signals.js';
 import { bookbagPathOf, readBookbag } from '../../../lib/review/bookbag/store.js';
 import { ReviewRefusal } from '../../../lib/review/bookbag/reviewErrors.js';
-import { reviewerRoles, submitReview, type SubmitRequest } from '../../../lib/review/lens/submit.js';
+import {
+  reviewerRoles,
+  submitReview,
+  type SubmitRequest,
+} from '../../../lib/review/lens/submit.js';
 import { at, reviewProjectForSuite, submission } from '../../support/bookbags.js';
 import { itemsIn, makeProject, withProject } from '../../support/project.js';
 
@@ -22,81 +26,142 @@ function request(overrides: Partial<SubmitRequest> = {}): SubmitRequest {
 }
 
 function failure(kind: string, pattern: RegExp) {
-  return (err: unknown) => err instanceof CommandFailure && err.kind === kind && pattern.test(err.message);
+  return (err: unknown) =>
+    err instanceof CommandFailure && err.kind === kind && pattern.test(err.message);
 }
 
 describe('lib/review/lens/submit', () => {
   const p = reviewProjectForSuite();
 
   /** The review requests queued in coder's outbox, as `to lens bead`. */
-  const queued = async () => Promise.all(itemsIn(p.box('coder').outbox).map(async (name) => {
-    const { headers } = await readItem(`${p.box('coder').outbox}/${name}`);
-    return `${headers.type} ${headers.to} ${headers.lens} ${headers.bead}`;
-  }));
+  const queued = async () =>
+    Promise.all(
+      itemsIn(p.box('coder').outbox).map(async (name) => {
+        const { headers } = await readItem(`${p.box('coder').outbox}/${name}`);
+        return `${headers.type} ${headers.to} ${headers.lens} ${headers.bead}`;
+      }),
+    );
   const nothingWritten = async () => {
-    assert.equal(fs.existsSync(reviewPathsOf(p.root, {}).bookbags) && fs.readdirSync(reviewPathsOf(p.root, {}).bookbags).length > 0, false);
+    assert.equal(
+      fs.existsSync(reviewPathsOf(p.root, {}).bookbags) &&
+        fs.readdirSync(reviewPathsOf(p.root, {}).bookbags).length > 0,
+      false,
+    );
     assert.deepEqual(await queued(), []);
   };
 
   it('writes the bookbag, its signal and one request per lens to the reviewers of reviewers.tsv', async () => {
     const bag = await submitReview(p.root, request(), {}, at(1));
     assert.match(bag.bead, /^coder-general-[0-9a-f]{8}$/);
-    assert.deepEqual([bag.state, bag.cto_role, bag.coo_role, bag.submitted_by, bag.task], ['WRITTEN', 'rev-cto', 'rev-coo', 'coder', 'Add the parser']);
+    assert.deepEqual(
+      [bag.state, bag.cto_role, bag.coo_role, bag.submitted_by, bag.task],
+      ['WRITTEN', 'rev-cto', 'rev-coo', 'coder', 'Add the parser'],
+    );
     const paths = reviewPathsOf(p.root, {});
     assert.deepEqual(readBookbag(bookbagPathOf(paths, bag.bead)), bag);
     assert.equal(fs.existsSync(signalPathOf(paths, bag.bead)), true);
-    assert.deepEqual((await queued()).sort(), [`${REVIEW_REQUEST} rev-coo coo ${bag.bead}`, `${REVIEW_REQUEST} rev-cto cto ${bag.bead}`]);
+    assert.deepEqual((await queued()).sort(), [
+      `${REVIEW_REQUEST} rev-coo coo ${bag.bead}`,
+      `${REVIEW_REQUEST} rev-cto cto ${bag.bead}`,
+    ]);
     const first = await readItem(`${p.box('coder').outbox}/${itemsIn(p.box('coder').outbox)[0]}`);
     assert.equal(first.body.toString('utf8'), requestBody(bag, 'cto'));
   });
 
   it('sends to the reviewer roles given instead of the configured ones', async () => {
-    const bag = await submitReview(p.root, request({ ctoRole: 'QA', cooRole: 'rev-cto' }), {}, at(1));
+    const bag = await submitReview(
+      p.root,
+      request({ ctoRole: 'QA', cooRole: 'rev-cto' }),
+      {},
+      at(1),
+    );
     assert.deepEqual([bag.cto_role, bag.coo_role], ['QA', 'rev-cto']);
-    assert.deepEqual((await queued()).sort(), [`${REVIEW_REQUEST} QA cto ${bag.bead}`, `${REVIEW_REQUEST} rev-cto coo ${bag.bead}`]);
+    assert.deepEqual((await queued()).sort(), [
+      `${REVIEW_REQUEST} QA cto ${bag.bead}`,
+      `${REVIEW_REQUEST} rev-cto coo ${bag.bead}`,
+    ]);
   });
 
   it('names a new bead for each submission', async () => {
     const first = await submitReview(p.root, request(), {}, at(1));
-    const second = await submitReview(p.root, request({ student: 'QA', domain: 'parser' }), {}, at(1));
+    const second = await submitReview(
+      p.root,
+      request({ student: 'QA', domain: 'parser' }),
+      {},
+      at(1),
+    );
     assert.notEqual(first.bead, second.bead);
     assert.match(second.bead, /^QA-parser-[0-9a-f]{8}$/);
   });
 
-  it('uses a bead its caller drew (a leaf\'s), and refuses that bead once it has a bookbag, queuing nothing more', async () => {
+  it("uses a bead its caller drew (a leaf's), and refuses that bead once it has a bookbag, queuing nothing more", async () => {
     const bag = await submitReview(p.root, request({ bead: 'coder-docs-0123abcd' }), {}, at(1));
     assert.equal(bag.bead, 'coder-docs-0123abcd');
-    await assert.rejects(submitReview(p.root, request({ bead: 'coder-docs-0123abcd', task: 'again' })), (err: unknown) => err instanceof ReviewRefusal && err.message === 'bead coder-docs-0123abcd already has a bookbag');
-    assert.equal(readBookbag(bookbagPathOf(reviewPathsOf(p.root, {}), bag.bead)).task, 'Add the parser');
+    await assert.rejects(
+      submitReview(p.root, request({ bead: 'coder-docs-0123abcd', task: 'again' })),
+      (err: unknown) =>
+        err instanceof ReviewRefusal &&
+        err.message === 'bead coder-docs-0123abcd already has a bookbag',
+    );
+    assert.equal(
+      readBookbag(bookbagPathOf(reviewPathsOf(p.root, {}), bag.bead)).task,
+      'Add the parser',
+    );
     assert.equal((await queued()).length, 2, 'one request per lens, from the first submit only');
   });
 
   it('reviewerRoles checks a submitter and its reviewers alone, so a leaf fails before its worker runs', () => {
-    assert.deepEqual(reviewerRoles(p.root, { submittedBy: 'coder' }), { ctoRole: 'rev-cto', cooRole: 'rev-coo' });
-    assert.throws(() => reviewerRoles(p.root, { submittedBy: 'ghost' }), failure('invalid', /the submitter 'ghost'/));
+    assert.deepEqual(reviewerRoles(p.root, { submittedBy: 'coder' }), {
+      ctoRole: 'rev-cto',
+      cooRole: 'rev-coo',
+    });
+    assert.throws(
+      () => reviewerRoles(p.root, { submittedBy: 'ghost' }),
+      failure('invalid', /the submitter 'ghost'/),
+    );
   });
 
   it('refuses a reviewer role that is not in roles.tsv, writing nothing', async () => {
-    await assert.rejects(submitReview(p.root, request({ cooRole: 'ghost' })), failure('invalid', /the coo reviewer 'ghost' is not a role of roles\.tsv/));
+    await assert.rejects(
+      submitReview(p.root, request({ cooRole: 'ghost' })),
+      failure('invalid', /the coo reviewer 'ghost' is not a role of roles\.tsv/),
+    );
     await nothingWritten();
   });
 
   it('refuses a submitter that is not in roles.tsv, writing nothing', async () => {
-    await assert.rejects(submitReview(p.root, request({ submittedBy: 'ghost' })), failure('invalid', /the submitter 'ghost' is not a role of roles\.tsv/));
+    await assert.rejects(
+      submitReview(p.root, request({ submittedBy: 'ghost' })),
+      failure('invalid', /the submitter 'ghost' is not a role of roles\.tsv/),
+    );
     await nothingWritten();
   });
 
   it('refuses a student or domain that makes no safe bead, writing nothing', async () => {
-    await assert.rejects(submitReview(p.root, request({ domain: '../x' })), failure('invalid', /invalid domain/));
-    await assert.rejects(submitReview(p.root, request({ student: '.x' })), failure('invalid', /invalid bead name/));
+    await assert.rejects(
+      submitReview(p.root, request({ domain: '../x' })),
+      failure('invalid', /invalid domain/),
+    );
+    await assert.rejects(
+      submitReview(p.root, request({ student: '.x' })),
+      failure('invalid', /invalid bead name/),
+    );
     await nothingWritten();
   });
 
   it('without reviewers.tsv or a given role, fails naming the lens and how to configure it', async () => {
     await withProject(makeProject(), async (plain) => {
-      await assert.rejects(submitReview(plain.root, request()),
-        failure('environment', /^baton review: no cto reviewer: add 'review cto <role>' to swarmforge\/swarmforge\.conf and run baton init, or pass --cto ROLE$/));
-      await assert.rejects(submitReview(plain.root, request({ ctoRole: 'reviewer' })), failure('environment', /no coo reviewer: add 'review coo <role>'.*--coo ROLE$/));
+      await assert.rejects(
+        submitReview(plain.root, request()),
+        failure(
+          'environment',
+          /^baton review: no cto reviewer: add 'review cto <role>' to swarmforge\/swarmforge\.conf and run baton init, or pass --cto ROLE$/,
+        ),
+      );
+      await assert.rejects(
+        submitReview(plain.root, request({ ctoRole: 'reviewer' })),
+        failure('environment', /no coo reviewer: add 'review coo <role>'.*--coo ROLE$/),
+      );
       assert.equal(fs.existsSync(reviewPathsOf(plain.root, {}).bookbags), false);
       const bag = await submitReview(plain.root, request({ ctoRole: 'reviewer', cooRole: 'QA' }));
       assert.deepEqual([bag.cto_role, bag.coo_role], ['reviewer', 'QA']);

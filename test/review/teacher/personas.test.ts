@@ -2,7 +2,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { personaPathOf } from '../../../lib/project/layout.js';
-import { defaultPersonaOf, machinePersonaPathOf, personaOf } from '../../../lib/review/teacher/personas.js';
+import {
+  defaultPersonaOf,
+  machinePersonaPathOf,
+  personaOf,
+} from '../../../lib/review/teacher/personas.js';
 import { tempDir } from '../../support/project.js';
 
 describe('lib/review/teacher/personas', () => {
@@ -22,21 +26,42 @@ describe('lib/review/teacher/personas', () => {
   };
 
   it('without any SOUL.md: the one-line default of the name', async () => {
-    assert.deepEqual(await personaOf(root, 'teacher-cto', { HOME: home }), { name: 'teacher-cto', text: defaultPersonaOf('teacher-cto'), source: 'default', ignored: [] });
+    assert.deepEqual(await personaOf(root, 'teacher-cto', { HOME: home }), {
+      name: 'teacher-cto',
+      text: defaultPersonaOf('teacher-cto'),
+      source: 'default',
+      ignored: [],
+    });
     assert.match(defaultPersonaOf('teacher-coo'), /^You are teacher-coo, the COO reviewer/);
     assert.equal(defaultPersonaOf('student-coder'), 'You are student-coder.');
   });
 
   it('the machine-local ~/.baton/profiles/<name>/SOUL.md when nothing is committed', async () => {
     put(machinePersonaPathOf(home, 'teacher-cto'), 'I am the machine CTO.\n');
-    assert.deepEqual(await personaOf(root, 'teacher-cto', { HOME: home }), { name: 'teacher-cto', text: 'I am the machine CTO.', source: 'machine', path: join(home, '.baton', 'profiles', 'teacher-cto', 'SOUL.md'), ignored: [] });
+    assert.deepEqual(await personaOf(root, 'teacher-cto', { HOME: home }), {
+      name: 'teacher-cto',
+      text: 'I am the machine CTO.',
+      source: 'machine',
+      path: join(home, '.baton', 'profiles', 'teacher-cto', 'SOUL.md'),
+      ignored: [],
+    });
   });
 
   it('the committed swarmforge/profiles/<name>/SOUL.md wins over the machine-local one; its front matter is dropped', async () => {
     put(machinePersonaPathOf(home, 'teacher-cto'), 'I am the machine CTO.\n');
-    put(personaPathOf(root, 'teacher-cto'), '---\nname: teacher-cto\nversion: 00\n---\nI am the committed CTO.\n\nI cite lines.\n');
+    put(
+      personaPathOf(root, 'teacher-cto'),
+      '---\nname: teacher-cto\nversion: 00\n---\nI am the committed CTO.\n\nI cite lines.\n',
+    );
     const persona = await personaOf(root, 'teacher-cto', { HOME: home });
-    assert.deepEqual([persona.source, persona.text, persona.path], ['committed', 'I am the committed CTO.\n\nI cite lines.', join(root, 'swarmforge', 'profiles', 'teacher-cto', 'SOUL.md')]);
+    assert.deepEqual(
+      [persona.source, persona.text, persona.path],
+      [
+        'committed',
+        'I am the committed CTO.\n\nI cite lines.',
+        join(root, 'swarmforge', 'profiles', 'teacher-cto', 'SOUL.md'),
+      ],
+    );
   });
 
   it('a SOUL.md that is a symlink is never followed: it is passed over with a line saying so', async () => {
@@ -46,7 +71,9 @@ describe('lib/review/teacher/personas', () => {
     put(machinePersonaPathOf(home, 'teacher-coo'), 'I am the machine COO.\n');
     const persona = await personaOf(root, 'teacher-coo', { HOME: home });
     assert.deepEqual([persona.source, persona.text], ['machine', 'I am the machine COO.']);
-    assert.deepEqual(persona.ignored, [`persona '${personaPathOf(root, 'teacher-coo')}' is a symlink: ignored (never followed)`]);
+    assert.deepEqual(persona.ignored, [
+      `persona '${personaPathOf(root, 'teacher-coo')}' is a symlink: ignored (never followed)`,
+    ]);
   });
 
   it('an empty SOUL.md counts as none', async () => {

@@ -3,7 +3,13 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { processRunning, startTimeOf } from '../../../lib/fsx/processIdentity.js';
-import { endOrphanReviewer, readReviewerRecord, recordedReviewerRuns, removeReviewerRecord, writeReviewerRecord } from '../../../lib/review/teacher/reviewerRecord.js';
+import {
+  endOrphanReviewer,
+  readReviewerRecord,
+  recordedReviewerRuns,
+  removeReviewerRecord,
+  writeReviewerRecord,
+} from '../../../lib/review/teacher/reviewerRecord.js';
 import { waitFor } from '../../support/daemon.js';
 import { tempDir } from '../../support/project.js';
 
@@ -19,15 +25,30 @@ describe('lib/review/teacher/reviewerRecord', () => {
   /** A detached process group (leader + one helper), as a teacher's reviewer is; resolves with the leader and helper pids. */
   const orphanGroup = async () => {
     const pids = join(dir, 'pids');
-    const leader = spawn(process.execPath, ['-e', `const h = require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], { stdio: 'ignore' }); require('fs').writeFileSync(${JSON.stringify(pids)}, String(h.pid)); setInterval(() => {}, 1 << 30)`], { detached: true, stdio: 'ignore' });
+    const leader = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const h = require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], { stdio: 'ignore' }); require('fs').writeFileSync(${JSON.stringify(pids)}, String(h.pid)); setInterval(() => {}, 1 << 30)`,
+      ],
+      { detached: true, stdio: 'ignore' },
+    );
     leader.unref();
-    await waitFor('the helper to start', () => fs.existsSync(pids) && fs.readFileSync(pids, 'utf8') !== '');
+    await waitFor(
+      'the helper to start',
+      () => fs.existsSync(pids) && fs.readFileSync(pids, 'utf8') !== '',
+    );
     return { leader: leader.pid!, helper: Number(fs.readFileSync(pids, 'utf8')) };
   };
 
   it('writes (0600), reads and removes the record; an unreadable one is removed and reads as none', () => {
     writeReviewerRecord(path, process.pid, 'coder-general-0123abcd', 2);
-    assert.deepEqual(readReviewerRecord(path), { pid: process.pid, start: startTimeOf(process.pid), bead: 'coder-general-0123abcd', attempt: 2 });
+    assert.deepEqual(readReviewerRecord(path), {
+      pid: process.pid,
+      start: startTimeOf(process.pid),
+      bead: 'coder-general-0123abcd',
+      attempt: 2,
+    });
     assert.equal(fs.statSync(path).mode & 0o777, 0o600);
     removeReviewerRecord(path);
     assert.equal(readReviewerRecord(path), undefined);

@@ -3,7 +3,7 @@ import { reviewPathsOf } from '../../../lib/project/layout.js';
 import { teacherFolderOf } from '../../../lib/review/teacher/teacherFolder.js';
 
 describe('lib/review/teacher/teacherFolder', () => {
-  it('keeps each lens\'s teacher in <teachers>/<lens>/: sessions/, consolidation.yaml, library_log.yaml, reviewer.json, lock/', () => {
+  it("keeps each lens's teacher in <teachers>/<lens>/: sessions/, consolidation.yaml, library_log.yaml, reviewer.json, lock/", () => {
     const paths = reviewPathsOf('/repo', {});
     assert.deepEqual(teacherFolderOf(paths, 'cto'), {
       dir: '/repo/.swarmforge/reviews/teachers/cto',

@@ -12,15 +12,35 @@ import { itemNamesIn } from '../../../lib/queue/names.js';
 import { readPhase } from '../../../lib/run/controller/controllerPhase.js';
 import { driveRun, type DriveOptions } from '../../../lib/run/controller/controllerLoop.js';
 import { readLease } from '../../../lib/run/record/lease.js';
-import { approveStep, endStep, pauseStep, resumeStep, startStep, type StartOptions } from '../../../lib/run/owner/ownerSteps.js';
+import {
+  approveStep,
+  endStep,
+  pauseStep,
+  resumeStep,
+  startStep,
+  type StartOptions,
+} from '../../../lib/run/owner/ownerSteps.js';
 import { type RunContext } from '../../../lib/run/record/runContext.js';
 import { replyToRun, type ReplyKind } from '../../../lib/run/controller/runReply.js';
 import { readWorkflow } from '../../../lib/run/record/runStore.js';
 import { makeRunRepo } from '../../support/runs.js';
 
 const START: StartOptions = {
-  request: 'req-1', task: 'add the thing', spec: 'spec.md', acceptance: 'node accept.mjs', stages: ['implementation'], maxCycles: 3,
-  acceptanceTimeoutS: 60, retryAttempts: 3, retryBaseMs: 100, roles: { worker: 'worker', reviewers: ['reviewer-a', 'reviewer-b'], validator: 'validator', controller: 'ctl' },
+  request: 'req-1',
+  task: 'add the thing',
+  spec: 'spec.md',
+  acceptance: 'node accept.mjs',
+  stages: ['implementation'],
+  maxCycles: 3,
+  acceptanceTimeoutS: 60,
+  retryAttempts: 3,
+  retryBaseMs: 100,
+  roles: {
+    worker: 'worker',
+    reviewers: ['reviewer-a', 'reviewer-b'],
+    validator: 'validator',
+    controller: 'ctl',
+  },
 };
 
 describe('lib/run/controller/controllerLoop', () => {
@@ -50,33 +70,60 @@ describe('lib/run/controller/controllerLoop', () => {
   const record = () => readWorkflow(root, runId).workflow;
 
   /** `role` replies with a file holding `text`; the run_result is moved into the controller's inbox/new. */
-  async function reply(role: string, kind: ReplyKind, stage: string, text: string, lane?: string): Promise<void> {
+  async function reply(
+    role: string,
+    kind: ReplyKind,
+    stage: string,
+    text: string,
+    lane?: string,
+  ): Promise<void> {
     const file = `evidence/${role}-${kind}-${lane ?? 'x'}.txt`;
     fs.writeFileSync(join(root, file), text);
-    await replyToRun(root, root, { runId, kind, stage, cycle: record().review_cycle, file, role, ...(lane ? { lane } : {}) });
+    await replyToRun(root, root, {
+      runId,
+      kind,
+      stage,
+      cycle: record().review_cycle,
+      file,
+      role,
+      ...(lane ? { lane } : {}),
+    });
     const from = mailboxOf(root, role);
     const ctl = mailboxOf(root, 'ctl');
     ensureMailbox(ctl);
-    for (const n of itemNamesIn(from.outbox)) fs.renameSync(join(from.outbox, n), join(ctl.inboxNew, n));
+    for (const n of itemNamesIn(from.outbox))
+      fs.renameSync(join(from.outbox, n), join(ctl.inboxNew, n));
   }
 
   /** Runs `fn` beside the loop; a failure aborts the loop and is rethrown after it. */
   function beside(fn: () => Promise<unknown>): void {
-    pending.push(fn().catch((err: unknown) => {
-      stop.abort();
-      throw err;
-    }));
+    pending.push(
+      fn().catch((err: unknown) => {
+        stop.abort();
+        throw err;
+      }),
+    );
   }
 
   /** The simulated agents and owner: they act on the controller's lines. */
   function agentsAnd(extra: (line: string) => void = () => undefined): DriveOptions {
     return {
-      reclaimStale: false, pollMs: 60_000, signal: stop.signal, warn: (line) => warned.push(line),
+      reclaimStale: false,
+      pollMs: 60_000,
+      signal: stop.signal,
+      warn: (line) => warned.push(line),
       say: (line) => {
         said.push(line);
-        if (line.startsWith('SENT: run_stage to worker ')) beside(() => reply('worker', 'work', 'implementation', 'the work\n'));
-        if (line.startsWith('SENT: run_review to reviewer-a ')) beside(() => reply('reviewer-a', 'review', 'review', 'LANE: structured\nCYCLE: 1\n', 'structured'));
-        if (line.startsWith('SENT: run_review to reviewer-b ')) beside(() => reply('reviewer-b', 'review', 'review', 'LANE: independent\nCYCLE: 1\n', 'independent'));
+        if (line.startsWith('SENT: run_stage to worker '))
+          beside(() => reply('worker', 'work', 'implementation', 'the work\n'));
+        if (line.startsWith('SENT: run_review to reviewer-a '))
+          beside(() =>
+            reply('reviewer-a', 'review', 'review', 'LANE: structured\nCYCLE: 1\n', 'structured'),
+          );
+        if (line.startsWith('SENT: run_review to reviewer-b '))
+          beside(() =>
+            reply('reviewer-b', 'review', 'review', 'LANE: independent\nCYCLE: 1\n', 'independent'),
+          );
         extra(line);
       },
     };
@@ -90,19 +137,37 @@ describe('lib/run/controller/controllerLoop', () => {
 
   it('takes the lease, drives the run to the approval gate, waits there, and ends when the owner approves (COMPLETED)', async () => {
     let leaseSeen: ReturnType<typeof readLease>;
-    const status = await drive(agentsAnd((line) => {
-      if (line.startsWith('LEASE: ')) leaseSeen = readLease(paths());
-      if (line.startsWith('APPROVAL: ')) beside(() => approveStep(ctx, runId));
-    }));
+    const status = await drive(
+      agentsAnd((line) => {
+        if (line.startsWith('LEASE: ')) leaseSeen = readLease(paths());
+        if (line.startsWith('APPROVAL: ')) beside(() => approveStep(ctx, runId));
+      }),
+    );
     assert.equal(status, 'COMPLETED');
     assert.equal(record().status, 'COMPLETED');
     assert.equal(leaseSeen!.pid, process.pid);
     const id = runId;
     const events = said.map((l) => l.split(':')[0]);
-    assert.deepEqual(events, ['LEASE', 'STAGE', 'SENT', 'REPLY', 'ACCEPTANCE', 'CHECKPOINT', 'SENT', 'SENT', 'REPLY', 'REPLY', 'REVIEW', 'APPROVAL']);
+    assert.deepEqual(events, [
+      'LEASE',
+      'STAGE',
+      'SENT',
+      'REPLY',
+      'ACCEPTANCE',
+      'CHECKPOINT',
+      'SENT',
+      'SENT',
+      'REPLY',
+      'REPLY',
+      'REVIEW',
+      'APPROVAL',
+    ]);
     assert.equal(said[2], `SENT: run_stage to worker (${id}/work/implementation/c1/g0)`);
     assert.equal(said.at(-2), 'REVIEW: cycle 1: 0 blocking finding(s)');
-    assert.equal(said.at(-1), `APPROVAL: run ${id} waits for its owner: baton run approve ${id}, or baton run request-changes ${id} --note TEXT`);
+    assert.equal(
+      said.at(-1),
+      `APPROVAL: run ${id} waits for its owner: baton run approve ${id}, or baton run request-changes ${id} --note TEXT`,
+    );
     assert.deepEqual(warned, []);
     const phase = readPhase(paths());
     assert.equal(phase.sent.length, 3);
@@ -110,9 +175,17 @@ describe('lib/run/controller/controllerLoop', () => {
     assert.equal(phase.handled.length, 3);
     assert.deepEqual(itemNamesIn(mailboxOf(root, 'ctl').inboxNew), []);
     assert.deepEqual(itemNamesIn(mailboxOf(root, 'ctl').inProcess), []);
-    assert.deepEqual(record().artifacts.filter((a) => a.type === 'work' || a.type === 'review').map((a) => a.path).sort(), [
-      'artifacts/implementation-c1-work.txt', 'artifacts/review-c1-review-independent.txt', 'artifacts/review-c1-review-structured.txt',
-    ]);
+    assert.deepEqual(
+      record()
+        .artifacts.filter((a) => a.type === 'work' || a.type === 'review')
+        .map((a) => a.path)
+        .sort(),
+      [
+        'artifacts/implementation-c1-work.txt',
+        'artifacts/review-c1-review-independent.txt',
+        'artifacts/review-c1-review-structured.txt',
+      ],
+    );
   });
 
   it('the abort signal ends a loop waiting for a reply (long before its poll), with the run still ACTIVE and nothing sent twice', async () => {
@@ -126,9 +199,19 @@ describe('lib/run/controller/controllerLoop', () => {
     };
     const started = Date.now();
     assert.equal(await drive(o), 'ACTIVE');
-    assert.ok(Date.now() - started < 10_000, 'ended by the signal, not by the 60 s poll or the 20 s heartbeat');
-    assert.deepEqual(said.map((l) => l.split(':')[0]), ['LEASE', 'STAGE', 'SENT']);
-    assert.equal(readLease(paths())?.pid, process.pid, 'the lease stays until it expires or is reclaimed');
+    assert.ok(
+      Date.now() - started < 10_000,
+      'ended by the signal, not by the 60 s poll or the 20 s heartbeat',
+    );
+    assert.deepEqual(
+      said.map((l) => l.split(':')[0]),
+      ['LEASE', 'STAGE', 'SENT'],
+    );
+    assert.equal(
+      readLease(paths())?.pid,
+      process.pid,
+      'the lease stays until it expires or is reclaimed',
+    );
     assert.equal(itemNamesIn(mailboxOf(root, 'ctl').outbox).length, 1);
     assert.deepEqual(readPhase(paths()).sent, [`${runId}/work/implementation/c1/g0`]);
   });
@@ -143,13 +226,15 @@ describe('lib/run/controller/controllerLoop', () => {
   it('a PAUSED run is waited on without a lease, reported once; when the owner resumes it the loop takes the lease and drives', async () => {
     await pauseStep(ctx, runId);
     assert.equal(record().status, 'PAUSED');
-    const status = await drive(agentsAnd((line) => {
-      if (line.startsWith('WAITING: ')) {
-        assert.equal(readLease(paths()), undefined);
-        beside(() => resumeStep(ctx, runId, false));
-      }
-      if (line.startsWith('STAGE: ')) stop.abort();
-    }));
+    const status = await drive(
+      agentsAnd((line) => {
+        if (line.startsWith('WAITING: ')) {
+          assert.equal(readLease(paths()), undefined);
+          beside(() => resumeStep(ctx, runId, false));
+        }
+        if (line.startsWith('STAGE: ')) stop.abort();
+      }),
+    );
     assert.equal(status, 'ACTIVE');
     assert.equal(said[0], `WAITING: run ${runId} is PAUSED`);
     assert.deepEqual(said.map((l) => l.split(':')[0]).slice(0, 3), ['WAITING', 'LEASE', 'STAGE']);

@@ -14,7 +14,12 @@ import { ensureMailbox } from '../../../lib/queue/mailbox.js';
 import { itemNamesIn } from '../../../lib/queue/names.js';
 import { requestKey } from '../../../lib/run/controller/controllerMail.js';
 import { emptyPhase, readPhase } from '../../../lib/run/controller/controllerPhase.js';
-import { awaitedKeys, pumpReplies, stepActiveRun, type Driver } from '../../../lib/run/controller/driveStep.js';
+import {
+  awaitedKeys,
+  pumpReplies,
+  stepActiveRun,
+  type Driver,
+} from '../../../lib/run/controller/driveStep.js';
 import { leaseAcquireStep } from '../../../lib/run/gates/controllerActions.js';
 import { startStep, type StartOptions } from '../../../lib/run/owner/ownerSteps.js';
 import { answerQuestion } from '../../../lib/run/owner/runAnswer.js';
@@ -26,23 +31,52 @@ import { sampleWorkflow } from '../sampleWorkflow.js';
 import { makeRunRepo } from '../../support/runs.js';
 
 const START: StartOptions = {
-  request: 'req-1', task: 'add the thing', spec: 'spec.md', acceptance: 'node accept.mjs', stages: ['implementation'], maxCycles: 3,
-  acceptanceTimeoutS: 60, retryAttempts: 3, retryBaseMs: 100, roles: { worker: 'worker', reviewers: ['reviewer-a', 'reviewer-b'], validator: 'validator', controller: 'ctl' },
+  request: 'req-1',
+  task: 'add the thing',
+  spec: 'spec.md',
+  acceptance: 'node accept.mjs',
+  stages: ['implementation'],
+  maxCycles: 3,
+  acceptanceTimeoutS: 60,
+  retryAttempts: 3,
+  retryBaseMs: 100,
+  roles: {
+    worker: 'worker',
+    reviewers: ['reviewer-a', 'reviewer-b'],
+    validator: 'validator',
+    controller: 'ctl',
+  },
 };
 
 describe('lib/run/controller/driveStep', () => {
   describe('awaitedKeys', () => {
-    const wf = sampleWorkflow('/repo', 'a'.repeat(40), { status: 'ACTIVE', active_stage: 'implementation' });
+    const wf = sampleWorkflow('/repo', 'a'.repeat(40), {
+      status: 'ACTIVE',
+      active_stage: 'implementation',
+    });
     const id = wf.run_id;
     it('the work of the active stage, both review lanes, or the validation and resolution of the cycle; none otherwise', () => {
-      assert.deepEqual(awaitedKeys({ ...wf, phase: 'STAGE_ACTIVE' }), [`${id}/work/implementation/c1/g0`]);
-      assert.deepEqual(awaitedKeys({ ...wf, phase: 'PAUSE_REQUESTED' }), [`${id}/work/implementation/c1/g0`]);
+      assert.deepEqual(awaitedKeys({ ...wf, phase: 'STAGE_ACTIVE' }), [
+        `${id}/work/implementation/c1/g0`,
+      ]);
+      assert.deepEqual(awaitedKeys({ ...wf, phase: 'PAUSE_REQUESTED' }), [
+        `${id}/work/implementation/c1/g0`,
+      ]);
       assert.deepEqual(awaitedKeys({ ...wf, phase: 'STAGE_ACTIVE', active_stage: null }), []);
-      assert.deepEqual(awaitedKeys({ ...wf, phase: 'REVIEW_PENDING', review_cycle: 2 }), [`${id}/review/review/c2/g0/structured`, `${id}/review/review/c2/g0/independent`]);
-      assert.deepEqual(awaitedKeys({ ...wf, phase: 'FINDINGS_PENDING' }), [`${id}/validation/review/c1/g0`, `${id}/resolution/review/c1/g0`]);
+      assert.deepEqual(awaitedKeys({ ...wf, phase: 'REVIEW_PENDING', review_cycle: 2 }), [
+        `${id}/review/review/c2/g0/structured`,
+        `${id}/review/review/c2/g0/independent`,
+      ]);
+      assert.deepEqual(awaitedKeys({ ...wf, phase: 'FINDINGS_PENDING' }), [
+        `${id}/validation/review/c1/g0`,
+        `${id}/resolution/review/c1/g0`,
+      ]);
       assert.deepEqual(awaitedKeys({ ...wf, phase: 'IDLE' }), []);
       assert.deepEqual(awaitedKeys({ ...wf, phase: 'STAGE_ACTIVE', status: 'PAUSED' }), []);
-      assert.deepEqual(awaitedKeys({ ...wf, phase: 'REVIEW_PENDING', status: 'WAITING_FOR_HUMAN_APPROVAL' }), []);
+      assert.deepEqual(
+        awaitedKeys({ ...wf, phase: 'REVIEW_PENDING', status: 'WAITING_FOR_HUMAN_APPROVAL' }),
+        [],
+      );
     });
   });
 
@@ -57,9 +91,19 @@ describe('lib/run/controller/driveStep', () => {
     clock = Date.parse('2030-01-01T00:00:00.000Z');
     ctx = { root, cwd: root, env: {}, user: 'alice', now: () => new Date((clock += 1000)) };
     runId = (await startStep(ctx, START)).status.run_id;
-    const token = ((await leaseAcquireStep(ctx, runId, { pid: process.pid, ttlS: 3600, reclaimStale: false })).status.lease as { token: string }).token;
+    const token = (
+      (await leaseAcquireStep(ctx, runId, { pid: process.pid, ttlS: 3600, reclaimStale: false }))
+        .status.lease as { token: string }
+    ).token;
     said = [];
-    d = { ctx, runId, token, paths: runPathsOf(root, runId), phase: emptyPhase(new Date()), say: (line) => said.push(line) };
+    d = {
+      ctx,
+      runId,
+      token,
+      paths: runPathsOf(root, runId),
+      phase: emptyPhase(new Date()),
+      say: (line) => said.push(line),
+    };
     fs.mkdirSync(join(root, 'evidence'));
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -68,7 +112,8 @@ describe('lib/run/controller/driveStep', () => {
   const ctlBox = () => mailboxOf(root, 'ctl');
   const step = () => stepActiveRun(d, record());
   const pump = () => pumpReplies(d, record());
-  const logText = () => (fs.existsSync(d.paths.controllerLog) ? fs.readFileSync(d.paths.controllerLog, 'utf8') : '');
+  const logText = () =>
+    fs.existsSync(d.paths.controllerLog) ? fs.readFileSync(d.paths.controllerLog, 'utf8') : '';
 
   /** Moves every handoff to the controller out of `role`'s outbox into the controller's inbox/new (handoffd's delivery). */
   function deliverFrom(role: string): string[] {
@@ -80,10 +125,24 @@ describe('lib/run/controller/driveStep', () => {
   }
 
   /** `role` replies with a file holding `text` (the cycle of the record unless given), delivered to the controller. */
-  async function reply(role: string, kind: ReplyKind, stage: string, text: string, o: { lane?: string; cycle?: number } = {}): Promise<string> {
+  async function reply(
+    role: string,
+    kind: ReplyKind,
+    stage: string,
+    text: string,
+    o: { lane?: string; cycle?: number } = {},
+  ): Promise<string> {
     const file = `evidence/${role}-${kind}-${o.lane ?? ''}-${Date.now()}-${Math.random().toString(36).slice(2)}.txt`;
     fs.writeFileSync(join(root, file), text);
-    const artifact = await replyToRun(root, root, { runId, kind, stage, cycle: o.cycle ?? record().review_cycle, file, role, ...(o.lane ? { lane: o.lane } : {}) });
+    const artifact = await replyToRun(root, root, {
+      runId,
+      kind,
+      stage,
+      cycle: o.cycle ?? record().review_cycle,
+      file,
+      role,
+      ...(o.lane ? { lane: o.lane } : {}),
+    });
     deliverFrom(role);
     return artifact;
   }
@@ -104,9 +163,25 @@ describe('lib/run/controller/driveStep', () => {
       await reply('worker', 'question', 'implementation', 'Which database?\nmore detail\n');
       await pump();
       assert.equal(d.phase.state, 'WAITING_FOR_HUMAN_INPUT');
-      assert.deepEqual({ ...d.phase.question!, since: 'x' }, { text: 'Which database?\nmore detail', from: 'worker', stage: 'implementation', cycle: 1, since: 'x' });
-      assert.equal(said.at(-1), `QUESTION: from worker: Which database? (answer with: baton run answer ${runId} TEXT)`);
-      assert.deepEqual(readPhase(d.paths).question?.text, 'Which database?\nmore detail', 'the phase file is written');
+      assert.deepEqual(
+        { ...d.phase.question!, since: 'x' },
+        {
+          text: 'Which database?\nmore detail',
+          from: 'worker',
+          stage: 'implementation',
+          cycle: 1,
+          since: 'x',
+        },
+      );
+      assert.equal(
+        said.at(-1),
+        `QUESTION: from worker: Which database? (answer with: baton run answer ${runId} TEXT)`,
+      );
+      assert.deepEqual(
+        readPhase(d.paths).question?.text,
+        'Which database?\nmore detail',
+        'the phase file is written',
+      );
       assert.match(logText(), /Z QUESTION: from worker: Which database\?/);
       assert.deepEqual(itemNamesIn(ctlBox().inboxNew), []);
       assert.deepEqual(itemNamesIn(ctlBox().inProcess), []);
@@ -129,36 +204,86 @@ describe('lib/run/controller/driveStep', () => {
       assert.equal(itemNamesIn(ctlBox().completed).length, 2);
     });
 
-    it('the awaited reply is taken once; a second reply for the same key, another cycle\'s reply and a stray answer are rejected and logged', async () => {
+    it("the awaited reply is taken once; a second reply for the same key, another cycle's reply and a stray answer are rejected and logged", async () => {
       await step(); // stage-start
       const artifact = await reply('worker', 'work', 'implementation', 'done\n');
       await pump();
       const key = requestKey(record(), 'work', 'implementation');
       assert.deepEqual(d.phase.replies, { [key]: artifact });
-      assert.equal(said.at(-1), `REPLY: work of worker for stage implementation, cycle 1: ${artifact}`);
+      assert.equal(
+        said.at(-1),
+        `REPLY: work of worker for stage implementation, cycle 1: ${artifact}`,
+      );
       // the same reply again (a rerun of baton run reply): its key is taken already
-      await replyToRun(root, root, { runId, kind: 'work', stage: 'implementation', cycle: 1, file: 'evidence/' + fs.readdirSync(join(root, 'evidence'))[0]!, role: 'worker' });
+      await replyToRun(root, root, {
+        runId,
+        kind: 'work',
+        stage: 'implementation',
+        cycle: 1,
+        file: 'evidence/' + fs.readdirSync(join(root, 'evidence'))[0]!,
+        role: 'worker',
+      });
       const again = deliverFrom('worker');
       await pump();
       assert.deepEqual(d.phase.replies, { [key]: artifact });
-      assert.match(said.at(-1)!, new RegExp(`^REJECTED: run_result \\S+ \\(run ${runId}, work stage implementation cycle 1\\): not what run ${runId} awaits now$`));
-      assert.ok(said.at(-1)!.includes(` ${again[0]!.replace(/^40_/, '').replace(/_to_ctl\.handoff$/, '')} `), 'the rejection names the item');
+      assert.match(
+        said.at(-1)!,
+        new RegExp(
+          `^REJECTED: run_result \\S+ \\(run ${runId}, work stage implementation cycle 1\\): not what run ${runId} awaits now$`,
+        ),
+      );
+      assert.ok(
+        said
+          .at(-1)!
+          .includes(` ${again[0]!.replace(/^40_/, '').replace(/_to_ctl\.handoff$/, '')} `),
+        'the rejection names the item',
+      );
       // a reply of another cycle (a stale one, queued by hand: replyToRun refuses it)
       await queueSystemHandoff(root, 'worker', {
-        to: ['ctl'], priority: '40', type: 'run_result',
-        headers: { run_id: runId, stage: 'implementation', cycle: '2', kind: 'work', key: `${runId}/work/implementation/c2/g0`, artifact: artifact, sha256: 'a'.repeat(64) }, body: 'stale\n',
+        to: ['ctl'],
+        priority: '40',
+        type: 'run_result',
+        headers: {
+          run_id: runId,
+          stage: 'implementation',
+          cycle: '2',
+          kind: 'work',
+          key: `${runId}/work/implementation/c2/g0`,
+          artifact: artifact,
+          sha256: 'a'.repeat(64),
+        },
+        body: 'stale\n',
       });
       deliverFrom('worker');
       await pump();
-      assert.match(said.at(-1)!, new RegExp(`^REJECTED: run_result \\S+ \\(run ${runId}, work stage implementation cycle 2\\)`));
+      assert.match(
+        said.at(-1)!,
+        new RegExp(
+          `^REJECTED: run_result \\S+ \\(run ${runId}, work stage implementation cycle 2\\)`,
+        ),
+      );
       // an answer with no question open is rejected, not forwarded
-      await queueSystemHandoff(root, 'ctl', { to: ['ctl'], priority: '10', type: 'run_answer', headers: { run_id: runId, kind: 'answer' }, body: 'unasked\n' });
+      await queueSystemHandoff(root, 'ctl', {
+        to: ['ctl'],
+        priority: '10',
+        type: 'run_answer',
+        headers: { run_id: runId, kind: 'answer' },
+        body: 'unasked\n',
+      });
       deliverFrom('ctl');
       await pump();
       assert.match(said.at(-1)!, /^REJECTED: run_answer /);
-      assert.deepEqual((await requests()).filter((r) => r[0] === 'run_answer'), []);
+      assert.deepEqual(
+        (await requests()).filter((r) => r[0] === 'run_answer'),
+        [],
+      );
       assert.deepEqual(d.phase.replies, { [key]: artifact });
-      assert.equal(logText().split('\n').filter((l) => l.includes(' REJECTED: ')).length, 3);
+      assert.equal(
+        logText()
+          .split('\n')
+          .filter((l) => l.includes(' REJECTED: ')).length,
+        3,
+      );
       assert.equal(d.phase.handled.length, 4);
       assert.equal(itemNamesIn(ctlBox().completed).length, 4);
       assert.deepEqual(itemNamesIn(ctlBox().inProcess), []);
@@ -181,10 +306,15 @@ describe('lib/run/controller/driveStep', () => {
     it('takes a run from IDLE through stage, acceptance, checkpoint, review, validation and resolution; each request sent once, to its role', async () => {
       const id = runId;
       assert.equal(await step(), 'moved');
-      assert.deepEqual([record().phase, record().active_stage, said.at(-1)], ['STAGE_ACTIVE', 'implementation', 'STAGE: implementation (cycle 1)']);
+      assert.deepEqual(
+        [record().phase, record().active_stage, said.at(-1)],
+        ['STAGE_ACTIVE', 'implementation', 'STAGE: implementation (cycle 1)'],
+      );
       assert.equal(await step(), 'waiting');
       assert.equal(await step(), 'waiting');
-      assert.deepEqual(await requests(), [['run_stage', 'worker', `${id}/work/implementation/c1/g0`]]);
+      assert.deepEqual(await requests(), [
+        ['run_stage', 'worker', `${id}/work/implementation/c1/g0`],
+      ]);
       assert.equal(said.filter((l) => l.startsWith('SENT: ')).length, 1);
       assert.equal(said.at(-1), `SENT: run_stage to worker (${id}/work/implementation/c1/g0)`);
       assert.deepEqual(readPhase(d.paths).sent, [`${id}/work/implementation/c1/g0`]);
@@ -196,30 +326,68 @@ describe('lib/run/controller/driveStep', () => {
       assert.equal(await step(), 'moved');
       assert.equal(said.at(-1), 'CHECKPOINT: implementation');
       assert.equal(record().phase, 'REVIEW_PENDING');
-      assert.ok(record().artifacts.some((a) => a.path === 'artifacts/implementation-c1-work.txt' && a.type === 'work'), 'the reply is registered as the stage\'s work');
+      assert.ok(
+        record().artifacts.some(
+          (a) => a.path === 'artifacts/implementation-c1-work.txt' && a.type === 'work',
+        ),
+        "the reply is registered as the stage's work",
+      );
 
       assert.equal(await step(), 'waiting');
-      assert.deepEqual((await requests()).filter((r) => r[0] === 'run_review'), [
-        ['run_review', 'reviewer-b', `${id}/review/review/c1/g0/independent`], ['run_review', 'reviewer-a', `${id}/review/review/c1/g0/structured`],
-      ]);
-      await reply('reviewer-a', 'review', 'review', 'LANE: structured\nCYCLE: 1\nFINDING sec-1 Critical leaks the token\n', { lane: 'structured' });
+      assert.deepEqual(
+        (await requests()).filter((r) => r[0] === 'run_review'),
+        [
+          ['run_review', 'reviewer-b', `${id}/review/review/c1/g0/independent`],
+          ['run_review', 'reviewer-a', `${id}/review/review/c1/g0/structured`],
+        ],
+      );
+      await reply(
+        'reviewer-a',
+        'review',
+        'review',
+        'LANE: structured\nCYCLE: 1\nFINDING sec-1 Critical leaks the token\n',
+        { lane: 'structured' },
+      );
       await pump();
       assert.equal(await step(), 'waiting', 'one lane is not a review');
-      await reply('reviewer-b', 'review', 'review', 'LANE: independent\nCYCLE: 1\n', { lane: 'independent' });
+      await reply('reviewer-b', 'review', 'review', 'LANE: independent\nCYCLE: 1\n', {
+        lane: 'independent',
+      });
       await pump();
       assert.equal(await step(), 'moved');
       assert.equal(said.at(-1), 'REVIEW: cycle 1: 1 blocking finding(s)');
       assert.equal(record().phase, 'FINDINGS_PENDING');
 
       assert.equal(await step(), 'waiting');
-      const validate = itemNamesIn(ctlBox().outbox).find((n) => n.endsWith('_to_validator.handoff'))!;
-      assert.match((await readItem(join(ctlBox().outbox, validate))).body.toString('utf8'), /\n- sec-1 Critical \(structured\): leaks the token\n/);
-      await reply('validator', 'validation', 'review', JSON.stringify({ cycle: 1, findings: [{ id: 'sec-1', valid: true, reason: 'reproduced' }] }));
+      const validate = itemNamesIn(ctlBox().outbox).find((n) =>
+        n.endsWith('_to_validator.handoff'),
+      )!;
+      assert.match(
+        (await readItem(join(ctlBox().outbox, validate))).body.toString('utf8'),
+        /\n- sec-1 Critical \(structured\): leaks the token\n/,
+      );
+      await reply(
+        'validator',
+        'validation',
+        'review',
+        JSON.stringify({
+          cycle: 1,
+          findings: [{ id: 'sec-1', valid: true, reason: 'reproduced' }],
+        }),
+      );
       await pump();
       assert.equal(await step(), 'waiting');
       const resolve = (await requests()).filter((r) => r[0] === 'run_resolve');
       assert.deepEqual(resolve, [['run_resolve', 'worker', `${id}/resolution/review/c1/g0`]]);
-      await reply('worker', 'resolution', 'review', JSON.stringify({ cycle: 1, resolved: [{ id: 'sec-1', change: 'masked', tests: 'a test' }] }));
+      await reply(
+        'worker',
+        'resolution',
+        'review',
+        JSON.stringify({
+          cycle: 1,
+          resolved: [{ id: 'sec-1', change: 'masked', tests: 'a test' }],
+        }),
+      );
       await pump();
       assert.equal(await step(), 'moved');
       assert.equal(said.at(-1), 'RESOLVED: cycle 1');
@@ -228,9 +396,18 @@ describe('lib/run/controller/driveStep', () => {
       assert.equal(await step(), 'moved');
       assert.equal(said.at(-1), 'ACCEPTANCE: passed');
       assert.equal(await step(), 'waiting');
-      assert.deepEqual((await requests()).filter((r) => r[0] === 'run_review').map((r) => r[2]).sort(), [
-        `${id}/review/review/c1/g0/independent`, `${id}/review/review/c1/g0/structured`, `${id}/review/review/c2/g0/independent`, `${id}/review/review/c2/g0/structured`,
-      ]);
+      assert.deepEqual(
+        (await requests())
+          .filter((r) => r[0] === 'run_review')
+          .map((r) => r[2])
+          .sort(),
+        [
+          `${id}/review/review/c1/g0/independent`,
+          `${id}/review/review/c1/g0/structured`,
+          `${id}/review/review/c2/g0/independent`,
+          `${id}/review/review/c2/g0/structured`,
+        ],
+      );
       assert.equal(said.filter((l) => l.startsWith('SENT: ')).length, 7);
     });
 

@@ -9,8 +9,17 @@ import { join } from 'node:path';
 import { mailboxOf, runPathsOf } from '../../../lib/project/layout.js';
 import { readItem } from '../../../lib/queue/item.js';
 import { itemNamesIn } from '../../../lib/queue/names.js';
-import { blockStep, leaseAcquireStep, stageStartStep } from '../../../lib/run/gates/controllerActions.js';
-import { endStep, retryStep, startStep, type StartOptions } from '../../../lib/run/owner/ownerSteps.js';
+import {
+  blockStep,
+  leaseAcquireStep,
+  stageStartStep,
+} from '../../../lib/run/gates/controllerActions.js';
+import {
+  endStep,
+  retryStep,
+  startStep,
+  type StartOptions,
+} from '../../../lib/run/owner/ownerSteps.js';
 import { type RunContext } from '../../../lib/run/record/runContext.js';
 import { expectedStageOf, replyToRun, type Reply } from '../../../lib/run/controller/runReply.js';
 import { readWorkflow } from '../../../lib/run/record/runStore.js';
@@ -20,8 +29,21 @@ import { tempDir } from '../../support/project.js';
 import { makeRunRepo } from '../../support/runs.js';
 
 const START: StartOptions = {
-  request: 'req-1', task: 'add the thing', spec: 'spec.md', acceptance: 'true', stages: ['implementation', 'docs'], maxCycles: 3,
-  acceptanceTimeoutS: 60, retryAttempts: 3, retryBaseMs: 100, roles: { worker: 'worker', reviewers: ['reviewer-a', 'reviewer-b'], validator: 'validator', controller: 'ctl' },
+  request: 'req-1',
+  task: 'add the thing',
+  spec: 'spec.md',
+  acceptance: 'true',
+  stages: ['implementation', 'docs'],
+  maxCycles: 3,
+  acceptanceTimeoutS: 60,
+  retryAttempts: 3,
+  retryBaseMs: 100,
+  roles: {
+    worker: 'worker',
+    reviewers: ['reviewer-a', 'reviewer-b'],
+    validator: 'validator',
+    controller: 'ctl',
+  },
 };
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
@@ -38,7 +60,10 @@ describe('lib/run/controller/runReply', () => {
     clock = Date.parse('2030-01-01T00:00:00.000Z');
     ctx = { root, cwd: root, env: {}, user: 'alice', now: () => new Date((clock += 1000)) };
     runId = (await startStep(ctx, START)).status.run_id;
-    token = ((await leaseAcquireStep(ctx, runId, { pid: process.pid, ttlS: 3600, reclaimStale: false })).status.lease as { token: string }).token;
+    token = (
+      (await leaseAcquireStep(ctx, runId, { pid: process.pid, ttlS: 3600, reclaimStale: false }))
+        .status.lease as { token: string }
+    ).token;
     await stageStartStep(ctx, runId, token, 'implementation');
     fs.writeFileSync(join(root, 'report.md'), 'the work is done\n');
   });
@@ -48,7 +73,15 @@ describe('lib/run/controller/runReply', () => {
   });
 
   const paths = () => runPathsOf(root, runId);
-  const work = (over: Partial<Reply> = {}): Reply => ({ runId, kind: 'work', stage: 'implementation', cycle: 1, file: 'report.md', role: 'worker', ...over });
+  const work = (over: Partial<Reply> = {}): Reply => ({
+    runId,
+    kind: 'work',
+    stage: 'implementation',
+    cycle: 1,
+    file: 'report.md',
+    role: 'worker',
+    ...over,
+  });
   const outboxOf = (role: string) => itemNamesIn(mailboxOf(root, role).outbox);
 
   it('copies the file to artifacts/<stage>-c<cycle>-<kind>.<ext> and queues one run_result to the controller with every header', async () => {
@@ -66,10 +99,33 @@ describe('lib/run/controller/runReply', () => {
     assert.equal(h.priority, '40');
     assert.equal(h.created_at, '2030-02-03T04:05:06.000Z');
     assert.deepEqual(
-      { run_id: h.run_id, stage: h.stage, cycle: h.cycle, kind: h.kind, lane: h.lane, key: h.key, artifact: h.artifact, sha256: h.sha256 },
-      { run_id: runId, stage: 'implementation', cycle: '1', kind: 'work', lane: undefined, key: `${runId}/work/implementation/c1/g0`, artifact, sha256: sha256('the work is done\n') },
+      {
+        run_id: h.run_id,
+        stage: h.stage,
+        cycle: h.cycle,
+        kind: h.kind,
+        lane: h.lane,
+        key: h.key,
+        artifact: h.artifact,
+        sha256: h.sha256,
+      },
+      {
+        run_id: runId,
+        stage: 'implementation',
+        cycle: '1',
+        kind: 'work',
+        lane: undefined,
+        key: `${runId}/work/implementation/c1/g0`,
+        artifact,
+        sha256: sha256('the work is done\n'),
+      },
     );
-    assert.match(item.body.toString('utf8'), new RegExp(`^work reply of worker for run ${runId}, stage implementation, cycle 1: ${artifact}\n`));
+    assert.match(
+      item.body.toString('utf8'),
+      new RegExp(
+        `^work reply of worker for run ${runId}, stage implementation, cycle 1: ${artifact}\n`,
+      ),
+    );
     // the agent never writes run state: the record lists no such artifact
     assert.ok(!readWorkflow(root, runId).workflow.artifacts.some((a) => a.path === artifact));
   });
@@ -79,11 +135,24 @@ describe('lib/run/controller/runReply', () => {
     const q = await replyToRun(root, root, work({ kind: 'question', file: 'q.txt' }));
     assert.equal(q, 'artifacts/implementation-c1-question.txt');
     const item = await readItem(join(mailboxOf(root, 'worker').outbox, outboxOf('worker')[0]!));
-    assert.equal(item.body.toString('utf8'), `question reply of worker for run ${runId}, stage implementation, cycle 1: ${q}\nWhich database?\n`);
+    assert.equal(
+      item.body.toString('utf8'),
+      `question reply of worker for run ${runId}, stage implementation, cycle 1: ${q}\nWhich database?\n`,
+    );
     fs.writeFileSync(join(root, 'lane'), 'LANE: structured\nCYCLE: 1\n');
-    const r = await replyToRun(root, root, { runId, kind: 'review', stage: 'review', cycle: 1, lane: 'structured', file: 'lane', role: 'reviewer-a' });
+    const r = await replyToRun(root, root, {
+      runId,
+      kind: 'review',
+      stage: 'review',
+      cycle: 1,
+      lane: 'structured',
+      file: 'lane',
+      role: 'reviewer-a',
+    });
     assert.equal(r, 'artifacts/review-c1-review-structured.txt');
-    const review = await readItem(join(mailboxOf(root, 'reviewer-a').outbox, outboxOf('reviewer-a')[0]!));
+    const review = await readItem(
+      join(mailboxOf(root, 'reviewer-a').outbox, outboxOf('reviewer-a')[0]!),
+    );
     assert.equal(review.headers.lane, 'structured');
     assert.equal(review.headers.key, `${runId}/review/review/c1/g0/structured`);
   });
@@ -93,26 +162,58 @@ describe('lib/run/controller/runReply', () => {
     assert.equal(await replyToRun(root, root, work()), artifact);
     assert.equal(outboxOf('worker').length, 2);
     fs.writeFileSync(join(root, 'report.md'), 'other words\n');
-    await assert.rejects(replyToRun(root, root, work()), failure('refused', `already replied: ${artifact} exists with other bytes; a reply is never overwritten`));
+    await assert.rejects(
+      replyToRun(root, root, work()),
+      failure(
+        'refused',
+        `already replied: ${artifact} exists with other bytes; a reply is never overwritten`,
+      ),
+    );
     assert.equal(fs.readFileSync(join(paths().dir, artifact), 'utf8'), 'the work is done\n');
     assert.equal(outboxOf('worker').length, 2);
   });
 
   it('refuses another cycle, another stage, a review without its lane, and queues nothing', async () => {
-    await assert.rejects(replyToRun(root, root, work({ cycle: 2 })), failure('refused', `run ${runId} is in cycle 1, not 2`));
-    await assert.rejects(replyToRun(root, root, work({ stage: 'docs' })), failure('refused', `a work reply of run ${runId} names stage implementation, not docs`));
-    await assert.rejects(replyToRun(root, root, work({ kind: 'validation' })), failure('refused', `a validation reply of run ${runId} names stage review, not implementation`));
-    await assert.rejects(replyToRun(root, root, work({ kind: 'review', stage: 'review' })), failure('usage', 'a review reply names its lane: --lane structured|independent'));
+    await assert.rejects(
+      replyToRun(root, root, work({ cycle: 2 })),
+      failure('refused', `run ${runId} is in cycle 1, not 2`),
+    );
+    await assert.rejects(
+      replyToRun(root, root, work({ stage: 'docs' })),
+      failure('refused', `a work reply of run ${runId} names stage implementation, not docs`),
+    );
+    await assert.rejects(
+      replyToRun(root, root, work({ kind: 'validation' })),
+      failure(
+        'refused',
+        `a validation reply of run ${runId} names stage review, not implementation`,
+      ),
+    );
+    await assert.rejects(
+      replyToRun(root, root, work({ kind: 'review', stage: 'review' })),
+      failure('usage', 'a review reply names its lane: --lane structured|independent'),
+    );
     assert.deepEqual(outboxOf('worker'), []);
-    assert.deepEqual(fs.existsSync(paths().artifacts) ? fs.readdirSync(paths().artifacts).filter((n) => n.includes('-work')) : [], []);
+    assert.deepEqual(
+      fs.existsSync(paths().artifacts)
+        ? fs.readdirSync(paths().artifacts).filter((n) => n.includes('-work'))
+        : [],
+      [],
+    );
   });
 
-  it('refuses a file outside the caller\'s git worktree, and a missing file', async () => {
+  it("refuses a file outside the caller's git worktree, and a missing file", async () => {
     const elsewhere = tempDir('baton-elsewhere-');
     others.push(elsewhere);
     fs.writeFileSync(join(elsewhere, 'r.md'), 'x\n');
-    await assert.rejects(replyToRun(root, root, work({ file: join(elsewhere, 'r.md') })), failure('refused', new RegExp(`is outside your worktree '${fs.realpathSync(root)}'$`)));
-    await assert.rejects(replyToRun(root, root, work({ file: 'nope.md' })), failure('usage', "no such file 'nope.md'"));
+    await assert.rejects(
+      replyToRun(root, root, work({ file: join(elsewhere, 'r.md') })),
+      failure('refused', new RegExp(`is outside your worktree '${fs.realpathSync(root)}'$`)),
+    );
+    await assert.rejects(
+      replyToRun(root, root, work({ file: 'nope.md' })),
+      failure('usage', "no such file 'nope.md'"),
+    );
     assert.deepEqual(outboxOf('worker'), []);
   });
 
@@ -129,21 +230,33 @@ describe('lib/run/controller/runReply', () => {
     assert.equal(second, `artifacts/${stage}-c1-work-g1.md`);
     assert.notEqual(second, first);
     assert.equal(fs.readFileSync(join(paths().dir, first), 'utf8'), 'the work is done\n');
-    const items = await Promise.all(outboxOf('worker').map((n) => readItem(join(mailboxOf(root, 'worker').outbox, n))));
-    assert.deepEqual(items.map((i) => i.headers.key).sort(), [`${runId}/work/${stage}/c1/g0`, `${runId}/work/${stage}/c1/g1`].sort());
+    const items = await Promise.all(
+      outboxOf('worker').map((n) => readItem(join(mailboxOf(root, 'worker').outbox, n))),
+    );
+    assert.deepEqual(
+      items.map((i) => i.headers.key).sort(),
+      [`${runId}/work/${stage}/c1/g0`, `${runId}/work/${stage}/c1/g1`].sort(),
+    );
   });
 
   it('refuses a terminal run', async () => {
     await endStep(ctx, runId, 'cancel', 'no longer needed');
-    await assert.rejects(replyToRun(root, root, work()), failure('refused', `run ${runId} is CANCELLED: it takes no replies`));
+    await assert.rejects(
+      replyToRun(root, root, work()),
+      failure('refused', `run ${runId} is CANCELLED: it takes no replies`),
+    );
     assert.deepEqual(outboxOf('worker'), []);
   });
 
   it('expectedStageOf: the active (else last completed) stage for work and questions, review for the review kinds', () => {
-    const wf = sampleWorkflow('/r', 'a'.repeat(40), { active_stage: 'docs', last_completed_stage: 'implementation' });
+    const wf = sampleWorkflow('/r', 'a'.repeat(40), {
+      active_stage: 'docs',
+      last_completed_stage: 'implementation',
+    });
     assert.equal(expectedStageOf(wf, 'work'), 'docs');
     assert.equal(expectedStageOf(wf, 'question'), 'docs');
-    for (const k of ['review', 'validation', 'resolution'] as const) assert.equal(expectedStageOf(wf, k), 'review');
+    for (const k of ['review', 'validation', 'resolution'] as const)
+      assert.equal(expectedStageOf(wf, k), 'review');
     assert.equal(expectedStageOf({ ...wf, active_stage: null }, 'work'), 'implementation');
   });
 });

@@ -2,12 +2,23 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { CommandFailure } from '../../../lib/fsx/commandFailure.js';
-import { commitExists, headOf, isAncestor, modifiedTrackedFiles, resolveCommit, resolveWorkTree } from '../../../lib/run/gates/repoState.js';
+import {
+  commitExists,
+  headOf,
+  isAncestor,
+  modifiedTrackedFiles,
+  resolveCommit,
+  resolveWorkTree,
+} from '../../../lib/run/gates/repoState.js';
 import { commitIn, git, tempDir } from '../../support/project.js';
 
 /** True for a refusal (exit 2) of one line matching `pattern`. */
 function refusal(pattern: RegExp): (err: unknown) => boolean {
-  return (err) => err instanceof CommandFailure && err.kind === 'refused' && err.lines.length === 1 && pattern.test(err.lines[0]!);
+  return (err) =>
+    err instanceof CommandFailure &&
+    err.kind === 'refused' &&
+    err.lines.length === 1 &&
+    pattern.test(err.lines[0]!);
 }
 
 /** A new repository at `dir` (branch main, one commit) and its first commit's hash. */
@@ -37,7 +48,11 @@ describe('lib/run/gates/repoState', () => {
       assert.equal(resolveWorkTree(main, main), main);
       assert.equal(resolveWorkTree(main, join(main, 'src', 'deep')), main);
       assert.equal(resolveWorkTree(main, wt), wt);
-      assert.equal(resolveWorkTree(wt, main), main, 'ROOT given as a worktree names the same repository');
+      assert.equal(
+        resolveWorkTree(wt, main),
+        main,
+        'ROOT given as a worktree names the same repository',
+      );
       assert.equal(resolveWorkTree(main, join(dir, 'wt-link')), wt);
     });
 
@@ -46,24 +61,53 @@ describe('lib/run/gates/repoState', () => {
       repoAt(other);
       const clone = join(dir, 'clone');
       git(dir, 'clone', '-q', main, clone);
-      assert.throws(() => resolveWorkTree(main, other), refusal(new RegExp(`^'${other}' is a work tree of another repository \\(git dir '${other}/\\.git', ROOT's is '${main}/\\.git'\\)$`)));
-      assert.throws(() => resolveWorkTree(main, clone), refusal(/^'.*\/clone' is a work tree of another repository/));
+      assert.throws(
+        () => resolveWorkTree(main, other),
+        refusal(
+          new RegExp(
+            `^'${other}' is a work tree of another repository \\(git dir '${other}/\\.git', ROOT's is '${main}/\\.git'\\)$`,
+          ),
+        ),
+      );
+      assert.throws(
+        () => resolveWorkTree(main, clone),
+        refusal(/^'.*\/clone' is a work tree of another repository/),
+      );
     });
 
     it('refuses a folder outside git, the git dir itself, a folder that does not exist and a file, each with its own message', () => {
       const plain = join(dir, 'plain');
       fs.mkdirSync(plain);
-      assert.throws(() => resolveWorkTree(main, plain), refusal(/^'.*\/plain' is not a git work tree: fatal: not a git repository/));
-      assert.throws(() => resolveWorkTree(main, join(main, '.git')), refusal(/^'.*\/main\/\.git' is not a git work tree: fatal: this operation must be run in a work tree/));
-      assert.throws(() => resolveWorkTree(main, join(dir, 'missing')), refusal(/^repository folder '.*\/missing' does not exist$/));
+      assert.throws(
+        () => resolveWorkTree(main, plain),
+        refusal(/^'.*\/plain' is not a git work tree: fatal: not a git repository/),
+      );
+      assert.throws(
+        () => resolveWorkTree(main, join(main, '.git')),
+        refusal(
+          /^'.*\/main\/\.git' is not a git work tree: fatal: this operation must be run in a work tree/,
+        ),
+      );
+      assert.throws(
+        () => resolveWorkTree(main, join(dir, 'missing')),
+        refusal(/^repository folder '.*\/missing' does not exist$/),
+      );
       fs.writeFileSync(join(main, 'file.txt'), 'f\n');
-      assert.throws(() => resolveWorkTree(main, join(main, 'file.txt')), refusal(/^'.*\/main\/file\.txt' is not a folder$/));
+      assert.throws(
+        () => resolveWorkTree(main, join(main, 'file.txt')),
+        refusal(/^'.*\/main\/file\.txt' is not a folder$/),
+      );
     });
 
     it('refuses any folder when ROOT is not in a git repository', () => {
       const plainRoot = join(dir, 'plain-root');
       fs.mkdirSync(plainRoot);
-      assert.throws(() => resolveWorkTree(plainRoot, main), refusal(/^ROOT '.*\/plain-root' is not in a git repository, so '.*\/main' cannot be a work tree of it$/));
+      assert.throws(
+        () => resolveWorkTree(plainRoot, main),
+        refusal(
+          /^ROOT '.*\/plain-root' is not in a git repository, so '.*\/main' cannot be a work tree of it$/,
+        ),
+      );
     });
   });
 
@@ -83,7 +127,15 @@ describe('lib/run/gates/repoState', () => {
       git(main, 'add', 'a.txt');
       commitIn(main, 'a');
       for (const ref of ['nope', 'HEAD:a.txt', 'HEAD^{tree}', '--all', '-q']) {
-        assert.throws(() => resolveCommit(main, ref), refusal(new RegExp(`^base ref '${ref.replace(/[\^{}$.*+?()[\]|\\-]/g, '\\$&')}' does not resolve$`)), ref);
+        assert.throws(
+          () => resolveCommit(main, ref),
+          refusal(
+            new RegExp(
+              `^base ref '${ref.replace(/[\^{}$.*+?()[\]|\\-]/g, '\\$&')}' does not resolve$`,
+            ),
+          ),
+          ref,
+        );
       }
     });
   });
@@ -110,7 +162,7 @@ describe('lib/run/gates/repoState', () => {
       assert.equal(commitExists(join(dir, 'nowhere'), first), false);
     });
 
-    it('isAncestor: a commit is its own ancestor and its parent\'s descendant, not the other way round', () => {
+    it("isAncestor: a commit is its own ancestor and its parent's descendant, not the other way round", () => {
       const second = commitIn(main, 'second');
       git(main, 'checkout', '-q', '-b', 'fork', first);
       const forked = commitIn(main, 'forked');
@@ -121,13 +173,17 @@ describe('lib/run/gates/repoState', () => {
     });
 
     it('isAncestor refuses a commit git cannot find, rather than answering no', () => {
-      assert.throws(() => isAncestor(main, 'f'.repeat(40), first), refusal(/^cannot tell whether f{40} is an ancestor of [0-9a-f]{40} in '.*': /));
+      assert.throws(
+        () => isAncestor(main, 'f'.repeat(40), first),
+        refusal(/^cannot tell whether f{40} is an ancestor of [0-9a-f]{40} in '.*': /),
+      );
     });
   });
 
   describe('modifiedTrackedFiles', () => {
     beforeEach(() => {
-      for (const name of ['a.txt', 'b c.txt', 'd.txt', 'e.txt']) fs.writeFileSync(join(main, name), `${name}\n`);
+      for (const name of ['a.txt', 'b c.txt', 'd.txt', 'e.txt'])
+        fs.writeFileSync(join(main, name), `${name}\n`);
       fs.writeFileSync(join(main, '.gitignore'), 'ignored.log\n');
       git(main, 'add', '.');
       commitIn(main, 'files');
@@ -139,9 +195,13 @@ describe('lib/run/gates/repoState', () => {
       assert.deepEqual(modifiedTrackedFiles(main), []);
     });
 
-    it('lists changed, staged, deleted and renamed tracked files by name; the first record\'s leading status space is kept', () => {
+    it("lists changed, staged, deleted and renamed tracked files by name; the first record's leading status space is kept", () => {
       fs.writeFileSync(join(main, 'a.txt'), 'changed\n');
-      assert.deepEqual(modifiedTrackedFiles(main), ['a.txt'], 'an unstaged change first: " M a.txt"');
+      assert.deepEqual(
+        modifiedTrackedFiles(main),
+        ['a.txt'],
+        'an unstaged change first: " M a.txt"',
+      );
       fs.writeFileSync(join(main, 'b c.txt'), 'changed\n');
       git(main, 'add', 'b c.txt');
       fs.rmSync(join(main, 'd.txt'));
@@ -150,7 +210,7 @@ describe('lib/run/gates/repoState', () => {
       assert.deepEqual(modifiedTrackedFiles(main), ['a.txt', 'b c.txt', 'd.txt', 'f.txt', 'e.txt']);
     });
 
-    it('reads a worktree\'s own state, not the main checkout\'s', () => {
+    it("reads a worktree's own state, not the main checkout's", () => {
       const wt = join(dir, 'wt');
       git(main, 'worktree', 'add', '-q', '-b', 'side', wt);
       fs.writeFileSync(join(wt, 'd.txt'), 'changed\n');
@@ -161,7 +221,10 @@ describe('lib/run/gates/repoState', () => {
     it('refuses a folder outside git', () => {
       const plain = join(dir, 'plain');
       fs.mkdirSync(plain);
-      assert.throws(() => modifiedTrackedFiles(plain), refusal(/^cannot read the state of '.*\/plain': fatal: not a git repository/));
+      assert.throws(
+        () => modifiedTrackedFiles(plain),
+        refusal(/^cannot read the state of '.*\/plain': fatal: not a git repository/),
+      );
     });
   });
 });

@@ -15,8 +15,21 @@ import { failure } from '../../support/failures.js';
 import { makeRunRepo } from '../../support/runs.js';
 
 const START: StartOptions = {
-  request: 'req-1', task: 'add the thing', spec: 'spec.md', acceptance: 'true', stages: ['implementation'], maxCycles: 3,
-  acceptanceTimeoutS: 60, retryAttempts: 3, retryBaseMs: 100, roles: { worker: 'worker', reviewers: ['reviewer-a', 'reviewer-b'], validator: 'validator', controller: 'ctl' },
+  request: 'req-1',
+  task: 'add the thing',
+  spec: 'spec.md',
+  acceptance: 'true',
+  stages: ['implementation'],
+  maxCycles: 3,
+  acceptanceTimeoutS: 60,
+  retryAttempts: 3,
+  retryBaseMs: 100,
+  roles: {
+    worker: 'worker',
+    reviewers: ['reviewer-a', 'reviewer-b'],
+    validator: 'validator',
+    controller: 'ctl',
+  },
 };
 
 describe('lib/run/owner/runAnswer', () => {
@@ -38,7 +51,13 @@ describe('lib/run/owner/runAnswer', () => {
   const askQuestion = () => {
     const phase = emptyPhase(new Date());
     phase.state = 'WAITING_FOR_HUMAN_INPUT';
-    phase.question = { text: 'Which database?', from: 'worker', stage: 'implementation', cycle: 1, since: new Date().toISOString() };
+    phase.question = {
+      text: 'Which database?',
+      from: 'worker',
+      stage: 'implementation',
+      cycle: 1,
+      since: new Date().toISOString(),
+    };
     writePhase(paths(), phase);
   };
 
@@ -51,28 +70,56 @@ describe('lib/run/owner/runAnswer', () => {
     assert.equal(names.length, 1);
     const item = await readItem(join(mailboxOf(root, 'ctl').outbox, names[0]!));
     assert.deepEqual(
-      { from: item.headers.from, to: item.headers.to, priority: item.headers.priority, type: item.headers.type, run_id: item.headers.run_id, kind: item.headers.kind, created_at: item.headers.created_at },
-      { from: 'ctl', to: 'ctl', priority: '10', type: 'run_answer', run_id: runId, kind: 'answer', created_at: '2030-03-04T05:06:07.000Z' },
+      {
+        from: item.headers.from,
+        to: item.headers.to,
+        priority: item.headers.priority,
+        type: item.headers.type,
+        run_id: item.headers.run_id,
+        kind: item.headers.kind,
+        created_at: item.headers.created_at,
+      },
+      {
+        from: 'ctl',
+        to: 'ctl',
+        priority: '10',
+        type: 'run_answer',
+        run_id: runId,
+        kind: 'answer',
+        created_at: '2030-03-04T05:06:07.000Z',
+      },
     );
     assert.equal(item.body.toString('utf8'), 'Use SQLite.\n');
   });
 
   it('refuses when no worker is waiting for an answer (no phase file, or one without a question)', async () => {
-    await assert.rejects(answerQuestion(root, runId, 'hello'), failure('refused', `answer: no worker of run ${runId} is waiting for an answer`));
+    await assert.rejects(
+      answerQuestion(root, runId, 'hello'),
+      failure('refused', `answer: no worker of run ${runId} is waiting for an answer`),
+    );
     writePhase(paths(), emptyPhase(new Date()));
-    await assert.rejects(answerQuestion(root, runId, 'hello'), failure('refused', `answer: no worker of run ${runId} is waiting for an answer`));
+    await assert.rejects(
+      answerQuestion(root, runId, 'hello'),
+      failure('refused', `answer: no worker of run ${runId} is waiting for an answer`),
+    );
     assert.deepEqual(outbox(), []);
   });
 
   it('refuses a terminal run even with a question open', async () => {
     askQuestion();
     await endStep(ctx, runId, 'fail', 'gave up');
-    await assert.rejects(answerQuestion(root, runId, 'late'), failure('refused', `answer: run ${runId} is FAILED`));
+    await assert.rejects(
+      answerQuestion(root, runId, 'late'),
+      failure('refused', `answer: run ${runId} is FAILED`),
+    );
     assert.deepEqual(outbox(), []);
   });
 
   it('an unknown run is an error, and nothing is queued', async () => {
-    await assert.rejects(answerQuestion(root, 'run-20300101T000000Z-ffffff', 'x'), failure('usage', /^unknown run 'run-20300101T000000Z-ffffff': no /));
+    await assert.rejects(
+      answerQuestion(root, 'run-20300101T000000Z-ffffff', 'x'),
+      failure('usage', /^unknown run 'run-20300101T000000Z-ffffff': no /),
+    );
     assert.deepEqual(outbox(), []);
   });
 });

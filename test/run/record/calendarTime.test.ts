@@ -4,21 +4,45 @@ import { calendarTimeProblems, isCalendarTime } from '../../../lib/run/record/ca
 
 describe('lib/run/record/calendarTime', () => {
   it('accepts real instants in the record form, with or without a fraction, leap days of leap years', () => {
-    for (const t of ['2026-12-02T00:32:52Z', '2026-12-02T00:32:52.123Z', '2024-02-29T23:59:59.999999999Z', '2000-02-29T00:00:00Z', '0001-01-01T00:00:00Z', '0099-12-31T12:00:00Z']) {
+    for (const t of [
+      '2026-12-02T00:32:52Z',
+      '2026-12-02T00:32:52.123Z',
+      '2024-02-29T23:59:59.999999999Z',
+      '2000-02-29T00:00:00Z',
+      '0001-01-01T00:00:00Z',
+      '0099-12-31T12:00:00Z',
+    ]) {
       assert.equal(isCalendarTime(t), true, t);
     }
   });
 
   it('refuses impossible months, days, hours, minutes and seconds, leap days of common years, and other forms', () => {
     for (const t of [
-      '2026-13-45T25:61:61Z', '2026-00-10T00:00:00Z', '2026-01-00T00:00:00Z', '2026-04-31T00:00:00Z', '2026-02-29T00:00:00Z', '1900-02-29T00:00:00Z',
-      '2026-01-01T24:00:00Z', '2026-01-01T00:60:00Z', '2026-01-01T00:00:60Z', '2026-01-01 00:00:00Z', '2026-01-01T00:00:00+00:00', '',
+      '2026-13-45T25:61:61Z',
+      '2026-00-10T00:00:00Z',
+      '2026-01-00T00:00:00Z',
+      '2026-04-31T00:00:00Z',
+      '2026-02-29T00:00:00Z',
+      '1900-02-29T00:00:00Z',
+      '2026-01-01T24:00:00Z',
+      '2026-01-01T00:60:00Z',
+      '2026-01-01T00:00:60Z',
+      '2026-01-01 00:00:00Z',
+      '2026-01-01T00:00:00+00:00',
+      '',
     ]) {
       assert.equal(isCalendarTime(t), false, t);
     }
   });
 
   it('names each field that is not a real time, and skips nulls', () => {
-    assert.deepEqual(calendarTimeProblems([['/a', null], ['/b', '2026-01-01T00:00:00Z'], ['/c', '2026-13-01T00:00:00Z']]), ["/c '2026-13-01T00:00:00Z' is not a real date and time"]);
+    assert.deepEqual(
+      calendarTimeProblems([
+        ['/a', null],
+        ['/b', '2026-01-01T00:00:00Z'],
+        ['/c', '2026-13-01T00:00:00Z'],
+      ]),
+      ["/c '2026-13-01T00:00:00Z' is not a real date and time"],
+    );
   });
 });

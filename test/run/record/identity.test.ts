@@ -6,7 +6,7 @@ import { currentOwner, hostName, machineId } from '../../../lib/run/record/ident
 import { tempDir } from '../../support/project.js';
 
 describe('lib/run/record/identity', () => {
-  it('the owner is the password database\'s user name, whatever $USER says', () => {
+  it("the owner is the password database's user name, whatever $USER says", () => {
     assert.equal(currentOwner(), userInfo().username);
     assert.equal(currentOwner({ USER: 'someone-else' }), userInfo().username);
   });
@@ -16,11 +16,14 @@ describe('lib/run/record/identity', () => {
       throw new Error('ENOENT: no such file or directory, uv_os_get_passwd');
     };
     assert.equal(currentOwner({ USER: 'alice' }, noEntry), 'alice');
-    assert.equal(currentOwner({ USER: 'alice' }, () => ({ username: '' })), 'alice');
+    assert.equal(
+      currentOwner({ USER: 'alice' }, () => ({ username: '' })),
+      'alice',
+    );
     assert.equal(currentOwner({}, noEntry), '');
   });
 
-  it('the machine id is the file\'s content trimmed, and empty when the file cannot be read', () => {
+  it("the machine id is the file's content trimmed, and empty when the file cannot be read", () => {
     const dir = tempDir();
     try {
       fs.writeFileSync(join(dir, 'machine-id'), '0123456789abcdef0123456789abcdef\n');
@@ -33,11 +36,13 @@ describe('lib/run/record/identity', () => {
   });
 
   it('reads /etc/machine-id by default', () => {
-    const expected = fs.existsSync('/etc/machine-id') ? fs.readFileSync('/etc/machine-id', 'utf8').trim() : '';
+    const expected = fs.existsSync('/etc/machine-id')
+      ? fs.readFileSync('/etc/machine-id', 'utf8').trim()
+      : '';
     assert.equal(machineId(), expected);
   });
 
-  it('the host name is the operating system\'s', () => {
+  it("the host name is the operating system's", () => {
     assert.equal(hostName(), hostname());
     assert.ok(hostName().length > 0);
   });

@@ -7,7 +7,12 @@ import { join } from 'node:path';
 import { CommandFailure } from '../../../lib/fsx/commandFailure.js';
 import { runPathsOf, type RunPaths } from '../../../lib/project/layout.js';
 import { currentOwner } from '../../../lib/run/record/identity.js';
-import { changeRun, reportOf, runContextOf, type RunContext } from '../../../lib/run/record/runContext.js';
+import {
+  changeRun,
+  reportOf,
+  runContextOf,
+  type RunContext,
+} from '../../../lib/run/record/runContext.js';
 import { blockRun, logged } from '../../../lib/run/record/runMutation.js';
 import { statusOf } from '../../../lib/run/record/runStatus.js';
 import { readWorkflow, writeWorkflow } from '../../../lib/run/record/runStore.js';
@@ -30,7 +35,10 @@ describe('lib/run/record/runContext', () => {
       const env = { SWARMFORGE_ROOT: '..' };
       const before = Date.now();
       const ctx = runContextOf(join(dir, 'proj', 'sub'), env);
-      assert.deepEqual([ctx.root, ctx.cwd, ctx.env, ctx.user], [join(dir, 'proj'), join(dir, 'proj', 'sub'), env, currentOwner()]);
+      assert.deepEqual(
+        [ctx.root, ctx.cwd, ctx.env, ctx.user],
+        [join(dir, 'proj'), join(dir, 'proj', 'sub'), env, currentOwner()],
+      );
       const now = ctx.now().getTime();
       assert.ok(now >= before && now <= Date.now());
     });
@@ -60,26 +68,43 @@ describe('lib/run/record/runContext', () => {
     let readings: number;
     beforeEach(() => {
       readings = 0;
-      ctx = { root: dir, cwd: dir, env: {}, user: 'alice', now: () => new Date(Date.parse('2026-02-01T00:00:00.000Z') + 1000 * readings++) };
+      ctx = {
+        root: dir,
+        cwd: dir,
+        env: {},
+        user: 'alice',
+        now: () => new Date(Date.parse('2026-02-01T00:00:00.000Z') + 1000 * readings++),
+      };
       paths = runPathsOf(dir, RUN_ID);
-      wf = checkpointed(sampleWorkflow('/repo', 'b'.repeat(40), { status: 'ACTIVE' }), 'c'.repeat(40));
+      wf = checkpointed(
+        sampleWorkflow('/repo', 'b'.repeat(40), { status: 'ACTIVE' }),
+        'c'.repeat(40),
+      );
       writeWorkflow(paths.workflow, wf);
     });
 
     it('reportOf: the status at `now` with the extra fields on top; `blocked` only for a blocking outcome', () => {
       const now = new Date('2026-02-02T00:00:00.000Z');
       const plain = reportOf({ workflow: wf, paths }, now);
-      assert.deepEqual([plain.status, plain.workflow, plain.blocked, plain.extra], [statusOf(wf, paths, now), wf, undefined, undefined]);
+      assert.deepEqual(
+        [plain.status, plain.workflow, plain.blocked, plain.extra],
+        [statusOf(wf, paths, now), wf, undefined, undefined],
+      );
       const extra = { retry_in_ms: 250, lease: { held: true, token: 't' } };
       const withExtra = reportOf({ workflow: wf, paths, extra }, now);
-      assert.deepEqual([withExtra.status, withExtra.extra], [{ ...statusOf(wf, paths, now), ...extra }, extra]);
+      assert.deepEqual(
+        [withExtra.status, withExtra.extra],
+        [{ ...statusOf(wf, paths, now), ...extra }, extra],
+      );
       const blocked = reportOf({ workflow: wf, paths, blocked: 'why' }, now);
       assert.deepEqual([blocked.status, blocked.blocked], [statusOf(wf, paths, now), 'why']);
     });
 
     it('reportOf computes the status (every digest) only when it is read, once', () => {
       let reads = 0;
-      const counting = new Proxy(wf, { get: (target, key) => ((reads += key === 'artifacts' ? 1 : 0), Reflect.get(target, key)) });
+      const counting = new Proxy(wf, {
+        get: (target, key) => ((reads += key === 'artifacts' ? 1 : 0), Reflect.get(target, key)),
+      });
       const report = reportOf({ workflow: counting, paths }, new Date());
       assert.equal(reads, 0, 'nothing computed before the status is read');
       void report.status;
@@ -94,26 +119,42 @@ describe('lib/run/record/runContext', () => {
       const report = await changeRun(ctx, RUN_ID, (current, p, now) => {
         seen = now;
         assert.deepEqual([current, p], [wf, paths]);
-        return { workflow: logged({ ...current, task: 'renamed' }, now, { actor: 'alice', action: 'rename' }) };
+        return {
+          workflow: logged({ ...current, task: 'renamed' }, now, {
+            actor: 'alice',
+            action: 'rename',
+          }),
+        };
       });
       assert.equal(readings, 1);
       assert.equal(seen!.toISOString(), '2026-02-01T00:00:00.000Z');
-      assert.deepEqual([report.status.task, report.status.updated_at], ['renamed', '2026-02-01T00:00:00.000Z']);
+      assert.deepEqual(
+        [report.status.task, report.status.updated_at],
+        ['renamed', '2026-02-01T00:00:00.000Z'],
+      );
       assert.equal(readWorkflow(dir, RUN_ID).workflow.task, 'renamed');
     });
 
     it('changeRun reports a blocking outcome and releases the lease of the run it blocked', async () => {
       fs.writeFileSync(paths.lease, '{}');
-      const report = await changeRun(ctx, RUN_ID, (current, _p, now) => blockRun(current, 'ctl', 'gate', 'it failed', now));
-      assert.deepEqual([report.blocked, report.status.status, report.status.lease], ['it failed', 'BLOCKED', { held: false }]);
+      const report = await changeRun(ctx, RUN_ID, (current, _p, now) =>
+        blockRun(current, 'ctl', 'gate', 'it failed', now),
+      );
+      assert.deepEqual(
+        [report.blocked, report.status.status, report.status.lease],
+        ['it failed', 'BLOCKED', { held: false }],
+      );
       assert.equal(fs.existsSync(paths.lease), false);
     });
 
     it('changeRun passes a refusal on, the record untouched', async () => {
       const before = fs.readFileSync(paths.workflow);
-      await assert.rejects(changeRun(ctx, RUN_ID, () => {
-        throw new CommandFailure('refused', ['no']);
-      }), /no/);
+      await assert.rejects(
+        changeRun(ctx, RUN_ID, () => {
+          throw new CommandFailure('refused', ['no']);
+        }),
+        /no/,
+      );
       assert.deepEqual(fs.readFileSync(paths.workflow), before);
     });
   });

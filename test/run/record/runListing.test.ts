@@ -39,14 +39,21 @@ describe('lib/run/record/runListing', () => {
 
   /** Writes a valid run record with `runId` created at `createdAt`. */
   function placeRun(runId: string, createdAt: string, request = 'req-1') {
-    const wf = sampleWorkflow('/repo', 'b'.repeat(40), { run_id: runId, request_id: request, created_at: createdAt, updated_at: createdAt });
+    const wf = sampleWorkflow('/repo', 'b'.repeat(40), {
+      run_id: runId,
+      request_id: request,
+      created_at: createdAt,
+      updated_at: createdAt,
+    });
     writeWorkflow(runPathsOf(root, runId).workflow, wf);
     return wf;
   }
 
-  it('status of one run: its status object, computed at the context\'s clock', () => {
+  it("status of one run: its status object, computed at the context's clock", () => {
     const wf = placeRun('run-20260101T000000Z-000001', '2026-01-01T00:00:00.000Z');
-    assert.deepEqual(statusOrList(ctx, wf.run_id), { status: statusOf(wf, runPathsOf(root, wf.run_id), NOW) });
+    assert.deepEqual(statusOrList(ctx, wf.run_id), {
+      status: statusOf(wf, runPathsOf(root, wf.run_id), NOW),
+    });
   });
 
   it('status of an unknown run is a usage error; of a malformed id too', () => {
@@ -64,18 +71,30 @@ describe('lib/run/record/runListing', () => {
     placeRun('run-20260109T000000Z-00000a', '2026-01-01T00:00:00.000Z', 'a');
     placeRun('run-20260101T000000Z-00000b', '2026-01-03T00:00:00.000Z', 'b2');
     placeRun('run-20260101T000000Z-00000a', '2026-01-03T00:00:00.000Z', 'b1');
-    fs.mkdirSync(join(runsDirOf(root), 'run-20260101T000000Z-0000ff', 'artifacts'), { recursive: true });
+    fs.mkdirSync(join(runsDirOf(root), 'run-20260101T000000Z-0000ff', 'artifacts'), {
+      recursive: true,
+    });
     const listed = statusOrList(ctx, undefined) as RunStatusView[];
-    assert.deepEqual(listed.map((s) => [s.run_id, s.request_id]), [
-      ['run-20260109T000000Z-00000a', 'a'], ['run-20260101T000000Z-00000a', 'b1'], ['run-20260101T000000Z-00000b', 'b2'], ['run-20260101T000000Z-00000c', 'c'],
-    ]);
+    assert.deepEqual(
+      listed.map((s) => [s.run_id, s.request_id]),
+      [
+        ['run-20260109T000000Z-00000a', 'a'],
+        ['run-20260101T000000Z-00000a', 'b1'],
+        ['run-20260101T000000Z-00000b', 'b2'],
+        ['run-20260101T000000Z-00000c', 'c'],
+      ],
+    );
   });
 
   it('list: an invalid record is refused, not skipped (a run is never silently hidden)', () => {
     placeRun('run-20260101T000000Z-000001', '2026-01-01T00:00:00.000Z');
     fs.mkdirSync(runPathsOf(root, 'run-20260101T000000Z-000002').dir, { recursive: true });
     fs.writeFileSync(runPathsOf(root, 'run-20260101T000000Z-000002').workflow, '{');
-    assert.throws(() => statusOrList(ctx, undefined), (err: unknown) => err instanceof CommandFailure && err.kind === 'refused' && /not JSON/.test(err.message));
+    assert.throws(
+      () => statusOrList(ctx, undefined),
+      (err: unknown) =>
+        err instanceof CommandFailure && err.kind === 'refused' && /not JSON/.test(err.message),
+    );
   });
 
   it('status and list change no file and take no lock', () => {
@@ -87,9 +106,18 @@ describe('lib/run/record/runListing', () => {
     assert.equal(fs.existsSync(join(runsDirOf(root), 'locks')), false);
   });
 
-  it('withExtra: one run\'s status with more fields on top', () => {
+  it("withExtra: one run's status with more fields on top", () => {
     const wf = placeRun('run-20260101T000000Z-000001', '2026-01-01T00:00:00.000Z');
-    const report = withExtra(ctx, wf.run_id, { reply: { path: 'artifacts/x.md' }, status: 'overridden' });
-    assert.deepEqual(report, { status: { ...statusOf(wf, runPathsOf(root, wf.run_id), NOW), reply: { path: 'artifacts/x.md' }, status: 'overridden' } });
+    const report = withExtra(ctx, wf.run_id, {
+      reply: { path: 'artifacts/x.md' },
+      status: 'overridden',
+    });
+    assert.deepEqual(report, {
+      status: {
+        ...statusOf(wf, runPathsOf(root, wf.run_id), NOW),
+        reply: { path: 'artifacts/x.md' },
+        status: 'overridden',
+      },
+    });
   });
 });

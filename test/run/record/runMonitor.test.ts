@@ -14,8 +14,21 @@ import { readWorkflow } from '../../../lib/run/record/runStore.js';
 import { makeRunRepo } from '../../support/runs.js';
 
 const START: StartOptions = {
-  request: 'req-1', task: 'add the thing', spec: 'spec.md', acceptance: 'true', stages: ['implementation'], maxCycles: 3,
-  acceptanceTimeoutS: 60, retryAttempts: 3, retryBaseMs: 100, roles: { worker: 'worker', reviewers: ['reviewer-a', 'reviewer-b'], validator: 'validator', controller: 'ctl' },
+  request: 'req-1',
+  task: 'add the thing',
+  spec: 'spec.md',
+  acceptance: 'true',
+  stages: ['implementation'],
+  maxCycles: 3,
+  acceptanceTimeoutS: 60,
+  retryAttempts: 3,
+  retryBaseMs: 100,
+  roles: {
+    worker: 'worker',
+    reviewers: ['reviewer-a', 'reviewer-b'],
+    validator: 'validator',
+    controller: 'ctl',
+  },
 };
 const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 
@@ -30,7 +43,8 @@ describe('lib/run/record/runMonitor', () => {
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-  const start = async (request: string) => (await startStep(ctx, { ...START, request })).status.run_id;
+  const start = async (request: string) =>
+    (await startStep(ctx, { ...START, request })).status.run_id;
   const at = (s: number) => new Date(T0 + s * 1000);
 
   it('no runs: an empty view and no lines', () => {
@@ -38,39 +52,82 @@ describe('lib/run/record/runMonitor', () => {
     assert.equal(runsText([]), '');
   });
 
-  it('an ACTIVE run: its record\'s fields and duration; its controller missing without a live lease, live with one, missing once the lease is stale', async () => {
+  it("an ACTIVE run: its record's fields and duration; its controller missing without a live lease, live with one, missing once the lease is stale", async () => {
     const runId = await start('req-1');
-    assert.deepEqual(runsView(root, at(61)), [{
-      run_id: runId, request_id: 'req-1', status: 'ACTIVE', phase: 'IDLE', review_cycle: 1, max_review_cycles: 3, blocking_findings: 0, approval_gate: false,
-      duration_s: 60, human_input: null, block_reason: null, controller: 'missing', problem: null,
-    }]);
+    assert.deepEqual(runsView(root, at(61)), [
+      {
+        run_id: runId,
+        request_id: 'req-1',
+        status: 'ACTIVE',
+        phase: 'IDLE',
+        review_cycle: 1,
+        max_review_cycles: 3,
+        blocking_findings: 0,
+        approval_gate: false,
+        duration_s: 60,
+        human_input: null,
+        block_reason: null,
+        controller: 'missing',
+        problem: null,
+      },
+    ]);
     await leaseAcquireStep(ctx, runId, { pid: process.pid, ttlS: 100, reclaimStale: false });
     assert.equal(runsView(root, at(50))[0]!.controller, 'live');
     assert.equal(runsView(root, at(500))[0]!.controller, 'missing');
     const text = runsText(runsView(root, at(500)));
-    assert.equal(text, `\nRuns:\n  ${runId} (req-1)  ACTIVE/IDLE  cycle 1/3  blocking 0  499s  CONTROLLER MISSING (no live lease)\n`);
+    assert.equal(
+      text,
+      `\nRuns:\n  ${runId} (req-1)  ACTIVE/IDLE  cycle 1/3  blocking 0  499s  CONTROLLER MISSING (no live lease)\n`,
+    );
   });
 
-  it('a worker\'s open question (from the controller\'s phase file, redacted and cut to 200 characters) with how long it has waited', async () => {
+  it("a worker's open question (from the controller's phase file, redacted and cut to 200 characters) with how long it has waited", async () => {
     const runId = await start('req-1');
     const phase = emptyPhase(at(0));
-    phase.question = { text: `password=hunter22 ${'q'.repeat(300)}`, from: 'worker', stage: 'implementation', cycle: 1, since: at(10).toISOString() };
+    phase.question = {
+      text: `password=hunter22 ${'q'.repeat(300)}`,
+      from: 'worker',
+      stage: 'implementation',
+      cycle: 1,
+      since: at(10).toISOString(),
+    };
     writePhase(runPathsOf(root, runId), phase);
     const view = runsView(root, at(70))[0]!;
     assert.equal(view.human_input!.waiting_s, 60);
     assert.equal(view.human_input!.question.length, 200);
     assert.ok(view.human_input!.question.startsWith('password=[REDACTED] qqq'));
-    assert.match(runsText([view]), /  QUESTION waiting 60s: password=\[REDACTED\] q+  CONTROLLER MISSING/);
+    assert.match(
+      runsText([view]),
+      /  QUESTION waiting 60s: password=\[REDACTED\] q+  CONTROLLER MISSING/,
+    );
   });
 
   it('a BLOCKED run shows its reason (redacted), needs no controller; the approval gate is flagged', async () => {
     const runId = await start('req-1');
-    const token = ((await leaseAcquireStep(ctx, runId, { pid: process.pid, ttlS: 3600, reclaimStale: false })).status.lease as { token: string }).token;
+    const token = (
+      (await leaseAcquireStep(ctx, runId, { pid: process.pid, ttlS: 3600, reclaimStale: false }))
+        .status.lease as { token: string }
+    ).token;
     await blockStep(ctx, runId, token, 'the API_TOKEN=abc123supersecret expired');
     const view = runsView(root, at(100))[0]!;
-    assert.deepEqual([view.status, view.block_reason, view.controller, view.approval_gate], ['BLOCKED', 'the API_TOKEN=[REDACTED] expired', 'not needed', false]);
-    assert.match(runsText([view]), new RegExp(`^  ${runId} \\(req-1\\)  BLOCKED/IDLE  cycle 1/3  blocking 0  \\d+s  BLOCKED: the API_TOKEN=\\[REDACTED\\] expired$`, 'm'));
-    const gate: RunMonitorView = { ...view, status: 'WAITING_FOR_HUMAN_APPROVAL', approval_gate: true, block_reason: null, controller: 'live' };
+    assert.deepEqual(
+      [view.status, view.block_reason, view.controller, view.approval_gate],
+      ['BLOCKED', 'the API_TOKEN=[REDACTED] expired', 'not needed', false],
+    );
+    assert.match(
+      runsText([view]),
+      new RegExp(
+        `^  ${runId} \\(req-1\\)  BLOCKED/IDLE  cycle 1/3  blocking 0  \\d+s  BLOCKED: the API_TOKEN=\\[REDACTED\\] expired$`,
+        'm',
+      ),
+    );
+    const gate: RunMonitorView = {
+      ...view,
+      status: 'WAITING_FOR_HUMAN_APPROVAL',
+      approval_gate: true,
+      block_reason: null,
+      controller: 'live',
+    };
     assert.ok(runsText([gate]).includes('  WAITING FOR YOUR APPROVAL'));
     assert.ok(!runsText([gate]).includes('CONTROLLER MISSING'));
   });
@@ -80,7 +137,10 @@ describe('lib/run/record/runMonitor', () => {
     await endStep(ctx, runId, 'cancel', 'not needed');
     const ended = Date.parse(readWorkflow(root, runId).workflow.updated_at);
     const soon = runsView(root, new Date(ended + 3_600_000));
-    assert.deepEqual(soon.map((v) => [v.run_id, v.status, v.duration_s, v.controller]), [[runId, 'CANCELLED', 1, 'not needed']]);
+    assert.deepEqual(
+      soon.map((v) => [v.run_id, v.status, v.duration_s, v.controller]),
+      [[runId, 'CANCELLED', 1, 'not needed']],
+    );
     assert.deepEqual(runsView(root, new Date(ended + 3_600_001)), []);
   });
 
@@ -91,7 +151,9 @@ describe('lib/run/record/runMonitor', () => {
     const views = runsView(root, at(100));
     const unreadable = views.find((v) => v.run_id === bad)!;
     assert.equal(unreadable.status, 'UNREADABLE');
-    assert.ok(unreadable.problem && unreadable.problem.length > 0 && !unreadable.problem.includes('\n'));
+    assert.ok(
+      unreadable.problem && unreadable.problem.length > 0 && !unreadable.problem.includes('\n'),
+    );
     assert.equal(views.find((v) => v.run_id === good)!.status, 'ACTIVE');
     assert.ok(runsText(views).includes(`  ${bad}  UNREADABLE: ${unreadable.problem}\n`));
   });

@@ -7,7 +7,11 @@ import { commitIn, git, tempDir } from '../../support/project.js';
 
 /** True for a usage failure (exit 1) of one line matching `pattern`. */
 function usageFailure(pattern: RegExp): (err: unknown) => boolean {
-  return (err) => err instanceof CommandFailure && err.kind === 'usage' && err.lines.length === 1 && pattern.test(err.lines[0]!);
+  return (err) =>
+    err instanceof CommandFailure &&
+    err.kind === 'usage' &&
+    err.lines.length === 1 &&
+    pattern.test(err.lines[0]!);
 }
 
 describe('lib/run/record/runRoot', () => {
@@ -25,7 +29,13 @@ describe('lib/run/record/runRoot', () => {
     git(main, 'worktree', 'add', '-q', '-b', 'inside', join(main, '.wt', 'inside'));
     git(main, 'worktree', 'add', '-q', '-b', 'outside', join(dir, 'elsewhere', 'outside'));
     fs.mkdirSync(join(dir, 'elsewhere', 'outside', 'sub'));
-    for (const cwd of [main, join(main, 'src', 'deep'), join(main, '.wt', 'inside'), join(dir, 'elsewhere', 'outside'), join(dir, 'elsewhere', 'outside', 'sub')]) {
+    for (const cwd of [
+      main,
+      join(main, 'src', 'deep'),
+      join(main, '.wt', 'inside'),
+      join(dir, 'elsewhere', 'outside'),
+      join(dir, 'elsewhere', 'outside', 'sub'),
+    ]) {
       assert.equal(runRootOf(cwd, {}), main, cwd);
     }
   });
@@ -58,12 +68,29 @@ describe('lib/run/record/runRoot', () => {
   it('$SWARMFORGE_ROOT that is missing or not a directory is a usage error naming it, with no fallback to git', () => {
     git(dir, 'init', '-q', '-b', 'main');
     fs.writeFileSync(join(dir, 'file'), 'x');
-    assert.throws(() => runRootOf(dir, { SWARMFORGE_ROOT: 'nowhere' }), usageFailure(/^SWARMFORGE_ROOT='nowhere' is not an existing directory \('.*\/nowhere'\): set it .* or unset it$/));
-    assert.throws(() => runRootOf(dir, { SWARMFORGE_ROOT: join(dir, 'file') }), usageFailure(/^SWARMFORGE_ROOT='.*\/file' is not an existing directory/));
+    assert.throws(
+      () => runRootOf(dir, { SWARMFORGE_ROOT: 'nowhere' }),
+      usageFailure(
+        /^SWARMFORGE_ROOT='nowhere' is not an existing directory \('.*\/nowhere'\): set it .* or unset it$/,
+      ),
+    );
+    assert.throws(
+      () => runRootOf(dir, { SWARMFORGE_ROOT: join(dir, 'file') }),
+      usageFailure(/^SWARMFORGE_ROOT='.*\/file' is not an existing directory/),
+    );
   });
 
   it('outside any git repository and without $SWARMFORGE_ROOT, one usage line says what to do', () => {
-    assert.throws(() => runRootOf(dir, {}), usageFailure(/^no run ROOT for '.*' \(fatal: not a git repository.*\): run this inside your project's git repository \(its main checkout or a worktree\), or set SWARMFORGE_ROOT$/));
-    assert.throws(() => runRootOf(dir, { SWARMFORGE_ROOT: '' }), usageFailure(/^no run ROOT/), 'an empty SWARMFORGE_ROOT counts as unset');
+    assert.throws(
+      () => runRootOf(dir, {}),
+      usageFailure(
+        /^no run ROOT for '.*' \(fatal: not a git repository.*\): run this inside your project's git repository \(its main checkout or a worktree\), or set SWARMFORGE_ROOT$/,
+      ),
+    );
+    assert.throws(
+      () => runRootOf(dir, { SWARMFORGE_ROOT: '' }),
+      usageFailure(/^no run ROOT/),
+      'an empty SWARMFORGE_ROOT counts as unset',
+    );
   });
 });
