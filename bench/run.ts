@@ -2,7 +2,7 @@
 // a ratio to a baseline measured in the same run, then one summary table. Expects the bins
 // built. Arguments name sections to run (startup claim handoff latency throughput idle
 // wake review teachers runs hooks controller bridge; bridge needs nats-server on the PATH);
-// none runs them all. bench/figures/ holds one file per figure of the README's Performance
+// none runs them all. bench/figures/ holds one file per figure of docs/performance.md's
 // section (named after its section), bench/support/ the code they share.
 import * as fs from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';

@@ -11,7 +11,7 @@
 // split it over some twenty files, and twenty ES module loads cost more than parsing one
 // (`baton run status` 1.7× `node -e 0` split, 1.5× as one file).
 // The package version is written into every bundle (__BATON_VERSION__, read by
-// lib/handoff/version.ts), so `<bin> --version` reads no file at run time.
+// lib/proc/version.ts), so `<bin> --version` reads no file at run time.
 import { build } from 'esbuild';
 import { chmod, readdir, readFile, rm } from 'node:fs/promises';
 

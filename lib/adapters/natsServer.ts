@@ -5,7 +5,7 @@
 // nats-server with this store (`-sd`), so a stale pid file, a reused pid number or a zombie
 // is never taken for our server and never signalled. Healthy means: it accepts a TCP
 // connection on its port and answers with its `INFO {...}` line (announcing JetStream).
-// This module imports nothing of lib/: callers pass the paths (lib/handoff/layout.ts).
+// This module imports nothing of lib/: callers pass the paths (lib/project/layout.ts).
 import { readTextIfPresent } from '../fsx/absent.js';
 import { endProcess, until } from '../proc/ending.js';
 import { spawn, type ChildProcess } from 'node:child_process';

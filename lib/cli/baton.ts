@@ -13,7 +13,7 @@ import { SWARM_COMMANDS } from './swarmCommands.js';
 
 /**
  * `baton run` as `baton --help` lists it; the command itself never reaches yargs
- * (lib/cli/runCommand.ts).
+ * (lib/cli/run/runCommand.ts).
  */
 const RUN_COMMAND_STUB = {
   command: 'run <action>',

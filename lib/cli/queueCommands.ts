@@ -1,9 +1,9 @@
 // The project-level `baton` commands (init, status, doctor) and the synonyms of the three
 // agent commands (handoff, ready, done), as a command table like swarmCommands.ts. Each
 // calls one lib function, imported when it runs, and prints; failures are thrown to runBaton.
-// doctor adds the review stage's findings (lib/review/reviewDoctor.ts) to the queue's:
+// doctor adds the review stage's findings (lib/review/lens/reviewDoctor.ts) to the queue's:
 // lib/handoff may not import lib/review. With a roster, status, doctor (and the monitor)
-// show the bridge as lib/handoff/bridgeView.ts reads it, never loading the NATS client.
+// show the bridge as lib/admin/bridgeView.ts reads it, never loading the NATS client.
 import type { Argv, CommandModule } from 'yargs';
 import { type DoctorFinding } from '../admin/doctor.js';
 import { type InitResult } from '../admin/init.js';

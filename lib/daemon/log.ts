@@ -1,5 +1,5 @@
 // handoffd's event log writer: one appended line per event, in the format of
-// lib/handoff/daemonRecord.ts (which also reads it back).
+// lib/project/daemonRecord.ts (which also reads it back).
 import * as fs from 'node:fs';
 import { formatLogLine, type DaemonEvent } from '../project/daemonRecord.js';
 

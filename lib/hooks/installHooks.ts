@@ -1,5 +1,5 @@
 // `baton hooks install`: Baton's hooks merged into an agent's project settings under ROOT
-// (lib/handoff/layout.ts agentHooksPathOf), the hooks being the package's own `hooks/`
+// (lib/project/layout.ts agentHooksPathOf), the hooks being the package's own `hooks/`
 // scripts by absolute path, so the settings work from any directory.
 //
 // Crash contract: the file is replaced with write-file-atomic (temp file in its folder,

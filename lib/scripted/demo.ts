@@ -1,6 +1,6 @@
 // `baton demo`: a three-role swarm (coder → reviewer → qa, qa in batch mode) of scripted
 // agents in a private tmux server, fed several tasks that travel end to end through
-// handoffd, with progress and a per-handoff timeline (lib/swarm/demoSwarm.ts runs the
+// handoffd, with progress and a per-handoff timeline (lib/scripted/demoSwarm.ts runs the
 // project and the swarm).
 import * as fs from 'node:fs';
 import { mailboxOf } from '../project/layout.js';

@@ -5,7 +5,7 @@
 // it for review (`baton review submit`), and runs done_with_current <id> until NO_TASK. A
 // `review_result` it receives is only noted. A run's requests (run_stage, run_review,
 // run_validate, run_resolve, run_answer) it answers with `baton run reply`
-// (lib/swarm/scriptedRunReplies.ts). It uses only the commands a real agent uses.
+// (lib/scripted/scriptedRunReplies.ts). It uses only the commands a real agent uses.
 // `--help` prints its usage and `--version` the package version, without starting.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';

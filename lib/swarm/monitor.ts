@@ -4,7 +4,7 @@
 // A daemon that was killed leaves its log and health.json behind: only the live holder of
 // its lock counts as running, and a problem it logged is shown as the previous run's, never
 // as the current state. Each run starts with a `started` line; a run that ended without a
-// `stopped` line was killed or crashed. With a roster, the bridge as lib/handoff/bridgeView.ts
+// `stopped` line was killed or crashed. With a roster, the bridge as lib/admin/bridgeView.ts
 // reads it: the link, each role's node and counts, remote roles marked in the table.
 import { Tmux, type PaneInfo } from '../adapters/tmux.js';
 import { bridgeLines, bridgeViewOf, roleLabel, type BridgeView } from '../admin/bridgeView.js';

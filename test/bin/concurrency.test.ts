@@ -144,7 +144,7 @@ describe('concurrent ready_for_next / done_with_current', function () {
   let p: Project;
   afterEach(() => p?.cleanup());
 
-  const RACE_ITEMS = sizeFrom('BATON_RACE_ITEMS', { short: 100, full: 500 });
+  const RACE_ITEMS = sizeFrom('BATON_RACE_ITEMS', { short: 40, full: 500 });
 
   it(`task mode: 8 processes drain ${RACE_ITEMS} items, each completed exactly once, never two in process`, async () => {
     const ITEMS = RACE_ITEMS;

@@ -30,7 +30,7 @@ import {
   type RunResult,
 } from '../support/project.js';
 import { fixtureText } from '../support/fixtures.js';
-import { byTier, sizeFrom } from '../support/tier.js';
+import { byTier, describeInSoak, sizeFrom } from '../support/tier.js';
 
 /** coder sends to a, b (task mode) and c (batch mode). */
 const CONF = fixtureText('conf', 'fan-out.conf');
@@ -916,7 +916,9 @@ describe('handoffd crash safety', () => {
     });
   });
 
-  describe('notification overflow', () => {
+  // Past the kernel's notification queue (16,384 events): about three minutes at the least,
+  // so it runs in `npm run soak` only.
+  describeInSoak('notification overflow', () => {
     /** How many events the kernel queues per inotify instance before it drops the rest (16,384 by default). */
     const queueLimit = (() => {
       try {

@@ -66,7 +66,7 @@ describe('--version and --help (built bins)', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.match(
       r.stdout,
-      /^Usage: baton-scripted-agent \[--next ROLE\] \[--final ROLE\] \[--review\] \[--work-ms N\]\n +\[--ask QUESTION\] \[--findings 'CYCLE=ID SEVERITY TITLE;\.\.\.\|CYCLE=\.\.\.'\]\n +\[--findings-lane structured\|independent\|both\] \[--invalid ID,ID\]\n/,
+      /^Usage: baton-scripted-agent \[--next ROLE\] \[--final ROLE\]\s+\[--review\] \[--work-ms N\]\n +\[--ask QUESTION\] \[--findings 'CYCLE=ID SEVERITY TITLE;\.\.\.\|CYCLE=\.\.\.'\]\n +\[--findings-lane structured\|independent\|both\] \[--invalid ID,ID\]\n/,
     );
     assert.doesNotMatch(r.stdout, /scripted agent ready/);
     assert.equal(r.stderr, '');
@@ -103,7 +103,7 @@ describe('--version and --help (built bins)', () => {
     assert.deepEqual([r.signal, r.status, r.stderr], [null, 0, '']);
     assert.match(
       r.stdout,
-      /^Usage: baton-scripted-worker \[--no-commit\] \[--exit N\] \[--crash\] \[--hang\] \[--pid-file FILE\]\n/,
+      /^Usage: baton-scripted-worker \[--no-commit\] \[--exit N\]\s+\[--crash\] \[--hang\] \[--pid-file FILE\]\n/,
     );
   });
 });

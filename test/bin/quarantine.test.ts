@@ -1,4 +1,4 @@
-// Black-box tests of the quarantine of unusable inbox entries (README, "Differences"): the
+// Black-box tests of the quarantine of unusable inbox entries (docs/swarmforge.md, "Differences"): the
 // built ready_for_next, done_with_current and handoffd move an entry of inbox/new/ that
 // can never be handed out into inbox/bad/ at its first sight, with <name>.error beside it,
 // report it once with its name and reason made printable, never count it as mail, and a

@@ -203,7 +203,7 @@ describe('lib/scripted/scriptedAgent', () => {
       assert.equal(answerWithoutStarting(['--next', 'qa', '--work-ms', '5']), undefined);
       assert.match(
         SCRIPTED_AGENT_USAGE,
-        /^Usage: baton-scripted-agent \[--next ROLE\] \[--final ROLE\] \[--review\] \[--work-ms N\]\n/,
+        /^Usage: baton-scripted-agent \[--next ROLE\] \[--final ROLE\]\s+\[--review\] \[--work-ms N\]\n/,
       );
       for (const option of [
         '[--ask QUESTION]',

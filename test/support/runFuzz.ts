@@ -1,7 +1,7 @@
 // Mutated run records for test/bin/run_fuzz.test.ts: a seeded generator of invalid
 // workflow.json files made from one valid record, the judge of what `baton run` must do
 // with each (refuse with one line, exit 2, no stack trace, change nothing), and an
-// in-process driver of the CLI entry (lib/cli/runCommand.ts) over many records.
+// in-process driver of the CLI entry (lib/cli/run/runCommand.ts) over many records.
 //
 // The driver runs in a child process of its own (`node --import tsx runFuzz.ts JOB.json`),
 // so replacing process.stdout.write, process.stderr.write and process.exitCode for each

@@ -25,3 +25,18 @@ export function sizeFrom(variable: string, sizes: { short: number; full: number 
     throw new Error(`${variable} must be a positive integer, not ${JSON.stringify(raw)}`);
   return Number(raw);
 }
+
+/**
+ * The cases this run takes: every case in the full tier; in the short tier those `short`
+ * keeps (a few that stand for the rest: the first and last steps of a crash matrix, one
+ * refused status per action). `npm test` stays within its budget and `npm run soak` still
+ * runs every case.
+ */
+export function casesOf<T>(cases: readonly T[], short: (c: T, index: number) => boolean): T[] {
+  return TIER === 'full' ? [...cases] : cases.filter(short);
+}
+
+/** `describe` in the full tier only (`npm run soak`); nothing at all in `npm test`. */
+export function describeInSoak(title: string, body: (this: Mocha.Suite) => void): void {
+  if (TIER === 'full') describe(title, body);
+}

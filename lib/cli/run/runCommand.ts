@@ -2,7 +2,7 @@
 // loads: `baton run status` must start within 1.5× of `node -e 0`, and loading yargs alone
 // costs about half of Node's own start-up (docs/decisions.md). Its options are parsed with
 // node:util parseArgs (strict: an unknown option is a usage error, exit 1), each action's
-// table entry in lib/cli/runActionTable.ts. Success prints the run's JSON status; a
+// table entry in lib/cli/run/runActionTable.ts. Success prints the run's JSON status; a
 // blocking outcome prints the status too, its reason on stderr, exit 2; a refusal prints
 // one line and changes nothing.
 import { parseArgs } from 'node:util';

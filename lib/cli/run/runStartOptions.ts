@@ -1,4 +1,4 @@
-// `baton run start`'s options, checked and turned into what lib/run/ownerSteps.ts starts a
+// `baton run start`'s options, checked and turned into what lib/run/owner/ownerSteps.ts starts a
 // run with (defaults of docs/runtime.md §4: stage `implementation`, 3 review cycles, 1800 s
 // acceptance timeout, 3 provider attempts from 1000 ms; roles worker, reviewer-a and
 // reviewer-b, validator, controller).

@@ -1,7 +1,7 @@
 // Reading and writing bookbags (docs/review.md §2, §4).
 //
 // Concurrency contract: every change is a locked read-modify-write (updateBookbag): take
-// the bead's lock (lib/queue/lock.ts: pid, start time, boot id, host and token; a dead
+// the bead's lock (lib/fsx/lock.ts: pid, start time, boot id, host and token; a dead
 // holder on this host is taken over by exactly one waiter, a live or remote one never),
 // read and check, apply, write, release in `finally`. The wait is bounded (10 s by default),
 // then LockBusy (exit 75) with nothing written. Two lenses' verdicts landing in the same

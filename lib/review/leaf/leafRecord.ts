@@ -2,7 +2,7 @@
 // (the audit) and `leaf.json`, its pid record.
 //
 // The pid record says which process runs the leaf and which runs its worker, each as an
-// identity line (pid, start time, boot id, host: lib/queue/lock.ts's processIdentityOf),
+// identity line (pid, start time, boot id, host: lib/fsx/processIdentity.ts),
 // so a reused pid is never taken for the leaf; and which worktree, branch and base commit
 // are the leaf's, so whoever finds it orphaned can remove exactly what it made. It is
 // written before the worktree is created and marked `removed_at` after the worktree is

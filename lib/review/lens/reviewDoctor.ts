@@ -1,5 +1,5 @@
 // What `baton doctor` finds in the review stage (docs/review.md §2, §8), as findings in
-// doctor's own shape (lib/handoff/doctor.ts), each with a remedy for a person: orphan
+// doctor's own shape (lib/admin/doctor.ts), each with a remedy for a person: orphan
 // leaves (their process is gone, their worktree is left), leaf pid records that cannot be
 // read, and bookbags that are invalid or break an invariant (which no command writes to,
 // so only a person can settle them). Reads only; lib/cli adds these to doctor's report.

@@ -1,4 +1,4 @@
-// The files of one teacher (docs/review.md §7), inside the folder that lib/handoff/layout.ts
+// The files of one teacher (docs/review.md §7), inside the folder that lib/project/layout.ts
 // gives the review stage's teachers, `<teachers>/<lens>/` (as lib/queue/mailbox.ts knows the
 // folders inside one mailbox):
 //   sessions/<sid>.json     one file per sleep, the newest MAX_SESSION_CYCLES kept
@@ -6,7 +6,7 @@
 //   library_log.yaml        one appended entry per sleep (a YAML list that only grows)
 //   reviewer.json           the reviewer process running now (pid and start time), so that a
 //                           teacher restarted after a SIGKILL can end its orphan
-//   lock/                   held by the one teacher of the lens while it runs (lib/queue/lock.ts:
+//   lock/                   held by the one teacher of the lens while it runs (lib/fsx/lock.ts:
 //                           a killed teacher's lock is taken over by the next)
 import { join } from 'node:path';
 import { type ReviewPaths } from '../../project/layout.js';

@@ -1,7 +1,7 @@
 // `baton run drive <run-id>` (docs/runtime.md §9): the controller, a long-running process
 // outside every agent session. It holds the run's lease (heartbeat every TTL/3; a crashed
 // predecessor's lease is taken over only with --reclaim-stale), then loops: an ACTIVE run
-// takes its next step (lib/run/controllerStep.ts); a PAUSED or BLOCKED run is waited on
+// takes its next step (lib/run/controller/driveStep.ts); a PAUSED or BLOCKED run is waited on
 // (the runtime released the lease; it is taken again when the owner resumes or retries);
 // at the approval gate it stays attached until the owner decides; a terminal run ends it.
 // Between steps it waits for mail or a change of the record (a watch, and a poll).

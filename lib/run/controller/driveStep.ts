@@ -1,6 +1,6 @@
 // One step of `baton run drive` for an ACTIVE run (docs/runtime.md §9.2–9.4): what the
 // record's phase asks for next, given the replies taken so far. Requests go out once
-// (lib/run/controllerMail.ts); a reply is used only when its key is the one awaited for
+// (lib/run/controller/controllerMail.ts); a reply is used only when its key is the one awaited for
 // the run's current stage, kind, cycle and generation, else it is completed with a logged
 // rejection. The gates are the runtime's own actions, called in process with the lease.
 import { join } from 'node:path';

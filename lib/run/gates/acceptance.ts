@@ -3,7 +3,7 @@
 //
 // Process contract: the configured command is split into argv (commandWords.ts: a shell
 // construct is refused before anything runs) and run without a shell, from `cwd`, as the
-// leader of its own process group (lib/handoff/boundedRun.ts); at the timeout the whole
+// leader of its own process group (lib/proc/boundedRun.ts); at the timeout the whole
 // group gets SIGKILL, and whatever the command left running in its group when it exited
 // is killed too, so no straggler outlives the acceptance. A program that cannot be started
 // (missing, not executable, `cwd` gone) is an outcome, 'unstartable', never a throw: the

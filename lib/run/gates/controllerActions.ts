@@ -1,7 +1,7 @@
 // The controller's `baton run` actions with their I/O (docs/runtime.md §4, §5, §8): each
 // needs the live lease's token (fencing), checked under the run's lock; files named on
 // the command line are read and checked before anything is written. The decisions are in
-// lib/run/stageActions.ts and lib/run/reviewActions.ts.
+// lib/run/gates/stageActions.ts and lib/run/gates/reviewActions.ts.
 import { resolve } from 'node:path';
 import * as fs from 'node:fs';
 import { fail } from '../../fsx/commandFailure.js';

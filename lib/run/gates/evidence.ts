@@ -3,7 +3,7 @@
 // file system, so a refusal changes nothing.
 //
 // Formats: JSON; Markdown with YAML front matter carrying the same fields (through
-// lib/handoff/markdownFrontMatter.ts, whose FAILSAFE schema keeps every scalar a string,
+// lib/findings/frontMatter.ts, whose FAILSAFE schema keeps every scalar a string,
 // so `cycle: 2` arrives as '2' and `valid: true` as 'true' and both are read strictly);
 // and, for lane files only, text with `FINDING <id> <Severity> <title>` lines.
 //

@@ -1,6 +1,6 @@
 // The review gate of a run (docs/runtime.md §4, §6): `review` records both lanes of one
 // cycle, `resolve-review` records the validation of the blocking findings and their
-// resolution. Pure changes of the record on parsed evidence (lib/run/evidence.ts); the
+// resolution. Pure changes of the record on parsed evidence (lib/run/gates/evidence.ts); the
 // caller registers the files and writes. Refusals (wrong state or cycle, a stale
 // acceptance) throw before anything changes; negative or missing evidence and the cycle
 // limit are blocking outcomes.

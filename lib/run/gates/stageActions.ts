@@ -1,6 +1,6 @@
 // The controller's stage actions (docs/runtime.md §4): stage-start, checkpoint, provider
 // and block. Pure changes of the record; the caller holds the run's lock, checks the
-// lease token, registers artifact files and writes (lib/run/runMutation.ts). A refusal
+// lease token, registers artifact files and writes (lib/run/record/runMutation.ts). A refusal
 // throws before anything changes; a failed gate returns a blocking outcome.
 import { fail } from '../../fsx/commandFailure.js';
 import {

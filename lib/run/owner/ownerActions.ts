@@ -1,6 +1,6 @@
 // The owner's actions on a run (docs/runtime.md §4): pause, resume, retry, approve,
 // request-changes, cancel and fail. Each is a pure change of the record (the caller locks,
-// reads, writes and settles the lease, lib/run/runMutation.ts); a refusal throws before
+// reads, writes and settles the lease, lib/run/record/runMutation.ts); a refusal throws before
 // anything changes. Only the run's owner may take them, and nothing here infers approval
 // from silence or from a pane's output.
 import { fail } from '../../fsx/commandFailure.js';

@@ -1,6 +1,6 @@
 // The owner's `baton run` actions with their I/O (docs/runtime.md §4, §7): start resolves
 // the repository, base and spec; resume and retry gather the facts of §7; request-changes
-// keeps the notes as an artifact. The decisions are in lib/run/ownerActions.ts.
+// keeps the notes as an artifact. The decisions are in lib/run/owner/ownerActions.ts.
 import * as fs from 'node:fs';
 import { resolve } from 'node:path';
 import { fail } from '../../fsx/commandFailure.js';

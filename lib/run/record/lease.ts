@@ -27,7 +27,7 @@
 // Pid reuse: the contract lists pid and host; a pid alone would make a lease whose
 // holder died look live again as soon as the kernel hands the pid to another process. So
 // the lease also records `pid_identity`, `<pid> <start-time> <boot-id> <host>` as
-// lib/queue/lock.ts records a lock owner, and liveness on this host is that identity's
+// lib/fsx/lock.ts records a lock owner, and liveness on this host is that identity's
 // (same pid, same start time, same boot). It is the one field beyond runtime.md §5.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -48,7 +48,7 @@ export interface Lease {
   /** 128 random bits, 32 lowercase hex: the fencing token. */
   token: string;
   pid: number;
-  /** `<pid> <start-time> <boot-id> <host>` of the holder (lib/queue/lock.ts processIdentityOf). */
+  /** `<pid> <start-time> <boot-id> <host>` of the holder (lib/fsx/processIdentity.ts). */
   pid_identity: string;
   host: string;
   machine_id: string;

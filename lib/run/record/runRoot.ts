@@ -2,7 +2,7 @@
 // checkout of the current git repository, the parent of `git rev-parse --git-common-dir`.
 // Every worktree of a repository shares that common dir, so the main checkout and each
 // worktree find the same ROOT and so the same runs. Unlike the queue's findRoot
-// (lib/handoff/root.ts), no swarm need be configured: ROOT is never required to hold
+// (lib/project/root.ts), no swarm need be configured: ROOT is never required to hold
 // `.swarmforge/roles.tsv`. The git answer is made absolute and real, so a symlinked path
 // to the repository names the same ROOT as the real one.
 import { realpathSync, statSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // Reading and writing workflow.json (docs/runtime.md §1, §2).
 //
 // Concurrency contract: every mutation of a run is a locked read-modify-write under the
-// run's lock (`runs/locks/run-<id>.lock`, lib/queue/lock.ts: pid, start time, boot id,
+// run's lock (`runs/locks/run-<id>.lock`, lib/fsx/lock.ts: pid, start time, boot id,
 // host, token; a dead holder on this host is taken over by exactly one waiter, a live or
 // remote one never; a bounded wait, then LockBusy, exit 75). `start` holds the request's
 // lock (`runs/locks/request-<id>.lock`) while it looks for a non-terminal run of the

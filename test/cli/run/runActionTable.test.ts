@@ -329,7 +329,7 @@ describe('lib/cli/run/runActionTable', () => {
       assert.deepEqual(released.status.lease, { held: false });
     });
 
-    // BUG-BEGIN (left out of the commit: a failing test of a bug in lib/cli/runActionTable.ts, review and resolve-review)
+    // BUG-BEGIN (left out of the commit: a failing test of a bug in lib/cli/run/runActionTable.ts, review and resolve-review)
     it('review and resolve-review without --cycle are usage errors naming --cycle, not a refusal about cycle -1', async () => {
       fs.writeFileSync(join(root, 's.txt'), 'LANE: structured\nCYCLE: 1\n');
       fs.writeFileSync(join(root, 'i.txt'), 'LANE: independent\nCYCLE: 1\n');

@@ -330,7 +330,7 @@ describe('lib/cli/run/runCommand', () => {
       assert.equal(readWorkflow(root, runId).workflow.status, 'BLOCKED');
     });
 
-    // BUG-BEGIN (left out of the commit: a failing test of a bug in lib/cli/runCommand.ts, the blocked line)
+    // BUG-BEGIN (left out of the commit: a failing test of a bug in lib/cli/run/runCommand.ts, the blocked line)
     it('the reason of a blocking outcome is printed on stderr with its secrets redacted, as the status shows it', async () => {
       const runId = await start(['--retry-attempts', '1']);
       const token = await leaseFor(runId);

@@ -153,7 +153,7 @@ describe('lib/cli/run/runWatch', () => {
     assert.equal(process.listenerCount('SIGTERM'), 0);
   });
 
-  // BUG-BEGIN (left out of the commit: a failing test of a bug in lib/cli/runWatch.ts, the signal listeners)
+  // BUG-BEGIN (left out of the commit: a failing test of a bug in lib/cli/run/runWatch.ts, the signal listeners)
   it('once stopped by one signal, the watch leaves no listener for the other', async () => {
     const runId = await started();
     const w = startWatch(runId);

@@ -325,7 +325,7 @@ describe('lib/run/gates/controllerActions', () => {
       assert.deepEqual(bytesOf(), before);
     });
 
-    // BUG-BEGIN (left out of the commit: a failing test of a bug in lib/run/controllerSteps.ts checkpointStep)
+    // BUG-BEGIN (left out of the commit: a failing test of a bug in lib/run/gates/controllerActions.ts checkpointStep)
     it('a changed artifact at checkpoint is a blocking outcome (BLOCKED), not a refusal asking for an artifact', async () => {
       const token = await inStage();
       const acceptance = recordOf().artifacts[0]!.path;

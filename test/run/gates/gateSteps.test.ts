@@ -365,7 +365,7 @@ describe('lib/run/gates/gateSteps', () => {
       assert.deepEqual(recordOf().findings, []);
     });
 
-    // BUG-BEGIN (left out of the commit: a failing test of a bug in lib/run/gateSteps.ts extOf)
+    // BUG-BEGIN (left out of the commit: a failing test of a bug in lib/run/gates/gateSteps.ts extOf)
     it('a lane file with an upper-case extension (findings.MD) is registered, not an internal error "bad extension"', async () => {
       await toReview();
       const report = await reviewStep(ctx, runId, token, 1, [

@@ -299,7 +299,7 @@ describe('lib/run/gates/reviewActions', () => {
     });
   });
 
-  // BUG-BEGIN (left out of the commit: a failing test of a bug in lib/run/reviewActions.ts recordReview)
+  // BUG-BEGIN (left out of the commit: a failing test of a bug in lib/run/gates/reviewActions.ts recordReview)
   it('the history entry of a review blocked by the cycle limit names the state the run was in (ACTIVE/REVIEW_PENDING)', () => {
     const outcome = recordReview(
       { ...pending, max_review_cycles: 1 },

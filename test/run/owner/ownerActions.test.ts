@@ -478,7 +478,7 @@ describe('lib/run/owner/ownerActions', () => {
     });
   });
 
-  // BUG-BEGIN (left out of the commit: failing tests of bugs in lib/run/ownerActions.ts)
+  // BUG-BEGIN (left out of the commit: failing tests of bugs in lib/run/owner/ownerActions.ts)
   it('a run that approve blocked on a bad digest returns to WAITING_FOR_HUMAN_APPROVAL on retry, where it can be approved', () => {
     const blockedAtApproval = approveRun(
       waiting,
