@@ -29,7 +29,7 @@ import { type Role } from '../handoff/roles.js';
 import { localNodeOf, readRoster, rolesOfNode } from '../handoff/roster.js';
 import { formatPanes, recordedSocketOf } from '../project/tmuxRecord.js';
 import { failPoint } from '../fsx/crash.js';
-import { renameSynced, writeFileSynced } from '../fsx/durable.js';
+import { publishWhole } from '../fsx/durable.js';
 import { agentCommandLine } from './agentLaunch.js';
 import { findProgram } from './agentPath.js';
 import { checkPackPrompts, writeAgentPrompts } from './agentPrompts.js';
@@ -79,11 +79,6 @@ interface Plan {
   socket: string;
   session: string;
   tmux: Tmux;
-}
-
-function writeAtomically(path: string, text: string): void {
-  writeFileSynced(`${path}.tmp`, text, false);
-  renameSynced(`${path}.tmp`, path);
 }
 
 async function waitForShells(tmux: Tmux, panes: string[], timeoutMs: number): Promise<void> {
@@ -181,8 +176,8 @@ async function startPanes(
         : await tmux.newWindow(session, start),
     );
   }
-  writeAtomically(socketFileOf(root), `${plan.socket}\n`);
-  writeAtomically(panesFileOf(root), formatPanes(panes));
+  publishWhole(socketFileOf(root), `${plan.socket}\n`);
+  publishWhole(panesFileOf(root), formatPanes(panes));
   await tmux.newWindow(session, {
     name: 'monitor',
     cwd: root,
