@@ -8,6 +8,7 @@ import { fail } from '../../fsx/commandFailure.js';
 import { type RunPaths } from '../../project/layout.js';
 import {
   artifactNameOf,
+  artifactPathTaken,
   evidenceStageOf,
   importArtifactFile,
   writeEvidence,
@@ -33,7 +34,7 @@ const actorOf = (wf: Workflow) => wf.roles.controller;
 
 /** Whether `relPath` is registered or already on disk in the run. */
 export function takenIn(wf: Workflow, paths: RunPaths): (relPath: string) => boolean {
-  return (p) => wf.artifacts.some((a) => a.path === p) || fs.existsSync(resolve(paths.dir, p));
+  return artifactPathTaken(paths, wf.artifacts);
 }
 
 /** lease acquire: a new lease for a live controller (a stale one taken only with reclaimStale). */

@@ -5,7 +5,12 @@ import * as fs from 'node:fs';
 import { resolve } from 'node:path';
 import { fail } from '../../fsx/commandFailure.js';
 import { batonVersion } from '../../proc/version.js';
-import { artifactNameOf, checkArtifacts, writeEvidence } from '../gates/artifacts.js';
+import {
+  artifactNameOf,
+  artifactPathTaken,
+  checkArtifacts,
+  writeEvidence,
+} from '../gates/artifacts.js';
 import { splitAcceptanceCommand } from '../gates/commandWords.js';
 import { hostName, machineId } from '../record/identity.js';
 import { leaseView, readLease } from '../record/lease.js';
@@ -161,8 +166,7 @@ export function requestChangesStep(
   return changeRun(ctx, runId, (wf, paths, now) => {
     requireOwner(wf, 'request-changes', ctx.user);
     requireState(wf, 'request-changes', ['WAITING_FOR_HUMAN_APPROVAL']);
-    const taken = (p: string) =>
-      wf.artifacts.some((a) => a.path === p) || fs.existsSync(resolve(paths.dir, p));
+    const taken = artifactPathTaken(paths, wf.artifacts);
     const name = artifactNameOf('run', wf.review_cycle, 'change-request', 'json', taken);
     const written = writeEvidence(paths, name, 'change-request', { notes }, now);
     return requestChanges(wf, ctx.user, written, now);
