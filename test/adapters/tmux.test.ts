@@ -27,6 +27,16 @@ describe('lib/adapters/tmux', function () {
   this.timeout(20_000);
   let dir: string;
   let tmux: Tmux;
+  // These panes run given commands, never a login shell's rc files; bash as the server's
+  // shell runs a pane's `cat` in place, so the pane shows cat as its current command
+  // (test/support/testEnv.ts gives the other tests' panes /bin/sh).
+  const shell = process.env.SHELL;
+  before(() => {
+    process.env.SHELL = '/bin/bash';
+  });
+  after(() => {
+    process.env.SHELL = shell;
+  });
   beforeEach(() => {
     dir = tempDir('baton-tmux-');
     tmux = new Tmux(join(dir, 'tmux.sock'));

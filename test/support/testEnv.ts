@@ -1,0 +1,7 @@
+// The environment every test process runs in (loaded by .mocharc.json in each worker).
+// The tests' tmux servers start their panes with $SHELL as a login shell. A bash there reads
+// the user's ~/.bashrc, which may do slow or locking work of its own (on the development
+// machine, pyenv's rehash waits 60 s on a lock that a pane killed mid-start leaves behind,
+// and every later pane waits with it), so the tests give their panes /bin/sh, which reads
+// no ~/.bashrc. Baton itself still starts whatever shell the user has.
+process.env.SHELL = '/bin/sh';
