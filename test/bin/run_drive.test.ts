@@ -197,9 +197,18 @@ describe('baton run drive end to end in tmux (built bins)', function () {
           '--poll-interval',
           '0.2',
         ],
-        { cwd: root, stdio: 'ignore' },
+        { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
       );
-      await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL');
+      let driverErr = '';
+      driver.stderr!.on('data', (chunk: Buffer) => (driverErr += chunk.toString()));
+      // A timeout says what the restarted controller printed and where the run stands.
+      await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL').catch((err: Error) => {
+        const status = JSON.stringify(statusOf(root, runId));
+        throw new Error(`${err.message}
+status: ${status}
+controller stderr:
+${driverErr}`);
+      });
       ok(batonRun(root, ['approve', runId]));
       const history = recordOf(root, runId).history;
       assert.ok(

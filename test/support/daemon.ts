@@ -120,7 +120,9 @@ export async function startPanes(
     const options = {
       name: role,
       cwd: program?.cwd ?? root,
-      command: program?.command ?? ['cat'],
+      // Two words, so tmux executes cat itself: a lone word goes through $SHELL -c, and the
+      // tests' /bin/sh (dash) keeps itself as the pane's process instead of exec'ing it.
+      command: program?.command ?? ['cat', '-'],
       env: program?.env,
     };
     panes.set(
