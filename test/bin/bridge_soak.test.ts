@@ -55,8 +55,8 @@ async function copiesOf(p: Project, role: string): Promise<Map<string, string[]>
 }
 
 describe('the bridge soak (built bins, real nats-server, random SIGKILLs)', function () {
-  const HANDOFFS = sizeFrom('BATON_BRIDGE_SOAK_HANDOFFS', { short: 120, full: 2000 });
-  const KILLS = sizeFrom('BATON_BRIDGE_SOAK_KILLS', { short: 3, full: 24 });
+  const HANDOFFS = sizeFrom('BATON_BRIDGE_SOAK_HANDOFFS', { short: 60, full: 2000 });
+  const KILLS = sizeFrom('BATON_BRIDGE_SOAK_KILLS', { short: 2, full: 24 });
   const seed = Number(process.env.BATON_BRIDGE_SOAK_SEED ?? Math.floor(Math.random() * 2 ** 31));
   this.timeout(byTier({ short: 240_000, full: 1_800_000 }));
   let nats: NatsServerHandle;

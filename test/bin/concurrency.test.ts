@@ -9,8 +9,8 @@
 // both rounds was there throughout, and all of them were there together at the end of the
 // first round.
 //
-// Size: the task-mode race drains 100 items under `npm test` and 500 under `npm run soak`
-// (BATON_RACE_ITEMS sets it).
+// Size: the task-mode race drains 24 items under `npm test` and 500 under `npm run soak`
+// (BATON_RACE_ITEMS sets it); the batch race 48 and 120 (BATON_RACE_BATCH_ITEMS).
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -144,7 +144,7 @@ describe('concurrent ready_for_next / done_with_current', function () {
   let p: Project;
   afterEach(() => p?.cleanup());
 
-  const RACE_ITEMS = sizeFrom('BATON_RACE_ITEMS', { short: 40, full: 500 });
+  const RACE_ITEMS = sizeFrom('BATON_RACE_ITEMS', { short: 24, full: 500 });
 
   it(`task mode: 8 processes drain ${RACE_ITEMS} items, each completed exactly once, never two in process`, async () => {
     const ITEMS = RACE_ITEMS;
@@ -242,8 +242,9 @@ describe('concurrent ready_for_next / done_with_current', function () {
     assert.equal(seen.size, ITEMS);
   });
 
-  it('batch mode: 4 processes drain 120 items of 3 priorities arriving meanwhile; one priority per batch', async () => {
-    const ITEMS = 120;
+  const BATCH_ITEMS = sizeFrom('BATON_RACE_BATCH_ITEMS', { short: 48, full: 120 });
+  it(`batch mode: 4 processes drain ${BATCH_ITEMS} items of 3 priorities arriving meanwhile; one priority per batch`, async () => {
+    const ITEMS = BATCH_ITEMS;
     p = makeProject();
     const box = p.box('QA');
     const staging = tempDir('baton-staging-');

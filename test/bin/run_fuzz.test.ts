@@ -10,10 +10,11 @@
 // Records come from a seeded PRNG (test/support/runFuzz.ts): the seed is printed, and
 // `BATON_RUN_FUZZ_SEED=<seed> npx mocha test/bin/run_fuzz.test.ts` replays the run. A
 // mutation that leaves the record valid (lib/run/record/runStore.ts parseWorkflow says so) is
-// drawn again. Size: every run makes 1000 records and sends all of them through the CLI
-// entry (lib/cli/run/runCommand.ts runRunCommand) in one child process; the built bin, at
-// ~0.3 s a call, gets the first 60 under `npm test` and all of them under `npm run soak`
-// (BATON_RUN_FUZZ_RECORDS sets that number; above 1000 it grows the pool too). Any 13
+// drawn again. Size: a run makes a pool of records (200 under `npm test`, 1000 under
+// `npm run soak`; BATON_RUN_FUZZ_POOL) and sends all of them through the CLI entry
+// (lib/cli/run/runCommand.ts runRunCommand) in one child process; the built bin, at ~0.3 s a
+// call, gets the first 13 under `npm test` and all of them under `npm run soak`
+// (BATON_RUN_FUZZ_RECORDS sets that number; above the pool it grows the pool too). Any 13
 // consecutive records hold every kind of mutation once.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -47,8 +48,8 @@ import { sizeFrom } from '../support/tier.js';
 const SEED = process.env.BATON_RUN_FUZZ_SEED
   ? Number(process.env.BATON_RUN_FUZZ_SEED) >>> 0
   : (Date.now() ^ (process.pid << 16)) >>> 0;
-const BIN_RECORDS = sizeFrom('BATON_RUN_FUZZ_RECORDS', { short: 20, full: 1000 });
-const POOL = Math.max(1000, BIN_RECORDS);
+const BIN_RECORDS = sizeFrom('BATON_RUN_FUZZ_RECORDS', { short: 13, full: 1000 });
+const POOL = Math.max(sizeFrom('BATON_RUN_FUZZ_POOL', { short: 200, full: 1000 }), BIN_RECORDS);
 const LANES = 4;
 /** The calls each record goes through (`RUN`: the run id). */
 const ACTIONS = [
