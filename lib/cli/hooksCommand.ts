@@ -8,6 +8,7 @@ import type { HookAgent } from '../project/layout.js';
 import { findRoot } from '../project/root.js';
 import { printable } from '../fsx/printable.js';
 import type { HookInstall } from '../hooks/installHooks.js';
+import { commandGroup } from './commandShapes.js';
 
 const write = (text: string): void => {
   process.stdout.write(text);
@@ -69,12 +70,9 @@ const install: CommandModule = {
 };
 
 /** `baton hooks <command>`. */
-export const HOOKS_COMMAND: CommandModule = {
-  command: 'hooks <command>',
-  describe:
-    'Agent lifecycle hooks for Claude Code and Codex (what a ' +
+export const HOOKS_COMMAND: CommandModule = commandGroup(
+  'hooks',
+  'Agent lifecycle hooks for Claude Code and Codex (what a ' +
     'session is told at start; no idle stop while mail waits)',
-  builder: (y) =>
-    y.command([install]).demandCommand(1, 'Name a hooks command; see baton hooks --help.'),
-  handler: () => undefined,
-};
+  [install],
+);

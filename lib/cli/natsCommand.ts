@@ -8,18 +8,17 @@
 // `baton nats up` at once start one server (the second waits, then finds it already up)
 // and a `down` never races a start half-way through writing its pid file.
 import { join } from 'node:path';
-import type { Argv, CommandModule } from 'yargs';
+import type { CommandModule } from 'yargs';
 import type { NatsServerUp } from '../adapters/natsServer.js';
 import { fail } from '../fsx/commandFailure.js';
 import { bridgePathsOf } from '../project/layout.js';
 import { findRoot } from '../project/root.js';
 import { withLock } from '../fsx/lock.js';
+import { commandGroup, json } from './commandShapes.js';
 
 const write = (text: string): void => {
   process.stdout.write(text);
 };
-const json = <T>(y: Argv<T>) =>
-  y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
 
 /**
  * The report of `baton nats up`: one line, or a JSON object with `started` false when it was
@@ -122,10 +121,8 @@ function timeoutOption(value: unknown): number {
 }
 
 /** `baton nats <command>`. */
-export const NATS_COMMAND: CommandModule = {
-  command: 'nats <command>',
-  describe: 'A local NATS JetStream server for the bridge on one machine: up, down',
-  builder: (y) =>
-    y.command([up, down]).demandCommand(1, 'Name a nats command; see baton nats --help.'),
-  handler: () => undefined,
-};
+export const NATS_COMMAND: CommandModule = commandGroup(
+  'nats',
+  'A local NATS JetStream server for the bridge on one machine: up, down',
+  [up, down],
+);

@@ -4,20 +4,19 @@
 // doctor adds the review stage's findings (lib/review/lens/reviewDoctor.ts) to the queue's:
 // lib/handoff may not import lib/review. With a roster, status, doctor (and the monitor)
 // show the bridge as lib/admin/bridgeView.ts reads it, never loading the NATS client.
-import type { Argv, CommandModule } from 'yargs';
+import type { CommandModule } from 'yargs';
 import { type DoctorFinding } from '../admin/doctor.js';
 import { type InitResult } from '../admin/init.js';
 import { findRoot } from '../project/root.js';
 import { printable } from '../fsx/printable.js';
 import { reportUnusable as onSkip } from './agentCommand.js';
 import { exitAs } from './failure.js';
+import { flag, json } from './commandShapes.js';
 
 const warn = (line: string) => process.stderr.write(`${printable(line)}\n`);
 const write = (out: string | Buffer): void => {
   process.stdout.write(out);
 };
-const json = <T>(y: Argv<T>) =>
-  y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
 
 /**
  * The lines reporting SwarmForge mail: each item imported, each item left in place with its remedy
@@ -124,11 +123,7 @@ const doctorCommand: CommandModule = {
     'orphan leaves and inconsistent bookbags; with a roster, the ' +
     'bridge; name a fix for each problem; exit 2 if any',
   builder: (y) =>
-    json(y).option('fix', {
-      type: 'boolean',
-      default: false,
-      describe: 'Delete temp files older than 36 h (the only safe repair)',
-    }),
+    json(y).option('fix', flag('Delete temp files older than 36 h (the only safe repair)')),
   handler: async (args) => {
     const [{ doctor }, { reviewFindings }, { bridgeDoctorLines }] = await Promise.all([
       import('../admin/doctor.js'),

@@ -4,21 +4,20 @@
 // Each handler imports what it runs when it runs (a `baton` call loads only its command).
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Argv, CommandModule } from 'yargs';
+import type { CommandModule } from 'yargs';
 import { daemonStatus } from '../project/daemonRecord.js';
 import { fail } from '../fsx/commandFailure.js';
 import { findRoot } from '../project/root.js';
 import { type DaemonControl } from '../swarm/up.js';
 import { exitAs } from './failure.js';
 import { importLines } from './queueCommands.js';
+import { flag, json } from './commandShapes.js';
 
 const write = (text: string): void => {
   process.stdout.write(text);
 };
 /** The folder of the built bins: the one of the running entry point. */
 export const binDir = (): string => dirname(fs.realpathSync(process.argv[1]!));
-const json = <T>(y: Argv<T>) =>
-  y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
 
 /** handoffd of the running installation, started and stopped for the launcher. */
 export async function daemonControl(): Promise<DaemonControl> {
@@ -151,12 +150,7 @@ const monitor: CommandModule = {
   describe:
     'Live view of every role and the daemon, and with a roster ' +
     'the bridge (refreshes every second; q quits)',
-  builder: (y) =>
-    json(y).option('once', {
-      type: 'boolean',
-      default: false,
-      describe: 'Print one view and exit',
-    }),
+  builder: (y) => json(y).option('once', flag('Print one view and exit')),
   handler: async (args) => {
     const root = findRoot(process.cwd(), process.env);
     if (!args.once)

@@ -71,6 +71,47 @@ function refuse(first: string, current: Current): never {
   fail('refused', first, ...current.listing.map((p) => `- ${printable(p)}`));
 }
 
+/** The protocol's refusals (§7) when the work in process does not fit the call: the other
+ * mode's work, or more than one piece of this mode's. */
+const MISFITS = {
+  ready: {
+    task: [
+      'TASK_IN_PROCESS_IS_BATCH: a batch is in process but this role receives single tasks.',
+      'AMBIGUOUS_TASK_STATE: multiple tasks are already in process.',
+    ],
+    batch: [
+      'TASK_IN_PROCESS_IS_SINGLE: a single task is in process but this role receives batches.',
+      'AMBIGUOUS_TASK_STATE: multiple batches are already in process.',
+    ],
+  },
+  done: {
+    task: [
+      'CURRENT_WORK_IS_BATCH: a batch is in process but this role receives single tasks.',
+      'AMBIGUOUS_TASK_STATE: multiple tasks are in process.',
+    ],
+    batch: [
+      'CURRENT_WORK_IS_SINGLE_TASK: a single task is in process but this role receives batches.',
+      'AMBIGUOUS_TASK_STATE: multiple batches are in process.',
+    ],
+  },
+} as const;
+
+/** Refuses a `verb` call when the work in process does not fit the role's mode (MISFITS). */
+function refuseMisfit(call: Call, current: Current, verb: keyof typeof MISFITS): void {
+  const [otherMode, several] = MISFITS[verb][call.mode];
+  const [mine, other] =
+    call.mode === 'task' ? [current.files, current.batches] : [current.batches, current.files];
+  if (other.length > 0) refuse(otherMode, current);
+  if (mine.length >= 2) refuse(several, current);
+}
+
+/** Refuses a completion whose name is already taken in completed/ (`what`: file or batch). */
+function refuseTakenCompletion(call: Call, current: Current, name: string, what: string): void {
+  const target = join(call.box.completed, name);
+  if (pathTaken(target))
+    refuse(`AMBIGUOUS_TASK_STATE: completed ${what} already exists: ${printable(target)}`, current);
+}
+
 /**
  * done_with_current ID when ID is not the work in process: a repeated call for work already
  * completed says `ALREADY_COMPLETED: <path>` and changes nothing (then, as after any
@@ -90,13 +131,7 @@ async function notInProcess(
 }
 
 async function readyTask(call: Call, current: Current): Promise<Buffer> {
-  if (current.batches.length > 0)
-    refuse(
-      'TASK_IN_PROCESS_IS_BATCH: a batch is in process but this role receives single tasks.',
-      current,
-    );
-  if (current.files.length >= 2)
-    refuse('AMBIGUOUS_TASK_STATE: multiple tasks are already in process.', current);
+  refuseMisfit(call, current, 'ready');
   const resumed = current.files[0];
   if (resumed) return taskText(await stampIfMissing(resumed, 'dequeued_at', isoOf(call.now)));
   const [next] = await readWaitingItems(call.box, call.onSkip, 1);
@@ -113,13 +148,7 @@ async function batchItems(call: Call, batchName: string, current: Current): Prom
 }
 
 async function readyBatch(call: Call, current: Current): Promise<Buffer> {
-  if (current.files.length > 0)
-    refuse(
-      'TASK_IN_PROCESS_IS_SINGLE: a single task is in process but this role receives batches.',
-      current,
-    );
-  if (current.batches.length >= 2)
-    refuse('AMBIGUOUS_TASK_STATE: multiple batches are already in process.', current);
+  refuseMisfit(call, current, 'ready');
   const resumed = current.batches[0];
   if (resumed) {
     const items = await batchItems(call, resumed, current);
@@ -142,32 +171,18 @@ async function readyBatch(call: Call, current: Current): Promise<Buffer> {
 }
 
 async function doneTask(call: Call, current: Current, id: string | undefined): Promise<Buffer> {
-  if (current.batches.length > 0)
-    refuse(
-      'CURRENT_WORK_IS_BATCH: a batch is in process but this role receives single tasks.',
-      current,
-    );
-  if (current.files.length >= 2)
-    refuse('AMBIGUOUS_TASK_STATE: multiple tasks are in process.', current);
+  refuseMisfit(call, current, 'done');
   const item = current.files[0];
   if (id !== undefined && id !== item?.id && id !== item?.name)
     return notInProcess(call, current, id, item ? undefined : 'NO_CURRENT_TASK');
   if (!item) fail('state', 'NO_CURRENT_TASK');
-  const target = join(call.box.completed, item.name);
-  if (pathTaken(target))
-    refuse(`AMBIGUOUS_TASK_STATE: completed file already exists: ${printable(target)}`, current);
+  refuseTakenCompletion(call, current, item.name, 'file');
   const completed = await finishItem(call.box, item, call.now);
   return Buffer.from(`COMPLETED: ${completed}\n`);
 }
 
 async function doneBatch(call: Call, current: Current, id: string | undefined): Promise<Buffer> {
-  if (current.files.length > 0)
-    refuse(
-      'CURRENT_WORK_IS_SINGLE_TASK: a single task is in process but this role receives batches.',
-      current,
-    );
-  if (current.batches.length >= 2)
-    refuse('AMBIGUOUS_TASK_STATE: multiple batches are in process.', current);
+  refuseMisfit(call, current, 'done');
   const batchName = current.batches[0];
   if (!batchName) {
     if (id === undefined) fail('state', 'NO_CURRENT_BATCH');
@@ -176,9 +191,7 @@ async function doneBatch(call: Call, current: Current, id: string | undefined): 
   const items = await batchItems(call, batchName, current);
   if (id !== undefined && id !== batchName && !items.some((i) => i.id === id || i.name === id))
     return notInProcess(call, current, id);
-  const target = join(call.box.completed, batchName);
-  if (pathTaken(target))
-    refuse(`AMBIGUOUS_TASK_STATE: completed batch already exists: ${printable(target)}`, current);
+  refuseTakenCompletion(call, current, batchName, 'batch');
   const completed = await finishBatch(
     call.box,
     join(call.box.inProcess, batchName),
@@ -224,17 +237,16 @@ async function done(call: Call, id: string | undefined): Promise<Buffer> {
   return call.mode === 'task' ? doneTask(call, current, id) : doneBatch(call, current, id);
 }
 
+/** What a done_with_current call names: the work (ID, or undefined for the one in process). */
+type DoneCall = [cwd: string, env: NodeJS.ProcessEnv, id: string | undefined];
+
 /**
  * done_with_current [ID]: completes the work in process, then claims the next; the stdout bytes.
  */
 export async function doneWithCurrent(
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  id: string | undefined,
-  onSkip: SkipReporter,
-  now = new Date(),
-): Promise<Buffer> {
-  const call = receiveCall(cwd, env, now, onSkip);
+  ...[cwd, env, id, onSkip, now]: [...DoneCall, SkipReporter, Date?]
+) {
+  const call = receiveCall(cwd, env, now ?? new Date(), onSkip);
   return locked(call, async () => Buffer.concat([await done(call, id), await ready(call)]));
 }
 
@@ -243,12 +255,8 @@ export async function doneWithCurrent(
  * `baton review teacher --once`); the COMPLETED lines.
  */
 export async function completeCurrent(
-  cwd: string,
-  env: NodeJS.ProcessEnv,
-  id: string | undefined,
-  onSkip: SkipReporter,
-  now = new Date(),
-): Promise<Buffer> {
-  const call = receiveCall(cwd, env, now, onSkip);
+  ...[cwd, env, id, onSkip, now]: [...DoneCall, SkipReporter, Date?]
+) {
+  const call = receiveCall(cwd, env, now ?? new Date(), onSkip);
   return locked(call, () => done(call, id));
 }

@@ -192,38 +192,35 @@ export function reviewPathsOf(root: string, env: NodeJS.ProcessEnv = process.env
   };
 }
 
-/** The files of one leaf (docs/review.md §8): `<leaves>/<bead>/`. */
-export interface LeafFiles {
-  dir: string;
-  /** `brief.json`: `{bead, role, domain, task, difficulty}`, the worker's stdin and BATON_BRIEF. */
-  brief: string;
-  /** `output.json`: the audit of the run. */
-  output: string;
-  /**
-   * `leaf.json`: the pid record (the leaf's and its worker's process identity, worktree, branch,
-   * base).
-   */
-  record: string;
-  /** `verification.txt`: where the worker may say how it checked its work (BATON_VERIFICATION). */
-  verification: string;
+/** A folder and the fixed files (or folders) in it, by name: `{dir, name: dir/file, ...}`. */
+export type FilesIn<K extends string> = { dir: string } & Record<K, string>;
+
+/** `dir` with a path in it for each entry of `files` (name → file name). */
+export function filesIn<K extends string>(dir: string, files: Record<K, string>): FilesIn<K> {
+  const named = Object.entries<string>(files).map(([name, file]) => [name, join(dir, file)]);
+  return { dir, ...Object.fromEntries(named) } as FilesIn<K>;
 }
+
+/** The files of one leaf (docs/review.md §8): `<leaves>/<bead>/`. */
+const LEAF_FILES = {
+  /** `brief.json`: `{bead, role, domain, task, difficulty}`, the worker's stdin and BATON_BRIEF. */
+  brief: 'brief.json',
+  /** The audit of the run. */
+  output: 'output.json',
+  /** The pid record (the leaf's and its worker's process identity, worktree, branch, base). */
+  record: 'leaf.json',
+  /** Where the worker may say how it checked its work (BATON_VERIFICATION). */
+  verification: 'verification.txt',
+} as const;
+
+/** The files of one leaf: LEAF_FILES in `<leaves>/<bead>/`. */
+export type LeafFiles = FilesIn<keyof typeof LEAF_FILES>;
 
 /** The files of the leaf of `bead` (a safe bead name). */
 export function leafFilesOf(paths: ReviewPaths, bead: string): LeafFiles {
-  const dir = join(paths.leaves, bead);
-  return {
-    dir,
-    brief: join(dir, 'brief.json'),
-    output: join(dir, 'output.json'),
-    record: join(dir, 'leaf.json'),
-    verification: join(dir, 'verification.txt'),
-  };
+  return filesIn(join(paths.leaves, bead), LEAF_FILES);
 }
 
-/**
- * The worktree (and branch) name of a leaf of `role`: `study-<role>-<rand8>`, the rand8 being its
- * bead's.
- */
 export function leafWorktreeNameOf(role: string, rand8: string): string {
   return `study-${role}-${rand8}`;
 }

@@ -61,6 +61,20 @@ function makeDemoProject(conf: string, files: Record<string, string>): string {
 }
 
 /**
+ * `baton ARGS` of this installation run as a person outside the swarm (no SWARMFORGE_ROLE), as
+ * the demos' principal and owner; returns its stdout.
+ */
+export function batonAsPerson(options: DemoOptions, root: string, args: string[]): string {
+  const env = { ...process.env };
+  delete env.SWARMFORGE_ROLE;
+  return execFileSync(process.execPath, [join(options.binDir, 'baton.js'), ...args], {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+  });
+}
+
+/**
  * Runs `body` against a swarm of `conf` in a new demo project, then stops it and removes the
  * project (unless keep).
  */

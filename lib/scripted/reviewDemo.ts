@@ -8,12 +8,16 @@
 // The launcher may not import lib/review (the layers are siblings), so the demo reads and
 // moves the bookbags through the built `baton review` commands, as a person or a
 // controller would.
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
 import { mailboxOf } from '../project/layout.js';
 import { completedItemPaths, parseEnvelope } from '../queue/index.js';
-import { awaitGoal, seedTasks, withDemoSwarm, type DemoOptions } from './demoSwarm.js';
+import {
+  awaitGoal,
+  seedTasks,
+  withDemoSwarm,
+  type DemoOptions,
+  batonAsPerson,
+} from './demoSwarm.js';
 
 const CONF = `# The Baton review demo: a coder whose work a CTO and a COO teacher review. Replace
 # baton-scripted-agent with your agent, and baton-scripted-reviewer with a reviewer that
@@ -41,15 +45,9 @@ interface ShownBead {
   history: { at: string; event: string }[];
 }
 
-/** Runs `baton review ARGS` of this installation as the principal; returns its stdout. */
+/** `baton review ARGS` of this installation as the principal; returns its stdout. */
 function principalReview(options: DemoOptions, root: string, args: string[]): string {
-  const env = { ...process.env };
-  delete env.SWARMFORGE_ROLE;
-  return execFileSync(process.execPath, [join(options.binDir, 'baton.js'), 'review', ...args], {
-    cwd: root,
-    env,
-    encoding: 'utf8',
-  });
+  return batonAsPerson(options, root, ['review', ...args]);
 }
 
 /** When the coder claimed each bead's review_result (ms since the epoch), by bead. */

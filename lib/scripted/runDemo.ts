@@ -8,11 +8,9 @@
 // The launcher may not import lib/run (the layers are siblings): the demo starts, watches
 // and approves the run through the built `baton run` commands, as an owner would, and reads
 // the record's history for the summary from its file.
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
 import { runPathsOf } from '../project/layout.js';
-import { withDemoSwarm, type DemoOptions } from './demoSwarm.js';
+import { withDemoSwarm, type DemoOptions, batonAsPerson } from './demoSwarm.js';
 
 const FINDING = '1=sec-1 Important the session token is written to the log';
 const CONF = [
@@ -32,13 +30,7 @@ const FILES = {
 
 /** `baton run ARGS` of this installation as the owner; returns its stdout. */
 function owner(options: DemoOptions, root: string, args: string[]): string {
-  const env = { ...process.env };
-  delete env.SWARMFORGE_ROLE;
-  return execFileSync(process.execPath, [join(options.binDir, 'baton.js'), 'run', ...args], {
-    cwd: root,
-    env,
-    encoding: 'utf8',
-  });
+  return batonAsPerson(options, root, ['run', ...args]);
 }
 
 /** The run's status fields the progress lines show. */

@@ -128,10 +128,9 @@ function submitForReview(settings: AgentSettings, message: string): void {
   drafts += 1;
   const output = join(tmpdir(), `baton-agent-${settings.role}-${process.pid}-${drafts}.out`);
   fs.writeFileSync(output, `Implemented ${name}.\n${findings.map((f) => `${f}\n`).join('')}`);
-  process.stdout.write(
-    `[${settings.role}] submitted ${name} for review: ` +
-      `${run('baton', ['review', 'submit', '--task', name!, '--output-file', output]).trim()}\n`,
-  );
+  const submitted = run('baton', ['review', 'submit', '--task', name!, '--output-file', output]);
+  fs.rmSync(output, { force: true }); // the bookbag holds its text now
+  process.stdout.write(`[${settings.role}] submitted ${name} for review: ${submitted.trim()}\n`);
 }
 
 async function work(

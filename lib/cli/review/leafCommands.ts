@@ -3,7 +3,7 @@
 // worker's process group is killed, the worktree removed, nothing submitted) and then end
 // it with 128 + the signal's number, as a shell reports a command killed by it. The lib
 // modules are imported when a command runs, so `baton`'s other commands do not load them.
-import type { Argv, CommandModule } from 'yargs';
+import type { CommandModule } from 'yargs';
 import { fail } from '../../fsx/commandFailure.js';
 import { findRoot } from '../../project/root.js';
 import { printable } from '../../fsx/printable.js';
@@ -11,12 +11,11 @@ import type { CleanedLeaf } from '../../review/leaf/leafClean.js';
 import { LeafInterrupted } from '../../review/bookbag/reviewErrors.js';
 import { reportFailureAndExit } from '../failure.js';
 import { difficultyArg, secondsArg } from './reviewOptions.js';
+import { commandGroup, json } from '../commandShapes.js';
 
 const write = (text: string): void => {
   process.stdout.write(text);
 };
-const json = <T>(y: Argv<T>) =>
-  y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
 
 /** The signals that stop a leaf. */
 const STOP_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
@@ -224,10 +223,8 @@ const clean: CommandModule = {
 };
 
 /** `baton leaf`, with its subcommands. */
-export const LEAF_COMMAND: CommandModule = {
-  command: 'leaf <command>',
-  describe: 'Leaves: one task done by a worker command in a disposable worktree, then reviewed',
-  builder: (y) =>
-    y.command([run, clean]).demandCommand(1, 'Name a leaf command; see baton leaf --help.'),
-  handler: () => undefined,
-};
+export const LEAF_COMMAND: CommandModule = commandGroup(
+  'leaf',
+  'Leaves: one task done by a worker command in a disposable worktree, then reviewed',
+  [run, clean],
+);

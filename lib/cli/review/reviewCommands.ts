@@ -10,26 +10,16 @@ import { findRoot } from '../../project/root.js';
 import { exitAs } from '../failure.js';
 import { cleanedLine } from './leafCommands.js';
 import { REVIEW_WRITE_COMMANDS } from './reviewWriteCommands.js';
-import { secondsArg, stateArg } from './reviewOptions.js';
+import { locked, lockOf, secondsArg, stateArg } from './reviewOptions.js';
 import { TEACHER_COMMAND } from './teacherCommand.js';
+import { commandGroup, json } from '../commandShapes.js';
 
 const write = (text: string): void => {
   process.stdout.write(text);
 };
 const root = () => findRoot(process.cwd(), process.env);
 const actor = () => process.env.SWARMFORGE_ROLE ?? 'principal';
-const json = <T>(y: Argv<T>) =>
-  y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' });
 const bead = <T>(y: Argv<T>) => json(y.positional('bead', { type: 'string', demandOption: true }));
-const locked = <T>(y: Argv<T>) =>
-  y.option('lock-timeout', {
-    type: 'number',
-    describe: 'Seconds to wait for the bead lock (default 10)',
-  });
-/** The bound on waiting for a bead's lock, as --lock-timeout gives it. */
-const lockOf = (args: Record<string, unknown>) => ({
-  lockTimeoutMs: secondsArg('lock-timeout', args['lock-timeout']),
-});
 
 const show: CommandModule = {
   command: 'show <bead>',
@@ -133,7 +123,7 @@ const score: CommandModule = {
   builder: (y) => locked(bead(y)),
   handler: async (args) => {
     const bag = await (
-      await import('../../review/bookbag/dispose.js')
+      await import('../../review/bookbag/verdict.js')
     ).scoreReview(root(), String(args.bead), actor(), lockOf(args));
     write(
       args.json
@@ -195,22 +185,8 @@ const resume: CommandModule = {
 };
 
 /** `baton review`, with its subcommands. */
-export const REVIEW_COMMAND: CommandModule = {
-  command: 'review <command>',
-  describe: 'The review stage: two lenses (CTO, COO) must both pass a piece of work',
-  builder: (y) =>
-    y
-      .command([
-        ...REVIEW_WRITE_COMMANDS,
-        show,
-        list,
-        validate,
-        wait,
-        score,
-        dispose,
-        resume,
-        TEACHER_COMMAND,
-      ])
-      .demandCommand(1, 'Name a review command; see baton review --help.'),
-  handler: () => undefined,
-};
+export const REVIEW_COMMAND: CommandModule = commandGroup(
+  'review',
+  'The review stage: two lenses (CTO, COO) must both pass a piece of work',
+  [...REVIEW_WRITE_COMMANDS, show, list, validate, wait, score, dispose, resume, TEACHER_COMMAND],
+);

@@ -1,6 +1,7 @@
 // The values of `baton review` options that name closed vocabularies (a lens, a state, a
 // difficulty): checked here rather than by yargs `choices`, because the review contract
 // makes an unknown one exit 2 (invalid input) where yargs would exit 1 (usage).
+import type { Argv } from 'yargs';
 import { fail } from '../../fsx/commandFailure.js';
 import {
   DIFFICULTIES,
@@ -20,26 +21,30 @@ export function lensArg(value: unknown): Lens {
   return text;
 }
 
-/** The state named by `--state`, or exit 2. */
-export function stateArg(value: unknown): ReviewState {
-  const text = String(value ?? '');
-  if (!(STATES as readonly string[]).includes(text))
+/** `value` (else `fallback`) when it is one of `words`, or exit 2 naming the `option`. */
+function oneOf<T extends string>(
+  value: unknown,
+  words: readonly T[],
+  option: string,
+  fallback = '',
+): T {
+  const text = String(value ?? fallback);
+  if (!(words as readonly string[]).includes(text))
     fail(
       'invalid',
-      `baton review: unknown state '${printable(text)}' (one of ${STATES.join(', ')})`,
+      `baton review: unknown ${option} '${printable(text)}' (one of ${words.join(', ')})`,
     );
-  return text as ReviewState;
+  return text as T;
+}
+
+/** The state named by `--state`, or exit 2. */
+export function stateArg(value: unknown): ReviewState {
+  return oneOf(value, STATES, 'state');
 }
 
 /** The difficulty named by `--difficulty`, or exit 2. */
 export function difficultyArg(value: unknown): Difficulty {
-  const text = String(value ?? 'medium');
-  if (!(DIFFICULTIES as readonly string[]).includes(text))
-    fail(
-      'invalid',
-      `baton review: unknown difficulty '${printable(text)}' (one of ${DIFFICULTIES.join(', ')})`,
-    );
-  return text as Difficulty;
+  return oneOf(value, DIFFICULTIES, 'difficulty', 'medium');
 }
 
 /** The longest timer Node keeps: a longer setTimeout fires after 1 ms. */
@@ -56,3 +61,19 @@ export function secondsArg(name: string, value: unknown): number | undefined {
     );
   return seconds * 1000;
 }
+
+/** Adds --lock-timeout, the bound on waiting for a bead's lock. */
+export const locked = <T>(y: Argv<T>) =>
+  y.option('lock-timeout', {
+    type: 'number',
+    describe: 'Seconds to wait for the bead lock (default 10)',
+  });
+
+/** The bound on waiting for a bead's lock, as --lock-timeout gives it. */
+export const lockOf = (args: Record<string, unknown>) => ({
+  lockTimeoutMs: secondsArg('lock-timeout', args['lock-timeout']),
+});
+
+/** Adds --lock-timeout and --json (print the bookbag): the options of a command writing one. */
+export const bagWriting = <T>(y: Argv<T>) =>
+  locked(y).option('json', { type: 'boolean', default: false, describe: 'Print the bookbag' });

@@ -12,7 +12,7 @@ import { findRoot } from '../../project/root.js';
 import { printable } from '../../fsx/printable.js';
 import { type FindingsDocument } from '../../review/bookbag/findings.js';
 import { FindingsError } from '../../review/bookbag/reviewErrors.js';
-import { difficultyArg, lensArg, secondsArg } from './reviewOptions.js';
+import { bagWriting, difficultyArg, lensArg, secondsArg } from './reviewOptions.js';
 
 const write = (text: string): void => {
   process.stdout.write(text);
@@ -47,7 +47,7 @@ const submit: CommandModule = {
   describe:
     'Submit work for review: bookbag, ready signal, a review_request to each lens; prints the bead',
   builder: (y) =>
-    y
+    bagWriting(y)
       .option('task', { type: 'string', demandOption: true, describe: 'What was asked' })
       .option('output-file', {
         type: 'string',
@@ -78,12 +78,7 @@ const submit: CommandModule = {
         describe: 'Role that gets the result (default: the submitter)',
       })
       .option('cto', { type: 'string', describe: 'CTO reviewer role (default: reviewers.tsv)' })
-      .option('coo', { type: 'string', describe: 'COO reviewer role (default: reviewers.tsv)' })
-      .option('lock-timeout', {
-        type: 'number',
-        describe: 'Seconds to wait for the bead lock (default 10)',
-      })
-      .option('json', { type: 'boolean', default: false, describe: 'Print the bookbag' }),
+      .option('coo', { type: 'string', describe: 'COO reviewer role (default: reviewers.tsv)' }),
   handler: async (args) => {
     const ctx = actingContext(process.cwd(), process.env);
     const difficulty = difficultyArg(args.difficulty);
@@ -161,7 +156,7 @@ const verdict: CommandModule = {
   command: 'verdict <bead>',
   describe: "Record one lens's findings; Baton derives its verdict and score",
   builder: (y) =>
-    y
+    bagWriting(y)
       .positional('bead', { type: 'string', demandOption: true })
       .option('lens', { type: 'string', demandOption: true, describe: 'cto or coo' })
       .option('verdict', {
@@ -178,12 +173,7 @@ const verdict: CommandModule = {
         describe: 'A findings document, JSON or Markdown with front matter',
       })
       .option('summary', { type: 'string' })
-      .option('reviewer', { type: 'string', describe: 'Who reviewed (default: $SWARMFORGE_ROLE)' })
-      .option('lock-timeout', {
-        type: 'number',
-        describe: 'Seconds to wait for the bead lock (default 10)',
-      })
-      .option('json', { type: 'boolean', default: false, describe: 'Print the bookbag' }),
+      .option('reviewer', { type: 'string', describe: 'Who reviewed (default: $SWARMFORGE_ROLE)' }),
   handler: async (args) => {
     const lens = lensArg(args.lens);
     const lockTimeoutMs = secondsArg('lock-timeout', args['lock-timeout']);

@@ -17,23 +17,11 @@ import { cleanLeafOf, type CleanedLeaf } from '../leaf/leafClean.js';
 import {
   bookbagPathOf,
   readBookbag,
-  updateBookbag,
   withBeadLock,
   writeBookbag,
-  type UpdateOptions,
+  type BeadChange,
 } from './store.js';
-import { withDisposal, withScore } from './transitions.js';
-
-/** Scores a REVIEWED bead; returns the bookbag as written. */
-export async function scoreReview(
-  root: string,
-  bead: string,
-  actor: string,
-  options: UpdateOptions = {},
-  now = new Date(),
-): Promise<Bookbag> {
-  return updateBookbag(root, bead, options, (bag) => withScore(bag, actor, now));
-}
+import { withDisposal } from './transitions.js';
 
 /**
  * What dispose did: the archived bookbag, where it is, and the leaf worktree it removed (if any).
@@ -46,12 +34,9 @@ export interface Disposal {
 
 /** Disposes of a bead, archives its bookbag and removes its orphaned leaf worktree. */
 export async function disposeReview(
-  root: string,
-  bead: string,
-  force: boolean,
-  actor: string,
-  options: UpdateOptions = {},
-  now = new Date(),
+  ...[root, bead, force, actor, options = {}, now = new Date()]: BeadChange<
+    [force: boolean, actor: string]
+  >
 ): Promise<Disposal> {
   return withBeadLock(root, bead, options, (paths) => {
     const path = bookbagPathOf(paths, bead);

@@ -70,6 +70,15 @@ export interface UpdateOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** The arguments of a change to one bead: ROOT, the bead, `What` the change takes, options, now. */
+export type BeadChange<What extends unknown[]> = [
+  root: string,
+  bead: string,
+  ...what: What,
+  options?: UpdateOptions,
+  now?: Date,
+];
+
 /** Runs `fn` holding the bead's lock (bounded wait, then LockBusy). */
 export async function withBeadLock<T>(
   root: string,

@@ -20,9 +20,10 @@ import {
   updateBookbag,
   withBeadLock,
   writeBookbag,
+  type BeadChange,
   type UpdateOptions,
 } from './store.js';
-import { withAttempt, withVerdict, type LensReview } from './transitions.js';
+import { withAttempt, withScore, withVerdict, type LensReview } from './transitions.js';
 
 /** Records one lens's verdict; returns the bookbag as written. */
 export async function recordVerdict(
@@ -57,4 +58,11 @@ export async function recordAttempt(
   return updateBookbag(root, bead, options, (current) =>
     withAttempt(current, lens, actor, detail, now),
   );
+}
+
+/** Scores a REVIEWED bead; returns the bookbag as written. */
+export async function scoreReview(
+  ...[root, bead, actor, options = {}, now = new Date()]: BeadChange<[actor: string]>
+): Promise<Bookbag> {
+  return updateBookbag(root, bead, options, (bag) => withScore(bag, actor, now));
 }

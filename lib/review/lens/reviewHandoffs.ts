@@ -8,7 +8,7 @@
 // completed/ with their batches.
 import { join } from 'node:path';
 import { mailboxOf } from '../../project/layout.js';
-import { queueSystemHandoff } from '../../handoff/systemSend.js';
+import { queueSystemHandoff, type SystemHandoff } from '../../handoff/systemSend.js';
 import { isCode } from '../../fsx/absent.js';
 import {
   completedItemPaths,
@@ -51,56 +51,43 @@ export function resultBody(bag: Bookbag): string {
   );
 }
 
+/** One review handoff at priority 50, from `from`'s mailbox to `to`; the outbox path. */
+function queueReviewHandoff(
+  root: string,
+  [from, to]: [string, string],
+  message: Pick<SystemHandoff, 'type' | 'headers' | 'body'>,
+  now: Date,
+): Promise<string> {
+  return queueSystemHandoff(root, from, { to: [to], priority: '50', ...message }, now);
+}
+
 /**
  * Queues the request of one lens to its reviewer role, from the submitter's mailbox; returns the
  * outbox path.
  */
-export async function queueReviewRequest(
-  root: string,
-  bag: Bookbag,
-  lens: Lens,
-  now = new Date(),
-): Promise<string> {
-  return queueSystemHandoff(
-    root,
-    bag.submitted_by,
-    {
-      to: [bag[`${lens}_role`]],
-      priority: '50',
-      type: REVIEW_REQUEST,
-      headers: { bead: bag.bead, lens },
-      body: requestBody(bag, lens),
-    },
-    now,
-  );
+export function queueReviewRequest(root: string, bag: Bookbag, lens: Lens, now = new Date()) {
+  const headers = { bead: bag.bead, lens };
+  const message = { type: REVIEW_REQUEST, headers, body: requestBody(bag, lens) };
+  return queueReviewHandoff(root, [bag.submitted_by, bag[`${lens}_role`]], message, now);
 }
 
 /**
  * Queues the result to `reply_to`, from the mailbox of the lens whose verdict completed the pair.
  */
-export async function queueReviewResult(
+export function queueReviewResult(
   root: string,
   bag: Bookbag,
   completingLens: Lens,
   now = new Date(),
-): Promise<string> {
-  return queueSystemHandoff(
-    root,
-    bag[`${completingLens}_role`],
-    {
-      to: [bag.reply_to],
-      priority: '50',
-      type: REVIEW_RESULT,
-      headers: {
-        bead: bag.bead,
-        accepted: String(bag.accepted),
-        cto_verdict: bag.cto_verdict,
-        coo_verdict: bag.coo_verdict,
-      },
-      body: resultBody(bag),
-    },
-    now,
-  );
+) {
+  const headers = {
+    bead: bag.bead,
+    accepted: String(bag.accepted),
+    cto_verdict: bag.cto_verdict,
+    coo_verdict: bag.coo_verdict,
+  };
+  const message = { type: REVIEW_RESULT, headers, body: resultBody(bag) };
+  return queueReviewHandoff(root, [bag[`${completingLens}_role`], bag.reply_to], message, now);
 }
 
 /** The lens whose verdict came second (the one that completes the pair). */

@@ -9,28 +9,22 @@
 //   lock/                   held by the one teacher of the lens while it runs (lib/fsx/lock.ts:
 //                           a killed teacher's lock is taken over by the next)
 import { join } from 'node:path';
-import { type ReviewPaths } from '../../project/layout.js';
+import { filesIn, type ReviewPaths } from '../../project/layout.js';
 import { type Lens } from '../bookbag/bookbag.js';
 
-/** Every path of one teacher's folder. */
-export interface TeacherFolder {
-  dir: string;
-  sessions: string;
-  consolidation: string;
-  libraryLog: string;
-  reviewerRecord: string;
-  lock: string;
-}
+/** The files of one teacher's folder (the header says what each holds). */
+const TEACHER_FILES = {
+  sessions: 'sessions',
+  consolidation: 'consolidation.yaml',
+  libraryLog: 'library_log.yaml',
+  reviewerRecord: 'reviewer.json',
+  lock: 'lock',
+} as const;
 
 /** The folder of the teacher of `lens`. */
-export function teacherFolderOf(paths: ReviewPaths, lens: Lens): TeacherFolder {
-  const dir = join(paths.teachers, lens);
-  return {
-    dir,
-    sessions: join(dir, 'sessions'),
-    consolidation: join(dir, 'consolidation.yaml'),
-    libraryLog: join(dir, 'library_log.yaml'),
-    reviewerRecord: join(dir, 'reviewer.json'),
-    lock: join(dir, 'lock'),
-  };
+export function teacherFolderOf(paths: ReviewPaths, lens: Lens) {
+  return filesIn(join(paths.teachers, lens), TEACHER_FILES);
 }
+
+/** Every path of one teacher's folder. */
+export type TeacherFolder = ReturnType<typeof teacherFolderOf>;

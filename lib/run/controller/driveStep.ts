@@ -145,18 +145,40 @@ async function request(
   return 'waiting';
 }
 
+/** Who answers each kind of request, and the request's type. */
+const ASKED = {
+  work: ['worker', 'run_stage'],
+  review: ['reviewers', 'run_review'],
+  validation: ['validator', 'run_validate'],
+  resolution: ['worker', 'run_resolve'],
+} as const;
+
+/**
+ * Requests the reply of `kind` in `stage` (from a review `lane`'s reviewer) unless it is in:
+ * 'waiting' when it is not in, else undefined. The body is made only when it is sent.
+ */
+async function ask(
+  d: Driver,
+  wf: Workflow,
+  [kind, stage, lane]: [keyof typeof ASKED, string, string?],
+  body: () => string,
+): Promise<'waiting' | undefined> {
+  const key = requestKey(wf, kind, stage, lane);
+  if (key in d.phase.replies) return undefined;
+  const [role, type] = ASKED[kind];
+  const to =
+    role === 'reviewers' ? wf.roles.reviewers[lane === 'structured' ? 0 : 1]! : wf.roles[role];
+  const headers: Record<string, string> =
+    lane === undefined ? { stage, kind } : { stage, kind, lane };
+  return request(d, wf, { key, to, type, headers, body: body() });
+}
+
 /** The stage's work: request, then acceptance, then checkpoint. */
 async function stageStep(d: Driver, wf: Workflow): Promise<'moved' | 'waiting'> {
   const stage = wf.active_stage!;
+  const asked = await ask(d, wf, ['work', stage], () => stagePrompt(wf, stage));
+  if (asked) return asked;
   const key = requestKey(wf, 'work', stage);
-  if (!(key in d.phase.replies))
-    return request(d, wf, {
-      key,
-      to: wf.roles.worker,
-      type: 'run_stage',
-      headers: { stage, kind: 'work' },
-      body: stagePrompt(wf, stage),
-    });
   if (!acceptedAfter(wf, wf.last_checkpoint_at ?? wf.created_at)) {
     const r = await acceptanceStep(d.ctx, d.runId, d.token);
     crashPoint('drive:acceptance-done');
@@ -180,18 +202,8 @@ async function reviewPendingStep(d: Driver, wf: Workflow): Promise<'moved' | 'wa
     return 'moved';
   }
   const lanes = ['structured', 'independent'];
-  const reviewers = wf.roles.reviewers;
-  for (const [i, lane] of lanes.entries()) {
-    const key = requestKey(wf, 'review', 'review', lane);
-    if (!(key in d.phase.replies))
-      await request(d, wf, {
-        key,
-        to: reviewers[i]!,
-        type: 'run_review',
-        headers: { stage: 'review', kind: 'review', lane },
-        body: reviewPrompt(wf, lane),
-      });
-  }
+  for (const lane of lanes)
+    await ask(d, wf, ['review', 'review', lane], () => reviewPrompt(wf, lane));
   const keys = lanes.map((lane) => requestKey(wf, 'review', 'review', lane));
   if (!keys.every((k) => k in d.phase.replies)) return 'waiting';
   const r = await reviewStep(
@@ -216,32 +228,22 @@ async function reviewPendingStep(d: Driver, wf: Workflow): Promise<'moved' | 'wa
  */
 async function findingsStep(d: Driver, wf: Workflow): Promise<'moved' | 'waiting'> {
   const blocking = wf.findings.filter((f) => f.cycle === wf.review_cycle && f.blocking);
+  const toValidate = await ask(d, wf, ['validation', 'review'], () => validatePrompt(wf, blocking));
+  if (toValidate) return toValidate;
   const vkey = requestKey(wf, 'validation', 'review');
-  if (!(vkey in d.phase.replies))
-    return request(d, wf, {
-      key: vkey,
-      to: wf.roles.validator,
-      type: 'run_validate',
-      headers: { stage: 'review', kind: 'validation' },
-      body: validatePrompt(wf, blocking),
-    });
   const validation = await parseValidationFile(
     fs.readFileSync(artifactOf(d, vkey), 'utf8'),
     wf.review_cycle,
   ).catch(() => undefined);
   const valid = validation ? validIdsOf(validation) : [];
+  const toResolve = await ask(d, wf, ['resolution', 'review'], () =>
+    resolvePrompt(
+      wf,
+      blocking.filter((f) => valid.includes(f.id)),
+    ),
+  );
+  if (toResolve) return toResolve;
   const rkey = requestKey(wf, 'resolution', 'review');
-  if (!(rkey in d.phase.replies))
-    return request(d, wf, {
-      key: rkey,
-      to: wf.roles.worker,
-      type: 'run_resolve',
-      headers: { stage: 'review', kind: 'resolution' },
-      body: resolvePrompt(
-        wf,
-        blocking.filter((f) => valid.includes(f.id)),
-      ),
-    });
   const r = await resolveReviewStep(d.ctx, d.runId, d.token, wf.review_cycle, {
     validation: artifactOf(d, vkey),
     resolution: artifactOf(d, rkey),

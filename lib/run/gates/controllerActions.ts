@@ -15,8 +15,13 @@ import {
   type ImportOptions,
 } from './artifacts.js';
 import { headOf } from './repoState.js';
-import { acquireLease, heartbeatLease, releaseLease, requireLeaseToken } from '../record/lease.js';
-import { changeRun, type ActionReport, type RunContext } from '../record/runContext.js';
+import { acquireLease, heartbeatLease, releaseLease } from '../record/lease.js';
+import {
+  changeRun,
+  changeRunUnderLease,
+  type ActionReport,
+  type RunContext,
+} from '../record/runContext.js';
 import { logged, requireNotTerminal, requireState, stateOf } from '../record/runMutation.js';
 import { badArtifactsOf } from '../owner/ownerSteps.js';
 import {
@@ -82,8 +87,7 @@ export function leaseTokenStep(
   how: 'heartbeat' | 'release',
   token: string,
 ): Promise<ActionReport> {
-  return changeRun(ctx, runId, (wf, paths, now) => {
-    requireLeaseToken(paths, token, now);
+  return changeRunUnderLease(ctx, runId, token, (wf, paths, now) => {
     if (how === 'heartbeat') {
       heartbeatLease(paths, token, now);
       return {};
@@ -96,16 +100,10 @@ export function leaseTokenStep(
 }
 
 /** stage-start. */
-export function stageStartStep(
-  ctx: RunContext,
-  runId: string,
-  token: string,
-  stage: string,
-): Promise<ActionReport> {
-  return changeRun(ctx, runId, (wf, paths, now) => {
-    requireLeaseToken(paths, token, now);
-    return startStage(wf, stage, actorOf(wf), now);
-  });
+export function stageStartStep(ctx: RunContext, runId: string, token: string, stage: string) {
+  return changeRunUnderLease(ctx, runId, token, (wf, _paths, now) =>
+    startStage(wf, stage, actorOf(wf), now),
+  );
 }
 
 /**
@@ -162,8 +160,7 @@ export function checkpointStep(
   for (const a of named)
     if (!fs.existsSync(resolve(ctx.cwd, a.path)))
       fail('usage', `checkpoint: no such file '${a.path}'`);
-  return changeRun(ctx, runId, (wf, paths, now) => {
-    requireLeaseToken(paths, token, now);
+  return changeRunUnderLease(ctx, runId, token, (wf, paths, now) => {
     requireCheckpointable(wf, stage, named.length);
     const bad = badArtifactsOf(wf, paths);
     const added =
@@ -202,8 +199,7 @@ export function artifactStep(
   o: { path: string; type: string; producer: string },
 ): Promise<ActionReport> {
   if (!fs.existsSync(resolve(ctx.cwd, o.path))) fail('usage', `artifact: no such file '${o.path}'`);
-  return changeRun(ctx, runId, (wf, paths, now) => {
-    requireLeaseToken(paths, token, now);
+  return changeRunUnderLease(ctx, runId, token, (wf, paths, now) => {
     requireNotTerminal(wf, 'artifact');
     const entry = importArtifactFile(paths, o.path, ctx.cwd, wf.artifacts, {
       type: o.type,
@@ -229,8 +225,7 @@ export function providerStep(
   token: string,
   o: { name: string; failed?: string },
 ): Promise<ActionReport> {
-  return changeRun(ctx, runId, (wf, paths, now) => {
-    requireLeaseToken(paths, token, now);
+  return changeRunUnderLease(ctx, runId, token, (wf, paths, now) => {
     if (o.failed === undefined) return providerSucceeded(wf, o.name, actorOf(wf), now);
     requireState(wf, 'provider', ['ACTIVE']);
     const evidence = () => {
@@ -255,14 +250,8 @@ export function providerStep(
 }
 
 /** block: asked for, exit 0. */
-export function blockStep(
-  ctx: RunContext,
-  runId: string,
-  token: string,
-  reason: string,
-): Promise<ActionReport> {
-  return changeRun(ctx, runId, (wf, paths, now) => {
-    requireLeaseToken(paths, token, now);
-    return blockOnRequest(wf, reason, actorOf(wf), now);
-  });
+export function blockStep(ctx: RunContext, runId: string, token: string, reason: string) {
+  return changeRunUnderLease(ctx, runId, token, (wf, _paths, now) =>
+    blockOnRequest(wf, reason, actorOf(wf), now),
+  );
 }

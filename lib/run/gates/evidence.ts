@@ -374,15 +374,33 @@ async function cycleDocumentOf(
 }
 
 /**
+ * The entries under `list` of a cycle's file (JSON or front matter), each with only the `fields`
+ * given, an id new in the list, and `read` into what the file says of it.
+ */
+async function cycleEntriesOf<E>(
+  text: string,
+  cycle: number,
+  [what, list, fields]: [string, string, string[]],
+  read: (entry: Record<string, unknown>, where: string, doc: StructuredDocument) => E,
+): Promise<({ id: string } & E)[]> {
+  const doc = await cycleDocumentOf(text, cycle, what, ['cycle', list]);
+  return identifiedEntriesOf(doc.data, list, fields, what).map((e) => ({
+    id: e.id,
+    ...read(e.entry, e.where, doc),
+  }));
+}
+
+/**
  * Parses a validation file `{cycle, findings: [{id, valid, reason}]}` of `cycle` (JSON or front
  * matter).
  */
 export async function parseValidationFile(text: string, cycle: number): Promise<ValidationFile> {
   const what = 'validation file';
-  const doc = await cycleDocumentOf(text, cycle, what, ['cycle', 'findings']);
-  const findings = identifiedEntriesOf(doc.data, 'findings', ['id', 'valid', 'reason'], what).map(
-    ({ entry, id, where }) => ({
-      id,
+  const findings = await cycleEntriesOf(
+    text,
+    cycle,
+    [what, 'findings', ['id', 'valid', 'reason']],
+    (entry, where, doc) => ({
       valid: booleanField(entry, 'valid', doc, what, where),
       reason: stringField(entry, 'reason', what, where),
     }),
@@ -396,14 +414,11 @@ export async function parseValidationFile(text: string, cycle: number): Promise<
  */
 export async function parseResolutionFile(text: string, cycle: number): Promise<ResolutionFile> {
   const what = 'resolution file';
-  const doc = await cycleDocumentOf(text, cycle, what, ['cycle', 'resolved']);
-  const resolved = identifiedEntriesOf(doc.data, 'resolved', ['id', 'change', 'tests'], what).map(
-    ({ entry, id, where }) => ({
-      id,
-      change: stringField(entry, 'change', what, where),
-      tests: stringField(entry, 'tests', what, where),
-    }),
-  );
+  const fields = ['id', 'change', 'tests'];
+  const resolved = await cycleEntriesOf(text, cycle, [what, 'resolved', fields], (e, where) => ({
+    change: stringField(e, 'change', what, where),
+    tests: stringField(e, 'tests', what, where),
+  }));
   return { cycle, resolved };
 }
 

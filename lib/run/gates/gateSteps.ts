@@ -33,9 +33,10 @@ import {
   type LaneFindings,
   type Resolution,
 } from './reviewActions.js';
-import { changeRun, type ActionReport, type RunContext } from '../record/runContext.js';
+import { changeRunUnderLease, type ActionReport, type RunContext } from '../record/runContext.js';
 import { blockRun, logged, requireState, stateOf } from '../record/runMutation.js';
 import { readWorkflow } from '../record/runStore.js';
+import { type RunPaths } from '../../project/layout.js';
 import { type Artifact, type Lane, type Workflow } from '../record/workflow.js';
 
 /** Why an acceptance run failed, in one line; undefined when it passed. */
@@ -68,8 +69,7 @@ export async function acceptanceStep(
     cwd: before.repo_root,
     timeoutMs: before.acceptance_timeout_s * 1000,
   });
-  return changeRun(ctx, runId, (wf, p, now) => {
-    requireLeaseToken(p, token, now);
+  return changeRunUnderLease(ctx, runId, token, (wf, p, now) => {
     requireState(wf, 'acceptance', ['ACTIVE']);
     const failure = failureOf(record, wf.acceptance_timeout_s);
     const kind = failure === undefined ? 'acceptance' : 'validation-failure';
@@ -114,6 +114,31 @@ function parseLaneArg(arg: string): { lane: Lane; file: string } {
   return { lane, file: arg.slice(at + 1) };
 }
 
+/**
+ * Copies each file of a review cycle into the run, named by its part (a lane or a kind);
+ * nothing when an artifact of the run is bad (the action then blocks instead).
+ */
+function importCycleFiles(
+  ctx: RunContext,
+  [wf, p, cycle, bad]: [Workflow, RunPaths, number, string[]],
+  files: { file: string; type: string; producer: string; part: string }[],
+): Artifact[] {
+  if (bad.length > 0) return [];
+  const named = files.map((f) => ({
+    source: f.file,
+    type: f.type,
+    producer: f.producer,
+    name: artifactNameOf(
+      'review',
+      cycle,
+      f.part,
+      artifactExtensionOf(f.file),
+      takenIn(wf, p),
+    ).slice('artifacts/'.length),
+  }));
+  return importAll(p, ctx.cwd, wf.artifacts, named);
+}
+
 /** review: both lanes of the cycle parsed and checked, then registered and recorded. */
 export async function reviewStep(
   ctx: RunContext,
@@ -135,30 +160,14 @@ export async function reviewStep(
       lane: g.lane,
       findings: (await parseLaneFile(texts[i]!, { lane: g.lane, cycle })).findings,
     });
-  return changeRun(ctx, runId, (wf, p, now) => {
-    requireLeaseToken(p, token, now);
+  return changeRunUnderLease(ctx, runId, token, (wf, p, now) => {
     requireReviewable(wf, cycle);
     const bad = badArtifactsOf(wf, p);
-    const files =
-      bad.length > 0
-        ? []
-        : importAll(
-            p,
-            ctx.cwd,
-            wf.artifacts,
-            given.map((g) => ({
-              source: g.file,
-              type: 'review',
-              producer: g.lane,
-              name: artifactNameOf(
-                'review',
-                cycle,
-                g.lane,
-                artifactExtensionOf(g.file),
-                takenIn(wf, p),
-              ).slice('artifacts/'.length),
-            })),
-          );
+    const files = importCycleFiles(
+      ctx,
+      [wf, p, cycle, bad],
+      given.map((g) => ({ file: g.file, type: 'review', producer: g.lane, part: g.lane })),
+    );
     return recordReview(wf, cycle, lanes, files, bad, wf.roles.controller, now);
   });
 }
@@ -206,34 +215,23 @@ export async function resolveReviewStep(
   requireLeaseToken(paths, token, ctx.now());
   requireResolvable(before, cycle);
   const parsed = await resolutionOf(before, cycle, validationText, resolutionText);
-  return changeRun(ctx, runId, (wf, p, now) => {
-    requireLeaseToken(p, token, now);
+  return changeRunUnderLease(ctx, runId, token, (wf, p, now) => {
     requireResolvable(wf, cycle);
     const bad = badArtifactsOf(wf, p);
     const named = [
       ...(files.validation === undefined ? [] : [{ file: files.validation, kind: 'validation' }]),
       { file: files.resolution, kind: 'resolution' },
     ];
-    const registered =
-      bad.length > 0
-        ? []
-        : importAll(
-            p,
-            ctx.cwd,
-            wf.artifacts,
-            named.map((n) => ({
-              source: n.file,
-              type: n.kind,
-              producer: n.kind === 'validation' ? wf.roles.validator : wf.roles.worker,
-              name: artifactNameOf(
-                'review',
-                cycle,
-                n.kind,
-                artifactExtensionOf(n.file),
-                takenIn(wf, p),
-              ).slice('artifacts/'.length),
-            })),
-          );
+    const registered = importCycleFiles(
+      ctx,
+      [wf, p, cycle, bad],
+      named.map((n) => ({
+        file: n.file,
+        type: n.kind,
+        producer: n.kind === 'validation' ? wf.roles.validator : wf.roles.worker,
+        part: n.kind,
+      })),
+    );
     return resolveReview(wf, cycle, parsed, registered, bad, wf.roles.controller, now);
   });
 }

@@ -7,6 +7,7 @@
 import { isBlockingSeverity } from '../../findings/severity.js';
 import { fail } from '../../fsx/commandFailure.js';
 import {
+  blockOnBadArtifacts,
   blockRun,
   logged,
   requireState,
@@ -68,8 +69,8 @@ export function recordReview(
   requireReviewable(wf, cycle);
   if (lanes.length !== 2 || new Set(lanes.map((l) => l.lane)).size !== 2)
     fail('usage', 'review: give both lanes, --lane structured=FILE --lane independent=FILE');
-  if (artifactsBad.length > 0)
-    return blockRun(wf, actor, 'review', `artifact changed or missing: ${artifactsBad[0]}`, now);
+  const badEvidence = blockOnBadArtifacts(wf, actor, 'review', artifactsBad, now);
+  if (badEvidence) return badEvidence;
   const recorded = findingsOfLanes(lanes, cycle);
   const blocking = new Set(recorded.filter((f) => f.blocking).map((f) => f.id)).size;
   const base: Workflow = {
@@ -165,14 +166,8 @@ export function resolveReview(
   now: Date,
 ): ActionOutcome {
   requireResolvable(wf, cycle);
-  if (artifactsBad.length > 0)
-    return blockRun(
-      wf,
-      actor,
-      'resolve-review',
-      `artifact changed or missing: ${artifactsBad[0]}`,
-      now,
-    );
+  const badEvidence = blockOnBadArtifacts(wf, actor, 'resolve-review', artifactsBad, now);
+  if (badEvidence) return badEvidence;
   if (r.validations === undefined)
     return blockRun(
       wf,

@@ -4,11 +4,12 @@
 // throws before anything changes; a failed gate returns a blocking outcome.
 import { fail } from '../../fsx/commandFailure.js';
 import {
+  type ActionOutcome,
+  blockOnBadArtifacts,
   blockRun,
   logged,
   requireState,
   stateOf,
-  type ActionOutcome,
 } from '../record/runMutation.js';
 import { type Artifact, type Workflow } from '../record/workflow.js';
 
@@ -83,14 +84,8 @@ export function checkpointStage(
   named = added.length,
 ): ActionOutcome {
   requireCheckpointable(wf, stage, named);
-  if (artifactsBad.length > 0)
-    return blockRun(
-      wf,
-      actor,
-      'checkpoint',
-      `artifact changed or missing: ${artifactsBad[0]}`,
-      now,
-    );
+  const badEvidence = blockOnBadArtifacts(wf, actor, 'checkpoint', artifactsBad, now);
+  if (badEvidence) return badEvidence;
   const done: Workflow = {
     ...wf,
     current_commit: head,

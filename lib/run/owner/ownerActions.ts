@@ -5,7 +5,7 @@
 // from silence or from a pane's output.
 import { fail } from '../../fsx/commandFailure.js';
 import {
-  blockRun,
+  blockOnBadArtifacts,
   logged,
   requireNotTerminal,
   requireState,
@@ -137,8 +137,8 @@ export function approveRun(
     fail('refused', `approve: run ${wf.run_id} has ${wf.blocking_findings} blocking finding(s)`);
   if (wf.last_acceptance_ok !== true)
     fail('refused', `approve: run ${wf.run_id}'s last acceptance did not pass`);
-  if (artifactsBad.length > 0)
-    return blockRun(wf, user, 'approve', `artifact changed or missing: ${artifactsBad[0]}`, now);
+  const badEvidence = blockOnBadArtifacts(wf, user, 'approve', artifactsBad, now);
+  if (badEvidence) return badEvidence;
   return {
     workflow: logged({ ...wf, status: 'COMPLETED', phase: 'DONE' }, now, {
       actor: user,

@@ -25,7 +25,7 @@ import {
 } from './ownerActions.js';
 import { resolveCommit, resolveWorkTree } from '../gates/repoState.js';
 import { changeRun, type ActionReport, type RunContext } from '../record/runContext.js';
-import { requireNotTerminal, requireState } from '../record/runMutation.js';
+import { requireNotTerminal, requireState, type ActionOutcome } from '../record/runMutation.js';
 import { startRun, type RunShape, type StartRequest } from './runStart.js';
 import { statusOf } from '../record/runStatus.js';
 import { readWorkflow } from '../record/runStore.js';
@@ -112,21 +112,28 @@ export function pauseStep(ctx: RunContext, runId: string): Promise<ActionReport>
   return changeRun(ctx, runId, (wf, _paths, now) => pauseRun(wf, ctx.user, now));
 }
 
+/** resume (from PAUSED) or retry (from BLOCKED), `reopen` given every failed check of §7. */
+function reopenStep(
+  ctx: RunContext,
+  runId: string,
+  [kind, reclaimStale]: ['resume' | 'retry', boolean],
+  reopen: (wf: Workflow, problems: string[], now: Date) => ActionOutcome,
+): Promise<ActionReport> {
+  return changeRun(ctx, runId, (wf, paths, now) => {
+    requireState(wf, kind, [kind === 'resume' ? 'PAUSED' : 'BLOCKED']);
+    return reopen(wf, verificationOf(ctx, wf, paths, kind, reclaimStale, now), now);
+  });
+}
+
 /** resume, after every check of §7. */
 export function resumeStep(
   ctx: RunContext,
   runId: string,
   reclaimStale: boolean,
 ): Promise<ActionReport> {
-  return changeRun(ctx, runId, (wf, paths, now) => {
-    requireState(wf, 'resume', ['PAUSED']);
-    return resumeRun(
-      wf,
-      ctx.user,
-      verificationOf(ctx, wf, paths, 'resume', reclaimStale, now),
-      now,
-    );
-  });
+  return reopenStep(ctx, runId, ['resume', reclaimStale], (wf, problems, now) =>
+    resumeRun(wf, ctx.user, problems, now),
+  );
 }
 
 /** retry, after every check of §7. */
@@ -136,16 +143,9 @@ export function retryStep(
   addCycles: number,
   reclaimStale: boolean,
 ): Promise<ActionReport> {
-  return changeRun(ctx, runId, (wf, paths, now) => {
-    requireState(wf, 'retry', ['BLOCKED']);
-    return retryRun(
-      wf,
-      ctx.user,
-      addCycles,
-      verificationOf(ctx, wf, paths, 'retry', reclaimStale, now),
-      now,
-    );
-  });
+  return reopenStep(ctx, runId, ['retry', reclaimStale], (wf, problems, now) =>
+    retryRun(wf, ctx.user, addCycles, problems, now),
+  );
 }
 
 /** approve (a bad digest blocks). */

@@ -3,7 +3,7 @@
 // when its gate failed and blocked the run).
 import { type RunPaths } from '../../project/layout.js';
 import { currentOwner } from './identity.js';
-import { releaseLease } from './lease.js';
+import { releaseLease, requireLeaseToken } from './lease.js';
 import { runRootOf } from './runRoot.js';
 import { mutateRun, type ActionOutcome } from './runMutation.js';
 import { statusOf, type RunStatusView } from './runStatus.js';
@@ -83,4 +83,17 @@ export async function changeRun(
     releaseLease,
   );
   return reportOf(result, now);
+}
+
+/** changeRun for a controller action: the lease token is checked first, under the run's lock. */
+export function changeRunUnderLease(
+  ctx: RunContext,
+  runId: string,
+  token: string,
+  change: (wf: Workflow, paths: RunPaths, now: Date) => Promise<ActionOutcome> | ActionOutcome,
+): Promise<ActionReport> {
+  return changeRun(ctx, runId, (wf, paths, now) => {
+    requireLeaseToken(paths, token, now);
+    return change(wf, paths, now);
+  });
 }

@@ -84,6 +84,18 @@ export function blockRun(
   };
 }
 
+/** The blocking outcome of a gate whose evidence changed or went missing, else undefined. */
+export function blockOnBadArtifacts(
+  wf: Workflow,
+  actor: string,
+  action: string,
+  artifactsBad: string[],
+  now: Date,
+): ActionOutcome | undefined {
+  if (artifactsBad.length === 0) return undefined;
+  return blockRun(wf, actor, action, `artifact changed or missing: ${artifactsBad[0]}`, now);
+}
+
 /** Refuses any action on a terminal run. */
 export function requireNotTerminal(wf: Workflow, action: string): void {
   if (isTerminal(wf.status))

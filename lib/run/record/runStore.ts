@@ -213,22 +213,18 @@ function withRunsLock<T>(
   return withLockHeld(join(runLocksDirOf(root), `${name}.lock`), timeoutMs, fn);
 }
 
-/** Runs `fn` holding run `runId`'s lock. */
-export function withRunLock<T>(
+/** A runs-folder lock held around `fn`: `id` names the run or request; `timeoutMs` bounds waits. */
+type RunsLock = <T>(
   root: string,
-  runId: string,
+  id: string,
   fn: () => Promise<T> | T,
-  timeoutMs = RECORD_LOCK_WAIT_MS,
-): Promise<T> {
-  return withRunsLock(root, `run-${requireRunId(runId).slice(4)}`, timeoutMs, fn);
-}
+  timeoutMs?: number,
+) => Promise<T>;
+
+/** Runs `fn` holding run `runId`'s lock. */
+export const withRunLock: RunsLock = (root, runId, fn, timeoutMs = RECORD_LOCK_WAIT_MS) =>
+  withRunsLock(root, `run-${requireRunId(runId).slice(4)}`, timeoutMs, fn);
 
 /** Runs `fn` holding request `requestId`'s lock (a checked request id). */
-export function withRequestLock<T>(
-  root: string,
-  requestId: string,
-  fn: () => Promise<T> | T,
-  timeoutMs = RECORD_LOCK_WAIT_MS,
-): Promise<T> {
-  return withRunsLock(root, `request-${requestId}`, timeoutMs, fn);
-}
+export const withRequestLock: RunsLock = (root, requestId, fn, timeoutMs = RECORD_LOCK_WAIT_MS) =>
+  withRunsLock(root, `request-${requestId}`, timeoutMs, fn);

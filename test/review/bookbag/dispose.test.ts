@@ -14,7 +14,8 @@ import {
   type LeafRecord,
 } from '../../../lib/review/leaf/leafRecord.js';
 import { addLeafWorktree, headCommitOf } from '../../../lib/review/leaf/leafWorktree.js';
-import { disposeReview, scoreReview } from '../../../lib/review/bookbag/dispose.js';
+import { disposeReview } from '../../../lib/review/bookbag/dispose.js';
+import { scoreReview } from '../../../lib/review/bookbag/verdict.js';
 import { BookbagProblem, ReviewRefusal } from '../../../lib/review/bookbag/reviewErrors.js';
 import { readBookbag } from '../../../lib/review/bookbag/store.js';
 import {
