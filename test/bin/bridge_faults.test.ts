@@ -113,6 +113,12 @@ describe('the bridge under faults (built bins, real nats-server, SIGKILL)', func
       () => itemsIn(nodes.a.box('coder').sent).length === 40,
       45_000,
     );
+    // b's bridge.json may still show the counts of before the last publishes: wait for the
+    // copies themselves (a lost one times out here), then for the stream to be drained.
+    const copiesOnB = async () =>
+      (await heldCopies(nodes.b, 'reviewer')).size === 40 &&
+      (await heldCopies(nodes.b, 'QA')).size === 40;
+    await waitFor('a copy of each handoff for both roles on b', copiesOnB, 45_000);
     await waitFor('b drained', () => drained('b'), 30_000);
     await exactlyOnce('reviewer', names.map(idOf));
     await exactlyOnce('QA', names.map(idOf));

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { casesOf } from '../support/tier.js';
 import { parseEnvelope, type Headers } from '../../lib/queue/envelope.js';
 import { type Mailbox } from '../../lib/queue/mailbox.js';
 import {
@@ -392,7 +393,8 @@ describe('crash safety', () => {
     const queuedIn = (box: Mailbox) => itemsIn(box.outbox).map((n) => join(box.outbox, n));
     const seqOf = (path: string) => Number(/_(\d{6,})_from_/.exec(path)![1]);
 
-    for (const c of cases) {
+    // npm test: a crash before and after the publish, and the agent's two retries after it.
+    for (const c of casesOf(cases, (_, i) => i === 1 || i >= 4)) {
       const label = `${c.step}${c.deleteDraftBeforeRetry ? ' (draft deleted by the agent before the retry)' : ''}${c.rewriteDraftBeforeRetry ? ' (same draft written again before the retry)' : ''}`;
       it(`queues exactly one handoff after a crash at ${label}`, async () => {
         resetMailbox('coder');
@@ -476,7 +478,8 @@ describe('crash safety', () => {
       ['claim:moved', 'rewrite:temp-synced'],
       ['rewrite:temp-synced', 'rewrite:renamed'],
     ];
-    for (const crashes of taskCases) {
+    // npm test: one crash in the claim, one in the rewrite, and one of each in turn.
+    for (const crashes of casesOf(taskCases, (_, i) => i % 2 === 0)) {
       it(`task mode: hands out the first task exactly once after a crash at ${crashes.join(', then ')}`, async () => {
         const [a, b, c] = await taskFixture();
         for (const step of crashes) crash('ready_for_next', 'reviewer', step);
@@ -510,7 +513,8 @@ describe('crash safety', () => {
       ['batch:published', 'rewrite:renamed#2'],
       ['rewrite:renamed#1', 'rewrite:temp-synced#1'],
     ];
-    for (const crashes of batchCases) {
+    // npm test: staging, publishing, rewriting and a double crash.
+    for (const crashes of casesOf(batchCases, (_, i) => i % 3 === 0 || i === 5)) {
       it(`batch mode: claims the whole batch exactly once after a crash at ${crashes.join(', then ')}`, async () => {
         const [a1, a2, a3, b1, b2] = await batchFixture();
         for (const step of crashes) crash('ready_for_next', 'QA', step);
@@ -571,7 +575,11 @@ describe('crash safety', () => {
 
     for (const mode of ['task', 'batch'] as const) {
       const role = mode === 'task' ? 'reviewer' : 'QA';
-      for (const [step, phase] of mode === 'task' ? taskCases : batchCases) {
+      const steps = mode === 'task' ? taskCases : batchCases;
+      // npm test: the first step of each phase, each with both of its recoveries.
+      const short = ([, phase]: [string, Phase], i: number) =>
+        steps.findIndex(([, p]) => p === phase) === i;
+      for (const [step, phase] of casesOf(steps, short)) {
         for (const recovery of recoveriesOf(phase)) {
           it(`${mode} mode: crash at ${step} (${phase}), recovered by ${recovery}`, async () => {
             const box = boxOf(role);

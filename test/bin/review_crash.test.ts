@@ -4,6 +4,7 @@
 // verdicts are in, exactly one result; a second resume repairs nothing.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import { casesOf } from '../support/tier.js';
 import { join } from 'node:path';
 import { fixtureText } from '../support/fixtures.js';
 import { itemsIn, makeProject, runBin, type Project } from '../support/project.js';
@@ -65,7 +66,11 @@ describe('baton review crashes (built bin)', function () {
     );
   };
 
-  for (const step of SUBMIT_STEPS) {
+  // npm test: a crash in each of the submit's three parts and after the last.
+  for (const step of casesOf(
+    SUBMIT_STEPS,
+    (_, i) => i % 3 === 0 || i === SUBMIT_STEPS.length - 1,
+  )) {
     it(`submit killed at ${step}: resume ends with one WRITTEN bookbag, its signal and one request per lens`, () => {
       const crashed = review(['submit', '--task', 't', '--output-file', 'out.txt'], 'coder', step);
       assert.equal(crashed.signal, 'SIGKILL', `died at ${step}: ${crashed.stderr}`);
@@ -81,7 +86,7 @@ describe('baton review crashes (built bin)', function () {
     });
   }
 
-  for (const step of VERDICT_STEPS) {
+  for (const step of casesOf(VERDICT_STEPS, (_, i) => i % 2 === 0)) {
     it(`the completing verdict killed at ${step}: a rerun and resume end REVIEWED with exactly one result and no signal`, () => {
       const bead = review(
         ['submit', '--task', 't', '--output-file', 'out.txt'],

@@ -312,16 +312,18 @@ describe('baton run: every action from every status (built bin)', function () {
   });
 
   /**
-   * The statuses an action is tried from: every one in npm run soak; in npm test every legal
-   * one, a terminal one (COMPLETED) and the first other illegal one.
+   * The statuses an action is tried from: every one in npm run soak; in npm test the first and
+   * the last legal one, a terminal one (COMPLETED) and the first other illegal one.
    */
   const triedFrom = (row: Row): State[] => {
     const illegal = STATES.filter((s) => !row.legal.includes(s));
     const sample = new Set([
+      row.legal[0],
+      row.legal[row.legal.length - 1],
       illegal.find((s) => s === 'COMPLETED'),
       illegal.find((s) => s !== 'COMPLETED'),
     ]);
-    return casesOf(STATES, (s) => row.legal.includes(s) || sample.has(s));
+    return casesOf(STATES, (s) => sample.has(s));
   };
 
   for (const row of ROWS) {
