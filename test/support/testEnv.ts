@@ -11,3 +11,8 @@ process.env.SHELL = '/bin/sh';
 // every node process parse those certificates at start-up: about 40 ms of CPU each here, a
 // quarter of a bin's start. The tests' children do without it.
 delete process.env.NODE_EXTRA_CA_CERTS;
+
+// A developer running the tests inside tmux must not make the tests' children look like
+// they run in a pane of some swarm (the owner fence reads $TMUX and $TMUX_PANE).
+delete process.env.TMUX;
+delete process.env.TMUX_PANE;

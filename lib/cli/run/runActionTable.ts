@@ -358,7 +358,7 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
     run: async (ctx, _v, p) => {
       if (p[1]!.trim() === '') fail('usage', 'answer: the answer must not be empty');
       const { answerQuestion } = await import('../../run/owner/runAnswer.js');
-      await answerQuestion(ctx.root, p[0]!, p[1]!, ctx.now());
+      await answerQuestion(ctx.root, p[0]!, p[1]!, ctx.now(), ctx.channel);
       return (await import('../../run/record/runListing.js')).withExtra(ctx, p[0]!, {
         answered: true,
       });

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { fail, CommandFailure } from '../../fsx/commandFailure.js';
 import { printable } from '../../fsx/printable.js';
 import { exitAs, reportFailure } from '../failure.js';
+import { OWNER_ACTIONS } from '../../run/owner/ownerActionNames.js';
 import { RUN_ACTIONS, type RunAction, type RunValues } from './runActionTable.js';
 
 const write = (text: string): void => {
@@ -103,6 +104,12 @@ export async function runRunCommand(argv: string[]): Promise<void> {
   try {
     if (action === undefined)
       fail('usage', `unknown action '${printable(name)}'; see baton run --help`);
+    const wantsHelp = rest.includes('--help') || rest.includes('-h');
+    // The owner fence comes before anything else about an owner action (runtime.md §11.7).
+    if (OWNER_ACTIONS.has(name) && !wantsHelp)
+      await (
+        await import('../../run/owner/ownerFence.js')
+      ).requireOwnerChannel(process.cwd(), process.env, name);
     const { values, positionals, help } = parseAction(name, action, rest);
     if (help) return write(actionUsage(name, action));
     const { runContextOf } = await import('../../run/record/runContext.js');

@@ -9,15 +9,16 @@
 // between them leaves the copy and no handoff: the rerun finds the copy with the same bytes
 // and queues the handoff (a copy with other bytes is refused as an overwrite).
 import * as fs from 'node:fs';
-import { relative, resolve, sep } from 'node:path';
-import { fail } from '../../fsx/commandFailure.js';
+import { basename, relative, resolve, sep } from 'node:path';
+import { CommandFailure, fail } from '../../fsx/commandFailure.js';
 import { runGit } from '../../proc/git.js';
 import { queueSystemHandoff } from '../../handoff/systemSend.js';
 import { printable } from '../../fsx/printable.js';
 import { artifactExtensionOf, importArtifactFile, sha256Of } from '../gates/artifacts.js';
+import { parseLaneFile, parseResolutionFile, parseValidationFile } from '../gates/evidence.js';
 import { generationOf, requestKey } from './controllerMail.js';
 import { readWorkflow } from '../record/runStore.js';
-import { isTerminal, type Workflow } from '../record/workflow.js';
+import { isTerminal, type Lane, type Workflow } from '../record/workflow.js';
 
 /** The kinds of reply. */
 export const REPLY_KINDS = ['work', 'review', 'validation', 'resolution', 'question'] as const;
@@ -73,6 +74,29 @@ function requireInsideWorktree(cwd: string, file: string): string {
 }
 
 /**
+ * Refuses (exit 2) a reply file that its controller could not use (runtime.md §11.1): review,
+ * validation and resolution files must parse as §6 says for this cycle (and lane); work and
+ * questions must say something. The one line names the file, the place and the rule.
+ */
+async function requireUsableFile(r: Reply, source: string): Promise<void> {
+  const text = fs.readFileSync(source, 'utf8');
+  const named = (reason: string): never =>
+    fail('invalid', `${printable(basename(r.file))}: ${reason}`);
+  if (r.kind === 'work' || r.kind === 'question') {
+    if (text.trim() === '') named('the file is empty; say what you did or ask');
+    return;
+  }
+  try {
+    if (r.kind === 'review') await parseLaneFile(text, { lane: r.lane as Lane, cycle: r.cycle });
+    else if (r.kind === 'validation') await parseValidationFile(text, r.cycle);
+    else await parseResolutionFile(text, r.cycle);
+  } catch (err) {
+    if (!(err instanceof CommandFailure)) throw err;
+    named(err.lines.join(' ').replace(/^invalid [a-z ]+ file: /, ''));
+  }
+}
+
+/**
  * Copies the reply into the run's artifacts and queues its run_result; returns the artifact's path
  * in the run.
  */
@@ -85,6 +109,7 @@ export async function replyToRun(
   const { workflow, paths } = readWorkflow(root, r.runId);
   requireCurrent(workflow, r);
   const source = requireInsideWorktree(cwd, r.file);
+  await requireUsableFile(r, source);
   const ext = artifactExtensionOf(source);
   const generation = generationOf(workflow);
   const lane = r.lane ? `-${r.lane}` : '';

@@ -65,6 +65,7 @@ export async function startStep(ctx: RunContext, o: StartOptions): Promise<Actio
     retryBaseMs: o.retryBaseMs,
     roles: o.roles,
     owner: ctx.user,
+    channel: ctx.channel ?? 'cli',
     host: hostName(),
     machineId: machineId(),
   };
@@ -72,6 +73,29 @@ export async function startStep(ctx: RunContext, o: StartOptions): Promise<Actio
   const wf = await startRun(ctx.root, request, now);
   const { paths } = readWorkflow(ctx.root, wf.run_id);
   return { status: statusOf(wf, paths, now) };
+}
+
+/** `detail` with the owner's channel (runtime.md §11.7) added: `…; channel=cli`. */
+export function withChannel(detail: string, ctx: RunContext): string {
+  const channel = `channel=${ctx.channel ?? 'cli'}`;
+  return detail === '' ? channel : `${detail}; ${channel}`;
+}
+
+/** changeRun for an owner action: each history entry it adds records the owner's channel. */
+function changeRunAsOwner(
+  ctx: RunContext,
+  runId: string,
+  change: (wf: Workflow, paths: RunPaths, now: Date) => ActionOutcome,
+): Promise<ActionReport> {
+  return changeRun(ctx, runId, (wf, paths, now) => {
+    const outcome = change(wf, paths, now);
+    const after = outcome.workflow;
+    if (after === undefined) return outcome;
+    const history = after.history.map((h, i) =>
+      i < wf.history.length ? h : { ...h, detail: withChannel(h.detail, ctx) },
+    );
+    return { ...outcome, workflow: { ...after, history } };
+  });
 }
 
 /** The digests that no longer match, as `path (problem)`. */
@@ -109,7 +133,7 @@ function verificationOf(
 
 /** pause. */
 export function pauseStep(ctx: RunContext, runId: string): Promise<ActionReport> {
-  return changeRun(ctx, runId, (wf, _paths, now) => pauseRun(wf, ctx.user, now));
+  return changeRunAsOwner(ctx, runId, (wf, _paths, now) => pauseRun(wf, ctx.user, now));
 }
 
 /** resume (from PAUSED) or retry (from BLOCKED), `reopen` given every failed check of §7. */
@@ -119,7 +143,7 @@ function reopenStep(
   [kind, reclaimStale]: ['resume' | 'retry', boolean],
   reopen: (wf: Workflow, problems: string[], now: Date) => ActionOutcome,
 ): Promise<ActionReport> {
-  return changeRun(ctx, runId, (wf, paths, now) => {
+  return changeRunAsOwner(ctx, runId, (wf, paths, now) => {
     requireState(wf, kind, [kind === 'resume' ? 'PAUSED' : 'BLOCKED']);
     return reopen(wf, verificationOf(ctx, wf, paths, kind, reclaimStale, now), now);
   });
@@ -150,7 +174,7 @@ export function retryStep(
 
 /** approve (a bad digest blocks). */
 export function approveStep(ctx: RunContext, runId: string): Promise<ActionReport> {
-  return changeRun(ctx, runId, (wf, paths, now) => {
+  return changeRunAsOwner(ctx, runId, (wf, paths, now) => {
     requireOwner(wf, 'approve', ctx.user);
     requireState(wf, 'approve', ['WAITING_FOR_HUMAN_APPROVAL']);
     return approveRun(wf, ctx.user, badArtifactsOf(wf, paths), now);
@@ -163,7 +187,7 @@ export function requestChangesStep(
   runId: string,
   notes: string[],
 ): Promise<ActionReport> {
-  return changeRun(ctx, runId, (wf, paths, now) => {
+  return changeRunAsOwner(ctx, runId, (wf, paths, now) => {
     requireOwner(wf, 'request-changes', ctx.user);
     requireState(wf, 'request-changes', ['WAITING_FOR_HUMAN_APPROVAL']);
     const taken = artifactPathTaken(paths, wf.artifacts);
@@ -180,7 +204,7 @@ export function endStep(
   how: 'cancel' | 'fail',
   reason: string,
 ): Promise<ActionReport> {
-  return changeRun(ctx, runId, (wf, _paths, now) => {
+  return changeRunAsOwner(ctx, runId, (wf, _paths, now) => {
     requireNotTerminal(wf, how);
     return endRun(wf, ctx.user, how, reason, now);
   });

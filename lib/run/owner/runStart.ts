@@ -50,6 +50,8 @@ export interface StartRequest extends RunShape {
   baseRef: string;
   baseCommit: string;
   owner: string;
+  /** How the owner started it (runtime.md §11.7); recorded in the start's history entry. */
+  channel?: 'cli' | 'web';
   host: string;
   machineId: string;
 }
@@ -116,7 +118,7 @@ export function newWorkflow(runId: string, r: StartRequest, now: Date): Workflow
     actor: r.owner,
     action: 'start',
     from: '',
-    detail: `request ${r.requestId}, base ${r.baseCommit.slice(0, 12)}`,
+    detail: `request ${r.requestId}, base ${r.baseCommit.slice(0, 12)}; channel=${r.channel ?? 'cli'}`,
   });
 }
 

@@ -16,6 +16,8 @@ export interface RunContext {
   env: NodeJS.ProcessEnv;
   user: string;
   now: () => Date;
+  /** How an owner action reached Baton (runtime.md §11.7): the command line unless said. */
+  channel?: 'cli' | 'web';
 }
 
 /**

@@ -99,7 +99,7 @@ describe('lib/run/owner/runStart', () => {
             action: 'start',
             from: '',
             to: 'ACTIVE/IDLE',
-            detail: `request req-1, base ${request.baseCommit.slice(0, 12)}`,
+            detail: `request req-1, base ${request.baseCommit.slice(0, 12)}; channel=cli`,
           },
         ],
         created_at: at,
