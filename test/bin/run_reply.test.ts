@@ -1,0 +1,94 @@
+// Black-box: `baton run reply` checks the file where it is made (docs/runtime.md §11.1). A
+// file that does not parse for its kind is refused with exit 2 and one line naming the file,
+// the place and the rule; nothing is copied, nothing queued and no artifact name is taken,
+// so the corrected file replies under the name the first one would have had.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { itemsIn } from '../support/project.js';
+import {
+  batonRun,
+  evidence,
+  makeRunRepo,
+  ok,
+  runAtReview,
+  runDirOf,
+  snapshotOf,
+} from '../support/runs.js';
+
+describe('baton run reply: files checked where they are made (built bin)', function () {
+  this.timeout(60_000);
+  let root: string;
+  let runId: string;
+  before(() => {
+    root = makeRunRepo();
+    ({ runId } = runAtReview(root));
+  });
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  const outboxOf = (role: string) => join(root, '.swarmforge', 'handoffs', role, 'outbox');
+  const reply = (role: string, args: string[]) =>
+    batonRun(root, ['reply', runId, ...args], { SWARMFORGE_ROLE: role });
+  /** The reply is refused with `line` alone, and neither the run nor the role's mail changed. */
+  function refused(role: string, args: string[], line: string): void {
+    const run = snapshotOf(runDirOf(root, runId));
+    const mail = snapshotOf(join(root, '.swarmforge', 'handoffs', role));
+    const r = reply(role, args);
+    assert.deepEqual([r.code, r.stdout, r.stderr], [2, '', `${line}\n`]);
+    assert.deepEqual(snapshotOf(runDirOf(root, runId)), run, 'nothing copied');
+    assert.deepEqual(snapshotOf(join(root, '.swarmforge', 'handoffs', role)), mail, 'no mail');
+  }
+
+  it('a review with a severity that is not a §6 word: refused, then the fixed file replies', () => {
+    const review = (severity: string) =>
+      evidence(
+        root,
+        'review.json',
+        JSON.stringify({
+          lane: 'structured',
+          cycle: 1,
+          findings: [
+            { id: 'sec-1', severity: 'Minor', title: 'a name' },
+            { id: 'sec-2', severity, title: 'the token is logged' },
+          ],
+        }),
+      );
+    const args = ['--kind', 'review', '--stage', 'review', '--cycle', '1', '--lane', 'structured'];
+    refused(
+      'reviewer-a',
+      [...args, '--file', review('High')],
+      "baton run reply: review.json: finding 'sec-2': unknown severity 'High' (Critical, " +
+        'Important, Minor, Nit, or CRITICAL, HIGH, MEDIUM, LOW)',
+    );
+    const accepted = ok(reply('reviewer-a', [...args, '--file', review('Important')]));
+    assert.equal(accepted.reply, 'artifacts/review-c1-review-structured.json');
+    assert.equal(itemsIn(outboxOf('reviewer-a')).length, 1, 'one run_result queued');
+  });
+
+  it('a validation of another cycle, a resolution without its fields, an empty question', () => {
+    refused(
+      'validator',
+      [
+        ...['--kind', 'validation', '--stage', 'review', '--cycle', '1'],
+        ...['--file', evidence(root, 'v.json', '{"cycle": 2, "findings": []}')],
+      ],
+      'baton run reply: v.json: mixed generations: validation file says cycle 2; this review is cycle 1',
+    );
+    refused(
+      'worker',
+      [
+        ...['--kind', 'resolution', '--stage', 'review', '--cycle', '1'],
+        ...['--file', evidence(root, 'r.json', '{"cycle": 1, "resolved": [{"id": "x"}]}')],
+      ],
+      "baton run reply: r.json: finding 'x': change is missing",
+    );
+    refused(
+      'worker',
+      [
+        ...['--kind', 'question', '--stage', 'implementation', '--cycle', '1'],
+        ...['--file', evidence(root, 'q.md', ' \n')],
+      ],
+      'baton run reply: q.md: the file is empty; say what you did or ask',
+    );
+  });
+});
