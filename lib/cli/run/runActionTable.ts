@@ -322,9 +322,9 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
     },
   },
   drive: {
-    usage: 'drive RUN-ID [--reclaim-stale] [--poll-interval S]',
+    usage: 'drive RUN-ID [--reclaim-stale] [--poll-interval S] [--reply-attempts N]',
     describe: "Run the controller: move the run's work between agents over the queue until it ends",
-    options: { 'reclaim-stale': flag, 'poll-interval': str },
+    options: { 'reclaim-stale': flag, 'poll-interval': str, 'reply-attempts': str },
     positionals: ['run-id'],
     run: async (ctx, v, p) =>
       (await import('./runDrive.js')).driveFromCli(
@@ -332,6 +332,9 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
         p[0]!,
         v['reclaim-stale'] === true,
         v['poll-interval'] as string | undefined,
+        v['reply-attempts'] === undefined
+          ? undefined
+          : wholeNumber(v, 'reply-attempts', 'drive', 1, 1),
       ),
   },
   up: {

@@ -13,6 +13,7 @@ export async function driveFromCli(
   runId: string,
   reclaimStale: boolean,
   pollInterval: string | undefined,
+  replyAttempts?: number,
 ): Promise<ActionReport> {
   const pollMs = pollInterval === undefined ? 1000 : Math.round(Number(pollInterval) * 1000);
   if (!Number.isFinite(pollMs) || pollMs <= 0)
@@ -25,6 +26,7 @@ export async function driveFromCli(
     const status = await driveRun(ctx, runId, {
       reclaimStale,
       pollMs,
+      replyAttempts,
       signal: stop.signal,
       say: (line) => process.stdout.write(`${line}\n`),
       warn: (line) => process.stderr.write(`baton run drive: warning: ${line}\n`),

@@ -24,6 +24,8 @@ import { isTerminal, type Workflow } from '../record/workflow.js';
 export interface DriveOptions {
   reclaimStale: boolean;
   pollMs: number;
+  /** Unusable replies to one request before the run blocks (default 3). */
+  replyAttempts?: number;
   say: (line: string) => void;
   warn: (line: string) => void;
   /** Stop (SIGTERM/SIGINT): the loop ends after its current step. */
@@ -93,7 +95,15 @@ function waitingLine(wf: Workflow): string {
 /** Drives the run until it is terminal (or the signal aborts); returns its final status. */
 export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions): Promise<string> {
   const { paths, workflow: first } = readWorkflow(ctx.root, runId);
-  const d: Driver = { ctx, runId, token: '', paths, phase: readPhase(paths), say: o.say };
+  const d: Driver = {
+    ctx,
+    runId,
+    token: '',
+    paths,
+    phase: readPhase(paths),
+    say: o.say,
+    replyAttempts: o.replyAttempts,
+  };
   d.phase.sent = [...new Set([...d.phase.sent, ...queuedKeys(ctx.root, first.roles.controller)])];
   const heartbeat = setInterval(
     () => {
@@ -143,6 +153,9 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
   }
 }
 
+/** The last refusal each drive warned of. */
+const lastRefusal = new WeakMap<DriveOptions, string>();
+
 /**
  * One step; a step the runtime refuses because the record moved meanwhile (the owner paused
  * or cancelled between the controller's read and its action) or whose lock stayed busy is a
@@ -158,10 +171,10 @@ async function stepTolerantly(
   } catch (err) {
     if (!(err instanceof LockBusy) && !(err instanceof CommandFailure && err.kind === 'refused'))
       throw err;
-    o.warn(
-      `${err instanceof CommandFailure ? err.lines[0] : (err as Error).message}; ` +
-        `reading the run again`,
-    );
+    const line = `${err instanceof CommandFailure ? err.lines[0] : (err as Error).message}`;
+    // Once per distinct refusal, never once per poll (runtime.md §11.3).
+    if (line !== lastRefusal.get(o)) o.warn(`${line}; reading the run again`);
+    lastRefusal.set(o, line);
     return 'waiting';
   }
 }

@@ -47,7 +47,7 @@ export function requestKey(wf: Workflow, kind: string, stage: string, lane?: str
 export interface Request {
   key: string;
   to: string;
-  type: 'run_stage' | 'run_review' | 'run_validate' | 'run_resolve' | 'run_answer';
+  type: 'run_stage' | 'run_review' | 'run_validate' | 'run_resolve' | 'run_answer' | 'run_rejected';
   headers: Record<string, string>;
   body: string;
 }

@@ -24,6 +24,8 @@ export interface ControllerPhase {
   replies: Record<string, string>;
   /** Ids of the run_result handoffs already handled (used or rejected). */
   handled: string[];
+  /** Unusable replies rejected so far, by request key (runtime.md §11.3). */
+  rejections?: Record<string, number>;
   /** A worker's open question. */
   question: null | { text: string; from: string; stage: string; cycle: number; since: string };
   updated_at: string;

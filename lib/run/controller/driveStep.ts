@@ -9,6 +9,7 @@ import { type Item } from '../../queue/index.js';
 import { type RunPaths } from '../../project/layout.js';
 import { completeReply, nextReply, requestKey, sendOnce } from './controllerMail.js';
 import { logLine, writePhase, type ControllerPhase } from './controllerPhase.js';
+import { DEFAULT_REPLY_ATTEMPTS, takeAwaitedReply } from './replyIntake.js';
 import { resolvePrompt, reviewPrompt, stagePrompt, validatePrompt } from './controllerPrompts.js';
 import { checkpointStep, stageStartStep } from '../gates/controllerActions.js';
 import { parseValidationFile, validIdsOf } from '../gates/evidence.js';
@@ -26,6 +27,8 @@ export interface Driver {
   paths: RunPaths;
   phase: ControllerPhase;
   say: (line: string) => void;
+  /** Unusable replies to one request before the run blocks (--reply-attempts). */
+  replyAttempts?: number;
 }
 
 /** The reply keys the run's phase awaits. */
@@ -84,14 +87,9 @@ async function handleReply(d: Driver, wf: Workflow, item: Item): Promise<void> {
     h.type === 'run_result' &&
     h.key !== undefined &&
     awaitedKeys(wf).includes(h.key) &&
-    !(h.key in d.phase.replies) &&
-    h.artifact
+    !(h.key in d.phase.replies)
   ) {
-    d.phase.replies[h.key] = h.artifact;
-    note(
-      `REPLY: ${h.kind}${h.lane ? ` ${h.lane}` : ''} of ${h.from} ` +
-        `for stage ${h.stage}, cycle ${h.cycle}: ${h.artifact}`,
-    );
+    note(await takeAwaitedReply(d, wf, item, d.replyAttempts ?? DEFAULT_REPLY_ATTEMPTS));
   } else {
     note(
       `REJECTED: ${h.type ?? 'item'} ${item.id} (run ` +

@@ -17,6 +17,7 @@ import { printable } from '../../fsx/printable.js';
 import { artifactExtensionOf, importArtifactFile, sha256Of } from '../gates/artifacts.js';
 import { parseLaneFile, parseResolutionFile, parseValidationFile } from '../gates/evidence.js';
 import { generationOf, requestKey } from './controllerMail.js';
+import { readPhase } from './controllerPhase.js';
 import { readWorkflow } from '../record/runStore.js';
 import { isTerminal, type Lane, type Workflow } from '../record/workflow.js';
 
@@ -74,26 +75,33 @@ function requireInsideWorktree(cwd: string, file: string): string {
 }
 
 /**
- * Refuses (exit 2) a reply file that its controller could not use (runtime.md §11.1): review,
- * validation and resolution files must parse as §6 says for this cycle (and lane); work and
- * questions must say something. The one line names the file, the place and the rule.
+ * Why the controller could not use a reply file of `kind` for `cycle` (and `lane`), or undefined
+ * (runtime.md §11.1): review, validation and resolution files must parse as §6 says; work and
+ * questions must say something. The problem names the place and the rule.
  */
-async function requireUsableFile(r: Reply, source: string): Promise<void> {
-  const text = fs.readFileSync(source, 'utf8');
-  const named = (reason: string): never =>
-    fail('invalid', `${printable(basename(r.file))}: ${reason}`);
-  if (r.kind === 'work' || r.kind === 'question') {
-    if (text.trim() === '') named('the file is empty; say what you did or ask');
-    return;
-  }
+export async function replyFileProblem(
+  kind: ReplyKind,
+  text: string,
+  cycle: number,
+  lane?: string,
+): Promise<string | undefined> {
+  if (kind === 'work' || kind === 'question')
+    return text.trim() === '' ? 'the file is empty; say what you did or ask' : undefined;
   try {
-    if (r.kind === 'review') await parseLaneFile(text, { lane: r.lane as Lane, cycle: r.cycle });
-    else if (r.kind === 'validation') await parseValidationFile(text, r.cycle);
-    else await parseResolutionFile(text, r.cycle);
+    if (kind === 'review') await parseLaneFile(text, { lane: lane as Lane, cycle });
+    else if (kind === 'validation') await parseValidationFile(text, cycle);
+    else await parseResolutionFile(text, cycle);
+    return undefined;
   } catch (err) {
     if (!(err instanceof CommandFailure)) throw err;
-    named(err.lines.join(' ').replace(/^invalid [a-z ]+ file: /, ''));
+    return err.lines.join(' ').replace(/^invalid [a-z ]+ file: /, '');
   }
+}
+
+/** Refuses (exit 2) a reply file its controller could not use: one line, file, place, rule. */
+async function requireUsableFile(r: Reply, source: string): Promise<void> {
+  const problem = await replyFileProblem(r.kind, fs.readFileSync(source, 'utf8'), r.cycle, r.lane);
+  if (problem !== undefined) fail('invalid', `${printable(basename(r.file))}: ${problem}`);
 }
 
 /**
@@ -114,7 +122,11 @@ export async function replyToRun(
   const generation = generationOf(workflow);
   const lane = r.lane ? `-${r.lane}` : '';
   const retried = generation > 0 ? `-g${generation}` : '';
-  const name = `${r.stage}-c${r.cycle}-${r.kind}${lane}${retried}.${ext}`;
+  // After the controller rejected k replies to this request, the next one is attempt k + 1.
+  const key = requestKey(workflow, r.kind, r.stage, r.lane);
+  const rejected = readPhase(paths).rejections?.[key] ?? 0;
+  const attempt = rejected > 0 ? `-a${rejected + 1}` : '';
+  const name = `${r.stage}-c${r.cycle}-${r.kind}${lane}${retried}${attempt}.${ext}`;
   const target = resolve(paths.artifacts, name);
   let sha256: string;
   if (fs.existsSync(target)) {
@@ -147,7 +159,7 @@ export async function replyToRun(
         cycle: String(r.cycle),
         kind: r.kind,
         ...(r.lane ? { lane: r.lane } : {}),
-        key: requestKey(workflow, r.kind, r.stage, r.lane),
+        key,
         artifact,
         sha256,
       },

@@ -118,7 +118,9 @@ export function newWorkflow(runId: string, r: StartRequest, now: Date): Workflow
     actor: r.owner,
     action: 'start',
     from: '',
-    detail: `request ${r.requestId}, base ${r.baseCommit.slice(0, 12)}; channel=${r.channel ?? 'cli'}`,
+    detail:
+      `request ${r.requestId}, base ${r.baseCommit.slice(0, 12)}; ` +
+      `channel=${r.channel ?? 'cli'}`,
   });
 }
 

@@ -371,7 +371,10 @@ describe('lib/cli/run/runActionTable', () => {
         runId,
       ])) as ActionReport;
       assert.equal(cancelled.status.status, 'CANCELLED');
-      assert.equal(readWorkflow(root, runId).workflow.history.at(-1)!.detail, 'enough; channel=cli');
+      assert.equal(
+        readWorkflow(root, runId).workflow.history.at(-1)!.detail,
+        'enough; channel=cli',
+      );
     });
   });
 });

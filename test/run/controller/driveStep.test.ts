@@ -5,6 +5,7 @@
 // sent once. Replies are made with replyToRun and moved into the controller's inbox/new as
 // handoffd would deliver them.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { mailboxOf, runPathsOf } from '../../../lib/project/layout.js';
@@ -13,7 +14,7 @@ import { readItem } from '../../../lib/queue/item.js';
 import { ensureMailbox } from '../../../lib/queue/mailbox.js';
 import { itemNamesIn } from '../../../lib/queue/names.js';
 import { requestKey } from '../../../lib/run/controller/controllerMail.js';
-import { emptyPhase, readPhase } from '../../../lib/run/controller/controllerPhase.js';
+import { emptyPhase, readPhase, writePhase } from '../../../lib/run/controller/controllerPhase.js';
 import {
   awaitedKeys,
   pumpReplies,
@@ -299,6 +300,102 @@ describe('lib/run/controller/driveStep', () => {
       assert.deepEqual(d.phase.replies, {});
       assert.deepEqual(said, ['STAGE: implementation (cycle 1)']);
       assert.deepEqual(itemNamesIn(ctlBox().completed), [name]);
+    });
+  });
+
+  describe('replies that cannot be used (lib/run/controller/replyIntake)', () => {
+    const workKey = () => requestKey(record(), 'work', 'implementation');
+    /** A run_result queued by hand from `role` (around baton run reply's check). */
+    async function handReply(role: string, name: string, text: string): Promise<void> {
+      const artifact = `artifacts/${name}`;
+      fs.writeFileSync(join(d.paths.dir, artifact), text);
+      await queueSystemHandoff(root, role, {
+        to: ['ctl'],
+        priority: '40',
+        type: 'run_result',
+        headers: {
+          run_id: runId,
+          stage: 'implementation',
+          cycle: '1',
+          kind: 'work',
+          key: workKey(),
+          artifact,
+          sha256: createHash('sha256').update(text).digest('hex'),
+        },
+        body: 'by hand\n',
+      });
+      deliverFrom(role);
+    }
+    /** The run_rejected handoffs queued to `role`: their bodies. */
+    const rejectionsTo = async (role: string) => {
+      const out: string[] = [];
+      for (const n of itemNamesIn(ctlBox().outbox)) {
+        const item = await readItem(join(ctlBox().outbox, n));
+        if (item.headers.type === 'run_rejected' && item.headers.to === role)
+          out.push(item.body.toString('utf8'));
+      }
+      return out;
+    };
+
+    it('an unusable reply is rejected to its sender and counted; the fixed reply takes the next attempt name', async () => {
+      await step(); // stage-start, the work requested
+      await handReply('worker', 'hand-1.txt', '  \n');
+      await pump();
+      assert.equal(
+        said.at(-1),
+        'REJECTED unusable (1 of 3): work of worker for cycle 1: the file is empty; say what ' +
+          'you did or ask',
+      );
+      assert.deepEqual([d.phase.replies, d.phase.rejections], [{}, { [workKey()]: 1 }]);
+      const [body] = await rejectionsTo('worker');
+      assert.match(body!, /was not used: the file is empty/);
+      assert.match(
+        body!,
+        new RegExp(
+          `baton run reply ${runId} --kind work --stage implementation --cycle 1 --file FILE`,
+        ),
+      );
+      writePhase(d.paths, d.phase);
+      const artifact = await reply('worker', 'work', 'implementation', 'done\n');
+      assert.equal(artifact, 'artifacts/implementation-c1-work-a2.txt');
+      await pump();
+      assert.deepEqual(d.phase.replies, { [workKey()]: artifact });
+    });
+
+    it('the third unusable reply to one request blocks the run, naming the role and the fault', async () => {
+      await step();
+      for (const n of [1, 2, 3]) {
+        await handReply('worker', `hand-${n}.txt`, '');
+        await pump();
+      }
+      assert.equal(record().status, 'BLOCKED');
+      assert.equal(
+        record().block_reason,
+        "worker's work for cycle 1 was unusable 3 times: the file is empty; say what you did or ask",
+      );
+      assert.equal((await rejectionsTo('worker')).length, 3);
+      assert.deepEqual(d.phase.replies, {});
+    });
+
+    it('a reply from a role not asked for it is rejected and not counted; a changed artifact is', async () => {
+      await step();
+      await handReply('reviewer-a', 'hand-1.txt', 'done by someone else\n');
+      await pump();
+      assert.equal(
+        said.at(-1),
+        'REJECTED wrong-role: work of reviewer-a for cycle 1: worker is asked for it',
+      );
+      assert.match((await rejectionsTo('reviewer-a'))[0]!, /reviewer-a is not asked for it/);
+      assert.equal(d.phase.rejections?.[workKey()], undefined, 'not counted');
+      const artifact = await reply('worker', 'work', 'implementation', 'done\n');
+      fs.appendFileSync(join(d.paths.dir, artifact), 'edited after the reply\n');
+      await pump();
+      assert.equal(
+        said.at(-1),
+        `REJECTED unusable (1 of 3): work of worker for cycle 1: its artifact ${artifact} ` +
+          'changed since the reply (sha256 differs)',
+      );
+      assert.deepEqual(d.phase.replies, {});
     });
   });
 

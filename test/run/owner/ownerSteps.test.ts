@@ -360,7 +360,10 @@ describe('lib/run/owner/ownerSteps', () => {
         [report.status.status, report.status.phase, report.status.max_review_cycles],
         ['ACTIVE', 'REVIEW_PENDING', 5],
       );
-      assert.deepEqual(recordOf(runId).history.at(-1)!.detail, '2 review cycle(s) added: limit 5; channel=cli');
+      assert.deepEqual(
+        recordOf(runId).history.at(-1)!.detail,
+        '2 review cycle(s) added: limit 5; channel=cli',
+      );
     });
   });
 
@@ -483,7 +486,10 @@ describe('lib/run/owner/ownerSteps', () => {
       assert.deepEqual([report.status.status, report.status.lease], ['CANCELLED', { held: false }]);
       assert.equal(fs.existsSync(paths.lease), false);
       const last: Workflow['history'][number] = recordOf(runId).history.at(-1)!;
-      assert.deepEqual([last.actor, last.action, last.detail], ['alice', 'cancel', 'not needed; channel=cli']);
+      assert.deepEqual(
+        [last.actor, last.action, last.detail],
+        ['alice', 'cancel', 'not needed; channel=cli'],
+      );
       const before = bytesOf(runId);
       await assert.rejects(
         endStep(ctx, runId, 'fail', 'x'),
