@@ -9,6 +9,7 @@ import { itemsIn } from '../support/project.js';
 import {
   batonRun,
   evidence,
+  laneFile,
   makeRunRepo,
   ok,
   runAtReview,
@@ -65,30 +66,76 @@ describe('baton run reply: files checked where they are made (built bin)', funct
     assert.equal(itemsIn(outboxOf('reviewer-a')).length, 1, 'one run_result queued');
   });
 
-  it('a validation of another cycle, a resolution without its fields, an empty question', () => {
+  it('a role not asked, and a kind nothing awaits now, are refused before the file is read', () => {
+    const v = evidence(root, 'v.json', '{"cycle": 1, "findings": []}');
+    const validation = ['--kind', 'validation', '--stage', 'review', '--cycle', '1', '--file', v];
+    refused(
+      'worker',
+      validation,
+      'baton run reply: worker is not asked for the validation of cycle 1: validator is',
+    );
     refused(
       'validator',
-      [
-        ...['--kind', 'validation', '--stage', 'review', '--cycle', '1'],
-        ...['--file', evidence(root, 'v.json', '{"cycle": 2, "findings": []}')],
-      ],
-      'baton run reply: v.json: mixed generations: validation file says cycle 2; this review is cycle 1',
+      validation,
+      `baton run reply: run ${runId} does not await a validation now (ACTIVE/REVIEW_PENDING)`,
     );
     refused(
-      'worker',
+      'reviewer-b',
       [
-        ...['--kind', 'resolution', '--stage', 'review', '--cycle', '1'],
-        ...['--file', evidence(root, 'r.json', '{"cycle": 1, "resolved": [{"id": "x"}]}')],
+        ...['--kind', 'review', '--stage', 'review', '--cycle', '1', '--lane', 'structured'],
+        ...['--file', v],
       ],
-      "baton run reply: r.json: finding 'x': change is missing",
+      'baton run reply: reviewer-b is not asked for the review (structured lane) of cycle 1: ' +
+        'reviewer-a is',
     );
-    refused(
-      'worker',
-      [
-        ...['--kind', 'question', '--stage', 'implementation', '--cycle', '1'],
-        ...['--file', evidence(root, 'q.md', ' \n')],
-      ],
-      'baton run reply: q.md: the file is empty; say what you did or ask',
-    );
+  });
+
+  it('at the findings: a validation of another cycle, a resolution without its fields, an empty question', () => {
+    const findings = makeRunRepo();
+    try {
+      const { runId: id, token } = runAtReview(findings);
+      ok(
+        batonRun(findings, [
+          ...['review', id, '--cycle', '1', '--lease', token],
+          ...['--lane', `structured=${laneFile(findings, 'structured', 1, ['f-1 Important x'])}`],
+          ...['--lane', `independent=${laneFile(findings, 'independent', 1)}`],
+        ]),
+      );
+      const replyIn = (role: string, args: string[]) =>
+        batonRun(findings, ['reply', id, ...args], { SWARMFORGE_ROLE: role });
+      const expectRefused = (role: string, args: string[], line: string) => {
+        const r = replyIn(role, args);
+        assert.deepEqual([r.code, r.stderr], [2, `${line}\n`]);
+      };
+      const file = (name: string, text: string) => ['--file', evidence(findings, name, text)];
+      expectRefused(
+        'validator',
+        [
+          ...['--kind', 'validation', '--stage', 'review', '--cycle', '1'],
+          ...file('v.json', '{"cycle": 2, "findings": []}'),
+        ],
+        'baton run reply: v.json: mixed generations: validation file says cycle 2; this review ' +
+          'is cycle 1',
+      );
+      expectRefused(
+        'worker',
+        [
+          ...['--kind', 'resolution', '--stage', 'review', '--cycle', '1'],
+          ...file('r.json', '{"cycle": 1, "resolved": [{"id": "x"}]}'),
+        ],
+        "baton run reply: r.json: finding 'x': change is missing",
+      );
+      expectRefused(
+        'worker',
+        [
+          ...['--kind', 'question', '--stage', 'implementation', '--cycle', '1'],
+          ...file('q.md', ' \n'),
+        ],
+        'baton run reply: q.md: the file is empty; say what you did or ask',
+      );
+      assert.deepEqual(itemsIn(join(findings, '.swarmforge', 'handoffs', 'worker', 'outbox')), []);
+    } finally {
+      fs.rmSync(findings, { recursive: true, force: true });
+    }
   });
 });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { crashPoint } from '../../fsx/crash.js';
 import { type Item } from '../../queue/index.js';
 import { type RunPaths } from '../../project/layout.js';
+import { awaitedKeys } from './awaited.js';
 import { completeReply, nextReply, requestKey, sendOnce } from './controllerMail.js';
 import { logLine, writePhase, type ControllerPhase } from './controllerPhase.js';
 import { DEFAULT_REPLY_ATTEMPTS, takeAwaitedReply } from './replyIntake.js';
@@ -29,18 +30,6 @@ export interface Driver {
   say: (line: string) => void;
   /** Unusable replies to one request before the run blocks (--reply-attempts). */
   replyAttempts?: number;
-}
-
-/** The reply keys the run's phase awaits. */
-export function awaitedKeys(wf: Workflow): string[] {
-  if (wf.status !== 'ACTIVE') return [];
-  if ((wf.phase === 'STAGE_ACTIVE' || wf.phase === 'PAUSE_REQUESTED') && wf.active_stage)
-    return [requestKey(wf, 'work', wf.active_stage)];
-  if (wf.phase === 'REVIEW_PENDING')
-    return ['structured', 'independent'].map((lane) => requestKey(wf, 'review', 'review', lane));
-  if (wf.phase === 'FINDINGS_PENDING')
-    return [requestKey(wf, 'validation', 'review'), requestKey(wf, 'resolution', 'review')];
-  return [];
 }
 
 /** Handles one reply: a question, an answer for the worker, the awaited reply, or a rejection. */

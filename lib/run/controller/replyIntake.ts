@@ -12,6 +12,7 @@ import { type Item } from '../../queue/index.js';
 import { sha256Of } from '../gates/artifacts.js';
 import { blockStep } from '../gates/controllerActions.js';
 import { type Workflow } from '../record/workflow.js';
+import { awaitedRoleOf } from './awaited.js';
 import { sendOnce } from './controllerMail.js';
 import { logLine } from './controllerPhase.js';
 import type { Driver } from './driveStep.js';
@@ -33,13 +34,6 @@ const FORMATS: Record<ReplyKind, string> = {
   validation: 'JSON {cycle, findings: [{id, valid: true|false, reason}]}',
   resolution: 'JSON {cycle, resolved: [{id, change, tests}]}',
 };
-
-/** The role a reply of this kind (and lane) must come from. */
-export function awaitedRoleOf(wf: Workflow, kind: string, lane: string | undefined): string {
-  if (kind === 'review') return wf.roles.reviewers[lane === 'independent' ? 1 : 0];
-  if (kind === 'validation') return wf.roles.validator;
-  return wf.roles.worker;
-}
 
 /** Why the reply's artifact cannot be used, or undefined. */
 async function problemOf(d: Driver, h: Headers): Promise<string | undefined> {

@@ -17,7 +17,8 @@ import { printable } from '../../fsx/printable.js';
 import { artifactExtensionOf, importArtifactFile, sha256Of } from '../gates/artifacts.js';
 import { parseLaneFile, parseResolutionFile, parseValidationFile } from '../gates/evidence.js';
 import { generationOf, requestKey } from './controllerMail.js';
-import { readPhase } from './controllerPhase.js';
+import { awaitedKeys, awaitedRoleOf } from './awaited.js';
+import { readPhase, type ControllerPhase } from './controllerPhase.js';
 import { readWorkflow } from '../record/runStore.js';
 import { isTerminal, type Lane, type Workflow } from '../record/workflow.js';
 
@@ -60,6 +61,29 @@ function requireCurrent(wf: Workflow, r: Reply): void {
     );
   if (r.kind === 'review' && r.lane !== 'structured' && r.lane !== 'independent')
     fail('usage', 'a review reply names its lane: --lane structured|independent');
+}
+
+/**
+ * Refuses a reply from a role other than the one asked (when the caller's role is known), or one
+ * that nothing awaits now: answered already, or not asked for in this phase (runtime.md §11.2).
+ * A worker's question is not a reply to a request.
+ */
+function requireAwaited(wf: Workflow, phase: ControllerPhase, r: Reply, key: string): void {
+  if (r.kind === 'question') return;
+  const role = awaitedRoleOf(wf, r.kind, r.lane);
+  const lane = r.lane ? ` (${r.lane} lane)` : '';
+  if (r.role !== role)
+    fail(
+      'refused',
+      `${r.role} is not asked for the ${r.kind}${lane} of cycle ${r.cycle}: ${role} is`,
+    );
+  if (key in phase.replies)
+    fail('refused', `the ${r.kind}${lane} of cycle ${r.cycle} was answered already`);
+  if (!awaitedKeys(wf).includes(key))
+    fail(
+      'refused',
+      `run ${wf.run_id} does not await a ${r.kind}${lane} now (${wf.status}/${wf.phase})`,
+    );
 }
 
 /** The file, which must be inside the caller's git work tree. */
@@ -105,6 +129,19 @@ async function requireUsableFile(r: Reply, source: string): Promise<void> {
 }
 
 /**
+ * The artifact name of a reply: `<stage>-c<cycle>-<kind>[-<lane>][-g<generation>][-a<attempt>]`
+ * (after the controller rejected k replies to its request, the next one is attempt k + 1).
+ */
+function replyNameOf(wf: Workflow, rejected: number, r: Reply, source: string): string {
+  const generation = generationOf(wf);
+  const lane = r.lane ? `-${r.lane}` : '';
+  const retried = generation > 0 ? `-g${generation}` : '';
+  const attempt = rejected > 0 ? `-a${rejected + 1}` : '';
+  const ext = artifactExtensionOf(source);
+  return `${r.stage}-c${r.cycle}-${r.kind}${lane}${retried}${attempt}.${ext}`;
+}
+
+/**
  * Copies the reply into the run's artifacts and queues its run_result; returns the artifact's path
  * in the run.
  */
@@ -116,17 +153,12 @@ export async function replyToRun(
 ): Promise<string> {
   const { workflow, paths } = readWorkflow(root, r.runId);
   requireCurrent(workflow, r);
+  const key = requestKey(workflow, r.kind, r.stage, r.lane);
+  const phase = readPhase(paths);
+  requireAwaited(workflow, phase, r, key);
   const source = requireInsideWorktree(cwd, r.file);
   await requireUsableFile(r, source);
-  const ext = artifactExtensionOf(source);
-  const generation = generationOf(workflow);
-  const lane = r.lane ? `-${r.lane}` : '';
-  const retried = generation > 0 ? `-g${generation}` : '';
-  // After the controller rejected k replies to this request, the next one is attempt k + 1.
-  const key = requestKey(workflow, r.kind, r.stage, r.lane);
-  const rejected = readPhase(paths).rejections?.[key] ?? 0;
-  const attempt = rejected > 0 ? `-a${rejected + 1}` : '';
-  const name = `${r.stage}-c${r.cycle}-${r.kind}${lane}${retried}${attempt}.${ext}`;
+  const name = replyNameOf(workflow, phase.rejections?.[key] ?? 0, r, source);
   const target = resolve(paths.artifacts, name);
   let sha256: string;
   if (fs.existsSync(target)) {

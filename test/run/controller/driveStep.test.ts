@@ -15,12 +15,8 @@ import { ensureMailbox } from '../../../lib/queue/mailbox.js';
 import { itemNamesIn } from '../../../lib/queue/names.js';
 import { requestKey } from '../../../lib/run/controller/controllerMail.js';
 import { emptyPhase, readPhase, writePhase } from '../../../lib/run/controller/controllerPhase.js';
-import {
-  awaitedKeys,
-  pumpReplies,
-  stepActiveRun,
-  type Driver,
-} from '../../../lib/run/controller/driveStep.js';
+import { awaitedKeys } from '../../../lib/run/controller/awaited.js';
+import { pumpReplies, stepActiveRun, type Driver } from '../../../lib/run/controller/driveStep.js';
 import { leaseAcquireStep } from '../../../lib/run/gates/controllerActions.js';
 import { startStep, type StartOptions } from '../../../lib/run/owner/ownerSteps.js';
 import { answerQuestion } from '../../../lib/run/owner/runAnswer.js';
@@ -215,14 +211,31 @@ describe('lib/run/controller/driveStep', () => {
         said.at(-1),
         `REPLY: work of worker for stage implementation, cycle 1: ${artifact}`,
       );
-      // the same reply again (a rerun of baton run reply): its key is taken already
-      await replyToRun(root, root, {
+      // the same reply again: baton run reply refuses it (answered already), and one queued
+      // by hand around that check is rejected by the controller (its key is taken already)
+      const sameReply = {
         runId,
-        kind: 'work',
+        kind: 'work' as const,
         stage: 'implementation',
         cycle: 1,
         file: 'evidence/' + fs.readdirSync(join(root, 'evidence'))[0]!,
         role: 'worker',
+      };
+      await assert.rejects(replyToRun(root, root, sameReply), /was answered already/);
+      await queueSystemHandoff(root, 'worker', {
+        to: ['ctl'],
+        priority: '40',
+        type: 'run_result',
+        headers: {
+          run_id: runId,
+          stage: 'implementation',
+          cycle: '1',
+          kind: 'work',
+          key,
+          artifact,
+          sha256: 'a'.repeat(64),
+        },
+        body: 'again\n',
       });
       const again = deliverFrom('worker');
       await pump();

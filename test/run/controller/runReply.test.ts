@@ -11,9 +11,11 @@ import { readItem } from '../../../lib/queue/item.js';
 import { itemNamesIn } from '../../../lib/queue/names.js';
 import {
   blockStep,
+  checkpointStep,
   leaseAcquireStep,
   stageStartStep,
 } from '../../../lib/run/gates/controllerActions.js';
+import { acceptanceStep } from '../../../lib/run/gates/gateSteps.js';
 import {
   endStep,
   retryStep,
@@ -139,6 +141,13 @@ describe('lib/run/controller/runReply', () => {
       item.body.toString('utf8'),
       `question reply of worker for run ${runId}, stage implementation, cycle 1: ${q}\nWhich database?\n`,
     );
+    // Both stages checkpointed, the run awaits the review lanes.
+    for (const stage of ['implementation', 'docs']) {
+      if (stage === 'docs') await stageStartStep(ctx, runId, token, stage);
+      assert.equal((await acceptanceStep(ctx, runId, token)).blocked, undefined);
+      fs.writeFileSync(join(root, `${stage}.md`), `${stage} done\n`);
+      await checkpointStep(ctx, runId, token, stage, [`${stage}.md:work`]);
+    }
     fs.writeFileSync(join(root, 'lane'), 'LANE: structured\nCYCLE: 1\n');
     const r = await replyToRun(root, root, {
       runId,
