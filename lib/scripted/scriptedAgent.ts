@@ -26,6 +26,7 @@ export const SCRIPTED_AGENT_USAGE = `Usage: baton-scripted-agent [--next ROLE] [
          [--review] [--work-ms N]
          [--ask QUESTION] [--findings 'CYCLE=ID SEVERITY TITLE;...|CYCLE=...']
          [--findings-lane structured|independent|both] [--invalid ID,ID]
+         [--misbehave KIND[:N][,KIND[:N]]]
 
 A stand-in for a real agent in a swarm pane (the demo's and the tests' agent), started as
 the agent of a role in swarmforge.conf. It runs ready_for_next at start and whenever a
@@ -42,7 +43,13 @@ A run's requests it answers with baton run reply, the reply file written under
 run_review with a lane file of the cycle's --findings (an empty entry or none: no
 findings), reported by the structured lane unless --findings-lane says otherwise;
 run_validate judging every listed finding valid except the --invalid ones; run_resolve
-with an empty commit and every listed finding resolved.`;
+with an empty commit and every listed finding resolved.
+
+--misbehave makes it do what real agents do, N times (1 when not said), then behave:
+malformed (a run_result queued by hand into its outbox, around baton run reply's checks;
+the run_rejected that answers it makes the agent reply again properly), wrong-role (a
+reply of another kind first), stale (a reply for another cycle first), self-approve (baton
+run approve on its run before it answers).`;
 
 /** One task as printed by ready_for_next / done_with_current. */
 export interface PrintedTask {

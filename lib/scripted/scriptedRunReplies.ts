@@ -10,6 +10,12 @@
 //   --findings "1=id Severity title;id2 ...|2="   the findings of each review cycle
 //   --findings-lane structured|independent|both   the lane(s) that report them (structured)
 //   --invalid ID,ID    findings the validator judges invalid (every other listed one is valid)
+//   --misbehave KIND[:N][,KIND[:N]]   what real agents do, N times (1 if not said), then it
+//                      behaves (docs/runtime.md §11): `malformed` (a run_result queued by hand
+//                      into its outbox, around baton run reply's check, naming a file that is
+//                      not in the run), `wrong-role` (replies as another kind first), `stale`
+//                      (replies for another cycle first), `self-approve` (tries baton run
+//                      approve on its run before it answers)
 // Reply files are deterministic (no time, no commit hash), so a task worked twice (an agent
 // restarted before done_with_current) replies with the same bytes, which `baton run reply`
 // accepts as the same reply.
@@ -18,6 +24,8 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { fail } from '../fsx/commandFailure.js';
 import { parseEnvelope } from '../queue/index.js';
+import { queueSystemHandoff } from '../handoff/systemSend.js';
+import { findRoot } from '../project/root.js';
 
 /** The task types a run's controller sends to agents. */
 export const RUN_TASK_TYPES = [
@@ -26,6 +34,7 @@ export const RUN_TASK_TYPES = [
   'run_validate',
   'run_resolve',
   'run_answer',
+  'run_rejected',
 ] as const;
 
 /** Whether a task is one of a run's requests. */
@@ -45,6 +54,32 @@ export interface RunReplyOptions {
   findingsLane: FindingsLane;
   /** Finding ids the validator judges invalid. */
   invalid: string[];
+  /** Misbehaviours still to show, each with how many times. */
+  misbehave: Partial<Record<Misbehaviour, number>>;
+}
+
+/** What a real agent does wrong that the scripted agent can show (docs/runtime.md §11). */
+export const MISBEHAVIOURS = ['malformed', 'wrong-role', 'stale', 'self-approve'] as const;
+/** One misbehaviour. */
+export type Misbehaviour = (typeof MISBEHAVIOURS)[number];
+
+/** Parses `--misbehave KIND[:N][,KIND[:N]]` (N at least 1, 1 when not said). */
+export function parseMisbehaveOption(text: string): Partial<Record<Misbehaviour, number>> {
+  const out: Partial<Record<Misbehaviour, number>> = {};
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const [kind, times = '1'] = part.split(':');
+    if (!(MISBEHAVIOURS as readonly string[]).includes(kind!) || !/^[1-9][0-9]*$/.test(times))
+      fail(
+        'usage',
+        `baton-scripted-agent: --misbehave takes KIND[:N] with KIND one of ` +
+          `${MISBEHAVIOURS.join(', ')}, not '${part}'`,
+      );
+    out[kind as Misbehaviour] = Number(times);
+  }
+  return out;
 }
 
 const FINDING = /^(\S+)\s+(\S+)\s+(\S.*)$/;
@@ -114,6 +149,7 @@ export function runReplyOptions(argv: string[]): RunReplyOptions {
     findings: parseFindingsOption(optionValue(argv, '--findings') ?? ''),
     findingsLane: lane,
     invalid,
+    misbehave: parseMisbehaveOption(optionValue(argv, '--misbehave') ?? ''),
   };
 }
 
@@ -124,6 +160,8 @@ export function runReplyOptions(argv: string[]): RunReplyOptions {
 export interface RunAgentState {
   asked: boolean;
   pending?: { runId: string; stage: string; cycle: number };
+  /** The requests answered, by key: a run_rejected names the one to answer again. */
+  requests?: Record<string, RunRequest>;
 }
 
 /** A run request, from its task file: the headers the controller wrote and the body. */
@@ -134,6 +172,10 @@ export interface RunRequest {
   cycle: number;
   lane?: string;
   body: string;
+  /** The request's key (a run_rejected: the key of the request to answer again). */
+  key?: string;
+  /** The controller role that sent it. */
+  from?: string;
 }
 
 /**
@@ -157,6 +199,8 @@ export async function readRunRequest(path: string): Promise<RunRequest | string>
     cycle: Number(headers.cycle ?? 0),
     lane: headers.lane,
     body: body.toString('utf8'),
+    key: type === 'run_rejected' ? headers.reply_key : headers.key,
+    from: headers.from,
   };
 }
 
@@ -428,6 +472,75 @@ export function makeReply(
   );
 }
 
+/** Takes one showing of `kind` when any is left; true when the agent misbehaves now. */
+function takeMisbehaviour(options: RunReplyOptions, kind: Misbehaviour): boolean {
+  const left = options.misbehave[kind] ?? 0;
+  if (left <= 0) return false;
+  options.misbehave[kind] = left - 1;
+  return true;
+}
+
+/**
+ * A run_result written by hand into the agent's outbox (as an agent writing the file itself
+ * would), around `baton run reply`'s checks, naming an artifact that is not in the run.
+ */
+async function queueByHand(role: string, req: RunRequest, p: ReplyPlan, cwd: string) {
+  const root = findRoot(cwd, process.env);
+  const artifact = `artifacts/${p.fileName}`;
+  await queueSystemHandoff(root, role, {
+    to: [req.from ?? 'controller'],
+    priority: '40',
+    type: 'run_result',
+    headers: {
+      run_id: p.runId,
+      stage: p.stage,
+      cycle: String(p.cycle),
+      kind: p.kind,
+      ...(p.lane ? { lane: p.lane } : {}),
+      key: req.key ?? '',
+      artifact,
+      sha256: '0'.repeat(64),
+    },
+    body: `${p.kind} reply of ${role}, by hand\n`,
+  });
+  return `queued a ${p.kind} reply by hand (malformed: ${artifact} is not in the run)`;
+}
+
+/**
+ * What a misbehaving agent does before (or instead of) its reply: the lines to say, and whether
+ * the proper reply follows now (a hand-queued reply waits for its run_rejected).
+ */
+async function misbehave(
+  [role, options, req]: [string, RunReplyOptions, RunRequest],
+  p: ReplyPlan,
+  cwd: string,
+  commands: RunCommands,
+): Promise<{ lines: string[]; replyNow: boolean }> {
+  const lines: string[] = [];
+  if (takeMisbehaviour(options, 'self-approve')) {
+    const r = commands.run('baton', ['run', 'approve', p.runId], cwd);
+    lines.push(`tried baton run approve ${p.runId}: ${firstLine(r.output) || 'exit 0'}`);
+  }
+  if (p.kind !== 'question' && takeMisbehaviour(options, 'malformed'))
+    return { lines: [...lines, await queueByHand(role, req, p, cwd)], replyNow: false };
+  if (takeMisbehaviour(options, 'wrong-role')) {
+    const other = p.kind === 'validation' ? 'resolution' : 'validation';
+    const wrong = { ...p, kind: other as RunReplyKind, lane: undefined, stage: 'review' };
+    lines.push(`first as the wrong role: ${makeReply(role, wrong, cwd, commands)}`);
+  }
+  if (takeMisbehaviour(options, 'stale')) {
+    const stale = { ...p, cycle: p.cycle > 1 ? p.cycle - 1 : p.cycle + 1 };
+    lines.push(`first for another cycle: ${makeReply(role, stale, cwd, commands)}`);
+  }
+  return { lines, replyNow: true };
+}
+
+/** The request a run_rejected names, to answer again; a reason when it is not known. */
+function rejectedRequest(state: RunAgentState, req: RunRequest): RunRequest | string {
+  const original = req.key === undefined ? undefined : state.requests?.[req.key];
+  return original ?? `a run_rejected for a request I did not answer (${req.key ?? 'no key'})`;
+}
+
 /** Answers one run task (its file at `path`): prints `[role] ...` lines through `say`. */
 export async function answerRunTask(
   role: string,
@@ -444,11 +557,16 @@ export async function answerRunTask(
   } catch (err) {
     req = `unreadable task file: ${(err as Error).message}`;
   }
+  if (typeof req !== 'string' && req.type === 'run_rejected') req = rejectedRequest(state, req);
   if (typeof req === 'string') {
     say(`[${role}] ignored ${path}: ${req}`);
     return;
   }
+  if (req.key !== undefined) (state.requests ??= {})[req.key] = req;
   const { notes, reply } = planRunReply(role, options, state, req);
   for (const note of notes) say(`[${role}] ${note}`);
-  if (reply) say(`[${role}] ${makeReply(role, reply, cwd, commands)}`);
+  if (!reply) return;
+  const shown = await misbehave([role, options, req], reply, cwd, commands);
+  for (const line of shown.lines) say(`[${role}] ${line}`);
+  if (shown.replyNow) say(`[${role}] ${makeReply(role, reply, cwd, commands)}`);
 }

@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { queueSystemHandoff } from '../../lib/handoff/systemSend.js';
+import { Tmux } from '../../lib/adapters/tmux.js';
 import { waitFor } from '../support/daemon.js';
 import { BIN_DIR, git, makeRepo, runBin } from '../support/project.js';
 import { batonRun, ok, runDirOf, startRun } from '../support/runs.js';
@@ -107,6 +108,63 @@ describe('baton run drive end to end in tmux (built bins)', function () {
       new Set(requestKeys(root)).size,
       requestKeys(root).length,
       'no request sent twice',
+    );
+  });
+
+  it('misbehaving agents (a self-approval, hand-queued unusable replies, a stale reply) are refused or rejected, and the run still reaches the owner', async () => {
+    root = runProject(
+      confWith(
+        '--findings "1=sec-1 Important the token is logged" --misbehave malformed',
+        '--misbehave self-approve,malformed,stale',
+      ),
+    );
+    const runId = startRun(root);
+    ok(batonRun(root, ['up', runId]));
+    await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL', 90_000);
+    const log = fs.readFileSync(
+      join(runDirOf(root, runId), 'controller', 'controller.log'),
+      'utf8',
+    );
+    assert.match(log, / REJECTED unusable \(1 of 3\): work of worker for cycle 1: /);
+    assert.match(log, / REJECTED unusable \(1 of 3\): review structured of reviewer-a /);
+    const record = recordOf(root, runId);
+    assert.equal(
+      record.history.filter((h) => h.action === 'approve').length,
+      0,
+      "the worker's approve was refused",
+    );
+    const artifacts = (
+      JSON.parse(fs.readFileSync(join(runDirOf(root, runId), 'workflow.json'), 'utf8')) as {
+        artifacts: { path: string; type: string }[];
+      }
+    ).artifacts;
+    assert.ok(
+      artifacts.some((a) => a.type === 'work' && /-c1-work-a2\./.test(a.path)),
+      `the work is the second attempt: ${artifacts.map((a) => a.path).join(' ')}`,
+    );
+    const socket = fs.readFileSync(join(root, '.swarmforge', 'tmux-socket'), 'utf8').trim();
+    const workerPane = /^worker\t(\S+)$/m.exec(
+      fs.readFileSync(join(root, '.swarmforge', 'panes.tsv'), 'utf8'),
+    )![1]!;
+    const screen = await new Tmux(socket).run([
+      'capture-pane',
+      '-p',
+      '-J',
+      '-S',
+      '-500',
+      '-t',
+      workerPane,
+    ]);
+    assert.match(
+      screen,
+      /tried baton run approve \S+: baton run approve: approve is the owner's decision and cannot be made from an agent's pane \(role worker\)/,
+    );
+    assert.match(screen, /first for another cycle: reply work .* failed: .*is in cycle 1, not 2/);
+    ok(batonRun(root, ['approve', runId]));
+    const approve = recordOf(root, runId).history.filter((h) => h.action === 'approve');
+    assert.deepEqual(
+      approve.map((h) => h.detail),
+      ['channel=cli'],
     );
   });
 

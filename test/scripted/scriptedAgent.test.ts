@@ -125,7 +125,13 @@ describe('lib/scripted/scriptedAgent', () => {
   });
 
   describe('agentSettings', () => {
-    const noRun = { ask: undefined, findings: {}, findingsLane: 'structured', invalid: [] };
+    const noRun = {
+      ask: undefined,
+      findings: {},
+      findingsLane: 'structured',
+      invalid: [],
+      misbehave: {},
+    };
 
     it('reads --next, --final and --work-ms, and the role from SWARMFORGE_ROLE', () => {
       assert.deepEqual(
@@ -177,6 +183,7 @@ describe('lib/scripted/scriptedAgent', () => {
         findings: { 1: ['sec-1 Important the session token is logged'], 2: [] },
         findingsLane: 'both',
         invalid: ['sec-1'],
+        misbehave: {},
       });
       assert.throws(
         () => agentSettings(['--findings-lane', 'all'], {}),

@@ -45,6 +45,7 @@ const NONE: RunReplyOptions = {
   findings: {},
   findingsLane: 'structured',
   invalid: [],
+  misbehave: {},
 };
 
 const finding = (
@@ -136,18 +137,23 @@ describe('lib/scripted/scriptedRunReplies', () => {
           'both',
           '--invalid',
           'a, b,,c',
+          '--misbehave',
+          'malformed:2,self-approve',
         ]),
         {
           ask: 'Which database?',
           findings: { 1: ['sec-1 Important t'] },
           findingsLane: 'both',
           invalid: ['a', 'b', 'c'],
+          misbehave: { malformed: 2, 'self-approve': 1 },
         },
       );
       assert.equal(runReplyOptions(['--findings-lane', 'independent']).findingsLane, 'independent');
     });
 
     it('refuses a malformed option (usage), naming it', () => {
+      refuses(['--misbehave', 'silent'], /--misbehave takes KIND\[:N\] .*not 'silent'/);
+      refuses(['--misbehave', 'stale:0'], /not 'stale:0'/);
       refuses(
         ['--findings', 'sec-1 Important t'],
         /--findings: 'sec-1 Important t' is not CYCLE=FINDINGS/,
@@ -208,6 +214,8 @@ describe('lib/scripted/scriptedRunReplies', () => {
         cycle: 2,
         lane: undefined,
         body: stagePrompt(wf, 'implementation'),
+        key: `${RUN}/work/implementation/c2/g0`,
+        from: 'controller',
       });
       const review = await readRunRequest(
         await queued('run_review', {
@@ -225,6 +233,8 @@ describe('lib/scripted/scriptedRunReplies', () => {
         cycle: 1,
         lane: 'independent',
         body: 'b\n',
+        key: undefined,
+        from: 'controller',
       });
       const answer = await readRunRequest(
         await queued('run_answer', { run_id: RUN, kind: 'answer' }, 'use postgres\n'),
@@ -236,6 +246,8 @@ describe('lib/scripted/scriptedRunReplies', () => {
         cycle: 0,
         lane: undefined,
         body: 'use postgres\n',
+        key: undefined,
+        from: 'controller',
       });
     });
 
