@@ -43,7 +43,7 @@ import {
   runDirOf,
   startRun,
 } from '../support/runs.js';
-import { sizeFrom } from '../support/tier.js';
+import { byTier, sizeFrom } from '../support/tier.js';
 
 const SEED = process.env.BATON_RUN_FUZZ_SEED
   ? Number(process.env.BATON_RUN_FUZZ_SEED) >>> 0
@@ -151,7 +151,8 @@ function assertAllRefused(
 }
 
 describe('baton run: mutated workflow.json files are refused (fuzz)', function () {
-  this.timeout(120_000);
+  // The full size sends 1000 records through the bin (~0.3 s each, four at a time).
+  this.timeout(byTier({ short: 120_000, full: 900_000 }));
   let root: string;
   let runId: string;
   let records: Mutated[];
