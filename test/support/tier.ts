@@ -40,8 +40,3 @@ export function casesOf<T>(cases: readonly T[], short: (c: T, index: number) => 
 export function describeInSoak(title: string, body: (this: Mocha.Suite) => void): void {
   if (TIER === 'full') describe(title, body);
 }
-
-/** `it` in the full tier only: a second case of a behaviour that `npm test` covers elsewhere. */
-export function itInSoak(title: string, body: (this: Mocha.Context) => Promise<void> | void): void {
-  if (TIER === 'full') it(title, body);
-}
