@@ -1,26 +1,39 @@
-// The on-disk layout of a Baton project, in one place. Under ROOT:
-//   swarmforge/swarmforge.conf, swarmforge/body-<type>.txt   written by people
-//   swarmforge/constitution.prompt, swarmforge/roles/<role>.prompt   a SwarmForge pack's prompts
-// swarmforge/profiles/<name>/SOUL.md committed personas (teachers, principal)
-//   .worktrees/<name>/                                       the launcher's git worktrees
-//   .swarmforge/roles.tsv                                    the runtime role table
-//   .swarmforge/handoffs/<role>/                             each role's mailbox (queue/mailbox.ts
-// knows the folders inside, locks included)
-//   <worktree>/.swarmforge/handoffs/{outbox,inbox,sent,failed}/  the SwarmForge reference scripts'
-// mailbox of a whole worktree (ROOT's sits
-// beside the role mailboxes), read only to
-//                                                            import what it still holds
-// .swarmforge/daemon/ handoffd's pid, log, lock, stop, tmp, health
-// .swarmforge/tmux-socket, tmux.sock, panes.tsv, bin/ the swarm's tmux server, panes, commands
-// .swarmforge/prompts/<role>.md each agent's instructions (written by baton up)
-//   .swarmforge/reviewers.tsv, .swarmforge/reviews/          the review stage (docs/review.md §1)
-// .swarmforge/reviews/leaves/<bead>/, .worktrees/study-<role>-<rand8>/ a leaf's files and worktree
-//   swarmforge/nodes.conf                                    the roster of a swarm across machines
-// .swarmforge/node, nodes.tsv the local node's name, `<role>\t<node>` rows
-//   .swarmforge/bridge.json                                  handoffd's bridge view (link, counts)
-//   .swarmforge/nats/                                        `baton nats up`'s server store and pid
-//   .claude/settings.json, .codex/hooks.json                 the agents' project settings that
-// `baton hooks install` merges hooks into
+// The on-disk layout of a Baton project, in one place. Under ROOT (each path, then what it is):
+//   swarmforge/swarmforge.conf, swarmforge/body-<type>.txt
+//       written by people
+//   swarmforge/constitution.prompt, swarmforge/roles/<role>.prompt
+//       a SwarmForge pack's prompts
+//   swarmforge/profiles/<name>/SOUL.md
+//       committed personas (teachers, principal)
+//   swarmforge/nodes.conf
+//       the roster of a swarm across machines
+//   .worktrees/<name>/
+//       the launcher's git worktrees
+//   .swarmforge/roles.tsv
+//       the runtime role table
+//   .swarmforge/handoffs/<role>/
+//       each role's mailbox (queue/mailbox.ts knows the folders inside, locks included)
+//   <worktree>/.swarmforge/handoffs/{outbox,inbox,sent,failed}/
+//       the SwarmForge reference scripts' mailbox of a whole worktree (ROOT's sits beside the
+//       role mailboxes), read only to import what it still holds
+//   .swarmforge/daemon/
+//       handoffd's pid, log, lock, stop, tmp, health
+//   .swarmforge/tmux-socket, tmux.sock, panes.tsv, bin/
+//       the swarm's tmux server, panes, commands
+//   .swarmforge/prompts/<role>.md
+//       each agent's instructions (written by baton up)
+//   .swarmforge/reviewers.tsv, .swarmforge/reviews/
+//       the review stage (docs/review.md §1)
+//   .swarmforge/reviews/leaves/<bead>/, .worktrees/study-<role>-<rand8>/
+//       a leaf's files and worktree
+//   .swarmforge/node, nodes.tsv
+//       the local node's name, `<role>\t<node>` rows
+//   .swarmforge/bridge.json
+//       handoffd's bridge view (link, counts)
+//   .swarmforge/nats/
+//       `baton nats up`'s server store and pid
+//   .claude/settings.json, .codex/hooks.json
+//       the agents' project settings that `baton hooks install` merges hooks into
 // Every other module asks this one for a path; a test keeps these names out of the rest
 // of lib/. The tmux session name is derived from ROOT here too.
 import { createHash } from 'node:crypto';
