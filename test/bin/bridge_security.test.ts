@@ -16,7 +16,7 @@ import { itemsIn, runBin } from '../support/project.js';
 import { makeTwoNodes, nodesConf, type TwoNodes } from '../support/twoNodes.js';
 
 describe("the bridge's security rules (built bins, real nats-server)", function () {
-  this.timeout(60_000);
+  this.timeout(180_000);
   let nats: NatsServerHandle;
   let nodes: TwoNodes;
   before(async () => {
@@ -57,7 +57,9 @@ describe("the bridge's security rules (built bins, real nats-server)", function 
       ),
     );
     await nodes.start('a');
-    await waitFor('node a to hold coder', async () => (await ownerOf('coder')) === 'a');
+    // Beside the rest of the suite, a server doing other tests' fsyncs can take a while to
+    // create the swarm's stream and bucket: the waits here allow for it.
+    await waitFor('node a to hold coder', async () => (await ownerOf('coder')) === 'a', 45_000);
     await nodes.start('b');
     await waitFor("the refusal in b's log", () =>
       logged('b', 'bridge-refused').some((l) =>

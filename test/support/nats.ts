@@ -51,15 +51,27 @@ export interface NatsServerOptions {
 const running = new Set<SpawnedNatsServer>();
 const ownedStores = new Set<string>();
 
-/** A port on 127.0.0.1 nobody listens on right now (the kernel's choice). */
-export function freePort(): Promise<number> {
-  return new Promise((done, failed) => {
+/**
+ * A port on 127.0.0.1 nobody listens on right now, drawn at random below the kernel's ephemeral
+ * range (32768-60999 here). A port the kernel hands out for port 0 may be one a parallel test
+ * just freed by killing its server, which it restarts on that same port a moment later: two
+ * tests' servers would then swap clients. Below the range no bind(0) and no client
+ * connection ever gets it.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 1; ; attempt += 1) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await bindable(port)) return port;
+    if (attempt === 50) throw new Error('no free port for a nats-server in 20000-31999');
+  }
+}
+
+/** Whether `port` can be listened on now. */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((done) => {
     const probe = createServer();
-    probe.once('error', failed);
-    probe.listen({ port: 0, host: NATS_HOST }, () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => done(port));
-    });
+    probe.once('error', () => done(false));
+    probe.listen({ port, host: NATS_HOST }, () => probe.close(() => done(true)));
   });
 }
 
