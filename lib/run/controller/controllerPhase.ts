@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { type RunPaths } from '../../project/layout.js';
 import { mkdirSynced } from '../../fsx/durable.js';
 import { replaceJson } from '../../fsx/records.js';
+import { type RepoSnapshot } from '../gates/repoState.js';
 
 /**
  * What the controller is doing: driving, waiting for a worker's answer from a person, or for the
@@ -24,6 +25,8 @@ export interface ControllerPhase {
   replies: Record<string, string>;
   /** Ids of the run_result handoffs already handled (used or rejected). */
   handled: string[];
+  /** The repository as the validator got it (runtime.md §11.5), for its request's key. */
+  validating?: { key: string; snapshot: RepoSnapshot };
   /** Unusable replies rejected so far, by request key (runtime.md §11.3). */
   rejections?: Record<string, number>;
   /** A worker's open question. */

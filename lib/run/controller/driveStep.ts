@@ -12,7 +12,8 @@ import { completeReply, nextReply, requestKey, sendOnce } from './controllerMail
 import { logLine, writePhase, type ControllerPhase } from './controllerPhase.js';
 import { DEFAULT_REPLY_ATTEMPTS, takeAwaitedReply } from './replyIntake.js';
 import { resolvePrompt, reviewPrompt, stagePrompt, validatePrompt } from './controllerPrompts.js';
-import { checkpointStep, stageStartStep } from '../gates/controllerActions.js';
+import { blockStep, checkpointStep, stageStartStep } from '../gates/controllerActions.js';
+import { repoChanges, repoSnapshotOf } from '../gates/repoState.js';
 import { parseValidationFile, validIdsOf } from '../gates/evidence.js';
 import { acceptanceStep, resolveReviewStep, reviewStep } from '../gates/gateSteps.js';
 import { type RunContext } from '../record/runContext.js';
@@ -215,9 +216,13 @@ async function reviewPendingStep(d: Driver, wf: Workflow): Promise<'moved' | 'wa
  */
 async function findingsStep(d: Driver, wf: Workflow): Promise<'moved' | 'waiting'> {
   const blocking = wf.findings.filter((f) => f.cycle === wf.review_cycle && f.blocking);
+  const vkey = requestKey(wf, 'validation', 'review');
+  // The repository as the validator gets it, taken before it is asked (runtime.md §11.5).
+  if (d.phase.validating?.key !== vkey && !(vkey in d.phase.replies))
+    d.phase.validating = { key: vkey, snapshot: repoSnapshotOf(wf.repo_root) };
   const toValidate = await ask(d, wf, ['validation', 'review'], () => validatePrompt(wf, blocking));
   if (toValidate) return toValidate;
-  const vkey = requestKey(wf, 'validation', 'review');
+  if (await blockedByValidatorWrites(d, wf, vkey)) return 'moved';
   const validation = await parseValidationFile(
     fs.readFileSync(artifactOf(d, vkey), 'utf8'),
     wf.review_cycle,
@@ -237,6 +242,23 @@ async function findingsStep(d: Driver, wf: Workflow): Promise<'moved' | 'waiting
   });
   d.say(r.blocked ? `BLOCKED: ${r.blocked}` : `RESOLVED: cycle ${wf.review_cycle}`);
   return 'moved';
+}
+
+/**
+ * Blocks the run when the validator changed the repository while validating (runtime.md §11.5):
+ * checked once its reply is in and before the worker is asked to resolve (who changes it then).
+ */
+async function blockedByValidatorWrites(d: Driver, wf: Workflow, vkey: string): Promise<boolean> {
+  const taken = d.phase.validating;
+  if (taken?.key !== vkey || d.phase.sent.includes(requestKey(wf, 'resolution', 'review')))
+    return false;
+  const changed = repoChanges(taken.snapshot, repoSnapshotOf(wf.repo_root));
+  if (changed === undefined) return false;
+  const reason = `the validator changed the repository while validating: ${changed}`;
+  await blockStep(d.ctx, d.runId, d.token, reason);
+  d.say(`BLOCKED: ${reason}`);
+  logLine(d.paths, `BLOCKED: ${reason}`);
+  return true;
 }
 
 /** One step of an ACTIVE run; 'waiting' when it waits for a reply. */

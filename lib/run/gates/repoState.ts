@@ -6,8 +6,9 @@
 // submodule elsewhere does not. Paths come back absolute and real, the form a record keeps.
 // Refs from the command line go after `--end-of-options`, so a ref that looks like an
 // option is a ref that does not resolve, never an option.
-import { realpathSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fail } from '../../fsx/commandFailure.js';
 import { gitComplaint, runGit } from '../../proc/git.js';
 import { printable } from '../../fsx/printable.js';
@@ -148,4 +149,33 @@ export function modifiedTrackedFiles(dir: string): string[] {
     else if (status.includes('C')) i++; // the copied path follows: it is unchanged
   }
   return files;
+}
+
+/** HEAD and the digest of each tracked file that differs from it (what a read-only agent leaves). */
+export interface RepoSnapshot {
+  head: string;
+  modified: Record<string, string>;
+}
+
+/** The repository's HEAD and its modified tracked files' digests ('deleted' for a gone one). */
+export function repoSnapshotOf(dir: string): RepoSnapshot {
+  const modified: Record<string, string> = {};
+  for (const file of modifiedTrackedFiles(dir)) {
+    const path = join(dir, file);
+    modified[file] = existsSync(path)
+      ? createHash('sha256').update(readFileSync(path)).digest('hex')
+      : 'deleted';
+  }
+  return { head: headOf(dir), modified };
+}
+
+/** What changed between two snapshots, in words; undefined when nothing did. */
+export function repoChanges(before: RepoSnapshot, after: RepoSnapshot): string | undefined {
+  const changes: string[] = [];
+  if (before.head !== after.head)
+    changes.push(`HEAD moved from ${before.head.slice(0, 12)} to ${after.head.slice(0, 12)}`);
+  const files = [...new Set([...Object.keys(before.modified), ...Object.keys(after.modified)])];
+  const changed = files.filter((f) => before.modified[f] !== after.modified[f]).sort();
+  if (changed.length > 0) changes.push(`tracked files changed: ${changed.join(', ')}`);
+  return changes.length === 0 ? undefined : changes.join('; ');
 }

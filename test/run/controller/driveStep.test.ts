@@ -521,6 +521,48 @@ describe('lib/run/controller/driveStep', () => {
       assert.equal(said.filter((l) => l.startsWith('SENT: ')).length, 7);
     });
 
+    it('a validator that changes the repository while validating blocks the run before the worker is asked to resolve', async () => {
+      await step(); // stage-start
+      await step(); // the work requested
+      await reply('worker', 'work', 'implementation', 'the work\n');
+      await pump();
+      await step(); // acceptance
+      await step(); // checkpoint
+      await step(); // both lanes requested
+      await reply(
+        'reviewer-a',
+        'review',
+        'review',
+        'LANE: structured\nCYCLE: 1\nFINDING sec-1 Critical leaks the token\n',
+        { lane: 'structured' },
+      );
+      await reply('reviewer-b', 'review', 'review', 'LANE: independent\nCYCLE: 1\n', {
+        lane: 'independent',
+      });
+      await pump();
+      await step(); // the review recorded: FINDINGS_PENDING
+      assert.equal(record().phase, 'FINDINGS_PENDING');
+      assert.equal(await step(), 'waiting', 'the validation requested');
+      fs.writeFileSync(join(root, 'spec.md'), 'edited by the validator\n');
+      await reply(
+        'validator',
+        'validation',
+        'review',
+        JSON.stringify({ cycle: 1, findings: [{ id: 'sec-1', valid: true, reason: 'seen' }] }),
+      );
+      await pump();
+      assert.equal(await step(), 'moved');
+      const reason =
+        'the validator changed the repository while validating: tracked files changed: spec.md';
+      assert.deepEqual([record().status, record().block_reason], ['BLOCKED', reason]);
+      assert.equal(said.at(-1), `BLOCKED: ${reason}`);
+      assert.deepEqual(
+        (await requests()).filter((r) => r[0] === 'run_resolve'),
+        [],
+        'the worker is not asked to resolve',
+      );
+    });
+
     it('a failing acceptance is reported as BLOCKED and blocks the run; the work reply stays recorded in the phase', async () => {
       await step();
       await step();

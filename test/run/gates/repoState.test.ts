@@ -7,6 +7,8 @@ import {
   headOf,
   isAncestor,
   modifiedTrackedFiles,
+  repoChanges,
+  repoSnapshotOf,
   resolveCommit,
   resolveWorkTree,
 } from '../../../lib/run/gates/repoState.js';
@@ -225,6 +227,32 @@ describe('lib/run/gates/repoState', () => {
         () => modifiedTrackedFiles(plain),
         refusal(/^cannot read the state of '.*\/plain': fatal: not a git repository/),
       );
+    });
+  });
+
+  describe('repoSnapshotOf and repoChanges', () => {
+    it('no change; a tracked file edited, then restored; a commit (HEAD moved); untracked files do not count', () => {
+      const dir = tempDir('baton-snap-');
+      try {
+        repoAt(dir);
+        fs.writeFileSync(join(dir, 'a.txt'), 'a\n');
+        git(dir, 'add', 'a.txt');
+        commitIn(dir, 'a');
+        const before = repoSnapshotOf(dir);
+        fs.writeFileSync(join(dir, 'scratch.txt'), 'untracked\n');
+        assert.equal(repoChanges(before, repoSnapshotOf(dir)), undefined);
+        fs.writeFileSync(join(dir, 'a.txt'), 'edited\n');
+        assert.equal(repoChanges(before, repoSnapshotOf(dir)), 'tracked files changed: a.txt');
+        fs.writeFileSync(join(dir, 'a.txt'), 'a\n');
+        assert.equal(repoChanges(before, repoSnapshotOf(dir)), undefined);
+        commitIn(dir, 'moved on');
+        assert.match(
+          repoChanges(before, repoSnapshotOf(dir))!,
+          /^HEAD moved from [0-9a-f]{12} to [0-9a-f]{12}$/,
+        );
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 });
