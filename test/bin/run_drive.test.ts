@@ -168,6 +168,40 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     );
   });
 
+  it('a controller SIGKILLed after sending a rejection, restarted with --reclaim-stale: one rejection, counted once, and the run reaches the owner', async () => {
+    root = runProject(confWith('', '--misbehave malformed'));
+    const runId = startRun(root);
+    ok(batonRun(root, ['up', runId], { BATON_CRASH_AT: 'drive:rejection-sent' }));
+    await waitFor(
+      'the controller killed after the rejection',
+      () => {
+        const s = statusOf(root, runId);
+        return s.lease.held && s.lease.stale;
+      },
+      60_000,
+    );
+    driver = spawn(
+      process.execPath,
+      [
+        join(BIN_DIR, 'baton.js'),
+        'run',
+        'drive',
+        runId,
+        '--reclaim-stale',
+        '--poll-interval',
+        '0.2',
+      ],
+      { cwd: root, stdio: 'ignore' },
+    );
+    await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL');
+    const rejections = requestKeys(root).filter((k) => k.includes('/rejected/'));
+    assert.equal(rejections.length, 1, `one run_rejected: ${rejections.join(' ')}`);
+    const phase = JSON.parse(
+      fs.readFileSync(join(runDirOf(root, runId), 'controller', 'phase.json'), 'utf8'),
+    ) as { rejections: Record<string, number> };
+    assert.deepEqual(Object.values(phase.rejections), [1], 'the attempt counted once');
+  });
+
   it('the cycle limit blocks the run; the monitor shows the reason while every pane is idle', async () => {
     root = runProject(confWith('--findings "1=sec-1 Important the token is logged"'));
     const runId = startRun(root, ['--max-cycles', '1']);

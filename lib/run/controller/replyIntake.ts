@@ -8,6 +8,7 @@
 // wrong role is not counted: it was never the awaited role's attempt.
 import * as fs from 'node:fs';
 import { resolve, sep } from 'node:path';
+import { crashPoint } from '../../fsx/crash.js';
 import { type Item } from '../../queue/index.js';
 import { sha256Of } from '../gates/artifacts.js';
 import { blockStep } from '../gates/controllerActions.js';
@@ -112,6 +113,7 @@ export async function takeAwaitedReply(
   const rejections = (d.phase.rejections ??= {});
   rejections[key] = (rejections[key] ?? 0) + 1;
   await sendRejection(d, wf, [item, h], problem);
+  crashPoint('drive:rejection-sent');
   if (rejections[key] !== attempts)
     return `REJECTED unusable (${rejections[key]} of ${attempts}): ${what}: ${problem}`;
   const reason =
