@@ -151,7 +151,7 @@ export function modifiedTrackedFiles(dir: string): string[] {
   return files;
 }
 
-/** HEAD and the digest of each tracked file that differs from it (what a read-only agent leaves). */
+/** HEAD and the digest of each tracked file differing from it (what a read-only agent leaves). */
 export interface RepoSnapshot {
   head: string;
   modified: Record<string, string>;
