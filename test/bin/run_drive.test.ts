@@ -52,10 +52,36 @@ const requestKeys = (root: string) => {
     .filter((k): k is string => k !== undefined);
 };
 
+/** The stderr of the controller a test started (crashThenRestart). */
+let driver: ChildProcess | undefined;
+
+/**
+ * `baton run up` with the controller to die at `point`, then, once its lease is stale, a new
+ * `baton run drive --reclaim-stale`; its stderr is kept for a failure message.
+ */
+async function crashThenRestart(root: string, runId: string, point: string) {
+  ok(batonRun(root, ['up', runId], { BATON_CRASH_AT: point }));
+  await waitFor(
+    `the controller killed at ${point}`,
+    () => {
+      const s = statusOf(root, runId);
+      return s.lease.held && s.lease.stale;
+    },
+    60_000,
+  );
+  const args = ['run', 'drive', runId, '--reclaim-stale', '--poll-interval', '0.2'];
+  driver = spawn(process.execPath, [join(BIN_DIR, 'baton.js'), ...args], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  driver.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return { stderr: () => stderr };
+}
+
 describe('baton run drive end to end in tmux (built bins)', function () {
   this.timeout(180_000);
   let root: string;
-  let driver: ChildProcess | undefined;
   afterEach(() => {
     driver?.kill('SIGKILL');
     driver = undefined;
@@ -171,28 +197,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
   it('a controller SIGKILLed after sending a rejection, restarted with --reclaim-stale: one rejection, counted once, and the run reaches the owner', async () => {
     root = runProject(confWith('', '--misbehave malformed'));
     const runId = startRun(root);
-    ok(batonRun(root, ['up', runId], { BATON_CRASH_AT: 'drive:rejection-sent' }));
-    await waitFor(
-      'the controller killed after the rejection',
-      () => {
-        const s = statusOf(root, runId);
-        return s.lease.held && s.lease.stale;
-      },
-      60_000,
-    );
-    driver = spawn(
-      process.execPath,
-      [
-        join(BIN_DIR, 'baton.js'),
-        'run',
-        'drive',
-        runId,
-        '--reclaim-stale',
-        '--poll-interval',
-        '0.2',
-      ],
-      { cwd: root, stdio: 'ignore' },
-    );
+    await crashThenRestart(root, runId, 'drive:rejection-sent');
     await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL');
     const rejections = requestKeys(root).filter((k) => k.includes('/rejected/'));
     assert.equal(rejections.length, 1, `one run_rejected: ${rejections.join(' ')}`);
@@ -269,37 +274,14 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     it(`a controller SIGKILLed at ${point} and restarted with --reclaim-stale completes the run: no request sent twice, no reply used twice`, async () => {
       root = runProject(confWith('--findings "1=sec-1 Important the token is logged"'));
       const runId = startRun(root);
-      ok(batonRun(root, ['up', runId], { BATON_CRASH_AT: point }));
-      await waitFor(
-        `the controller killed at ${point}`,
-        () => {
-          const s = statusOf(root, runId);
-          return s.lease.held && s.lease.stale;
-        },
-        60_000,
-      );
-      driver = spawn(
-        process.execPath,
-        [
-          join(BIN_DIR, 'baton.js'),
-          'run',
-          'drive',
-          runId,
-          '--reclaim-stale',
-          '--poll-interval',
-          '0.2',
-        ],
-        { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] },
-      );
-      let driverErr = '';
-      driver.stderr!.on('data', (chunk: Buffer) => (driverErr += chunk.toString()));
+      const restarted = await crashThenRestart(root, runId, point);
       // A timeout says what the restarted controller printed and where the run stands.
       await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL').catch((err: Error) => {
         const status = JSON.stringify(statusOf(root, runId));
         throw new Error(`${err.message}
 status: ${status}
 controller stderr:
-${driverErr}`);
+${restarted.stderr()}`);
       });
       ok(batonRun(root, ['approve', runId]));
       const history = recordOf(root, runId).history;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { crashPoint } from '../../fsx/crash.js';
 import { type Item } from '../../queue/index.js';
 import { type RunPaths } from '../../project/layout.js';
-import { awaitedKeys } from './awaited.js';
+import { awaitedKeys, awaitedRoleOf } from './awaited.js';
 import { completeReply, nextReply, requestKey, sendOnce } from './controllerMail.js';
 import { logLine, writePhase, type ControllerPhase } from './controllerPhase.js';
 import { DEFAULT_REPLY_ATTEMPTS, takeAwaitedReply } from './replyIntake.js';
@@ -133,12 +133,12 @@ async function request(
   return 'waiting';
 }
 
-/** Who answers each kind of request, and the request's type. */
+/** The type of each kind of request (who answers it: awaitedRoleOf). */
 const ASKED = {
-  work: ['worker', 'run_stage'],
-  review: ['reviewers', 'run_review'],
-  validation: ['validator', 'run_validate'],
-  resolution: ['worker', 'run_resolve'],
+  work: 'run_stage',
+  review: 'run_review',
+  validation: 'run_validate',
+  resolution: 'run_resolve',
 } as const;
 
 /**
@@ -153,9 +153,7 @@ async function ask(
 ): Promise<'waiting' | undefined> {
   const key = requestKey(wf, kind, stage, lane);
   if (key in d.phase.replies) return undefined;
-  const [role, type] = ASKED[kind];
-  const to =
-    role === 'reviewers' ? wf.roles.reviewers[lane === 'structured' ? 0 : 1]! : wf.roles[role];
+  const [to, type] = [awaitedRoleOf(wf, kind, lane), ASKED[kind]];
   const headers: Record<string, string> =
     lane === undefined ? { stage, kind } : { stage, kind, lane };
   return request(d, wf, { key, to, type, headers, body: body() });
