@@ -26,7 +26,7 @@ export const SCRIPTED_AGENT_USAGE = `Usage: baton-scripted-agent [--next ROLE] [
          [--review] [--work-ms N]
          [--ask QUESTION] [--findings 'CYCLE=ID SEVERITY TITLE;...|CYCLE=...']
          [--findings-lane structured|independent|both] [--invalid ID,ID]
-         [--misbehave KIND[:N][,KIND[:N]]]
+         [--misbehave KIND[:N][,KIND[:N]]] [--slow-ms N]
 
 A stand-in for a real agent in a swarm pane (the demo's and the tests' agent), started as
 the agent of a role in swarmforge.conf. It runs ready_for_next at start and whenever a
@@ -49,7 +49,10 @@ with an empty commit and every listed finding resolved.
 malformed (a run_result queued by hand into its outbox, around baton run reply's checks;
 the run_rejected that answers it makes the agent reply again properly), wrong-role (a
 reply of another kind first), stale (a reply for another cycle first), self-approve (baton
-run approve on its run before it answers).`;
+run approve on its run before it answers), silent (the request is never answered; a re-sent
+generation is a new request), crash (the agent exits with the request in process), slow
+(the answer waits --slow-ms, default 3000), edit-while-validating (the validator changes
+a tracked file before it answers).`;
 
 /** One task as printed by ready_for_next / done_with_current. */
 export interface PrintedTask {

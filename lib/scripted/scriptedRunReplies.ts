@@ -15,7 +15,10 @@
 //                      into its outbox, around baton run reply's check, naming a file that is
 //                      not in the run), `wrong-role` (replies as another kind first), `stale`
 //                      (replies for another cycle first), `self-approve` (tries baton run
-//                      approve on its run before it answers)
+//                      approve on its run before it answers), `silent` (never answers the
+//                      request; a re-sent generation is a new request), `crash` (exits with the
+//                      request in process), `slow` (answers after --slow-ms, 3000 when not
+//                      said), `edit-while-validating` (the validator changes a tracked file)
 // Reply files are deterministic (no time, no commit hash), so a task worked twice (an agent
 // restarted before done_with_current) replies with the same bytes, which `baton run reply`
 // accepts as the same reply.
@@ -56,10 +59,21 @@ export interface RunReplyOptions {
   invalid: string[];
   /** Misbehaviours still to show, each with how many times. */
   misbehave: Partial<Record<Misbehaviour, number>>;
+  /** How long a `slow` answer waits. */
+  slowMs: number;
 }
 
 /** What a real agent does wrong that the scripted agent can show (docs/runtime.md §11). */
-export const MISBEHAVIOURS = ['malformed', 'wrong-role', 'stale', 'self-approve'] as const;
+export const MISBEHAVIOURS = [
+  'malformed',
+  'wrong-role',
+  'stale',
+  'self-approve',
+  'silent',
+  'crash',
+  'slow',
+  'edit-while-validating',
+] as const;
 /** One misbehaviour. */
 export type Misbehaviour = (typeof MISBEHAVIOURS)[number];
 
@@ -127,6 +141,14 @@ function optionValue(argv: string[], flag: string): string | undefined {
   return value;
 }
 
+/** `--slow-ms`: a whole number of milliseconds (3000 when not said). */
+function slowMsOf(text: string | undefined): number {
+  if (text === undefined) return 3000;
+  if (!/^[0-9]+$/.test(text))
+    fail('usage', `baton-scripted-agent: --slow-ms takes a whole number, not '${text}'`);
+  return Number(text);
+}
+
 /**
  * Reads `--ask`, `--findings`, `--findings-lane` and `--invalid`; refuses (usage) a malformed one.
  */
@@ -150,6 +172,7 @@ export function runReplyOptions(argv: string[]): RunReplyOptions {
     findingsLane: lane,
     invalid,
     misbehave: parseMisbehaveOption(optionValue(argv, '--misbehave') ?? ''),
+    slowMs: slowMsOf(optionValue(argv, '--slow-ms')),
   };
 }
 
@@ -388,6 +411,8 @@ export interface CommandResult {
 /** The commands the agent runs (git and baton from PATH, in its worktree); replaceable in tests. */
 export interface RunCommands {
   run: (command: 'git' | 'baton', args: string[], cwd: string) => CommandResult;
+  /** Ends the agent there and then (the `crash` misbehaviour). */
+  exit: (code: number) => never;
 }
 
 /** Runs git and baton for real (an argument vector, no shell). */
@@ -407,6 +432,7 @@ export const REAL_COMMANDS: RunCommands = {
       return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}` || (e.message ?? 'failed') };
     }
   },
+  exit: (code) => process.exit(code),
 };
 
 /** Writes a reply file into `<worktree>/.baton/replies/` (made if missing); returns its path. */
@@ -517,6 +543,15 @@ async function misbehave(
   commands: RunCommands,
 ): Promise<{ lines: string[]; replyNow: boolean }> {
   const lines: string[] = [];
+  if (takeMisbehaviour(options, 'silent'))
+    return { lines: [`silent: not answering ${req.type} ${req.key ?? ''}`], replyNow: false };
+  if (takeMisbehaviour(options, 'crash')) return commands.exit(70);
+  if (takeMisbehaviour(options, 'slow')) {
+    await new Promise((done) => setTimeout(done, options.slowMs));
+    lines.push(`slow: answering after ${options.slowMs} ms`);
+  }
+  if (p.kind === 'validation' && takeMisbehaviour(options, 'edit-while-validating'))
+    lines.push(editTrackedFile(cwd, commands));
   if (takeMisbehaviour(options, 'self-approve')) {
     const r = commands.run('baton', ['run', 'approve', p.runId], cwd);
     lines.push(`tried baton run approve ${p.runId}: ${firstLine(r.output) || 'exit 0'}`);
@@ -533,6 +568,15 @@ async function misbehave(
     lines.push(`first for another cycle: ${makeReply(role, stale, cwd, commands)}`);
   }
   return { lines, replyNow: true };
+}
+
+/** Appends a line to the first tracked file of the worktree (a validator that writes). */
+function editTrackedFile(cwd: string, commands: RunCommands): string {
+  const top = commands.run('git', ['rev-parse', '--show-toplevel'], cwd).output.trim();
+  const first = commands.run('git', ['ls-files'], cwd).output.split('\n')[0];
+  if (!top || !first) return 'edit-while-validating: no tracked file to change';
+  fs.appendFileSync(join(top, first), 'edited by the validator while validating\n');
+  return `edited ${first} while validating`;
 }
 
 /** The request a run_rejected names, to answer again; a reason when it is not known. */

@@ -194,6 +194,36 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     );
   });
 
+  it('a silent reviewer: its deadline is missed once (a provider failure), the request is re-sent as generation 2 with the same key, answered, and the run reaches the owner', async () => {
+    root = runProject(confWith('--misbehave silent'));
+    const runId = startRun(root);
+    ok(batonRun(root, ['up', runId, '--reply-timeout', 'review=2s']));
+    await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL', 90_000);
+    const log = fs.readFileSync(
+      join(runDirOf(root, runId), 'controller', 'controller.log'),
+      'utf8',
+    );
+    assert.match(
+      log,
+      / DEADLINE: reviewer-a did not answer review for cycle 1 within 2s \(1 of 3\)/,
+    );
+    assert.match(log, / RESEND: review to reviewer-a as generation 2 /);
+    const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
+    const reviews = fs
+      .readdirSync(sent)
+      .map((n) => fs.readFileSync(join(sent, n), 'utf8'))
+      .filter((t) => /\ntype: run_review\n/.test(t) && /\nlane: structured\n/.test(t));
+    assert.deepEqual(
+      reviews.map((t) => /\ngeneration: (\d+)\n/.exec(t)?.[1]),
+      ['1', '2'],
+      'generation 1, then 2, each once',
+    );
+    assert.equal(new Set(reviews.map((t) => /\nkey: (\S+)\n/.exec(t)?.[1])).size, 1, 'one key');
+    const provider = recordOf(root, runId).history.filter((h) => h.action === 'provider');
+    assert.match(provider[0]!.detail, /^reviewer-a failed \(attempt 1 of 3\): no review reply/);
+    assert.equal(provider.at(-1)!.detail, 'reviewer-a succeeded');
+  });
+
   it('a controller SIGKILLed after sending a rejection, restarted with --reclaim-stale: one rejection, counted once, and the run reaches the owner', async () => {
     root = runProject(confWith('', '--misbehave malformed'));
     const runId = startRun(root);

@@ -46,6 +46,7 @@ const NONE: RunReplyOptions = {
   findingsLane: 'structured',
   invalid: [],
   misbehave: {},
+  slowMs: 0,
 };
 
 const finding = (
@@ -88,6 +89,9 @@ function commands(
   const baton: { args: string[]; cwd: string }[] = [];
   return {
     baton,
+    exit: (code) => {
+      throw new Error(`exit ${code}`);
+    },
     run: (command, args, cwd) => {
       if (command === 'baton') {
         baton.push({ args, cwd });
@@ -126,7 +130,7 @@ describe('lib/scripted/scriptedRunReplies', () => {
     });
 
     it('reads --ask, --findings, --findings-lane and --invalid; defaults: no question, no findings, structured lane, none invalid', () => {
-      assert.deepEqual(runReplyOptions(['--next', 'qa']), NONE);
+      assert.deepEqual(runReplyOptions(['--next', 'qa']), { ...NONE, slowMs: 3000 });
       assert.deepEqual(
         runReplyOptions([
           '--ask',
@@ -138,21 +142,32 @@ describe('lib/scripted/scriptedRunReplies', () => {
           '--invalid',
           'a, b,,c',
           '--misbehave',
-          'malformed:2,self-approve',
+          'malformed:2,self-approve,silent,crash:3,slow,edit-while-validating',
+          '--slow-ms',
+          '250',
         ]),
         {
           ask: 'Which database?',
           findings: { 1: ['sec-1 Important t'] },
           findingsLane: 'both',
           invalid: ['a', 'b', 'c'],
-          misbehave: { malformed: 2, 'self-approve': 1 },
+          misbehave: {
+            malformed: 2,
+            'self-approve': 1,
+            silent: 1,
+            crash: 3,
+            slow: 1,
+            'edit-while-validating': 1,
+          },
+          slowMs: 250,
         },
       );
       assert.equal(runReplyOptions(['--findings-lane', 'independent']).findingsLane, 'independent');
     });
 
     it('refuses a malformed option (usage), naming it', () => {
-      refuses(['--misbehave', 'silent'], /--misbehave takes KIND\[:N\] .*not 'silent'/);
+      refuses(['--misbehave', 'sulky'], /--misbehave takes KIND\[:N\] .*not 'sulky'/);
+      refuses(['--slow-ms', 'soon'], /--slow-ms takes a whole number, not 'soon'/);
       refuses(['--misbehave', 'stale:0'], /not 'stale:0'/);
       refuses(
         ['--findings', 'sec-1 Important t'],
@@ -730,6 +745,53 @@ describe('lib/scripted/scriptedRunReplies', () => {
         /^\[validator\] ignored .*gone\.handoff: unreadable task file: ENOENT/,
       );
       assert.equal(cmds.baton.length, 1);
+    });
+
+    it('misbehaves as told, then behaves: silent (no reply), crash (exits 70), slow (answers after --slow-ms), edit-while-validating (a tracked file changed)', async () => {
+      const path = await queueSystemHandoff(root, 'controller', {
+        to: ['validator'],
+        priority: '40',
+        type: 'run_validate',
+        headers: { run_id: RUN, cycle: '1', stage: 'review', kind: 'validation', key: 'k1' },
+        body: '- sec-1 Important (structured): t\n',
+      });
+      const options: RunReplyOptions = {
+        ...NONE,
+        misbehave: { silent: 1, crash: 1, slow: 1, 'edit-while-validating': 1 },
+        slowMs: 50,
+      };
+      const said: string[] = [];
+      const cmds = commands();
+      const answer = () =>
+        answerRunTask(
+          'validator',
+          options,
+          { asked: false },
+          path,
+          (l) => said.push(l),
+          root,
+          cmds,
+        );
+      await answer();
+      assert.deepEqual(said, ['[validator] silent: not answering run_validate k1']);
+      assert.equal(cmds.baton.length, 0, 'silent: no reply');
+      await assert.rejects(answer(), /exit 70/);
+      assert.equal(cmds.baton.length, 0, 'crash: no reply');
+      fs.writeFileSync(join(root, 'notes.md'), 'notes\n');
+      git(root, 'add', 'notes.md');
+      git(root, 'commit', '-qm', 'notes');
+      const started = Date.now();
+      await answer();
+      assert.ok(Date.now() - started >= 50, 'slow: it waited --slow-ms');
+      assert.deepEqual(said.slice(1), [
+        '[validator] slow: answering after 50 ms',
+        '[validator] edited notes.md while validating',
+        `[validator] replied validation for run ${RUN} stage review cycle 1`,
+      ]);
+      assert.match(git(root, 'status', '--porcelain', '--untracked-files=no'), /M notes.md/);
+      await answer();
+      assert.equal(said.length, 5, 'then it behaves: one line, the reply');
+      assert.equal(cmds.baton.length, 2);
     });
   });
 });

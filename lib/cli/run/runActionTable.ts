@@ -289,17 +289,28 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
     usage:
       'reply RUN-ID --kind ' +
       'work|review|validation|resolution|question --stage S --cycle ' +
-      'N --file F [--lane structured|independent]',
+      'N --file F [--lane structured|independent] | reply RUN-ID --key KEY --file F',
     describe:
       'Answer the controller (agents): the file is kept as an ' +
       'immutable artifact and a run_result is queued',
-    options: { kind: str, stage: str, cycle: str, file: str, lane: str },
+    options: { kind: str, stage: str, cycle: str, file: str, lane: str, key: str },
     positionals: ['run-id'],
     run: async (ctx, v, p) => {
       const role = ctx.env.SWARMFORGE_ROLE;
       if (!role) fail('usage', 'reply: Set SWARMFORGE_ROLE (the role that replies).');
-      const { REPLY_KINDS, replyToRun } = await import('../../run/controller/runReply.js');
-      const kind = required(v, 'kind', 'reply');
+      const { REPLY_KINDS, replyOfKey, replyToRun } =
+        await import('../../run/controller/runReply.js');
+      const cycle = v.cycle === undefined ? undefined : requiredWholeNumber(v, 'cycle', 'reply', 1);
+      const given = {
+        kind: v.kind as (typeof REPLY_KINDS)[number] | undefined,
+        stage: v.stage as string | undefined,
+        cycle,
+        lane: v.lane as string | undefined,
+      };
+      const named = typeof v.key === 'string' ? replyOfKey(v.key, given) : undefined;
+      if (named && named.runId !== p[0])
+        fail('usage', `reply: --key names run ${named.runId}, not ${p[0]}`);
+      const kind = named?.kind ?? required(v, 'kind', 'reply');
       if (!(REPLY_KINDS as readonly string[]).includes(kind))
         fail('usage', `reply: --kind is one of ${REPLY_KINDS.join(', ')}, not '${kind}'`);
       const artifact = await replyToRun(
@@ -308,9 +319,9 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
         {
           runId: p[0]!,
           kind: kind as (typeof REPLY_KINDS)[number],
-          stage: required(v, 'stage', 'reply'),
-          cycle: requiredWholeNumber(v, 'cycle', 'reply', 1),
-          lane: v.lane as string | undefined,
+          stage: named?.stage ?? required(v, 'stage', 'reply'),
+          cycle: named?.cycle ?? requiredWholeNumber(v, 'cycle', 'reply', 1),
+          lane: named ? named.lane : given.lane,
           file: required(v, 'file', 'reply'),
           role,
         },
@@ -322,29 +333,58 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
     },
   },
   drive: {
-    usage: 'drive RUN-ID [--reclaim-stale] [--poll-interval S] [--reply-attempts N]',
+    usage:
+      'drive RUN-ID [--reclaim-stale] [--poll-interval S] [--reply-attempts N] ' +
+      '[--reply-timeout KIND=DURATION]...',
     describe: "Run the controller: move the run's work between agents over the queue until it ends",
-    options: { 'reclaim-stale': flag, 'poll-interval': str, 'reply-attempts': str },
+    options: {
+      'reclaim-stale': flag,
+      'poll-interval': str,
+      'reply-attempts': str,
+      'reply-timeout': { type: 'string', multiple: true },
+    },
     positionals: ['run-id'],
-    run: async (ctx, v, p) =>
-      (await import('./runDrive.js')).driveFromCli(
-        ctx,
-        p[0]!,
-        v['reclaim-stale'] === true,
-        v['poll-interval'] as string | undefined,
-        v['reply-attempts'] === undefined
-          ? undefined
-          : wholeNumber(v, 'reply-attempts', 'drive', 1, 1),
-      ),
+    run: async (ctx, v, p) => {
+      const { replyTimeoutsOf } = await import('../../run/controller/replyDeadlines.js');
+      const timeouts = replyTimeoutsOf((v['reply-timeout'] as string[] | undefined) ?? []);
+      if (typeof timeouts === 'string') fail('usage', `drive: ${timeouts}`);
+      return (await import('./runDrive.js')).driveFromCli(ctx, p[0]!, {
+        reclaimStale: v['reclaim-stale'] === true,
+        pollInterval: v['poll-interval'] as string | undefined,
+        replyAttempts:
+          v['reply-attempts'] === undefined
+            ? undefined
+            : wholeNumber(v, 'reply-attempts', 'drive', 1, 1),
+        replyTimeouts: timeouts,
+      });
+    },
   },
   up: {
-    usage: 'up RUN-ID [--request R]',
+    usage: 'up RUN-ID [--request R] [--reply-attempts N] [--reply-timeout KIND=DURATION]...',
     describe:
-      'Start the swarm for an ACTIVE run, with its controller (baton run drive) and the monitor',
-    options: { request: str },
+      'Start the swarm for an ACTIVE run, with its controller (baton run drive, given the ' +
+      '--reply-* options) and the monitor',
+    options: {
+      request: str,
+      'reply-attempts': str,
+      'reply-timeout': { type: 'string', multiple: true },
+    },
     positionals: ['run-id'],
-    run: async (ctx, v, p) =>
-      (await import('./runSwarm.js')).runUp(ctx, p[0]!, v.request as string | undefined),
+    run: async (ctx, v, p) => {
+      const { replyTimeoutsOf } = await import('../../run/controller/replyDeadlines.js');
+      const timeouts = (v['reply-timeout'] as string[] | undefined) ?? [];
+      const problem = replyTimeoutsOf(timeouts);
+      if (typeof problem === 'string') fail('usage', `up: ${problem}`);
+      const attempts = v['reply-attempts'] === undefined ? [] : ['--reply-attempts'];
+      if (attempts.length > 0) attempts.push(String(wholeNumber(v, 'reply-attempts', 'up', 1, 1)));
+      const driveArgs = [...attempts, ...timeouts.flatMap((t) => ['--reply-timeout', t])];
+      return (await import('./runSwarm.js')).runUp(
+        ctx,
+        p[0]!,
+        v.request as string | undefined,
+        driveArgs,
+      );
+    },
   },
   down: {
     usage: 'down RUN-ID',

@@ -1,19 +1,26 @@
 // `baton run drive`: the controller on the command line. It prints one line per event on
-// stdout (SENT, REPLY, REJECTED, STAGE, ACCEPTANCE, CHECKPOINT, REVIEW, RESOLVED, QUESTION,
-// APPROVAL, WAITING, DONE), warnings on stderr; SIGTERM or SIGINT end it after its current
+// stdout (SENT, REPLY, REJECTED, DEADLINE, RESEND, STAGE, ACCEPTANCE, CHECKPOINT, REVIEW,
+// RESOLVED, QUESTION, APPROVAL, WAITING, DONE), warnings on stderr; SIGTERM or SIGINT end it after its current
 // step (the lease stays until it expires, or is reclaimed). Exit 0 when the run ended.
 import { driveRun } from '../../run/controller/controllerLoop.js';
 import { type ActionReport, type RunContext } from '../../run/record/runContext.js';
 import { withExtra } from '../../run/record/runListing.js';
 import { wholeNumber } from './runActionTable.js';
+import { type DeadlineKind } from '../../run/controller/replyDeadlines.js';
+
+/** What `baton run drive` was told. */
+export interface DriveCliOptions {
+  reclaimStale: boolean;
+  pollInterval: string | undefined;
+  replyAttempts?: number;
+  replyTimeouts?: Record<DeadlineKind, number>;
+}
 
 /** Drives the run until it ends; returns its final status. */
 export async function driveFromCli(
   ctx: RunContext,
   runId: string,
-  reclaimStale: boolean,
-  pollInterval: string | undefined,
-  replyAttempts?: number,
+  { reclaimStale, pollInterval, replyAttempts, replyTimeouts }: DriveCliOptions,
 ): Promise<ActionReport> {
   const pollMs = pollInterval === undefined ? 1000 : Math.round(Number(pollInterval) * 1000);
   if (!Number.isFinite(pollMs) || pollMs <= 0)
@@ -27,6 +34,7 @@ export async function driveFromCli(
       reclaimStale,
       pollMs,
       replyAttempts,
+      replyTimeouts,
       signal: stop.signal,
       say: (line) => process.stdout.write(`${line}\n`),
       warn: (line) => process.stderr.write(`baton run drive: warning: ${line}\n`),

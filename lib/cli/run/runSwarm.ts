@@ -10,11 +10,15 @@ import { withExtra } from '../../run/record/runListing.js';
 import { readWorkflow } from '../../run/record/runStore.js';
 import { binDir, daemonControl } from '../swarmCommands.js';
 
-/** Verifies the run, then starts its swarm and controller. */
+/**
+ * Verifies the run, then starts its swarm and controller (`driveArgs`: checked options of
+ * `baton run drive`, --reply-attempts and --reply-timeout, whose values hold no spaces).
+ */
 export async function runUp(
   ctx: RunContext,
   runId: string,
   request: string | undefined,
+  driveArgs: string[] = [],
 ): Promise<ActionReport> {
   const { workflow } = readWorkflow(ctx.root, runId);
   if (request !== undefined && workflow.request_id !== request)
@@ -34,7 +38,7 @@ export async function runUp(
     agent: 'baton',
     worktree: 'master',
     mode: 'task' as const,
-    extraArgs: `run drive ${runId} --reclaim-stale`,
+    extraArgs: [`run drive ${runId} --reclaim-stale`, ...driveArgs].join(' '),
   };
   const { swarmUp } = await import('../../swarm/up.js');
   const swarm = await swarmUp(ctx.root, {

@@ -11,9 +11,10 @@ import { mailboxOf } from '../../project/layout.js';
 import { LockBusy } from '../../fsx/lock.js';
 import { crashPoint } from '../../fsx/crash.js';
 import { itemNamesIn } from '../../queue/index.js';
-import { readPhase, writePhase } from './controllerPhase.js';
+import { logLine, readPhase, writePhase } from './controllerPhase.js';
 import { queuedKeys } from './controllerMail.js';
 import { pumpReplies, stepActiveRun, type Driver } from './driveStep.js';
+import { enforceDeadlines, pruneAwaiting, type DeadlineKind } from './replyDeadlines.js';
 import { leaseAcquireStep, leaseTokenStep } from '../gates/controllerActions.js';
 import { DEFAULT_LEASE_TTL_S } from '../record/lease.js';
 import { type RunContext } from '../record/runContext.js';
@@ -26,6 +27,8 @@ export interface DriveOptions {
   pollMs: number;
   /** Unusable replies to one request before the run blocks (default 3). */
   replyAttempts?: number;
+  /** The deadline of each kind of reply (runtime.md §11.4). */
+  replyTimeouts?: Record<DeadlineKind, number>;
   say: (line: string) => void;
   warn: (line: string) => void;
   /** Stop (SIGTERM/SIGINT): the loop ends after its current step. */
@@ -103,6 +106,7 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
     phase: readPhase(paths),
     say: o.say,
     replyAttempts: o.replyAttempts,
+    replyTimeouts: o.replyTimeouts,
   };
   d.phase.sent = [...new Set([...d.phase.sent, ...queuedKeys(ctx.root, first.roles.controller)])];
   const heartbeat = setInterval(
@@ -129,8 +133,9 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
       const current = readWorkflow(ctx.root, runId);
       const now = current.workflow;
       let moved: 'moved' | 'waiting' = 'waiting';
+      pruneAwaiting(d, now);
       if (now.status === 'ACTIVE' && d.phase.question === null)
-        moved = await stepTolerantly(d, now, o);
+        moved = await stepTolerantly(d, now, o, () => deadlineStep(d, now));
       else if (now.status !== 'ACTIVE') {
         const line = waitingLine(now);
         if (line !== shown) report(o, line);
@@ -153,6 +158,17 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
   }
 }
 
+/** Enforces the awaited replies' deadlines: 'moved' when it blocked the run or re-sent. */
+async function deadlineStep(d: Driver, wf: Workflow): Promise<'moved' | 'waiting'> {
+  const lines = await enforceDeadlines(d, wf, new Date());
+  for (const line of lines) {
+    d.say(line);
+    logLine(d.paths, line);
+  }
+  writePhase(d.paths, d.phase);
+  return lines.length > 0 ? 'moved' : 'waiting';
+}
+
 /** The last refusal each drive warned of. */
 const lastRefusal = new WeakMap<DriveOptions, string>();
 
@@ -165,8 +181,10 @@ async function stepTolerantly(
   d: Driver,
   wf: Workflow,
   o: DriveOptions,
+  deadlines: () => Promise<'moved' | 'waiting'>,
 ): Promise<'moved' | 'waiting'> {
   try {
+    if ((await deadlines()) === 'moved') return 'moved';
     return await stepActiveRun(d, wf);
   } catch (err) {
     if (!(err instanceof LockBusy) && !(err instanceof CommandFailure && err.kind === 'refused'))

@@ -43,6 +43,29 @@ export function requestKey(wf: Workflow, kind: string, stage: string, lane?: str
   return `${wf.run_id}/${kind}/${stage}/${cycle}${lane ? `/${lane}` : ''}`;
 }
 
+/** What a request key names. */
+export interface RequestKeyParts {
+  runId: string;
+  kind: string;
+  stage: string;
+  cycle: number;
+  lane?: string;
+}
+
+/** The parts of a request key (requestKey's inverse), or undefined when it is not one. */
+export function requestKeyParts(key: string): RequestKeyParts | undefined {
+  const m =
+    /^(run-[^/]+)\/([a-z]+)\/([a-z][a-z0-9_-]*)\/c([1-9][0-9]*)\/g[0-9]+(?:\/([a-z]+))?$/.exec(key);
+  if (!m) return undefined;
+  return {
+    runId: m[1]!,
+    kind: m[2]!,
+    stage: m[3]!,
+    cycle: Number(m[4]),
+    ...(m[5] === undefined ? {} : { lane: m[5] }),
+  };
+}
+
 /** What a request says. */
 export interface Request {
   key: string;
@@ -50,6 +73,16 @@ export interface Request {
   type: 'run_stage' | 'run_review' | 'run_validate' | 'run_resolve' | 'run_answer' | 'run_rejected';
   headers: Record<string, string>;
   body: string;
+  /** The request's generation (runtime.md §11.4): 1, then one more per re-send. */
+  generation?: number;
+}
+
+/**
+ * What tells one sending of a request from another: its key, and for a re-send its generation
+ * (`<key>/generation-<n>`), so each generation is queued once.
+ */
+export function sendIdOf(key: string, generation = 1): string {
+  return generation > 1 ? `${key}/generation-${generation}` : key;
 }
 
 /**
@@ -62,8 +95,10 @@ export function queuedKeys(root: string, controller: string): string[] {
   const keys: string[] = [];
   for (const dir of [box.outbox, box.sent, box.failed]) {
     for (const name of fs.existsSync(dir) ? itemNamesIn(dir) : []) {
-      const key = /\nkey: (\S+)\n/.exec(fs.readFileSync(join(dir, name), 'utf8'))?.[1];
-      if (key !== undefined) keys.push(key);
+      const text = fs.readFileSync(join(dir, name), 'utf8');
+      const key = /\nkey: (\S+)\n/.exec(text)?.[1];
+      const generation = Number(/\ngeneration: ([0-9]+)\n/.exec(text)?.[1] ?? 1);
+      if (key !== undefined) keys.push(sendIdOf(key, generation));
     }
   }
   return keys;
@@ -80,7 +115,8 @@ export async function sendOnce(
   request: Request,
   now: Date,
 ): Promise<boolean> {
-  if (phase.sent.includes(request.key)) return false;
+  const id = sendIdOf(request.key, request.generation);
+  if (phase.sent.includes(id)) return false;
   await queueSystemHandoff(
     root,
     wf.roles.controller,
@@ -93,13 +129,14 @@ export async function sendOnce(
         cycle: String(wf.review_cycle),
         ...request.headers,
         key: request.key,
+        ...(request.generation === undefined ? {} : { generation: String(request.generation) }),
       },
       body: request.body,
     },
     now,
   );
   crashPoint('drive:request-queued');
-  phase.sent.push(request.key);
+  phase.sent.push(id);
   return true;
 }
 

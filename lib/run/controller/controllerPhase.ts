@@ -16,6 +16,25 @@ import { type RepoSnapshot } from '../gates/repoState.js';
  */
 export type ControllerState = 'DRIVING' | 'WAITING_FOR_HUMAN_INPUT' | 'WAITING_FOR_OWNER';
 
+/**
+ * One reply the controller awaits (runtime.md §11.2, §11.4): the request's key, the generation
+ * last sent, when, the deadline, and the deadlines missed so far. `resend_at`: a missed
+ * deadline's backoff, after which the next generation is sent.
+ */
+export interface AwaitedRequest {
+  role: string;
+  kind: string;
+  stage: string;
+  cycle: number;
+  lane?: string;
+  key: string;
+  generation: number;
+  sent_at: string;
+  deadline_at: string;
+  attempts: number;
+  resend_at?: string;
+}
+
 /** controller/phase.json. */
 export interface ControllerPhase {
   state: ControllerState;
@@ -27,6 +46,8 @@ export interface ControllerPhase {
   handled: string[];
   /** The repository as the validator got it (runtime.md §11.5), for its request's key. */
   validating?: { key: string; snapshot: RepoSnapshot };
+  /** The requests whose replies are awaited (runtime.md §11.2). */
+  awaiting?: AwaitedRequest[];
   /** Unusable replies rejected so far, by request key (runtime.md §11.3). */
   rejections?: Record<string, number>;
   /** A worker's open question. */

@@ -8,9 +8,10 @@ import { crashPoint } from '../../fsx/crash.js';
 import { type Item } from '../../queue/index.js';
 import { type RunPaths } from '../../project/layout.js';
 import { awaitedKeys, awaitedRoleOf } from './awaited.js';
-import { completeReply, nextReply, requestKey, sendOnce } from './controllerMail.js';
+import { completeReply, nextReply, requestKey, sendIdOf, sendOnce } from './controllerMail.js';
 import { logLine, writePhase, type ControllerPhase } from './controllerPhase.js';
 import { DEFAULT_REPLY_ATTEMPTS, takeAwaitedReply } from './replyIntake.js';
+import { awaitRequest, type DeadlineKind } from './replyDeadlines.js';
 import { resolvePrompt, reviewPrompt, stagePrompt, validatePrompt } from './controllerPrompts.js';
 import { blockStep, checkpointStep, stageStartStep } from '../gates/controllerActions.js';
 import { repoChanges, repoSnapshotOf } from '../gates/repoState.js';
@@ -31,6 +32,8 @@ export interface Driver {
   say: (line: string) => void;
   /** Unusable replies to one request before the run blocks (--reply-attempts). */
   replyAttempts?: number;
+  /** The deadline of each kind of reply (--reply-timeout), else the defaults. */
+  replyTimeouts?: Record<DeadlineKind, number>;
 }
 
 /** Handles one reply: a question, an answer for the worker, the awaited reply, or a rejection. */
@@ -143,7 +146,9 @@ const ASKED = {
 
 /**
  * Requests the reply of `kind` in `stage` (from a review `lane`'s reviewer) unless it is in:
- * 'waiting' when it is not in, else undefined. The body is made only when it is sent.
+ * 'waiting' when it is not in, else undefined. The request's generation is the one its awaited
+ * entry names (a missed deadline moves it on, replyDeadlines.ts); each generation is sent once,
+ * and none while a missed deadline's backoff runs. The body is made only when it is sent.
  */
 async function ask(
   d: Driver,
@@ -154,9 +159,13 @@ async function ask(
   const key = requestKey(wf, kind, stage, lane);
   if (key in d.phase.replies) return undefined;
   const [to, type] = [awaitedRoleOf(wf, kind, lane), ASKED[kind]];
+  const entry = awaitRequest(d, wf, { role: to, kind, stage, lane, key }, new Date());
+  const generation = entry.generation;
+  if (entry.resend_at !== undefined || d.phase.sent.includes(sendIdOf(key, generation)))
+    return 'waiting';
   const headers: Record<string, string> =
     lane === undefined ? { stage, kind } : { stage, kind, lane };
-  return request(d, wf, { key, to, type, headers, body: body() });
+  return request(d, wf, { key, to, type, headers, body: body(), generation });
 }
 
 /** The stage's work: request, then acceptance, then checkpoint. */

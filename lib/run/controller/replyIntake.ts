@@ -11,11 +11,12 @@ import * as fs from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { crashPoint } from '../../fsx/crash.js';
 import { type Item } from '../../queue/index.js';
-import { blockStep } from '../gates/controllerActions.js';
+import { blockStep, providerStep } from '../gates/controllerActions.js';
 import { type Workflow } from '../record/workflow.js';
 import { awaitedRoleOf } from './awaited.js';
 import { sendOnce } from './controllerMail.js';
 import { logLine } from './controllerPhase.js';
+import { awaitedGenerationOf } from './replyDeadlines.js';
 import type { Driver } from './driveStep.js';
 import { replyFileProblem, type ReplyKind } from './runReply.js';
 
@@ -36,8 +37,15 @@ const FORMATS: Record<ReplyKind, string> = {
   resolution: 'JSON {cycle, resolved: [{id, change, tests}]}',
 };
 
-/** Why the reply's artifact cannot be used, or undefined. */
+/** Why the reply cannot be used (stale, or its artifact), or undefined. */
 async function problemOf(d: Driver, h: Headers): Promise<string | undefined> {
+  const awaited = awaitedGenerationOf(d.phase, h.key ?? '');
+  const generation = Number(h.generation ?? awaited);
+  if (awaited !== undefined && generation < awaited)
+    return (
+      `it answers generation ${h.generation} of the request, and generation ${awaited} ` +
+      `is awaited (a stale reply; answer the newest request)`
+    );
   const artifact = h.artifact ?? '';
   const path = resolve(d.paths.dir, artifact);
   if (!artifact.startsWith('artifacts/') || !path.startsWith(`${d.paths.artifacts}${sep}`))
@@ -108,6 +116,10 @@ export async function takeAwaitedReply(
   const problem = await problemOf(d, h);
   if (problem === undefined) {
     d.phase.replies[key] = h.artifact!;
+    d.phase.awaiting = d.phase.awaiting?.filter((a) => a.key !== key);
+    // A role that answered after missed deadlines has its provider failures cleared.
+    if (wf.provider_attempts > 0)
+      await providerStep(d.ctx, d.runId, d.token, { name: role }).catch(() => undefined);
     const kind = `${h.kind}${h.lane ? ` ${h.lane}` : ''}`;
     return `REPLY: ${kind} of ${h.from} for stage ${h.stage}, cycle ${h.cycle}: ${h.artifact}`;
   }

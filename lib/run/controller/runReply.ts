@@ -16,7 +16,11 @@ import { queueSystemHandoff } from '../../handoff/systemSend.js';
 import { printable } from '../../fsx/printable.js';
 import { artifactExtensionOf, importArtifactFile, sha256Of } from '../gates/artifacts.js';
 import { parseLaneFile, parseResolutionFile, parseValidationFile } from '../gates/evidence.js';
-import { generationOf, requestKey } from './controllerMail.js';
+import { generationOf, requestKey, requestKeyParts } from './controllerMail.js';
+import { awaitedGenerationOf } from './replyDeadlines.js';
+import { mailboxOf } from '../../project/layout.js';
+import { itemNamesIn } from '../../queue/index.js';
+import { join } from 'node:path';
 import { awaitedKeys, awaitedRoleOf } from './awaited.js';
 import { readPhase, type ControllerPhase } from './controllerPhase.js';
 import { readWorkflow } from '../record/runStore.js';
@@ -84,6 +88,45 @@ function requireAwaited(wf: Workflow, phase: ControllerPhase, r: Reply, key: str
       'refused',
       `run ${wf.run_id} does not await a ${r.kind}${lane} now (${wf.status}/${wf.phase})`,
     );
+}
+
+/**
+ * The generation of the request this reply answers (runtime.md §11.2): the newest generation of
+ * it the role holds in process; else the one the controller awaits; else none said.
+ */
+function generationAnswered(root: string, r: Reply, key: string, phase: ControllerPhase) {
+  const held = mailboxOf(root, r.role).inProcess;
+  let newest: number | undefined;
+  for (const name of fs.existsSync(held) ? itemNamesIn(held) : []) {
+    const text = fs.readFileSync(join(held, name), 'utf8').slice(0, 8192);
+    if (!text.includes(`\nkey: ${key}\n`)) continue;
+    const generation = Number(/\ngeneration: ([0-9]+)\n/.exec(text)?.[1] ?? 1);
+    newest = Math.max(newest ?? 0, generation);
+  }
+  return newest ?? awaitedGenerationOf(phase, key);
+}
+
+/**
+ * The reply a request key names (`--key`): its kind, stage, cycle and lane taken from the key,
+ * each of them also given on the command line required to agree.
+ */
+export function replyOfKey(
+  key: string,
+  given: Partial<Pick<Reply, 'kind' | 'stage' | 'cycle' | 'lane'>>,
+): Pick<Reply, 'runId' | 'kind' | 'stage' | 'cycle' | 'lane'> {
+  const parts = requestKeyParts(key);
+  if (!parts || !(REPLY_KINDS as readonly string[]).includes(parts.kind))
+    fail('usage', `reply: --key '${printable(key)}' is not a request key of a run`);
+  for (const field of ['kind', 'stage', 'cycle', 'lane'] as const) {
+    const value = given[field];
+    if (value !== undefined && value !== parts[field])
+      fail(
+        'usage',
+        `reply: --${field} ${value} disagrees with --key, which names ` +
+          `${String(parts[field] ?? 'no ' + field)}`,
+      );
+  }
+  return { ...parts, kind: parts.kind as ReplyKind };
 }
 
 /** The file, which must be inside the caller's git work tree. */
@@ -177,6 +220,7 @@ export async function replyToRun(
     }).sha256;
   }
   const artifact = relative(paths.dir, target);
+  const generation = generationAnswered(root, r, key, phase);
   const question = r.kind === 'question' ? fs.readFileSync(source, 'utf8').slice(0, 4096) : '';
   await queueSystemHandoff(
     root,
@@ -192,6 +236,7 @@ export async function replyToRun(
         kind: r.kind,
         ...(r.lane ? { lane: r.lane } : {}),
         key,
+        ...(generation === undefined ? {} : { generation: String(generation) }),
         artifact,
         sha256,
       },

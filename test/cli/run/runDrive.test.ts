@@ -58,7 +58,7 @@ describe('lib/cli/run/runDrive', () => {
       return true;
     }) as typeof process.stdout.write;
     try {
-      return await driveFromCli(ctx, runId, false, pollInterval);
+      return await driveFromCli(ctx, runId, { reclaimStale: false, pollInterval });
     } finally {
       process.stdout.write = realWrite;
     }
