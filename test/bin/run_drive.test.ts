@@ -59,8 +59,13 @@ let driver: ChildProcess | undefined;
  * `baton run up` with the controller to die at `point`, then, once its lease is stale, a new
  * `baton run drive --reclaim-stale`; its stderr is kept for a failure message.
  */
-async function crashThenRestart(root: string, runId: string, point: string) {
-  ok(batonRun(root, ['up', runId], { BATON_CRASH_AT: point }));
+async function crashThenRestart(
+  root: string,
+  runId: string,
+  point: string,
+  driveArgs: string[] = [],
+) {
+  ok(batonRun(root, ['up', runId, ...driveArgs], { BATON_CRASH_AT: point }));
   await waitFor(
     `the controller killed at ${point}`,
     () => {
@@ -69,7 +74,7 @@ async function crashThenRestart(root: string, runId: string, point: string) {
     },
     60_000,
   );
-  const args = ['run', 'drive', runId, '--reclaim-stale', '--poll-interval', '0.2'];
+  const args = ['run', 'drive', runId, '--reclaim-stale', '--poll-interval', '0.2', ...driveArgs];
   driver = spawn(process.execPath, [join(BIN_DIR, 'baton.js'), ...args], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -288,6 +293,31 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     );
     assert.equal(question(), null);
   });
+
+  // A missed deadline is recorded (history) before it is counted (phase), and the next
+  // generation is counted before it is queued: a kill between either pair loses nothing and
+  // counts nothing twice. npm test takes the first; npm run soak both.
+  for (const point of casesOf(
+    ['drive:deadline-recorded', 'drive:resend-queued'],
+    (_, i) => i < 1,
+  )) {
+    it(`a controller SIGKILLed at ${point} (a silent reviewer), restarted with --reclaim-stale: the miss counted once, generation 2 sent once, the run reaches the owner`, async () => {
+      root = runProject(confWith('--misbehave silent'));
+      const runId = startRun(root);
+      await crashThenRestart(root, runId, point, ['--reply-timeout', 'review=2s']);
+      await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL', 90_000);
+      const history = recordOf(root, runId).history;
+      const failures = history.filter((h) => h.action === 'provider' && /failed/.test(h.detail));
+      assert.equal(failures.length, 1, failures.map((h) => h.detail).join('\n'));
+      const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
+      const generations = fs
+        .readdirSync(sent)
+        .map((n) => fs.readFileSync(join(sent, n), 'utf8'))
+        .filter((t) => /\ntype: run_review\n/.test(t) && /\nlane: structured\n/.test(t))
+        .map((t) => /\ngeneration: (\d+)\n/.exec(t)?.[1]);
+      assert.deepEqual(generations, ['1', '2']);
+    });
+  }
 
   // npm test kills the controller where a request was just queued and where a reply was just
   // claimed (the two halves of "no request sent twice, no reply used twice"); npm run soak at

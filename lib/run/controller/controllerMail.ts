@@ -136,6 +136,7 @@ export async function sendOnce(
     now,
   );
   crashPoint('drive:request-queued');
+  if ((request.generation ?? 1) > 1) crashPoint('drive:resend-queued');
   phase.sent.push(id);
   return true;
 }
