@@ -1,10 +1,11 @@
 // `baton doctor`: every invariant of every mailbox plus the role table, reported with paths
 // and a remedy each; and the work nothing would otherwise show: mail still in the SwarmForge
 // reference scripts' per-worktree mailboxes (not imported yet, or not importable), mailboxes
-// of roles no longer configured that still hold items, and outbox mail while no handoffd
-// runs to deliver it. With a roster (swarmforge/nodes.conf), the bridge's checks too
-// (bridgeDoctor.ts): its problems join the findings, and the report gains its warnings, the
-// roster and the bridge; without one the report is as it always was.
+// of roles no longer configured that still hold items, outbox mail while no handoffd runs
+// to deliver it, and roles whose mail waited through every re-wake of handoffd and is still
+// unclaimed (status.ts reads that from health.json). With a roster (swarmforge/nodes.conf),
+// the bridge's checks too (bridgeDoctor.ts): its problems join the findings, and the report
+// gains its warnings, the roster and the bridge; without one the report is as it always was.
 // `--fix` does only what is provably safe: delete temp files older than 36 h (no step
 // of the protocol keeps a temp file that long), each deletion reported.
 import * as fs from 'node:fs';
@@ -18,9 +19,11 @@ import {
   DAEMON_DOWN_REMEDY,
   mailboxRemedy,
   receiveModeRemedy,
+  rewakesSpentRemedy,
   rolesTableRemedy,
   unconfiguredMailboxRemedy,
 } from './remedies.js';
+import { statusOf, unclaimedLine } from './status.js';
 import { readRoles, type Role } from '../handoff/roles.js';
 import { unconfiguredMailboxes } from './unconfiguredMailboxes.js';
 
@@ -36,6 +39,10 @@ export interface DoctorFinding {
   role?: string;
   /** A temp file older than 36 h: the only thing `--fix` removes. */
   staleTemp?: boolean;
+  /** Kind `rewakes-spent`: the role's mail waited through every re-wake, still unclaimed. */
+  rewakes_spent?: true;
+  /** Kind `rewakes-spent`: whole minutes since the oldest waiting item arrived. */
+  unclaimed_min?: number;
 }
 
 /** What doctor found (and, with fix, what it removed and what remains). */
@@ -110,8 +117,24 @@ async function findAll(root: string, now: number): Promise<DoctorFinding[]> {
     ...(await referenceMailFindings(root, roles)),
     ...unconfiguredMailboxFindings(root, table.roles),
     ...daemonDownFindings(root, roles),
+    ...rewakesSpentFindings(root, now),
   );
   return findings;
+}
+
+/** Roles whose mail waited through every re-wake of handoffd and is still unclaimed. */
+function rewakesSpentFindings(root: string, now: number): DoctorFinding[] {
+  return statusOf(root, now)
+    .filter((row) => row.rewakes_spent)
+    .map((row) => ({
+      path: mailboxOf(root, row.role).inboxNew,
+      role: row.role,
+      kind: 'rewakes-spent',
+      problem: unclaimedLine(row.role, row.unclaimed_min ?? 0),
+      remedy: rewakesSpentRemedy(row.role),
+      rewakes_spent: true,
+      unclaimed_min: row.unclaimed_min ?? 0,
+    }));
 }
 
 /**

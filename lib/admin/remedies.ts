@@ -69,3 +69,12 @@ export function unconfiguredMailboxRemedy(root: string, role: string): string {
 
 /** The remedy for mail waiting in an outbox while no handoffd delivers it. */
 export const DAEMON_DOWN_REMEDY = 'start handoffd: baton daemon start (or baton up)';
+
+/** The remedy for a role whose mail waited through every re-wake of handoffd, still unclaimed. */
+export function rewakesSpentRemedy(role: string): string {
+  return (
+    `look at ${role}'s pane (baton attach): an idle agent should run ready_for_next ` +
+    `(SWARMFORGE_ROLE=${role} ready_for_next); a stuck or exited one needs a restart. ` +
+    `handoffd wakes it again when new mail arrives`
+  );
+}

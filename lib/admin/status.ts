@@ -2,12 +2,15 @@
 // waiting item and the work in process have been there; and whether handoffd runs (a
 // killed daemon leaves its files behind, so only the live holder of its lock counts).
 // With a roster, the bridge too (bridgeView.ts): the link, and remote roles marked, since
-// their mailbox here is not where their mail lands. Reads only; takes no lock.
+// their mailbox here is not where their mail lands. A role whose mail has waited through
+// every re-wake of handoffd (health.json records it) and is still unclaimed is flagged,
+// with the minutes its oldest waiting item has waited: status, the monitor and doctor say
+// so in one line (unclaimedLine). Reads only; takes no lock.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { completedItemPaths, inProcessOf, itemNamesIn, type Mailbox } from '../queue/index.js';
 import { roleLabel, type BridgeView } from './bridgeView.js';
-import { DAEMON_NOT_RUNNING, type DaemonStatus } from '../project/daemonRecord.js';
+import { DAEMON_NOT_RUNNING, rewakesSpentOf, type DaemonStatus } from '../project/daemonRecord.js';
 import { mailboxOf } from '../project/layout.js';
 import { readRoles } from '../handoff/roles.js';
 
@@ -26,6 +29,13 @@ export interface RoleStatus {
   in_process_s: number | null;
   /** Path of the item or batch in process, or null. */
   in_process_path: string | null;
+  /**
+   * True when handoffd spent its re-wakes on this role and its mail is still unclaimed: items
+   * waiting, nothing in process.
+   */
+  rewakes_spent: boolean;
+  /** With rewakes_spent, whole minutes since the oldest waiting item arrived; else null. */
+  unclaimed_min: number | null;
 }
 
 function mtimeOf(path: string): number | undefined {
@@ -57,10 +67,12 @@ export function inProcessCount(box: Mailbox): { count: number; current: string |
 export function statusOf(root: string, now = Date.now()): RoleStatus[] {
   const ages = (ms: number | undefined) =>
     ms === undefined ? null : Math.max(0, Math.round((now - ms) / 1000));
+  const spent = rewakesSpentOf(root);
   return [...readRoles(root).roles.values()].map((role) => {
     const box = mailboxOf(root, role.role);
     const waiting = itemNamesIn(box.inboxNew).map((n) => mtimeOf(join(box.inboxNew, n)) ?? now);
     const inProcess = inProcessCount(box);
+    const unclaimed = spent.has(role.role) && waiting.length > 0 && inProcess.current === null;
     return {
       role: role.role,
       mode: role.mode,
@@ -72,8 +84,25 @@ export function statusOf(root: string, now = Date.now()): RoleStatus[] {
       oldest_waiting_s: waiting.length ? ages(Math.min(...waiting)) : null,
       in_process_s: inProcess.current ? ages(mtimeOf(inProcess.current)) : null,
       in_process_path: inProcess.current,
+      rewakes_spent: unclaimed,
+      unclaimed_min: unclaimed
+        ? Math.floor(Math.max(0, now - Math.min(...waiting)) / 60_000)
+        : null,
     };
   });
+}
+
+/** What status, the monitor and doctor say of a role whose re-wakes are spent. */
+export function unclaimedLine(role: string, minutes: number): string {
+  return `${role}: mail unclaimed for ${minutes} min, re-wakes spent`;
+}
+
+/** One unclaimedLine per flagged row, each with its newline; empty when none is flagged. */
+export function unclaimedText(rows: RoleStatus[]): string {
+  return rows
+    .filter((r) => r.rewakes_spent)
+    .map((r) => `${unclaimedLine(r.role, r.unclaimed_min ?? 0)}\n`)
+    .join('');
 }
 
 /** Seconds as a short human duration (`45s`, `3m12s`, `2h05m`, `3d04h`). */

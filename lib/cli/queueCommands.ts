@@ -89,17 +89,20 @@ const status: CommandModule = {
   command: 'status',
   describe:
     'Per role: items in outbox, new, in process, completed, ' +
-    'failed; ages; whether handoffd runs; with a roster, the ' +
-    'bridge',
+    'failed; ages; mail unclaimed after every re-wake; whether ' +
+    'handoffd runs; with a roster, the bridge',
   builder: (y) => json(y),
   handler: async (args) => {
     const root = findRoot(process.cwd(), process.env);
-    const [{ daemonLine, statusOf, statusTable }, { daemonStatus }, { bridgeText, bridgeViewOf }] =
-      await Promise.all([
-        import('../admin/status.js'),
-        import('../project/daemonRecord.js'),
-        import('../admin/bridgeView.js'),
-      ]);
+    const [
+      { daemonLine, statusOf, statusTable, unclaimedText },
+      { daemonStatus },
+      { bridgeText, bridgeViewOf },
+    ] = await Promise.all([
+      import('../admin/status.js'),
+      import('../project/daemonRecord.js'),
+      import('../admin/bridgeView.js'),
+    ]);
     const bridge = bridgeViewOf(root);
     const rows = statusOf(root);
     const daemon = daemonStatus(root);
@@ -107,11 +110,13 @@ const status: CommandModule = {
       return write(
         `${JSON.stringify({ roles: rows, daemon, ...(bridge ? { bridge } : {}) }, null, 2)}\n`,
       );
+    const unclaimed = unclaimedText(rows);
     write(
-      `${statusTable(rows, bridge)}\n${daemonLine(daemon)}${bridgeText(
-        bridge,
-        rows.map((r) => r.role),
-      )}`,
+      `${statusTable(rows, bridge)}${unclaimed ? `\n${unclaimed}` : ''}\n` +
+        `${daemonLine(daemon)}${bridgeText(
+          bridge,
+          rows.map((r) => r.role),
+        )}`,
     );
   },
 };

@@ -8,7 +8,7 @@
 // Crash contract: see deliver.ts. A handoff whose copy or finish failed (or that was present
 // at start-up) may be partly delivered: its next try searches deep for earlier copies.
 import * as fs from 'node:fs';
-import { fsyncDir } from '../fsx/durable.js';
+import { fsyncDir, publishWhole } from '../fsx/durable.js';
 import { type Role } from '../handoff/roles.js';
 import { receiveArrivals, settlePublishes, startPublishing } from './bridgePass.js';
 import { copyHandoff, finishHandoffs, type Copied, type DeliveryScope } from './deliver.js';
@@ -193,18 +193,31 @@ async function finishGroup(
 }
 
 /**
- * Counts the pass; writes health.json (advisory) after a pass that delivered or failed something,
- * and every 5th pass.
+ * Counts the pass; writes health.json after a pass that delivered or failed something, every 5th
+ * pass, and whenever the roles whose re-wakes are spent change. Each write replaces the file whole
+ * (a temp file renamed over it), so a reader never sees half of one. The counts are advisory; a
+ * change of the spent roles is fsync'd before the rename, since status, monitor and doctor report
+ * those from this file alone.
  */
 function recordPass(state: DaemonState, changed: boolean, now: number): void {
   state.stats.passes += 1;
   state.stats.last_pass_at = new Date(now).toISOString();
-  if (!changed && state.stats.passes % 5 !== 1) return;
+  const spent = Object.fromEntries(
+    [...state.policy.rewakesSpent()].map(([role, at]) => [role, new Date(at).toISOString()]),
+  );
+  const spentKey = JSON.stringify(spent);
+  const spentChanged = spentKey !== state.recordedSpent;
+  if (!changed && !spentChanged && state.stats.passes % 5 !== 1) return;
+  const text = JSON.stringify({ pid: process.pid, ...state.stats, rewakes_spent: spent });
+  const temp = `${state.paths.health}.tmp`;
   try {
-    fs.writeFileSync(state.paths.health, JSON.stringify({ pid: process.pid, ...state.stats }), {
-      mode: 0o600,
-    });
+    if (spentChanged) publishWhole(state.paths.health, text, temp);
+    else {
+      fs.writeFileSync(temp, text, { mode: 0o600 });
+      fs.renameSync(temp, state.paths.health);
+    }
+    state.recordedSpent = spentKey;
   } catch {
-    // health is advisory
+    // the counts are advisory; a spent change not written is tried again after the next pass
   }
 }

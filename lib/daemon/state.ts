@@ -3,7 +3,7 @@
 // cheap (role table, mailbox paths, folder listings, checked mailboxes, which waiting
 // entries are usable items), what must be retried with the deep search, which errors were
 // already logged, the wake policy and the wake-ups in flight, and the counts written to
-// health.json.
+// health.json with the roles whose re-wakes are spent.
 //
 // Concurrency contract: one daemon per project (the loop holds the daemon lock) and one
 // pass at a time; wake-up jobs only add and remove themselves from `wakes` and write log lines.
@@ -62,6 +62,11 @@ export interface DaemonState {
   /** Wake-ups in flight (awaited before the daemon exits). */
   readonly wakes: Set<Promise<void>>;
   readonly stats: DaemonStats;
+  /**
+   * The roles whose re-wakes are spent as health.json last recorded them (JSON of role → ISO
+   * time); unset until the first write.
+   */
+  recordedSpent?: string;
   rolesCache?: { key: string; roles: Map<string, Role> };
   /** When the next pass must look at every role's inbox (for re-wakes), not only at recipients. */
   viewsDueAt: number;

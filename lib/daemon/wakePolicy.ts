@@ -5,7 +5,10 @@
 //   idle in between, and a dropped wake-up would leave it idle until the re-wake);
 // - a role with items waiting, nothing in process and no claim for the re-wake interval
 //   is woken again, the interval doubling each time, at most 3 times until it claims;
-// - any sign of a claim (work in process, or fewer items waiting) resets the re-wakes.
+// - any sign of a claim (work in process, or fewer items waiting) resets the re-wakes;
+// - a role whose mail has waited through every re-wake (the last one's doubled interval
+//   passed with no claim) is marked spent: health.json records it for status, monitor and
+//   doctor. The mark goes with a claim (or the mail) and with a wake-up that succeeds.
 // The state lives in memory and resets when the daemon restarts.
 
 /** What a pass saw of one role's inbox. */
@@ -21,6 +24,8 @@ interface RoleWakeState {
   rewakes: number;
   nextRewakeAt: number;
   lastWaiting: number;
+  /** When the role's mail was found to have waited through every re-wake; unset otherwise. */
+  spentAt?: number;
 }
 
 /** Settings of the policy (milliseconds). */
@@ -85,6 +90,7 @@ export class WakePolicy {
     if (claimed || view.waiting === 0) {
       state.rewakes = 0;
       state.nextRewakeAt = now + this.settings.rewakeIntervalMs;
+      state.spentAt = undefined;
     }
     if (view.busy || view.waiting === 0) state.deferredAt = undefined;
     if (view.busy) return undefined;
@@ -109,6 +115,31 @@ export class WakePolicy {
       state.nextRewakeAt = now + this.settings.rewakeIntervalMs * 2 ** state.rewakes;
       return 'rewake';
     }
+    if (
+      view.waiting > 0 &&
+      state.rewakes >= this.maxRewakes &&
+      now >= state.nextRewakeAt &&
+      state.spentAt === undefined
+    )
+      state.spentAt = now;
     return undefined;
+  }
+
+  /**
+   * A wake-up of `role` decided at `decidedAt` succeeded: a spent mark set before it goes (one
+   * set later stays: the mail waited through that wake-up too).
+   */
+  wakeSucceeded(role: string, decidedAt: number): void {
+    const state = this.states.get(role);
+    if (state?.spentAt !== undefined && state.spentAt <= decidedAt) state.spentAt = undefined;
+  }
+
+  /** The roles whose mail has waited through every re-wake, each with when that was found. */
+  rewakesSpent(): Map<string, number> {
+    return new Map(
+      [...this.states]
+        .filter(([, s]) => s.spentAt !== undefined)
+        .map(([role, s]) => [role, s.spentAt!]),
+    );
   }
 }

@@ -70,7 +70,7 @@ export async function scheduleWakes(
       continue;
     }
     const reason = state.policy.decide(role.role, view, delivered.has(role.role), now);
-    if (reason) startWake(state, role, reason);
+    if (reason) startWake(state, role, reason, now);
   }
 }
 
@@ -160,14 +160,15 @@ async function quarantineUnusable(
 }
 
 /**
- * Types the wake-up into the role's pane in the background; the job removes itself from
- * `state.wakes` when done.
+ * Types the wake-up decided at `decidedAt` into the role's pane in the background (one that
+ * succeeds lifts the role's spent mark); the job removes itself from `state.wakes` when done.
  */
-function startWake(state: DaemonState, role: Role, reason: string): void {
+function startWake(state: DaemonState, role: Role, reason: string, decidedAt: number): void {
   const job = (async () => {
     try {
       const target = wakeTargetOf(state.root, role.role, role.session);
       await wake(target);
+      state.policy.wakeSucceeded(role.role, decidedAt);
       state.log.write('woke', { role: role.role, target: target.target, reason });
     } catch (err) {
       state.log.write('wake-failed', {

@@ -1,6 +1,7 @@
 // What handoffd leaves on disk, as everyone else reads it: whether it runs (the live holder
 // of its lock, so a stale pid file or a reused pid never counts), the counts of its last
-// passes (health.json, advisory), and its event log, one line per event:
+// passes (health.json, advisory) with the roles whose re-wakes it has spent (the mail of
+// each waited through every re-wake), and its event log, one line per event:
 // `<ISO time> <event> <key=value ...>`, values with spaces, quotes, `=` or non-printable
 // characters JSON-quoted (those characters escaped) so every line splits unambiguously and
 // a file name in it cannot drive the terminal of someone who tails the log. The daemon
@@ -105,6 +106,26 @@ export interface DaemonStatus {
   delivered: number;
   failed: number;
   errors: number;
+}
+
+/**
+ * The roles whose mail waited through every re-wake, as health.json records them: role → when the
+ * daemon found it (ISO time). Empty without the record. A daemon rewrites it at its first pass and
+ * after every change; the mail may have been claimed since, which the reader checks.
+ */
+export function rewakesSpentOf(root: string): Map<string, string> {
+  try {
+    const health = JSON.parse(fs.readFileSync(daemonPathsOf(root).health, 'utf8')) as {
+      rewakes_spent?: unknown;
+    };
+    const spent = health.rewakes_spent;
+    if (typeof spent !== 'object' || spent === null || Array.isArray(spent)) return new Map();
+    return new Map(
+      Object.entries(spent).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    );
+  } catch {
+    return new Map();
+  }
 }
 
 /** Reads the daemon's state (lock holder and health.json). */

@@ -133,7 +133,10 @@ export interface DaemonPaths {
   tmp: string;
   /** The single-instance lock. */
   lock: string;
-  /** Health written after passes (for the monitor; not durable state). */
+  /**
+   * Health written after passes: advisory counts for the monitor, and the roles whose re-wakes are
+   * spent (for status, monitor and doctor).
+   */
   health: string;
 }
 

@@ -4,8 +4,10 @@
 // A daemon that was killed leaves its log and health.json behind: only the live holder of
 // its lock counts as running, and a problem it logged is shown as the previous run's, never
 // as the current state. Each run starts with a `started` line; a run that ended without a
-// `stopped` line was killed or crashed. With a roster, the bridge as lib/admin/bridgeView.ts
-// reads it: the link, each role's node and counts, remote roles marked in the table.
+// `stopped` line was killed or crashed. A role whose mail waited through every re-wake and
+// is still unclaimed gets a line under the table (status.ts's unclaimedLine). With a
+// roster, the bridge as lib/admin/bridgeView.ts reads it: the link, each role's node and
+// counts, remote roles marked in the table.
 import { Tmux, type PaneInfo } from '../adapters/tmux.js';
 import { bridgeLines, bridgeViewOf, roleLabel, type BridgeView } from '../admin/bridgeView.js';
 import {
@@ -14,7 +16,7 @@ import {
   parseLogLine,
   type DaemonStatus,
 } from '../project/daemonRecord.js';
-import { humanDuration, statusOf, type RoleStatus } from '../admin/status.js';
+import { humanDuration, statusOf, unclaimedLine, type RoleStatus } from '../admin/status.js';
 import { readPanes, recordedSocketOf } from '../project/tmuxRecord.js';
 
 /** One role's line of the monitor. */
@@ -200,6 +202,9 @@ export function monitorText(view: MonitorView): string {
   const current = view.roles
     .filter((r) => r.in_process_path)
     .map((r) => `  ${r.role}: ${r.in_process_path!.split('/').pop()}`);
+  const unclaimed = view.roles
+    .filter((r) => r.rewakes_spent)
+    .map((r) => unclaimedLine(r.role, r.unclaimed_min ?? 0));
   const roles = view.roles.map((r) => r.role);
   const bridge = view.bridge ? bridgeLines(view.bridge, roles) : [];
   const lines = [
@@ -208,6 +213,7 @@ export function monitorText(view: MonitorView): string {
     ...bridge,
     '',
     ...roleTable(view, now),
+    ...(unclaimed.length ? ['', ...unclaimed] : []),
     ...(current.length ? ['', 'In process:', ...current] : []),
   ];
   return `${lines.join('\n')}\n`;

@@ -40,6 +40,38 @@ describe('lib/admin/doctor', () => {
     return path;
   }
 
+  it('unclaimed through every re-wake (health.json), in minutes; gone once claimed', async () => {
+    const now = Date.now();
+    const health = daemonPathsOf(p.root).health;
+    fs.mkdirSync(daemonPathsOf(p.root).dir, { recursive: true });
+    const item = await placeItem(p.box('coder').inboxNew, {});
+    const t = (now - 12.5 * 60_000) / 1000;
+    fs.utimesSync(item, t, t);
+    fs.writeFileSync(
+      health,
+      JSON.stringify({ rewakes_spent: { coder: new Date(now).toISOString() } }),
+    );
+    try {
+      const expected = {
+        path: p.box('coder').inboxNew,
+        role: 'coder',
+        kind: 'rewakes-spent',
+        problem: 'coder: mail unclaimed for 12 min, re-wakes spent',
+        remedy:
+          "look at coder's pane (baton attach): an idle agent should run ready_for_next " +
+          '(SWARMFORGE_ROLE=coder ready_for_next); a stuck or exited one needs a restart. ' +
+          'handoffd wakes it again when new mail arrives',
+        rewakes_spent: true,
+        unclaimed_min: 12,
+      };
+      assert.deepEqual(await doctor(p.root, false, now), { findings: [expected], fixed: [] });
+      fs.renameSync(item, join(p.box('coder').inProcess, item.split('/').pop()!));
+      assert.deepEqual(await doctor(p.root, false, now), { findings: [], fixed: [] });
+    } finally {
+      fs.rmSync(health);
+    }
+  });
+
   it('a healthy project: no findings, nothing fixed', async () => {
     await placeItem(p.box('reviewer').inboxNew, {});
     assert.deepEqual(await doctor(p.root, false), { findings: [], fixed: [] });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { mailboxOf } from '../../lib/project/layout.js';
+import { daemonPathsOf, mailboxOf } from '../../lib/project/layout.js';
 import { formatRoles, type Role } from '../../lib/handoff/roles.js';
 import {
   daemonLine,
@@ -9,6 +9,8 @@ import {
   inProcessCount,
   statusOf,
   statusTable,
+  unclaimedLine,
+  unclaimedText,
   type RoleStatus,
 } from '../../lib/admin/status.js';
 import { placeItem, tempDir } from '../support/project.js';
@@ -82,6 +84,8 @@ describe('lib/admin/status', () => {
         oldest_waiting_s: 90,
         in_process_s: 3725,
         in_process_path: current,
+        rewakes_spent: false,
+        unclaimed_min: null,
       },
       {
         role: 'QA',
@@ -94,6 +98,8 @@ describe('lib/admin/status', () => {
         oldest_waiting_s: null,
         in_process_s: 7,
         in_process_path: batch,
+        rewakes_spent: false,
+        unclaimed_min: null,
       },
       {
         role: 'idle',
@@ -106,8 +112,55 @@ describe('lib/admin/status', () => {
         oldest_waiting_s: null,
         in_process_s: null,
         in_process_path: null,
+        rewakes_spent: false,
+        unclaimed_min: null,
       },
     ] satisfies RoleStatus[]);
+  });
+
+  it('flags a spent role (health.json) while its mail waits unclaimed, whole minutes', async () => {
+    const r = mailboxOf(root, 'reviewer');
+    const q = mailboxOf(root, 'QA');
+    age(await placeItem(r.inboxNew, {}), 12 * 60 + 59);
+    age(await placeItem(r.inboxNew, {}), 30);
+    age(await placeItem(q.inboxNew, {}), 3600);
+    await placeItem(q.inProcess, {});
+    fs.mkdirSync(daemonPathsOf(root).dir, { recursive: true });
+    const at = new Date(NOW - 60_000).toISOString();
+    fs.writeFileSync(
+      daemonPathsOf(root).health,
+      JSON.stringify({ passes: 4, rewakes_spent: { reviewer: at, QA: at, idle: at } }),
+    );
+    const flags = () =>
+      statusOf(root, NOW).map((row) => [row.role, row.rewakes_spent, row.unclaimed_min]);
+    assert.deepEqual(
+      flags(),
+      [
+        ['reviewer', true, 12],
+        ['QA', false, null],
+        ['idle', false, null],
+      ],
+      'QA has work in process (a claim the daemon has not seen yet); idle has no mail',
+    );
+    assert.equal(
+      unclaimedText(statusOf(root, NOW)),
+      'reviewer: mail unclaimed for 12 min, re-wakes spent\n',
+    );
+    fs.writeFileSync(daemonPathsOf(root).health, JSON.stringify({ passes: 5, rewakes_spent: {} }));
+    assert.deepEqual(
+      flags(),
+      [
+        ['reviewer', false, null],
+        ['QA', false, null],
+        ['idle', false, null],
+      ],
+      'not recorded: never flagged, however old the mail',
+    );
+    assert.equal(unclaimedText(statusOf(root, NOW)), '');
+  });
+
+  it('unclaimedLine: the line status, monitor and doctor print', () => {
+    assert.equal(unclaimedLine('coder', 12), 'coder: mail unclaimed for 12 min, re-wakes spent');
   });
 
   it('ages are whole seconds, never negative (a clock behind the files reads 0)', async () => {
@@ -151,6 +204,8 @@ describe('lib/admin/status', () => {
         oldest_waiting_s: 192,
         in_process_s: 7500,
         in_process_path: '/x',
+        rewakes_spent: false,
+        unclaimed_min: null,
       },
       {
         role: 'QA',
@@ -163,6 +218,8 @@ describe('lib/admin/status', () => {
         oldest_waiting_s: null,
         in_process_s: null,
         in_process_path: null,
+        rewakes_spent: false,
+        unclaimed_min: null,
       },
     ];
     assert.equal(
@@ -190,6 +247,8 @@ describe('lib/admin/status', () => {
         oldest_waiting_s: null,
         in_process_s: null,
         in_process_path: null,
+        rewakes_spent: false,
+        unclaimed_min: null,
       },
       {
         role: 'QA',
@@ -202,6 +261,8 @@ describe('lib/admin/status', () => {
         oldest_waiting_s: 5,
         in_process_s: null,
         in_process_path: null,
+        rewakes_spent: false,
+        unclaimed_min: null,
       },
     ];
     const bridge = {

@@ -145,6 +145,8 @@ describe('lib/cli/baton', () => {
             oldest_waiting_s: null,
             in_process_s: null,
             in_process_path: null,
+            rewakes_spent: false,
+            unclaimed_min: null,
           },
         ],
         daemon: {

@@ -122,6 +122,33 @@ describe('lib/daemon/pass', function () {
     assert.equal(passesInHealth(), 7, 'a pass that delivered');
   });
 
+  it('runPass records spent roles in health.json at once, whole; drops one claimed', async () => {
+    const health = () =>
+      JSON.parse(fs.readFileSync(state.paths.health, 'utf8')) as {
+        passes: number;
+        rewakes_spent: Record<string, string>;
+      };
+    const item = await placeItem(p.box('reviewer').inboxNew, {});
+    await runPass(state, false);
+    assert.deepEqual(health().rewakes_spent, {});
+    // The policy told of the next 15 minutes: three re-wakes (none typed), and the last
+    // one's doubled interval gone by without a claim.
+    const t0 = Date.now();
+    const idle = { waiting: 1, busy: false };
+    for (const t of [60, 180, 420, 900])
+      state.policy.decide('reviewer', idle, false, t0 + t * 1000);
+    state.viewsDueAt = 0;
+    await runPass(state, false);
+    assert.deepEqual(Object.keys(health().rewakes_spent), ['reviewer']);
+    assert.equal(health().passes, 2, 'written at once, not at the 5th pass');
+    assert.equal(fs.existsSync(`${state.paths.health}.tmp`), false);
+    fs.renameSync(item, `${p.box('reviewer').inProcess}/${item.split('/').pop()}`);
+    state.viewsDueAt = 0;
+    await runPass(state, false);
+    assert.deepEqual(health().rewakes_spent, {}, 'claimed: the mark goes');
+    assert.equal(health().passes, 3);
+  });
+
   it('a stop requested between handoffs ends the pass after the handoff in progress, which is finished', async () => {
     const names = [
       await queue('coder', 'reviewer', '10'),

@@ -180,4 +180,67 @@ describe('lib/daemon/wakePolicy', () => {
     assert.equal(policy.decide('r', idle(2), true, t + 10_000), 'delivery');
     assert.equal(policy.decide('r', idle(2), false, t + 10_000 + 100 * I), undefined);
   });
+
+  describe('the spent mark (status, monitor and doctor report it from health.json)', () => {
+    const spent = () => [...policy.rewakesSpent()];
+
+    it('marks a role whose mail waited through the third re-wake and its doubled interval', () => {
+      assert.equal(policy.decide('r', idle(1), true, 0), 'delivery');
+      assert.equal(policy.decide('r', idle(1), false, I), 'rewake');
+      assert.equal(policy.decide('r', idle(1), false, 3 * I), 'rewake');
+      assert.equal(policy.decide('r', idle(1), false, 7 * I), 'rewake');
+      assert.deepEqual(spent(), [], 'the third re-wake may still be answered');
+      assert.equal(policy.decide('r', idle(1), false, 15 * I - 1), undefined);
+      assert.deepEqual(spent(), []);
+      assert.equal(policy.decide('r', idle(1), false, 15 * I), undefined);
+      assert.deepEqual(spent(), [['r', 15 * I]]);
+      assert.equal(policy.decide('r', idle(1), false, 20 * I), undefined);
+      assert.deepEqual(spent(), [['r', 15 * I]], 'found once: the time stays');
+    });
+
+    it('never marks a role with nothing waiting or with work in process', () => {
+      policy.decide('r', busy(1), false, 0);
+      policy.decide('q', idle(0), false, 0);
+      for (let t = I; t <= 100 * I; t += I) {
+        policy.decide('r', busy(1), false, t);
+        policy.decide('q', idle(0), false, t);
+      }
+      assert.deepEqual(spent(), []);
+    });
+
+    it('a claim lifts the mark (work in process, or fewer items waiting)', () => {
+      assert.equal(policy.decide('r', idle(2), true, 0), 'delivery');
+      const t = exhaustRewakes('r', 0, 2);
+      assert.equal(spent().length, 1);
+      policy.decide('r', busy(1), false, t + 1000 * I + 1);
+      assert.deepEqual(spent(), []);
+      assert.equal(policy.decide('q', idle(2), true, 0), 'delivery');
+      const u = exhaustRewakes('q', 0, 2);
+      policy.decide('q', idle(1), false, u + 1000 * I + 1);
+      assert.deepEqual(spent(), []);
+    });
+
+    it('a wake-up that succeeds lifts it; it returns when the mail outwaits that one too', () => {
+      assert.equal(policy.decide('r', idle(1), true, 0), 'delivery');
+      const t = exhaustRewakes('r', 0) + 1000 * I - 7 * I;
+      assert.deepEqual(spent(), [['r', t]]);
+      assert.equal(policy.decide('r', idle(2), true, t + 1), 'delivery');
+      assert.equal(spent().length, 1, 'decided is not done: a wake-up may fail');
+      policy.wakeSucceeded('r', t + 1);
+      assert.deepEqual(spent(), []);
+      assert.equal(policy.decide('r', idle(2), false, t + 1 + I - 1), undefined);
+      assert.deepEqual(spent(), []);
+      assert.equal(policy.decide('r', idle(2), false, t + 1 + I), undefined, 'no fourth re-wake');
+      assert.deepEqual(spent(), [['r', t + 1 + I]]);
+    });
+
+    it('a wake-up decided before the mark was set does not lift it', () => {
+      assert.equal(policy.decide('r', idle(1), true, 0), 'delivery');
+      const t = exhaustRewakes('r', 0) + 1000 * I - 7 * I;
+      policy.wakeSucceeded('r', t - 1);
+      assert.deepEqual(spent(), [['r', t]]);
+      policy.wakeSucceeded('unknown', t);
+      assert.deepEqual(spent(), [['r', t]]);
+    });
+  });
 });

@@ -7,6 +7,7 @@ import {
   daemonStatus,
   formatLogLine,
   parseLogLine,
+  rewakesSpentOf,
   runningDaemon,
 } from '../../lib/project/daemonRecord.js';
 import { daemonPathsOf } from '../../lib/project/layout.js';
@@ -145,6 +146,22 @@ describe('lib/project/daemonRecord', () => {
         failed: 1,
         errors: 2,
       });
+    });
+
+    it('rewakesSpentOf: the spent roles of health.json; empty without or with nonsense', () => {
+      const paths = daemonPathsOf(root);
+      assert.deepEqual([...rewakesSpentOf(root)], []);
+      fs.writeFileSync(paths.health, JSON.stringify({ passes: 3 }));
+      assert.deepEqual([...rewakesSpentOf(root)], []);
+      fs.writeFileSync(paths.health, '{"passes": 3, "rewakes_');
+      assert.deepEqual([...rewakesSpentOf(root)], []);
+      fs.writeFileSync(paths.health, JSON.stringify({ rewakes_spent: ['coder'] }));
+      assert.deepEqual([...rewakesSpentOf(root)], []);
+      fs.writeFileSync(
+        paths.health,
+        JSON.stringify({ rewakes_spent: { coder: '2026-06-15T14:05:31.123Z', QA: 7 } }),
+      );
+      assert.deepEqual([...rewakesSpentOf(root)], [['coder', '2026-06-15T14:05:31.123Z']]);
     });
 
     it('daemonLogTail: the whole log when small; only whole lines of the last bytes when large', () => {

@@ -111,6 +111,37 @@ describe('lib/swarm/monitor', function () {
     assert.match(text, /\nIn process:\n {2}coder: 50_\S+\.handoff\n$/);
   });
 
+  it('unclaimed through every re-wake: flagged in the view, a line under the table', async () => {
+    const q = makeProject();
+    try {
+      const item = await placeItem(q.box('QA').inboxNew, {});
+      fs.utimesSync(item, at(20 * 60 + 5), at(20 * 60 + 5));
+      fs.mkdirSync(daemonPathsOf(q.root).dir, { recursive: true });
+      fs.writeFileSync(
+        daemonPathsOf(q.root).health,
+        JSON.stringify({ rewakes_spent: { QA: at(60).toISOString() } }),
+      );
+      const view = await monitorView(q.root, now);
+      assert.deepEqual(
+        view.roles.map((r) => [r.role, r.rewakes_spent, r.unclaimed_min]),
+        [
+          ['coder', false, null],
+          ['reviewer', false, null],
+          ['QA', true, 20],
+        ],
+      );
+      const lines = monitorText(view).split('\n');
+      const qa = lines.findIndex((l) => l.startsWith('QA '));
+      assert.deepEqual(lines.slice(qa + 1), [
+        '',
+        'QA: mail unclaimed for 20 min, re-wakes spent',
+        '',
+      ]);
+    } finally {
+      q.cleanup();
+    }
+  });
+
   it("with a roster: monitorView has the bridge (env gives the local node) and monitorText its lines after the daemon's, remote roles marked in the table", async () => {
     writeRoster(p.root);
     try {
