@@ -2,7 +2,9 @@
 // configured command (outside the run's lock: it may take minutes; the result is recorded
 // under the lock after checking that the run is still ACTIVE and the lease still the
 // caller's), review and resolve-review parse their evidence files before the lock and
-// register them under it. A failed gate is a blocking outcome with its evidence.
+// register them under it; a positive resolve-review also writes the cycle's findings with
+// their validation and resolution (`review-c<n>-findings.json`) for the next cycle's
+// reviewers (§11.8). A failed gate is a blocking outcome with its evidence.
 import * as fs from 'node:fs';
 import { resolve } from 'node:path';
 import { fail } from '../../fsx/commandFailure.js';
@@ -181,7 +183,10 @@ async function resolutionOf(
 ): Promise<Resolution> {
   const resolution = await parseResolutionFile(resolutionText, cycle);
   const resolvedIds = new Set(resolution.resolved.map((r) => r.id));
-  if (validationText === undefined) return { resolvedIds, gaps: [] };
+  const changes = new Map(
+    resolution.resolved.map((r) => [r.id, { change: r.change, tests: r.tests }]),
+  );
+  if (validationText === undefined) return { resolvedIds, gaps: [], changes };
   const validation = await parseValidationFile(validationText, cycle);
   const validations = new Map(
     validation.findings.map((f) => [f.id, { valid: f.valid, reason: f.reason }]),
@@ -194,7 +199,29 @@ async function resolutionOf(
         validation.findings.filter((f) => f.valid).map((f) => f.id),
       ),
     );
-  return { validations, resolvedIds, gaps };
+  return { validations, resolvedIds, gaps, changes };
+}
+
+/**
+ * Writes the findings of a resolved cycle with their validation and resolution, which the
+ * reviewers of the next cycle are pointed to (runtime.md §11.8), and registers it in `next`.
+ */
+function withCarriedFindings(
+  next: Workflow,
+  p: RunPaths,
+  [cycle, changes]: [number, Resolution['changes']],
+  now: Date,
+): Workflow {
+  const findings = next.findings
+    .filter((f) => f.cycle === cycle)
+    .map((f) => ({ ...f, resolution: changes?.get(f.id) ?? null }));
+  const name = artifactNameOf('review', cycle, 'findings', 'json', takenIn(next, p));
+  const entry: Artifact = {
+    ...writeEvidence(p, name, 'findings', { cycle, findings }, now),
+    type: 'findings',
+    producer: 'baton',
+  };
+  return { ...next, artifacts: [...next.artifacts, entry] };
 }
 
 /**
@@ -232,6 +259,11 @@ export async function resolveReviewStep(
         part: n.kind,
       })),
     );
-    return resolveReview(wf, cycle, parsed, registered, bad, wf.roles.controller, now);
+    const outcome = resolveReview(wf, cycle, parsed, registered, bad, wf.roles.controller, now);
+    if (outcome.blocked !== undefined || outcome.workflow === undefined) return outcome;
+    return {
+      ...outcome,
+      workflow: withCarriedFindings(outcome.workflow, p, [cycle, parsed.changes], now),
+    };
   });
 }

@@ -1,9 +1,9 @@
 // The review gate of a run (docs/runtime.md §4, §6): `review` records both lanes of one
-// cycle, `resolve-review` records the validation of the blocking findings and their
-// resolution. Pure changes of the record on parsed evidence (lib/run/gates/evidence.ts); the
-// caller registers the files and writes. Refusals (wrong state or cycle, a stale
-// acceptance) throw before anything changes; negative or missing evidence and the cycle
-// limit are blocking outcomes.
+// cycle (each finding marked against the earlier cycles, §11.8), `resolve-review` records
+// the validation of the blocking findings and their resolution. Pure changes of the record
+// on parsed evidence (lib/run/gates/evidence.ts); the caller registers the files and
+// writes. Refusals (wrong state or cycle, a stale acceptance) throw before anything
+// changes; negative or missing evidence and the cycle limit are blocking outcomes.
 import { isBlockingSeverity } from '../../findings/severity.js';
 import { fail } from '../../fsx/commandFailure.js';
 import {
@@ -14,6 +14,7 @@ import {
   stateOf,
   type ActionOutcome,
 } from '../record/runMutation.js';
+import { findingCountsOf, withMarks, type FindingCounts } from '../record/findingMarks.js';
 import {
   type Artifact,
   type Lane,
@@ -73,14 +74,16 @@ export function recordReview(
   if (badEvidence) return badEvidence;
   const recorded = findingsOfLanes(lanes, cycle);
   const blocking = new Set(recorded.filter((f) => f.blocking).map((f) => f.id)).size;
+  const findings = withMarks(wf.findings, recorded, cycle);
+  const marks = cycle === 1 ? '' : `; ${countsText(findingCountsOf(findings, cycle))}`;
   const base: Workflow = {
     ...wf,
-    findings: [...wf.findings, ...recorded],
+    findings,
     blocking_findings: blocking,
     artifacts: [...wf.artifacts, ...files],
   };
   const from = stateOf(wf);
-  const entry = (detail: string) => ({ actor, action: 'review', from, detail });
+  const entry = (detail: string) => ({ actor, action: 'review', from, detail: detail + marks });
   if (blocking === 0) {
     const next: Workflow = {
       ...base,
@@ -103,6 +106,11 @@ export function recordReview(
   return {
     workflow: logged(pending, now, entry(`cycle ${cycle}: ${blocking} blocking finding(s)`)),
   };
+}
+
+/** The counts of a cycle's marks as a history entry says them. */
+function countsText(c: FindingCounts): string {
+  return `new ${c.new}, open ${c.open}, reopened ${c.reopened}, closed ${c.closed}`;
 }
 
 /** The findings of both lanes as the record keeps them (not yet validated or resolved). */
@@ -150,6 +158,8 @@ export interface Resolution {
   validations?: Map<string, { valid: boolean; reason: string }>;
   resolvedIds: Set<string>;
   gaps: string[];
+  /** What the resolution file says was changed and tested, by id. */
+  changes?: Map<string, { change: string; tests: string }>;
 }
 
 /**

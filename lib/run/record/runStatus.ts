@@ -8,6 +8,7 @@ import { checkArtifacts } from '../gates/artifacts.js';
 import { leaseView, readLease } from './lease.js';
 import { redactSecrets } from '../gates/redact.js';
 import { leaseIsVoid } from './runMutation.js';
+import { currentFindingCountsOf } from './findingMarks.js';
 import { type Workflow } from './workflow.js';
 
 /** The printed status of a run. */
@@ -42,6 +43,7 @@ export function statusOf(wf: Workflow, paths: RunPaths, now = new Date()): RunSt
     review_cycle: wf.review_cycle,
     max_review_cycles: wf.max_review_cycles,
     blocking_findings: wf.blocking_findings,
+    findings: currentFindingCountsOf(wf),
     block_reason: wf.block_reason === null ? null : redactSecrets(wf.block_reason),
     pause_requested: wf.pause_requested,
     last_checkpoint_at: wf.last_checkpoint_at,

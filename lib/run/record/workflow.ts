@@ -42,6 +42,13 @@ export type RunSeverity = Severity;
 /** A review lane. */
 export type Lane = 'structured' | 'independent';
 
+/**
+ * How a finding of cycle n > 1 stands against the earlier cycles (§11.8): `new` (its id was never
+ * reported before), `open` (reported before and not resolved), `reopened` (resolved, then reported
+ * again).
+ */
+export type FindingMark = 'new' | 'open' | 'reopened';
+
 /** One review finding as recorded. */
 export interface RunFinding {
   id: string;
@@ -52,6 +59,10 @@ export interface RunFinding {
   blocking: boolean;
   validation: null | { valid: boolean; reason: string };
   resolved: boolean;
+  /** Set by `review` on each finding of a cycle after the first (absent in older records). */
+  mark?: FindingMark;
+  /** The cycle whose review no longer reported this blocking finding's id: closed there. */
+  closed_in?: number;
 }
 
 /** One history entry: one per successful or blocking action. */

@@ -421,10 +421,11 @@ describe('lib/run/gates/gateSteps', () => {
       );
       const wf = recordOf();
       assert.deepEqual(
-        wf.artifacts.slice(-2).map((a) => [a.path, a.type, a.producer]),
+        wf.artifacts.slice(-3).map((a) => [a.path, a.type, a.producer]),
         [
           ['artifacts/review-c1-validation.json', 'validation', 'validator'],
           ['artifacts/review-c1-resolution.json', 'resolution', 'worker'],
+          ['artifacts/review-c1-findings.json', 'findings', 'baton'],
         ],
       );
       assert.deepEqual(
@@ -451,6 +452,52 @@ describe('lib/run/gates/gateSteps', () => {
         ]),
         failure('refused', /ran before the last resolution .*; run acceptance again$/),
         'the next review needs a new acceptance',
+      );
+    });
+
+    it("the cycle's findings with their validation and resolution are kept for the next cycle's reviewers (§11.8)", async () => {
+      await toFindings();
+      await resolveReviewStep(
+        ctx,
+        runId,
+        token,
+        1,
+        files(
+          validation([
+            { id: 'sec-1', valid: true, reason: 'reproduced' },
+            { id: 'perf-1', valid: false, reason: 'not hot' },
+          ]),
+          fixed,
+        ),
+      );
+      const entry = recordOf().artifacts.at(-1)!;
+      const bytes = fs.readFileSync(join(dir(), entry.path));
+      assert.equal(entry.sha256, sha256(bytes), 'registered with its digest');
+      const envelope = JSON.parse(bytes.toString('utf8')) as {
+        kind: string;
+        payload: { cycle: number; findings: Record<string, unknown>[] };
+      };
+      assert.equal(envelope.kind, 'findings');
+      assert.equal(envelope.payload.cycle, 1);
+      assert.deepEqual(
+        envelope.payload.findings.map((f) => [
+          f.id,
+          f.lane,
+          f.validation,
+          f.resolved,
+          f.resolution,
+        ]),
+        [
+          [
+            'sec-1',
+            'structured',
+            { valid: true, reason: 'reproduced' },
+            true,
+            { change: 'token masked', tests: 'log test' },
+          ],
+          ['n-1', 'structured', null, false, null],
+          ['perf-1', 'independent', { valid: false, reason: 'not hot' }, false, null],
+        ],
       );
     });
 

@@ -315,6 +315,93 @@ describe('lib/run/gates/reviewActions', () => {
   });
   // BUG-END
 
+  describe('review of a later cycle (runtime.md §11.8)', () => {
+    // Cycle 1 resolved: sec-1 fixed, perf-1 judged invalid, gone-1 fixed, n-1 a Minor one.
+    const cycle1 = [
+      recorded('sec-1', 'structured', 'Critical', {
+        validation: { valid: true, reason: 'r' },
+        resolved: true,
+      }),
+      recorded('perf-1', 'independent', 'Important', {
+        validation: { valid: false, reason: 'r' },
+      }),
+      recorded('gone-1', 'independent', 'Important', {
+        validation: { valid: true, reason: 'r' },
+        resolved: true,
+      }),
+      recorded('n-1', 'structured', 'Minor'),
+    ];
+    const second: Workflow = {
+      ...pending,
+      review_cycle: 2,
+      last_resolution_at: '2026-01-02T09:00:00.000Z',
+      last_acceptance_at: '2026-01-02T10:00:00.000Z',
+      findings: cycle1,
+    };
+
+    it('marks each finding new, open or reopened, closes the blocking ids not reported again, and says the counts in history', () => {
+      const outcome = recordReview(
+        second,
+        2,
+        lanes(
+          [
+            { id: 'sec-1', severity: 'Critical', title: 'sec-1 title' },
+            { id: 'new-1', severity: 'Minor', title: 'new-1 title' },
+          ],
+          [{ id: 'perf-1', severity: 'Important', title: 'perf-1 title' }],
+        ),
+        LANE_FILES,
+        [],
+        'controller',
+        NOW,
+      );
+      const { wf, entry } = written(outcome);
+      assert.deepEqual(wf.findings, [
+        cycle1[0],
+        cycle1[1],
+        { ...cycle1[2], closed_in: 2 },
+        cycle1[3],
+        recorded('sec-1', 'structured', 'Critical', { cycle: 2, mark: 'reopened' }),
+        recorded('new-1', 'structured', 'Minor', { cycle: 2, mark: 'new' }),
+        recorded('perf-1', 'independent', 'Important', { cycle: 2, mark: 'open' }),
+      ]);
+      assert.equal(
+        entry.detail,
+        'cycle 2: 2 blocking finding(s); new 1, open 1, reopened 1, closed 1',
+      );
+    });
+
+    it('a clean review of a later cycle closes every blocking id of the cycle before', () => {
+      const { wf, entry } = written(
+        recordReview(second, 2, lanes([]), LANE_FILES, [], 'controller', NOW),
+      );
+      assert.deepEqual(
+        wf.findings.filter((f) => f.closed_in === 2).map((f) => f.id),
+        ['sec-1', 'perf-1', 'gone-1'],
+      );
+      assert.equal(
+        entry.detail,
+        'cycle 2: no blocking findings (0 in all); new 0, open 0, reopened 0, closed 3',
+      );
+    });
+
+    it('the marks are kept when the cycle limit blocks the run', () => {
+      const { wf } = written(
+        recordReview(
+          { ...second, max_review_cycles: 2 },
+          2,
+          lanes([{ id: 'sec-1', severity: 'Critical', title: 't' }]),
+          LANE_FILES,
+          [],
+          'controller',
+          NOW,
+        ),
+      );
+      assert.equal(wf.status, 'BLOCKED');
+      assert.equal(wf.findings.at(-1)!.mark, 'reopened');
+    });
+  });
+
   describe('blockingIdsOf', () => {
     it('the distinct blocking ids of the current cycle only', () => {
       const wf = {

@@ -61,6 +61,7 @@ describe('lib/run/record/runStatus', () => {
       review_cycle: 1,
       max_review_cycles: 3,
       blocking_findings: 0,
+      findings: { new: 0, open: 0, reopened: 0, closed: 0 },
       block_reason: null,
       pause_requested: false,
       last_checkpoint_at: wf.last_checkpoint_at,
@@ -100,7 +101,7 @@ describe('lib/run/record/runStatus', () => {
     }
   });
 
-  it("never shows an artifact's payload, the history or the findings' text", () => {
+  it("never shows an artifact's payload, the history or the findings' text (the findings only as counts)", () => {
     const withFinding: Workflow = {
       ...wf,
       findings: [
@@ -116,9 +117,45 @@ describe('lib/run/record/runStatus', () => {
         },
       ],
     };
-    const text = JSON.stringify(statusOf(withFinding, paths, NOW));
-    for (const hidden of [payload, 'FINDING TITLE', '"history"', '"findings"'])
+    const status = statusOf(withFinding, paths, NOW);
+    const text = JSON.stringify(status);
+    for (const hidden of [payload, 'FINDING TITLE', '"history"', '"id"'])
       assert.ok(!text.includes(hidden), hidden);
+    assert.deepEqual(status.findings, { new: 1, open: 0, reopened: 0, closed: 0 });
+  });
+
+  it("shows the current cycle's findings as counts: new, open, reopened, and closed by its review (§11.8)", () => {
+    const finding = (id: string, cycle: number, more: Partial<Workflow['findings'][number]>) => ({
+      id,
+      lane: 'structured' as const,
+      cycle,
+      severity: 'Important' as const,
+      title: id,
+      blocking: true,
+      validation: null,
+      resolved: false,
+      ...more,
+    });
+    const second: Workflow = {
+      ...wf,
+      review_cycle: 2,
+      findings: [
+        finding('a', 1, { resolved: true }),
+        finding('b', 1, { closed_in: 2 }),
+        finding('c', 1, {}),
+        finding('a', 2, { mark: 'reopened' }),
+        finding('c', 2, { mark: 'open' }),
+        finding('c', 2, { lane: 'independent', mark: 'open' }),
+        finding('d', 2, { mark: 'new' }),
+        finding('e', 2, { mark: 'new' }),
+      ],
+    };
+    assert.deepEqual(statusOf(second, paths, NOW).findings, {
+      new: 2,
+      open: 1,
+      reopened: 1,
+      closed: 1,
+    });
   });
 
   it('redacts secrets in the task, the block reason and the acceptance command', () => {
