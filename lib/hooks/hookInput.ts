@@ -1,7 +1,8 @@
 // The JSON an agent writes on a hook's stdin (docs/agent-hooks.md). Claude Code and Codex
 // share the fields Baton reads: `cwd` (the session's directory: it follows worktrees, where
 // CLAUDE_PROJECT_DIR does not), `hook_event_name`, and on Stop `stop_hook_active` (true when
-// the agent already goes on because a Stop hook blocked). Every other field is ignored.
+// the agent already goes on because a Stop hook blocked), and `session_id` (kept in the
+// role's observation file). Every other field is ignored.
 import { resolve } from 'node:path';
 
 /** What a hook needs from its stdin. */
@@ -12,6 +13,8 @@ export interface HookInput {
   event: string | undefined;
   /** `stop_hook_active === true`: anything else (absent, false, a string) counts as false. */
   stopHookActive: boolean;
+  /** `session_id`, when given (kept in the role's observation file). */
+  sessionId: string;
 }
 
 /**
@@ -22,10 +25,16 @@ export function parseHookInput(text: string, ownCwd: string): HookInput {
   const data: unknown = JSON.parse(text);
   if (typeof data !== 'object' || data === null || Array.isArray(data))
     throw new Error('hook input is not a JSON object');
-  const { cwd, hook_event_name: event, stop_hook_active: active } = data as Record<string, unknown>;
+  const {
+    cwd,
+    hook_event_name: event,
+    stop_hook_active: active,
+    session_id: sessionId,
+  } = data as Record<string, unknown>;
   return {
     cwd: typeof cwd === 'string' && cwd !== '' ? resolve(ownCwd, cwd) : ownCwd,
     event: typeof event === 'string' ? event : undefined,
     stopHookActive: active === true,
+    sessionId: typeof sessionId === 'string' ? sessionId.slice(0, 200) : '',
   };
 }

@@ -9,6 +9,8 @@
 import { join } from 'node:path';
 import { actingContext } from '../handoff/context.js';
 import { mailboxOf } from '../project/layout.js';
+import { writeAgentReport, type AgentState } from '../project/agentObservation.js';
+import { type HookInput } from './hookInput.js';
 import { inProcessOf, itemNamesIn } from '../queue/index.js';
 
 /** The acting role's project and mailbox at one instant. */
@@ -44,4 +46,26 @@ export function roleStateOf(cwd: string, env: NodeJS.ProcessEnv): RoleState {
     waiting: itemNamesIn(box.inboxNew).length,
     inProcess: [...files.map(entry('handoff')), ...batches.map(entry('batch'))],
   };
+}
+
+/**
+ * Writes the role's observation file (runtime.md §11.6) for a hook's event; best effort: a file
+ * that cannot be written never changes what the hook answers.
+ */
+export function reportAgent(
+  state: Pick<RoleState, 'root' | 'role'>,
+  input: HookInput,
+  agent: AgentState,
+  event: string,
+): void {
+  try {
+    writeAgentReport(state.root, state.role, {
+      state: agent,
+      at: new Date().toISOString(),
+      session_id: input.sessionId,
+      event,
+    });
+  } catch {
+    // the hook's answer matters more than the observation
+  }
 }

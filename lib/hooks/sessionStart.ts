@@ -7,7 +7,7 @@ import { itemNamesIn, readItem, UnusableItem } from '../queue/index.js';
 import { printable } from '../fsx/printable.js';
 import { handoffCount } from './handoffCount.js';
 import { type HookInput } from './hookInput.js';
-import { roleStateOf, type InProcessEntry, type RoleState } from './roleState.js';
+import { reportAgent, roleStateOf, type InProcessEntry, type RoleState } from './roleState.js';
 import { unfinishedRunsOf, type UnfinishedRun } from './unfinishedRuns.js';
 
 /**
@@ -68,6 +68,7 @@ export async function sessionStartAnswer(
   env: NodeJS.ProcessEnv,
 ): Promise<string> {
   const state = roleStateOf(input.cwd, env);
+  reportAgent(state, input, 'idle', 'SessionStart');
   const inProcess = await Promise.all(state.inProcess.map(describeEntry));
   return sessionStartOutput(
     sessionStartContext(state, inProcess, await unfinishedRunsOf(state.root)),

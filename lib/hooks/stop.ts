@@ -10,7 +10,7 @@
 // It cannot wake an agent that is already idle: handoffd's tmux wake-up stays the waker.
 import { handoffCount } from './handoffCount.js';
 import { type HookInput } from './hookInput.js';
-import { roleStateOf, type RoleState } from './roleState.js';
+import { reportAgent, roleStateOf, type RoleState } from './roleState.js';
 
 /** The block reason: how many handoffs wait for the role, and what claims them. */
 export function stopReason(role: string, waiting: number): string {
@@ -35,6 +35,18 @@ export function stopDecision(
  * The Stop answer for this input and environment (throws when the project or role cannot be read).
  */
 export function stopAnswer(input: HookInput, env: NodeJS.ProcessEnv): string | undefined {
-  if (input.stopHookActive) return undefined;
-  return stopDecision(input, roleStateOf(input.cwd, env));
+  if (input.stopHookActive) {
+    // Let go whatever the mailbox says: it idles (reported when the project can be found).
+    try {
+      reportAgent(roleStateOf(input.cwd, env), input, 'idle', 'Stop');
+    } catch {
+      // nothing to fail on: the answer is already known
+    }
+    return undefined;
+  }
+  const state = roleStateOf(input.cwd, env);
+  const answer = stopDecision(input, state);
+  // Blocked, the agent goes on working; let go, it idles.
+  reportAgent(state, input, answer === undefined ? 'idle' : 'working', 'Stop');
+  return answer;
 }

@@ -155,6 +155,11 @@ export function daemonPathsOf(root: string): DaemonPaths {
   };
 }
 
+/** `ROOT/.swarmforge/agents/`: each role's observation file, `<role>.json`, its hooks write. */
+export function agentsDirOf(root: string): string {
+  return join(root, SWARM_DIR_NAME, 'agents');
+}
+
 /** `ROOT/.swarmforge/tmux-socket`: holds the path of the swarm's tmux socket while it is up. */
 export function socketFileOf(root: string): string {
   return join(root, SWARM_DIR_NAME, 'tmux-socket');

@@ -4,7 +4,8 @@
 // so the corrected file replies under the name the first one would have had.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { queueSystemHandoff } from '../../lib/handoff/systemSend.js';
 import { itemsIn } from '../support/project.js';
 import {
   batonRun,
@@ -21,9 +22,10 @@ describe('baton run reply: files checked where they are made (built bin)', funct
   this.timeout(60_000);
   let root: string;
   let runId: string;
+  let token: string;
   before(() => {
     root = makeRunRepo();
-    ({ runId } = runAtReview(root));
+    ({ runId, token } = runAtReview(root));
   });
   after(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -87,6 +89,94 @@ describe('baton run reply: files checked where they are made (built bin)', funct
       ],
       'baton run reply: reviewer-b is not asked for the review (structured lane) of cycle 1: ' +
         'reviewer-a is',
+    );
+  });
+
+  it('--key names the request (kind, stage, cycle, lane from it; a disagreeing option is a usage error); the generation copied is the one the role holds in process', async () => {
+    const key = `${runId}/review/review/c1/g0/independent`;
+    const lane = laneFile(root, 'independent', 1);
+    const misnamed = reply('reviewer-b', ['--key', key, '--kind', 'validation', '--file', lane]);
+    assert.deepEqual(
+      [misnamed.code, misnamed.stderr],
+      [1, 'baton run reply: reply: --kind validation disagrees with --key, which names review\n'],
+    );
+    const held = await queueSystemHandoff(root, 'controller', {
+      to: ['reviewer-b'],
+      priority: '40',
+      type: 'run_review',
+      headers: {
+        run_id: runId,
+        cycle: '1',
+        stage: 'review',
+        lane: 'independent',
+        key,
+        generation: '3',
+      },
+      body: 'review it\n',
+    });
+    const inProcess = join(root, '.swarmforge', 'handoffs', 'reviewer-b', 'inbox', 'in_process');
+    fs.mkdirSync(inProcess, { recursive: true });
+    fs.renameSync(held, join(inProcess, basename(held)));
+    ok(reply('reviewer-b', ['--key', key, '--file', lane]));
+    const [result] = itemsIn(outboxOf('reviewer-b'));
+    const text = fs.readFileSync(join(outboxOf('reviewer-b'), result!), 'utf8');
+    assert.match(text, new RegExp(`\\nkey: ${key}\\n`));
+    assert.match(text, /\ngeneration: 3\n/);
+    assert.match(text, /\nlane: independent\n/);
+  });
+
+  it('observe is fenced by the lease: no token, a wrong one, refused; with it a change is kept and shown in status', () => {
+    const run = snapshotOf(runDirOf(root, runId));
+    const bare = batonRun(root, ['observe', runId, '--role', 'worker', '--state', 'dead']);
+    assert.deepEqual(
+      [bare.code, bare.stderr],
+      [1, 'baton run observe: observe: --lease is required\n'],
+    );
+    const wrong = batonRun(root, [
+      ...['observe', runId, '--role', 'worker', '--state', 'dead', '--lease', 'not-the-token'],
+    ]);
+    assert.equal(wrong.code, 2);
+    assert.deepEqual(snapshotOf(runDirOf(root, runId)), run, 'nothing written');
+    const bad = batonRun(root, [
+      'observe',
+      runId,
+      '--role',
+      'worker',
+      '--state',
+      'asleep',
+      '--lease',
+      'x',
+    ]);
+    assert.match(
+      bad.stderr,
+      /--state is one of working, idle, waiting, dead, unknown, not 'asleep'/,
+    );
+    const status = ok(
+      batonRun(root, [
+        ...['observe', runId, '--role', 'worker', '--state', 'dead', '--pane', '%7'],
+        ...['--lease', token],
+      ]),
+    ) as { agents: { role: string; state: string; line: string }[] };
+    assert.equal(status.agents[0]!.state, 'dead');
+    assert.match(status.agents[0]!.line, /^worker: dead since \S+Z$/);
+    const workflow = fs.readFileSync(join(runDirOf(root, runId), 'workflow.json'));
+    ok(
+      batonRun(root, [
+        'observe',
+        runId,
+        '--role',
+        'worker',
+        '--state',
+        'dead',
+        '--pane',
+        '%7',
+        '--lease',
+        token,
+      ]),
+    );
+    assert.ok(
+      fs.readFileSync(join(runDirOf(root, runId), 'workflow.json')).equals(workflow),
+      'the same state again writes nothing',
     );
   });
 

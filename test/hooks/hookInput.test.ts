@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { parseHookInput } from '../../lib/hooks/hookInput.js';
 
 describe('lib/hooks/hookInput', () => {
-  it("reads Claude Code's Stop input: cwd, the event and stop_hook_active; every other field is ignored", () => {
+  it("reads Claude Code's Stop input: cwd, the event, stop_hook_active and session_id; every other field is ignored", () => {
     const text = JSON.stringify({
       session_id: 's1',
       transcript_path: '/t.jsonl',
@@ -16,6 +16,7 @@ describe('lib/hooks/hookInput', () => {
       cwd: '/repo/.worktrees/review',
       event: 'Stop',
       stopHookActive: true,
+      sessionId: 's1',
     });
   });
 
@@ -33,6 +34,7 @@ describe('lib/hooks/hookInput', () => {
       cwd: '/repo',
       event: 'SessionStart',
       stopHookActive: false,
+      sessionId: 's2',
     });
   });
 

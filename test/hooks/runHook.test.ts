@@ -16,7 +16,9 @@ describe('lib/hooks/runHook', () => {
       SWARMFORGE_ROLE: 'QA',
     });
     assert.deepEqual(out, { stdout: 'answer for /repo\n' });
-    assert.deepEqual(seen, [[{ cwd: '/repo', event: 'Stop', stopHookActive: false }, 'QA']]);
+    assert.deepEqual(seen, [
+      [{ cwd: '/repo', event: 'Stop', stopHookActive: false, sessionId: '' }, 'QA'],
+    ]);
   });
 
   it('an input without hook_event_name is answered; one naming another event is not (its schema would not fit)', async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readAgentReport } from '../../lib/project/agentObservation.js';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { runPathsOf } from '../../lib/project/layout.js';
@@ -84,7 +85,7 @@ describe('lib/hooks/sessionStart', () => {
       (
         JSON.parse(
           await sessionStartAnswer(
-            { cwd: p.root, event: 'SessionStart', stopHookActive: false },
+            { cwd: p.root, event: 'SessionStart', stopHookActive: false, sessionId: '' },
             { SWARMFORGE_ROLE: role },
           ),
         ) as { hookSpecificOutput: { additionalContext: string } }
@@ -115,19 +116,28 @@ describe('lib/hooks/sessionStart', () => {
       );
     });
 
-    it('lists the unfinished runs of the project, and reads only', async () => {
+    it('reports the agent idle in its role observation file (the one file it writes)', async () => {
+      await context('coder');
+      const report = readAgentReport(p.root, 'coder')!;
+      assert.deepEqual([report.state, report.event], ['idle', 'SessionStart']);
+    });
+
+    it('lists the unfinished runs of the project, and reads only (but for the observation)', async () => {
       const wf = sampleWorkflow(p.root, 'a'.repeat(40), {
         status: 'ACTIVE',
         phase: 'STAGE_ACTIVE',
         active_stage: 'implementation',
       });
       writeWorkflow(runPathsOf(p.root, wf.run_id).workflow, wf);
+      await context('coder');
       const before = snapshot(p.root);
       assert.equal(
         (await context('coder'))[3],
         `Unfinished run ${wf.run_id}: status ACTIVE, phase STAGE_ACTIVE, active stage implementation.`,
       );
-      assert.deepEqual(snapshot(p.root), before);
+      const report = (snap: Record<string, string>) =>
+        Object.fromEntries(Object.entries(snap).filter(([k]) => !k.endsWith('agents/coder.json')));
+      assert.deepEqual(report(snapshot(p.root)), report(before));
     });
   });
 });

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { readAgentReport } from '../../lib/project/agentObservation.js';
 import * as fs from 'node:fs';
 import { stopAnswer, stopDecision, stopReason } from '../../lib/hooks/stop.js';
 import { makeProject, placeItem, snapshot, tempDir } from '../support/project.js';
 
-const INPUT = { cwd: '/repo', event: 'Stop', stopHookActive: false };
+const INPUT = { cwd: '/repo', event: 'Stop', stopHookActive: false, sessionId: '' };
 const BLOCK2 =
   '{"decision":"block","reason":"2 handoffs wait in the inbox of role reviewer and nothing is in process; ready_for_next claims them."}\n';
 
@@ -31,18 +33,29 @@ describe('lib/hooks/stop', () => {
       stopDecision(INPUT, { ...state, inProcess: [{ kind: 'batch', path: '/b' }] }),
       undefined,
     );
-    assert.equal(stopDecision({ ...INPUT, stopHookActive: true }, state), undefined);
+    assert.equal(stopDecision({ ...INPUT, stopHookActive: true, sessionId: '' }, state), undefined);
   });
 
-  it('on a project: blocks with the count of inbox/new, reading only', async () => {
+  it('on a project: blocks with the count of inbox/new; the one file it writes is the role observation (working when blocked, idle when let go)', async () => {
     const p = makeProject();
     try {
       await placeItem(p.box('reviewer').inboxNew, {});
       await placeItem(p.box('reviewer').inboxNew, {});
       const before = snapshot(p.root);
-      assert.equal(stopAnswer({ ...INPUT, cwd: p.root }, { SWARMFORGE_ROLE: 'reviewer' }), BLOCK2);
-      assert.deepEqual(snapshot(p.root), before);
-      assert.equal(stopAnswer({ ...INPUT, cwd: p.root }, { SWARMFORGE_ROLE: 'coder' }), undefined);
+      const input = { ...INPUT, cwd: p.root, sessionId: 'sess-9' };
+      assert.equal(stopAnswer(input, { SWARMFORGE_ROLE: 'reviewer' }), BLOCK2);
+      const agents = join(p.root, '.swarmforge', 'agents');
+      const outsideAgents = (snap: Record<string, string>) =>
+        Object.fromEntries(Object.entries(snap).filter(([k]) => !k.includes('.swarmforge/agents')));
+      assert.deepEqual(outsideAgents(snapshot(p.root)), outsideAgents(before));
+      assert.deepEqual(fs.readdirSync(agents), ['reviewer.json']);
+      const report = readAgentReport(p.root, 'reviewer')!;
+      assert.deepEqual(
+        [report.state, report.event, report.session_id],
+        ['working', 'Stop', 'sess-9'],
+      );
+      assert.equal(stopAnswer(input, { SWARMFORGE_ROLE: 'coder' }), undefined);
+      assert.equal(readAgentReport(p.root, 'coder')!.state, 'idle');
     } finally {
       p.cleanup();
     }
@@ -52,13 +65,13 @@ describe('lib/hooks/stop', () => {
     const outside = tempDir();
     try {
       assert.equal(
-        stopAnswer({ cwd: outside, event: 'Stop', stopHookActive: true }, {}),
+        stopAnswer({ cwd: outside, event: 'Stop', stopHookActive: true, sessionId: '' }, {}),
         undefined,
       );
       assert.throws(
         () =>
           stopAnswer(
-            { cwd: outside, event: 'Stop', stopHookActive: false },
+            { cwd: outside, event: 'Stop', stopHookActive: false, sessionId: '' },
             { SWARMFORGE_ROLE: 'coder' },
           ),
         /Cannot find SwarmForge project root/,

@@ -285,6 +285,23 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
       });
     },
   },
+  observe: {
+    usage: 'observe RUN-ID --role R --state working|idle|waiting|dead|unknown [--pane P] --lease T',
+    describe: "Record a role's observed agent state (controllers; only a change is written)",
+    options: { role: str, state: str, pane: str, ...lease },
+    positionals: ['run-id'],
+    run: async (ctx, v, p) => {
+      const { AGENT_STATES } = await import('../../project/agentObservation.js');
+      const state = required(v, 'state', 'observe');
+      if (!(AGENT_STATES as readonly string[]).includes(state))
+        fail('usage', `observe: --state is one of ${AGENT_STATES.join(', ')}, not '${state}'`);
+      return (await controller()).observeStep(ctx, p[0]!, required(v, 'lease', 'observe'), {
+        role: required(v, 'role', 'observe'),
+        state: state as (typeof AGENT_STATES)[number],
+        pane: (v.pane as string | undefined) ?? '',
+      });
+    },
+  },
   reply: {
     usage:
       'reply RUN-ID --kind ' +

@@ -1,7 +1,8 @@
 // `baton run drive`: the controller on the command line. It prints one line per event on
 // stdout (SENT, REPLY, REJECTED, DEADLINE, RESEND, STAGE, ACCEPTANCE, CHECKPOINT, REVIEW,
-// RESOLVED, QUESTION, APPROVAL, WAITING, DONE), warnings on stderr; SIGTERM or SIGINT end it after its current
-// step (the lease stays until it expires, or is reclaimed). Exit 0 when the run ended.
+// RESOLVED, QUESTION, APPROVAL, WAITING, DONE, OBSERVED, agent-dead), warnings on stderr;
+// SIGTERM or SIGINT end it after its current step (the lease stays until it expires, or is
+// reclaimed). Exit 0 when the run ended.
 import { driveRun } from '../../run/controller/controllerLoop.js';
 import { type ActionReport, type RunContext } from '../../run/record/runContext.js';
 import { withExtra } from '../../run/record/runListing.js';

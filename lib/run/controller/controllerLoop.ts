@@ -15,6 +15,7 @@ import { logLine, readPhase, writePhase } from './controllerPhase.js';
 import { queuedKeys } from './controllerMail.js';
 import { pumpReplies, stepActiveRun, type Driver } from './driveStep.js';
 import { enforceDeadlines, pruneAwaiting, type DeadlineKind } from './replyDeadlines.js';
+import { recordObservations } from './agentStates.js';
 import { leaseAcquireStep, leaseTokenStep } from '../gates/controllerActions.js';
 import { DEFAULT_LEASE_TTL_S } from '../record/lease.js';
 import { type RunContext } from '../record/runContext.js';
@@ -95,9 +96,9 @@ function waitingLine(wf: Workflow): string {
   );
 }
 
-/** Drives the run until it is terminal (or the signal aborts); returns its final status. */
-export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions): Promise<string> {
-  const { paths, workflow: first } = readWorkflow(ctx.root, runId);
+/** The driver of a run: its phase file, completed with the requests its mailbox shows sent. */
+function driverOf(ctx: RunContext, runId: string, o: DriveOptions): Driver {
+  const { paths, workflow } = readWorkflow(ctx.root, runId);
   const d: Driver = {
     ctx,
     runId,
@@ -108,24 +109,38 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
     replyAttempts: o.replyAttempts,
     replyTimeouts: o.replyTimeouts,
   };
-  d.phase.sent = [...new Set([...d.phase.sent, ...queuedKeys(ctx.root, first.roles.controller)])];
-  const heartbeat = setInterval(
+  d.phase.sent = [
+    ...new Set([...d.phase.sent, ...queuedKeys(ctx.root, workflow.roles.controller)]),
+  ];
+  return d;
+}
+
+/** Renews the driver's lease every TTL/3 while it holds one. */
+function heartbeatOf(d: Driver, o: DriveOptions): NodeJS.Timeout {
+  return setInterval(
     () => {
       if (d.token)
-        leaseTokenStep(ctx, runId, 'heartbeat', d.token).catch((err: Error) =>
+        leaseTokenStep(d.ctx, d.runId, 'heartbeat', d.token).catch((err: Error) =>
           o.warn(`heartbeat failed: ${err.message}`),
         );
     },
     (DEFAULT_LEASE_TTL_S * 1000) / 3,
   );
+}
+
+/** Drives the run until it is terminal (or the signal aborts); returns its final status. */
+export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions): Promise<string> {
+  const d = driverOf(ctx, runId, o);
+  const paths = d.paths;
+  const first = readWorkflow(ctx.root, runId).workflow;
+  const heartbeat = heartbeatOf(d, o);
   let shown = '';
   try {
     if (!isTerminal(first.status) && first.status !== 'PAUSED')
       d.token = await takeLease(ctx, runId, o.reclaimStale, o.say);
     for (;;) {
       const wf = readWorkflow(ctx.root, runId).workflow;
-      if (isTerminal(wf.status)) return wf.status;
-      if (o.signal?.aborted) return wf.status;
+      if (isTerminal(wf.status) || o.signal?.aborted) return wf.status;
       if (wf.status === 'PAUSED' || wf.status === 'BLOCKED') d.token = '';
       else if (!d.token) d.token = await takeLease(ctx, runId, false, o.say);
       if (wf.status === 'ACTIVE' || wf.status === 'WAITING_FOR_HUMAN_APPROVAL')
@@ -135,7 +150,7 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
       let moved: 'moved' | 'waiting' = 'waiting';
       pruneAwaiting(d, now);
       if (now.status === 'ACTIVE' && d.phase.question === null)
-        moved = await stepTolerantly(d, now, o, () => deadlineStep(d, now));
+        moved = await stepTolerantly(d, now, o, () => deadlineStep(d, now, o.pollMs));
       else if (now.status !== 'ACTIVE') {
         const line = waitingLine(now);
         if (line !== shown) report(o, line);
@@ -158,9 +173,13 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
   }
 }
 
-/** Enforces the awaited replies' deadlines: 'moved' when it blocked the run or re-sent. */
-async function deadlineStep(d: Driver, wf: Workflow): Promise<'moved' | 'waiting'> {
-  const lines = await enforceDeadlines(d, wf, new Date());
+/**
+ * Observes the agents (at most once per poll), then enforces the awaited replies' deadlines:
+ * 'moved' when it blocked the run or re-sent.
+ */
+async function deadlineStep(d: Driver, wf: Workflow, pollMs: number): Promise<'moved' | 'waiting'> {
+  for (const line of await recordObservations(d, wf, pollMs)) d.say(line);
+  const lines = await enforceDeadlines(d, readWorkflow(d.ctx.root, d.runId).workflow, new Date());
   for (const line of lines) {
     d.say(line);
     logLine(d.paths, line);

@@ -128,6 +128,9 @@ async function missDeadline(
 ): Promise<string> {
   const within = durationText(timeoutOf(d, a.kind));
   const missed = a.attempts + 1;
+  // The role as last observed (one poll old at most): a dead agent is said so at its deadline.
+  if (wf.observations.panes[a.role]?.status === 'dead')
+    logLine(d.paths, `agent-dead role=${a.role} (its ${a.kind} for cycle ${a.cycle} is due)`);
   const max = wf.retry_policy.max_attempts;
   if (missed >= max) {
     const reason =

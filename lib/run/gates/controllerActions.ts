@@ -22,7 +22,13 @@ import {
   type ActionReport,
   type RunContext,
 } from '../record/runContext.js';
-import { logged, requireNotTerminal, requireState, stateOf } from '../record/runMutation.js';
+import {
+  logged,
+  requireNotTerminal,
+  requireState,
+  stateOf,
+  type ActionOutcome,
+} from '../record/runMutation.js';
 import { badArtifactsOf } from '../owner/ownerSteps.js';
 import {
   blockOnRequest,
@@ -33,6 +39,7 @@ import {
   startStage,
 } from './stageActions.js';
 import { type Artifact, type Workflow } from '../record/workflow.js';
+import { type AgentState } from '../../project/agentObservation.js';
 
 /** The controller's actor name in history. */
 const actorOf = (wf: Workflow) => wf.roles.controller;
@@ -148,13 +155,18 @@ export function parseArtifactArg(arg: string): { path: string; type: string } {
   return { path: arg.slice(0, at), type: arg.slice(at + 1) };
 }
 
-/** checkpoint: the named files registered, the stage done at the repository's HEAD. */
+/**
+ * checkpoint: the named files registered, the stage done at the repository's HEAD. Their
+ * producer is `producer` (the controller names the worker whose reply they are, runtime.md
+ * §11.2), else whoever holds the lease.
+ */
 export function checkpointStep(
   ctx: RunContext,
   runId: string,
   token: string,
   stage: string,
   artifactArgs: string[],
+  producer?: string,
 ): Promise<ActionReport> {
   const named = artifactArgs.map(parseArtifactArg);
   for (const a of named)
@@ -172,7 +184,7 @@ export function checkpointStep(
             named.map((a) => ({
               source: a.path,
               type: a.type,
-              producer: actorOf(wf),
+              producer: producer ?? actorOf(wf),
               stage,
               cycle: wf.review_cycle,
             })),
@@ -254,4 +266,42 @@ export function blockStep(ctx: RunContext, runId: string, token: string, reason:
   return changeRunUnderLease(ctx, runId, token, (wf, _paths, now) =>
     blockOnRequest(wf, reason, actorOf(wf), now),
   );
+}
+
+/**
+ * observe: a role's observed agent state (runtime.md §11.6) kept in the run's
+ * `observations.panes`, with the time it was first seen so. The same state again changes
+ * nothing (no write), so the controller may say it on every poll.
+ */
+export function observeRole(
+  wf: Workflow,
+  o: { role: string; state: AgentState; pane: string },
+  now: Date,
+): ActionOutcome {
+  requireNotTerminal(wf, 'observe');
+  const known = [wf.roles.worker, ...wf.roles.reviewers, wf.roles.validator];
+  if (!known.includes(o.role))
+    fail('refused', `observe: ${o.role} is not a role of run ${wf.run_id} (${known.join(', ')})`);
+  const before = wf.observations.panes[o.role];
+  if (before?.status === o.state && before.pane === o.pane) return {};
+  const seen = { pane: o.pane, status: o.state, seen_at: now.toISOString() };
+  return {
+    workflow: {
+      ...wf,
+      observations: {
+        panes: { ...wf.observations.panes, [o.role]: seen },
+        updated_at: now.toISOString(),
+      },
+    },
+  };
+}
+
+/** observe --role R --state S [--pane P], under the lease. */
+export function observeStep(
+  ctx: RunContext,
+  runId: string,
+  token: string,
+  o: { role: string; state: AgentState; pane: string },
+): Promise<ActionReport> {
+  return changeRunUnderLease(ctx, runId, token, (wf, _paths, now) => observeRole(wf, o, now));
 }

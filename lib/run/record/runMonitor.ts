@@ -1,7 +1,8 @@
 // The monitor's durable view of runs (docs/runtime.md §10): beside each pane's observed
 // state, what each run's record says: status, phase, cycle, blocking count, the approval
 // gate, how long the run has lasted, a worker's open question (from the controller's phase
-// file) and the durable block reason, shown even when every pane looks idle; a run that is
+// file), each agent role's observed state and what is awaited of it with its deadline, and
+// the durable block reason, shown even when every pane looks idle; a run that is
 // ACTIVE while no live controller holds its lease is shown as missing its controller.
 // Reads only; a record that cannot be read is listed with its problem.
 import { readPhase } from '../controller/controllerPhase.js';
@@ -9,6 +10,7 @@ import { leaseView, readLease } from './lease.js';
 import { redactSecrets } from '../gates/redact.js';
 import { readWorkflow, runIdsOf } from './runStore.js';
 import { isTerminal, type Workflow } from './workflow.js';
+import { agentsViewOf, type AgentView } from './agentsView.js';
 
 /** One run as the monitor shows it. */
 export interface RunMonitorView {
@@ -24,6 +26,8 @@ export interface RunMonitorView {
   human_input: null | { question: string; waiting_s: number };
   block_reason: string | null;
   controller: 'live' | 'missing' | 'not needed';
+  /** Each agent role's observed state and what is awaited of it (runtime.md §11.6). */
+  agents: AgentView[];
   problem: string | null;
 }
 
@@ -75,6 +79,7 @@ function viewOf(
           },
     block_reason: wf.block_reason === null ? null : redactSecrets(wf.block_reason),
     controller: controllerOf(wf, paths, now),
+    agents: isTerminal(wf.status) ? [] : agentsViewOf(wf, paths, now),
     problem: null,
   };
 }
@@ -105,6 +110,7 @@ export function runsView(root: string, now = new Date()): RunMonitorView[] {
         human_input: null,
         block_reason: null,
         controller: 'not needed',
+        agents: [],
         problem: (err as Error).message.split('\n')[0]!,
       });
     }
@@ -128,7 +134,8 @@ export function runsText(views: RunMonitorView[]): string {
       parts.push(`QUESTION waiting ${v.human_input.waiting_s}s: ${v.human_input.question}`);
     if (v.block_reason) parts.push(`BLOCKED: ${v.block_reason}`);
     if (v.controller === 'missing') parts.push('CONTROLLER MISSING (no live lease)');
-    return `  ${v.run_id} (${v.request_id})  ${parts.join('  ')}`;
+    const agents = v.agents.map((a) => `\n    ${a.line}`).join('');
+    return `  ${v.run_id} (${v.request_id})  ${parts.join('  ')}${agents}`;
   });
   return ['', 'Runs:', ...lines].join('\n') + '\n';
 }

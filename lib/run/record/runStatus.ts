@@ -10,6 +10,7 @@ import { redactSecrets } from '../gates/redact.js';
 import { leaseIsVoid } from './runMutation.js';
 import { currentFindingCountsOf } from './findingMarks.js';
 import { type Workflow } from './workflow.js';
+import { agentsViewOf } from './agentsView.js';
 
 /** The printed status of a run. */
 export type RunStatusView = Record<string, unknown> & { run_id: string; status: string };
@@ -58,6 +59,7 @@ export function statusOf(wf: Workflow, paths: RunPaths, now = new Date()): RunSt
     artifacts_ok: check.ok,
     bad_artifacts: check.bad,
     lease: leaseOf(wf, paths, now),
+    agents: agentsViewOf(wf, paths, now),
     created_at: wf.created_at,
     updated_at: wf.updated_at,
   };

@@ -68,6 +68,14 @@ describe('lib/run/record/runMonitor', () => {
         human_input: null,
         block_reason: null,
         controller: 'missing',
+        agents: ['worker', 'reviewer-a', 'reviewer-b', 'validator'].map((role) => ({
+          role,
+          state: 'unknown',
+          since: null,
+          pane: null,
+          awaiting: null,
+          line: `${role}: unknown`,
+        })),
         problem: null,
       },
     ]);
@@ -77,7 +85,8 @@ describe('lib/run/record/runMonitor', () => {
     const text = runsText(runsView(root, at(500)));
     assert.equal(
       text,
-      `\nRuns:\n  ${runId} (req-1)  ACTIVE/IDLE  cycle 1/3  blocking 0  499s  CONTROLLER MISSING (no live lease)\n`,
+      `\nRuns:\n  ${runId} (req-1)  ACTIVE/IDLE  cycle 1/3  blocking 0  499s  CONTROLLER MISSING (no live lease)` +
+        '\n    worker: unknown\n    reviewer-a: unknown\n    reviewer-b: unknown\n    validator: unknown\n',
     );
   });
 

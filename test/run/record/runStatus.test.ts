@@ -14,6 +14,7 @@ import { writeWorkflow } from '../../../lib/run/record/runStore.js';
 import { type Artifact, type RunStatus, type Workflow } from '../../../lib/run/record/workflow.js';
 import { tempDir } from '../../support/project.js';
 import { checkpointed, sampleWorkflow } from '../sampleWorkflow.js';
+import { agentsViewOf } from '../../../lib/run/record/agentsView.js';
 
 const RUN_ID = 'run-20260102T030405Z-a1b2c3';
 const NOW = new Date('2026-01-03T00:00:00.000Z');
@@ -76,6 +77,7 @@ describe('lib/run/record/runStatus', () => {
       artifacts_ok: true,
       bad_artifacts: [],
       lease: { held: false },
+      agents: agentsViewOf(wf, paths, NOW),
       created_at: wf.created_at,
       updated_at: wf.updated_at,
     });
