@@ -50,7 +50,7 @@ malformed (a run_result queued by hand into its outbox, around baton run reply's
 the run_rejected that answers it makes the agent reply again properly), wrong-role (a
 reply of another kind first), stale (a reply for another cycle first), self-approve (baton
 run approve on its run before it answers), silent (the request is never answered; a re-sent
-generation is a new request), crash (the agent exits with the request in process), slow
+generation is a new request), crash (the agent is killed with the request in process), slow
 (the answer waits --slow-ms, default 3000), edit-while-validating (the validator changes
 a tracked file before it answers).`;
 

@@ -411,8 +411,8 @@ export interface CommandResult {
 /** The commands the agent runs (git and baton from PATH, in its worktree); replaceable in tests. */
 export interface RunCommands {
   run: (command: 'git' | 'baton', args: string[], cwd: string) => CommandResult;
-  /** Ends the agent there and then (the `crash` misbehaviour). */
-  exit: (code: number) => never;
+  /** Kills the agent there and then, its request in process (the `crash` misbehaviour). */
+  crash: () => never;
 }
 
 /** Runs git and baton for real (an argument vector, no shell). */
@@ -432,7 +432,10 @@ export const REAL_COMMANDS: RunCommands = {
       return { ok: false, output: `${e.stdout ?? ''}${e.stderr ?? ''}` || (e.message ?? 'failed') };
     }
   },
-  exit: (code) => process.exit(code),
+  crash: () => {
+    process.kill(process.pid, 'SIGKILL');
+    throw new Error('still alive after SIGKILL');
+  },
 };
 
 /** Writes a reply file into `<worktree>/.baton/replies/` (made if missing); returns its path. */
@@ -545,7 +548,7 @@ async function misbehave(
   const lines: string[] = [];
   if (takeMisbehaviour(options, 'silent'))
     return { lines: [`silent: not answering ${req.type} ${req.key ?? ''}`], replyNow: false };
-  if (takeMisbehaviour(options, 'crash')) return commands.exit(70);
+  if (takeMisbehaviour(options, 'crash')) return commands.crash();
   if (takeMisbehaviour(options, 'slow')) {
     await new Promise((done) => setTimeout(done, options.slowMs));
     lines.push(`slow: answering after ${options.slowMs} ms`);

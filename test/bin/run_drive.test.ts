@@ -229,6 +229,43 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     assert.equal(provider.at(-1)!.detail, 'reviewer-a succeeded');
   });
 
+  it('a worker that crashes: seen dead within a poll (monitor and status), logged agent-dead, and after its deadlines the run blocks naming the worker and the fault', async () => {
+    root = runProject(confWith('', '--misbehave crash'));
+    const runId = startRun(root);
+    ok(batonRun(root, ['up', runId, '--reply-timeout', 'work=2s']));
+    const monitorAgents = () =>
+      (
+        JSON.parse(runBin('baton', ['monitor', '--once', '--json'], { cwd: root }).stdout) as {
+          runs: { agents: { role: string; state: string; line: string }[] }[];
+        }
+      ).runs[0]?.agents ?? [];
+    await waitFor('the worker seen dead', () =>
+      monitorAgents().some((a) => a.role === 'worker' && a.state === 'dead'),
+    );
+    const worker = (statusOf(root, runId).agents as { role: string; line: string }[])[0]!;
+    assert.match(
+      worker.line,
+      /^worker: dead since \S+; awaiting work cycle 1 since \S+, deadline \S+$/,
+    );
+    assert.match(
+      runBin('baton', ['monitor', '--once'], { cwd: root }).stdout,
+      /\n    worker: dead since \S+; awaiting work cycle 1 since /,
+    );
+    await untilStatus(root, runId, 'BLOCKED', 60_000);
+    assert.equal(
+      statusOf(root, runId).block_reason,
+      'worker did not answer work for cycle 1: 3 deadlines of 2s missed',
+    );
+    const log = fs.readFileSync(
+      join(runDirOf(root, runId), 'controller', 'controller.log'),
+      'utf8',
+    );
+    assert.match(log, / agent-dead role=worker\n/);
+    assert.match(log, / agent-dead role=worker \(its work for cycle 1 is due\)/);
+    const failures = recordOf(root, runId).history.filter((h) => h.action === 'provider');
+    assert.equal(failures.length, 2, 'two misses recorded as provider failures, the third blocks');
+  });
+
   it('a controller SIGKILLed after sending a rejection, restarted with --reclaim-stale: one rejection, counted once, and the run reaches the owner', async () => {
     root = runProject(confWith('', '--misbehave malformed'));
     const runId = startRun(root);
@@ -316,6 +353,33 @@ describe('baton run drive end to end in tmux (built bins)', function () {
         .filter((t) => /\ntype: run_review\n/.test(t) && /\nlane: structured\n/.test(t))
         .map((t) => /\ngeneration: (\d+)\n/.exec(t)?.[1]);
       assert.deepEqual(generations, ['1', '2']);
+    });
+  }
+
+  // An observation is written before it is logged and again after a restart if the record
+  // does not have it: a kill there loses nothing. npm run soak only (the deadline cases above
+  // stand for it in npm test).
+  for (const point of casesOf(['drive:observation-recorded'], () => false)) {
+    it(`a controller SIGKILLed at ${point} (a worker that crashes), restarted: the worker is seen dead, each generation of its request sent once, the run blocked after its deadlines`, async () => {
+      root = runProject(confWith('', '--misbehave crash'));
+      const runId = startRun(root);
+      await crashThenRestart(root, runId, point, ['--reply-timeout', 'work=2s']);
+      await untilStatus(root, runId, 'BLOCKED', 90_000);
+      assert.equal(
+        statusOf(root, runId).block_reason,
+        'worker did not answer work for cycle 1: 3 deadlines of 2s missed',
+      );
+      const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
+      const generations = fs
+        .readdirSync(sent)
+        .map((n) => fs.readFileSync(join(sent, n), 'utf8'))
+        .filter((t) => /\ntype: run_stage\n/.test(t))
+        .map((t) => /\ngeneration: (\d+)\n/.exec(t)?.[1]);
+      assert.deepEqual(generations, ['1', '2', '3']);
+      const workflow = JSON.parse(
+        fs.readFileSync(join(runDirOf(root, runId), 'workflow.json'), 'utf8'),
+      ) as { observations: { panes: Record<string, { status: string }> } };
+      assert.equal(workflow.observations.panes.worker?.status, 'dead');
     });
   }
 

@@ -131,6 +131,7 @@ describe('lib/scripted/scriptedAgent', () => {
       findingsLane: 'structured',
       invalid: [],
       misbehave: {},
+      slowMs: 3000,
     };
 
     it('reads --next, --final and --work-ms, and the role from SWARMFORGE_ROLE', () => {
@@ -184,6 +185,7 @@ describe('lib/scripted/scriptedAgent', () => {
         findingsLane: 'both',
         invalid: ['sec-1'],
         misbehave: {},
+        slowMs: 3000,
       });
       assert.throws(
         () => agentSettings(['--findings-lane', 'all'], {}),

@@ -89,8 +89,8 @@ function commands(
   const baton: { args: string[]; cwd: string }[] = [];
   return {
     baton,
-    exit: (code) => {
-      throw new Error(`exit ${code}`);
+    crash: () => {
+      throw new Error('crashed');
     },
     run: (command, args, cwd) => {
       if (command === 'baton') {
@@ -747,7 +747,7 @@ describe('lib/scripted/scriptedRunReplies', () => {
       assert.equal(cmds.baton.length, 1);
     });
 
-    it('misbehaves as told, then behaves: silent (no reply), crash (exits 70), slow (answers after --slow-ms), edit-while-validating (a tracked file changed)', async () => {
+    it('misbehaves as told, then behaves: silent (no reply), crash (killed, the request in process), slow (answers after --slow-ms), edit-while-validating (a tracked file changed)', async () => {
       const path = await queueSystemHandoff(root, 'controller', {
         to: ['validator'],
         priority: '40',
@@ -775,7 +775,7 @@ describe('lib/scripted/scriptedRunReplies', () => {
       await answer();
       assert.deepEqual(said, ['[validator] silent: not answering run_validate k1']);
       assert.equal(cmds.baton.length, 0, 'silent: no reply');
-      await assert.rejects(answer(), /exit 70/);
+      await assert.rejects(answer(), /crashed/);
       assert.equal(cmds.baton.length, 0, 'crash: no reply');
       fs.writeFileSync(join(root, 'notes.md'), 'notes\n');
       git(root, 'add', 'notes.md');

@@ -1,7 +1,7 @@
 // What the controller awaits of a run in its current phase (docs/runtime.md §9, §11.2): the
 // keys of the replies, and the role each must come from. Read by the controller when it takes
 // a reply and by `baton run reply` before it copies anything.
-import { type Workflow } from '../record/workflow.js';
+import { reviewerOfLane, type Workflow } from '../record/workflow.js';
 import { requestKey } from './controllerMail.js';
 
 /** The reply keys the run's phase awaits. */
@@ -18,7 +18,7 @@ export function awaitedKeys(wf: Workflow): string[] {
 
 /** The role a reply of this kind (and lane) must come from. */
 export function awaitedRoleOf(wf: Workflow, kind: string, lane: string | undefined): string {
-  if (kind === 'review') return wf.roles.reviewers[lane === 'independent' ? 1 : 0];
+  if (kind === 'review') return reviewerOfLane(wf, lane);
   if (kind === 'validation') return wf.roles.validator;
   return wf.roles.worker;
 }

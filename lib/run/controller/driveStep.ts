@@ -180,7 +180,8 @@ async function stageStep(d: Driver, wf: Workflow): Promise<'moved' | 'waiting'> 
     d.say(r.blocked ? `BLOCKED: ${r.blocked}` : 'ACCEPTANCE: passed');
     return 'moved';
   }
-  await checkpointStep(d.ctx, d.runId, d.token, stage, [`${artifactOf(d, key)}:work`]);
+  const work = [`${artifactOf(d, key)}:work`];
+  await checkpointStep(d.ctx, d.runId, d.token, stage, work, wf.roles.worker);
   crashPoint('drive:checkpoint-done');
   d.say(`CHECKPOINT: ${stage}`);
   return 'moved';
@@ -198,7 +199,7 @@ async function reviewPendingStep(d: Driver, wf: Workflow): Promise<'moved' | 'wa
   }
   const lanes = ['structured', 'independent'];
   for (const lane of lanes)
-    await ask(d, wf, ['review', 'review', lane], () => reviewPrompt(wf, lane));
+    await ask(d, wf, ['review', 'review', lane], () => reviewPrompt(wf, lane, d.paths.dir));
   const keys = lanes.map((lane) => requestKey(wf, 'review', 'review', lane));
   if (!keys.every((k) => k in d.phase.replies)) return 'waiting';
   const r = await reviewStep(
@@ -227,7 +228,9 @@ async function findingsStep(d: Driver, wf: Workflow): Promise<'moved' | 'waiting
   // The repository as the validator gets it, taken before it is asked (runtime.md §11.5).
   if (d.phase.validating?.key !== vkey && !(vkey in d.phase.replies))
     d.phase.validating = { key: vkey, snapshot: repoSnapshotOf(wf.repo_root) };
-  const toValidate = await ask(d, wf, ['validation', 'review'], () => validatePrompt(wf, blocking));
+  const toValidate = await ask(d, wf, ['validation', 'review'], () =>
+    validatePrompt(wf, blocking, d.paths.dir),
+  );
   if (toValidate) return toValidate;
   if (await blockedByValidatorWrites(d, wf, vkey)) return 'moved';
   const validation = await parseValidationFile(

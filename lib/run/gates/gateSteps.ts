@@ -39,7 +39,7 @@ import { changeRunUnderLease, type ActionReport, type RunContext } from '../reco
 import { blockRun, logged, requireState, stateOf } from '../record/runMutation.js';
 import { readWorkflow } from '../record/runStore.js';
 import { type RunPaths } from '../../project/layout.js';
-import { type Artifact, type Lane, type Workflow } from '../record/workflow.js';
+import { reviewerOfLane, type Artifact, type Lane, type Workflow } from '../record/workflow.js';
 
 /** Why an acceptance run failed, in one line; undefined when it passed. */
 function failureOf(r: AcceptanceRecord, timeoutS: number): string | undefined {
@@ -168,7 +168,12 @@ export async function reviewStep(
     const files = importCycleFiles(
       ctx,
       [wf, p, cycle, bad],
-      given.map((g) => ({ file: g.file, type: 'review', producer: g.lane, part: g.lane })),
+      given.map((g) => ({
+        file: g.file,
+        type: 'review',
+        producer: reviewerOfLane(wf, g.lane),
+        part: g.lane,
+      })),
     );
     return recordReview(wf, cycle, lanes, files, bad, wf.roles.controller, now);
   });

@@ -121,6 +121,11 @@ export interface Workflow {
   updated_at: string;
 }
 
+/** The reviewer role of a review lane: the first reviewer structured, the second independent. */
+export function reviewerOfLane(wf: Pick<Workflow, 'roles'>, lane: string | undefined): string {
+  return wf.roles.reviewers[lane === 'independent' ? 1 : 0];
+}
+
 /** True for FAILED, CANCELLED and COMPLETED. */
 export function isTerminal(status: RunStatus): boolean {
   return TERMINAL_STATUSES.includes(status);

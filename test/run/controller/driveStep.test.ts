@@ -438,9 +438,12 @@ describe('lib/run/controller/driveStep', () => {
       assert.equal(record().phase, 'REVIEW_PENDING');
       assert.ok(
         record().artifacts.some(
-          (a) => a.path === 'artifacts/implementation-c1-work.txt' && a.type === 'work',
+          (a) =>
+            a.path === 'artifacts/implementation-c1-work.txt' &&
+            a.type === 'work' &&
+            a.producer === 'worker',
         ),
-        "the reply is registered as the stage's work",
+        "the reply is registered as the stage's work, produced by the worker who sent it",
       );
 
       assert.equal(await step(), 'waiting');

@@ -246,13 +246,13 @@ describe('lib/run/gates/gateSteps', () => {
           path: 'artifacts/review-c1-independent.txt',
           sha256: sha256(fs.readFileSync(join(root, 'independent-c1.txt'))),
           type: 'review',
-          producer: 'independent',
+          producer: 'reviewer-b',
         },
         {
           path: 'artifacts/review-c1-structured.json',
           sha256: sha256(fs.readFileSync(join(root, 's.json'))),
           type: 'review',
-          producer: 'structured',
+          producer: 'reviewer-a',
         },
       ]);
       assert.deepEqual(wf.findings, [
