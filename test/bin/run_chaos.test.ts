@@ -207,6 +207,9 @@ async function chaosRun(seed: number): Promise<string> {
       const producer = PRODUCER[a.type];
       if (producer) assert.match(a.producer, producer, `${a.path} from ${a.producer} (${where})`);
     }
+    process.stdout.write(
+      `      seed ${seed}: ${status}${record.block_reason ? ` (${record.block_reason})` : ''}\n`,
+    );
     return status;
   } finally {
     runBin('baton', ['down'], { cwd: root });

@@ -158,6 +158,31 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     );
     assert.match(log, / REJECTED unusable \(1 of 3\): work of worker for cycle 1: /);
     assert.match(log, / REJECTED unusable \(1 of 3\): review structured of reviewer-a /);
+    const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
+    const rejection = fs
+      .readdirSync(sent)
+      .map((n) => fs.readFileSync(join(sent, n), 'utf8'))
+      .find((t) => /\ntype: run_rejected\n/.test(t) && /\nto: reviewer-a\n/.test(t))!;
+    for (const header of [
+      `run_id: ${runId}`,
+      'stage: review',
+      'cycle: 1',
+      'kind: review',
+      `reply_key: ${runId}/review/review/c1/g0/structured`,
+    ])
+      assert.ok(rejection.includes(`\n${header}\n`), `${header} in\n${rejection}`);
+    assert.match(rejection, /\nrejected: \S+\n/);
+    assert.match(
+      rejection,
+      /was not used: its artifact artifacts\/\S+ is missing or not a regular file/,
+    );
+    assert.match(rejection, /Expected: JSON \{lane, cycle, findings: /);
+    assert.match(
+      rejection,
+      new RegExp(
+        `\n  baton run reply ${runId} --kind review --stage review --cycle 1 --lane structured --file FILE\n`,
+      ),
+    );
     const record = recordOf(root, runId);
     assert.equal(
       record.history.filter((h) => h.action === 'approve').length,
@@ -199,8 +224,8 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     );
   });
 
-  it('a silent reviewer: its deadline is missed once (a provider failure), the request is re-sent as generation 2 with the same key, answered, and the run reaches the owner', async () => {
-    root = runProject(confWith('--misbehave silent'));
+  it('a slow reviewer: its deadline is missed once (a provider failure), the request is re-sent as generation 2 with the same key, the late reply to generation 1 is rejected as stale, generation 2 is answered, and the run reaches the owner', async () => {
+    root = runProject(confWith('--misbehave slow --slow-ms 3500'));
     const runId = startRun(root);
     ok(batonRun(root, ['up', runId, '--reply-timeout', 'review=2s']));
     await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL', 90_000);
@@ -213,6 +238,10 @@ describe('baton run drive end to end in tmux (built bins)', function () {
       / DEADLINE: reviewer-a did not answer review for cycle 1 within 2s \(1 of 3\)/,
     );
     assert.match(log, / RESEND: review to reviewer-a as generation 2 /);
+    assert.match(
+      log,
+      / REJECTED unusable \(1 of 3\): review structured of reviewer-a for cycle 1: it answers generation 1 of the request, and generation 2 is awaited/,
+    );
     const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
     const reviews = fs
       .readdirSync(sent)

@@ -11,7 +11,7 @@ import { awaitedKeys, awaitedRoleOf } from './awaited.js';
 import { completeReply, nextReply, requestKey, sendIdOf, sendOnce } from './controllerMail.js';
 import { logLine, writePhase, type ControllerPhase } from './controllerPhase.js';
 import { DEFAULT_REPLY_ATTEMPTS, takeAwaitedReply } from './replyIntake.js';
-import { awaitRequest, type DeadlineKind } from './replyDeadlines.js';
+import { awaitRequest, restartDeadlinesOf, type DeadlineKind } from './replyDeadlines.js';
 import { resolvePrompt, reviewPrompt, stagePrompt, validatePrompt } from './controllerPrompts.js';
 import { blockStep, checkpointStep, stageStartStep } from '../gates/controllerActions.js';
 import { repoChanges, repoSnapshotOf } from '../gates/repoState.js';
@@ -74,6 +74,8 @@ async function handleReply(d: Driver, wf: Workflow, item: Item): Promise<void> {
       new Date(),
     );
     note(`ANSWERED: ${to}`);
+    // The time a person took to answer is not the worker's: its deadlines start again.
+    restartDeadlinesOf(d, to, new Date());
     d.phase.question = null;
     d.phase.state = 'DRIVING';
   } else if (

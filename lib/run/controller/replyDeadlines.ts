@@ -101,6 +101,13 @@ export function awaitRequest(
   return entry;
 }
 
+/** Starts the deadlines of what `role` is awaited for again from `now` (after a person's answer). */
+export function restartDeadlinesOf(d: Driver, role: string, now: Date): void {
+  for (const a of d.phase.awaiting ?? [])
+    if (a.role === role && a.resend_at === undefined)
+      a.deadline_at = new Date(now.getTime() + timeoutOf(d, a.kind)).toISOString();
+}
+
 /** Drops the entries the run no longer awaits (answered, or another phase, cycle or retry). */
 export function pruneAwaiting(d: Driver, wf: Workflow): void {
   if (!d.phase.awaiting) return;

@@ -155,8 +155,11 @@ describe('lib/run/controller/driveStep', () => {
   }
 
   describe('pumpReplies', () => {
-    it('a question makes the controller wait for a person; the answer goes to the worker that asked, and the controller drives again', async () => {
+    it('a question makes the controller wait for a person; the answer goes to the worker that asked, its deadline starts again, and the controller drives again', async () => {
       await step(); // stage-start
+      await step(); // run_stage
+      const work = d.phase.awaiting![0]!;
+      work.deadline_at = new Date(0).toISOString(); // the person took long to answer
       await reply('worker', 'question', 'implementation', 'Which database?\nmore detail\n');
       await pump();
       assert.equal(d.phase.state, 'WAITING_FOR_HUMAN_INPUT');
@@ -190,12 +193,14 @@ describe('lib/run/controller/driveStep', () => {
       assert.equal(d.phase.state, 'DRIVING');
       assert.equal(d.phase.question, null);
       assert.equal(said.at(-1), 'ANSWERED: worker');
+      assert.ok(Date.parse(work.deadline_at) > Date.now(), "the worker's deadline starts again");
       const forwarded = (await requests()).filter((r) => r[0] === 'run_answer');
       assert.equal(forwarded.length, 1);
       assert.deepEqual(forwarded[0]!.slice(0, 2), ['run_answer', 'worker']);
       assert.match(forwarded[0]![2]!, new RegExp(`^${runId}/answer/`));
-      const name = itemNamesIn(ctlBox().outbox).find((n) => n.endsWith('_to_worker.handoff'))!;
-      const item = await readItem(join(ctlBox().outbox, name));
+      const toWorker = itemNamesIn(ctlBox().outbox).filter((n) => n.endsWith('_to_worker.handoff'));
+      const items = await Promise.all(toWorker.map((n) => readItem(join(ctlBox().outbox, n))));
+      const item = items.find((i) => i.headers.type === 'run_answer')!;
       assert.equal(item.body.toString('utf8'), 'Use SQLite.\n');
       assert.deepEqual([item.headers.kind, item.headers.run_id], ['answer', runId]);
       assert.equal(itemNamesIn(ctlBox().completed).length, 2);
