@@ -101,7 +101,7 @@ export function awaitRequest(
   return entry;
 }
 
-/** Starts the deadlines of what `role` is awaited for again from `now` (after a person's answer). */
+/** Starts again from `now` the deadlines of what `role` is awaited for (after an answer). */
 export function restartDeadlinesOf(d: Driver, role: string, now: Date): void {
   for (const a of d.phase.awaiting ?? [])
     if (a.role === role && a.resend_at === undefined)
