@@ -288,7 +288,7 @@ describe('hooks/session-start and hooks/stop (shipped scripts, both agents)', ()
     }
   });
 
-  it('read-only: every case leaves the project byte for byte as it was (no lock, no stamp, no folder created)', async () => {
+  it('read-only but for the role observation: every case leaves the project byte for byte as it was (no lock, no stamp, no mailbox folder created); each role has its .swarmforge/agents/<role>.json', async () => {
     await placeItem(p.box('reviewer').inboxNew, {});
     await placeItem(p.box('QA').inProcess, {});
     fs.rmSync(p.box('coder').dir, { recursive: true });
@@ -302,7 +302,16 @@ describe('hooks/session-start and hooks/stop (shipped scripts, both agents)', ()
         assert.equal(hook('stop', INPUTS[agent].Stop(p.root), role).code, 0);
       }
     }
-    assert.deepEqual(snapshot(p.root), before);
+    const agents = join(p.root, '.swarmforge', 'agents');
+    const withoutAgents = (snap: Record<string, string>) =>
+      Object.fromEntries(Object.entries(snap).filter(([k]) => !k.startsWith('.swarmforge/agents')));
+    assert.deepEqual(withoutAgents(snapshot(p.root)), withoutAgents(before));
+    assert.deepEqual(fs.readdirSync(agents).sort(), ['QA.json', 'coder.json', 'reviewer.json']);
+    // Stop lets every agent go here except the reviewer's (mail waits, nothing in process).
+    const stateOf = (role: string) =>
+      (JSON.parse(fs.readFileSync(join(agents, `${role}.json`), 'utf8')) as { state: string })
+        .state;
+    assert.deepEqual(['reviewer', 'QA', 'coder'].map(stateOf), ['working', 'idle', 'idle']);
     assert.deepEqual(fs.readdirSync(p.box('reviewer').locks), locks);
     assert.equal(fs.existsSync(p.box('coder').dir), false);
   });

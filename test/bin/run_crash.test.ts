@@ -483,7 +483,7 @@ describe('baton run crashes (built bin)', function () {
       );
       assert.deepEqual(
         review.map((a: { producer: string }) => a.producer),
-        ['structured', 'independent'],
+        ['reviewer-a', 'reviewer-b'],
       );
       assert.match(
         fs.readFileSync(join(runDirOf(root, runId), review[0].path), 'utf8'),
@@ -496,6 +496,8 @@ describe('baton run crashes (built bin)', function () {
   const R = 'artifacts/review-c1-resolution.json';
   const V2 = 'artifacts/review-c1-validation-2.json';
   const R2 = 'artifacts/review-c1-resolution-2.json';
+  // A resolve-review that passes also keeps the cycle's findings for the next review (§11.8).
+  const F = 'artifacts/review-c1-findings.json';
   const AT_FINDINGS = [ACCEPTANCE, W, S, I];
   fileActionCases(
     'resolve-review',
@@ -539,31 +541,31 @@ describe('baton run crashes (built bin)', function () {
         step: 'run:artifact-created',
         leftAfterKill: [...AT_FINDINGS, V].sort(),
         torn: V,
-        manifest: [...AT_FINDINGS, V2, R],
-        files: [...AT_FINDINGS, V, V2, R].sort(),
+        manifest: [...AT_FINDINGS, V2, R, F],
+        files: [...AT_FINDINGS, V, V2, R, F].sort(),
       },
       {
         step: 'run:artifact-copied',
         leftAfterKill: [...AT_FINDINGS, V].sort(),
-        manifest: [...AT_FINDINGS, V2, R],
-        files: [...AT_FINDINGS, V, V2, R].sort(),
+        manifest: [...AT_FINDINGS, V2, R, F],
+        files: [...AT_FINDINGS, V, V2, R, F].sort(),
       },
       {
         step: 'run:artifact-created#2',
         leftAfterKill: [...AT_FINDINGS, V, R].sort(),
         torn: R,
-        manifest: [...AT_FINDINGS, V2, R2],
-        files: [...AT_FINDINGS, V, V2, R, R2].sort(),
+        manifest: [...AT_FINDINGS, V2, R2, F],
+        files: [...AT_FINDINGS, V, V2, R, R2, F].sort(),
       },
       {
         step: 'run:artifact-copied#2',
         leftAfterKill: [...AT_FINDINGS, V, R].sort(),
-        manifest: [...AT_FINDINGS, V2, R2],
-        files: [...AT_FINDINGS, V, V2, R, R2].sort(),
+        manifest: [...AT_FINDINGS, V2, R2, F],
+        files: [...AT_FINDINGS, V, V2, R, R2, F].sort(),
       },
     ],
     {
-      manifest: [...AT_FINDINGS, V, R],
+      manifest: [...AT_FINDINGS, V, R, F],
       refusal:
         /^baton run resolve-review: resolve-review: run \S+ is in phase REVIEW_PENDING; resolve-review needs FINDINGS_PENDING$/m,
     },
@@ -582,9 +584,9 @@ describe('baton run crashes (built bin)', function () {
       );
       assert.deepEqual(
         recordOf(root, runId)
-          .artifacts.slice(-2)
+          .artifacts.slice(-3)
           .map((a: { type: string }) => a.type),
-        ['validation', 'resolution'],
+        ['validation', 'resolution', 'findings'],
       );
     },
   );

@@ -295,6 +295,47 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     assert.equal(failures.length, 2, 'two misses recorded as provider failures, the third blocks');
   });
 
+  it('unusable replies are bounded: the Nth (--reply-attempts 2) blocks the run naming the role, the kind and the last problem', async () => {
+    root = runProject(confWith('', '--misbehave malformed:2'));
+    const runId = startRun(root);
+    ok(batonRun(root, ['up', runId, '--reply-attempts', '2']));
+    await untilStatus(root, runId, 'BLOCKED', 60_000);
+    assert.match(
+      statusOf(root, runId).block_reason as string,
+      /^worker's work for cycle 1 was unusable 2 times: its artifact artifacts\/\S+ is missing or not a regular file$/,
+    );
+    const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
+    const rejections = fs
+      .readdirSync(sent)
+      .filter((n) => /\ntype: run_rejected\n/.test(fs.readFileSync(join(sent, n), 'utf8')));
+    assert.equal(rejections.length, 2, 'each unusable reply answered with one run_rejected');
+  });
+
+  it("the validator's edit while validating is detected: the run blocks naming what changed, before the worker is asked to resolve", async () => {
+    root = runProject(
+      [
+        'window worker baton-scripted-agent master',
+        'window reviewer-a baton-scripted-agent master --findings "1=sec-1 Important the token is logged"',
+        'window reviewer-b baton-scripted-agent master',
+        'window validator baton-scripted-agent master --misbehave edit-while-validating',
+      ].join('\n') + '\n',
+    );
+    const runId = startRun(root);
+    ok(batonRun(root, ['up', runId]));
+    await untilStatus(root, runId, 'BLOCKED', 60_000);
+    assert.match(
+      statusOf(root, runId).block_reason as string,
+      /^the validator changed the repository while validating: tracked files changed: \S/,
+    );
+    const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
+    assert.ok(
+      !fs
+        .readdirSync(sent)
+        .some((n) => /\ntype: run_resolve\n/.test(fs.readFileSync(join(sent, n), 'utf8'))),
+      'the worker was never asked to resolve',
+    );
+  });
+
   it('a controller SIGKILLed after sending a rejection, restarted with --reclaim-stale: one rejection, counted once, and the run reaches the owner', async () => {
     root = runProject(confWith('', '--misbehave malformed'));
     const runId = startRun(root);

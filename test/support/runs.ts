@@ -5,7 +5,30 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join, relative } from 'node:path';
 import { fixtureText } from './fixtures.js';
+import { type StartOptions } from '../../lib/run/owner/ownerSteps.js';
 import { commitIn, git, runBin, tempDir, type RunResult } from './project.js';
+
+/** Options of a run started in process (startStep): the defaults, roles with a `ctl` controller. */
+export function startOptions(over: Partial<StartOptions> = {}): StartOptions {
+  return {
+    request: 'req-1',
+    task: 'add the thing',
+    spec: 'spec.md',
+    acceptance: 'node accept.mjs',
+    stages: ['implementation'],
+    maxCycles: 3,
+    acceptanceTimeoutS: 60,
+    retryAttempts: 3,
+    retryBaseMs: 100,
+    roles: {
+      worker: 'worker',
+      reviewers: ['reviewer-a', 'reviewer-b'],
+      validator: 'validator',
+      controller: 'ctl',
+    },
+    ...over,
+  };
+}
 
 /** A repository to run in: one commit, spec.md, accept.mjs. */
 export function makeRunRepo(): string {

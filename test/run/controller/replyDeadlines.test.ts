@@ -24,7 +24,7 @@ import { leaseAcquireStep } from '../../../lib/run/gates/controllerActions.js';
 import { startStep } from '../../../lib/run/owner/ownerSteps.js';
 import { type RunContext } from '../../../lib/run/record/runContext.js';
 import { readWorkflow } from '../../../lib/run/record/runStore.js';
-import { makeRunRepo } from '../../support/runs.js';
+import { makeRunRepo, startOptions } from '../../support/runs.js';
 
 describe('lib/run/controller/replyDeadlines', () => {
   it('durations: 500ms, 90s, 30m, 2h (and back); anything else is not one', () => {
@@ -79,25 +79,7 @@ describe('lib/run/controller/replyDeadlines', () => {
       t0 = Date.now();
       root = makeRunRepo();
       ctx = { root, cwd: root, env: {}, user: 'alice', now: () => new Date() };
-      runId = (
-        await startStep(ctx, {
-          request: 'req-1',
-          task: 'add the thing',
-          spec: 'spec.md',
-          acceptance: 'node accept.mjs',
-          stages: ['implementation'],
-          maxCycles: 3,
-          acceptanceTimeoutS: 60,
-          retryAttempts: 3,
-          retryBaseMs: 100,
-          roles: {
-            worker: 'worker',
-            reviewers: ['reviewer-a', 'reviewer-b'],
-            validator: 'validator',
-            controller: 'ctl',
-          },
-        })
-      ).status.run_id;
+      runId = (await startStep(ctx, startOptions())).status.run_id;
       const lease = await leaseAcquireStep(ctx, runId, {
         pid: process.pid,
         ttlS: 3600,
