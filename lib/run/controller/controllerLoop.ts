@@ -13,7 +13,7 @@ import { crashPoint } from '../../fsx/crash.js';
 import { itemNamesIn } from '../../queue/index.js';
 import { logLine, readPhase, writePhase } from './controllerPhase.js';
 import { queuedKeys } from './controllerMail.js';
-import { pumpReplies, stepActiveRun, type Driver } from './driveStep.js';
+import { completeTaken, stepActiveRun, takeReplies, type Driver } from './driveStep.js';
 import { enforceDeadlines, pruneAwaiting, type DeadlineKind } from './replyDeadlines.js';
 import { recordObservations } from './agentStates.js';
 import { leaseAcquireStep, leaseTokenStep } from '../gates/controllerActions.js';
@@ -143,8 +143,12 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
       if (isTerminal(wf.status) || o.signal?.aborted) return wf.status;
       if (wf.status === 'PAUSED' || wf.status === 'BLOCKED') d.token = '';
       else if (!d.token) d.token = await takeLease(ctx, runId, false, o.say);
-      if (wf.status === 'ACTIVE' || wf.status === 'WAITING_FOR_HUMAN_APPROVAL')
-        await pumpReplies(d, wf);
+      // Replies taken now are completed after the step their answer allows (its request is on
+      // its way sooner) and the phase recording them is written.
+      const taken =
+        wf.status === 'ACTIVE' || wf.status === 'WAITING_FOR_HUMAN_APPROVAL'
+          ? await takeReplies(d, wf)
+          : [];
       const current = readWorkflow(ctx.root, runId);
       const now = current.workflow;
       let moved: 'moved' | 'waiting' = 'waiting';
@@ -158,6 +162,7 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
         if (now.status === 'WAITING_FOR_HUMAN_APPROVAL') crashPoint('drive:approval-wait');
       }
       writePhase(paths, d.phase);
+      await completeTaken(d, now, taken);
       const inbox = mailboxOf(ctx.root, now.roles.controller).inboxNew;
       const seen = current.bytes;
       if (moved === 'waiting')
@@ -178,13 +183,16 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
  * 'moved' when it blocked the run or re-sent.
  */
 async function deadlineStep(d: Driver, wf: Workflow, pollMs: number): Promise<'moved' | 'waiting'> {
-  for (const line of await recordObservations(d, wf, pollMs)) d.say(line);
-  const lines = await enforceDeadlines(d, readWorkflow(d.ctx.root, d.runId).workflow, new Date());
+  const observed = await recordObservations(d, wf, pollMs);
+  for (const line of observed) d.say(line);
+  // An observation changed the record: the deadlines are checked against the new one.
+  const current = observed.length > 0 ? readWorkflow(d.ctx.root, d.runId).workflow : wf;
+  const lines = await enforceDeadlines(d, current, new Date());
   for (const line of lines) {
     d.say(line);
     logLine(d.paths, line);
   }
-  writePhase(d.paths, d.phase);
+  // The phase file is written once per loop, after the step (driveRun).
   return lines.length > 0 ? 'moved' : 'waiting';
 }
 

@@ -142,19 +142,21 @@ export async function sendOnce(
 }
 
 /**
- * The next reply to look at: one left in process by a crash first, else the next waiting one,
- * claimed.
+ * The next reply to look at: one left in process first (by a crash, or taken this turn and not
+ * completed yet: its name in `taken` is passed over), else the next waiting one, claimed.
  */
 export async function nextReply(
   root: string,
   controller: string,
   now: Date,
+  taken: ReadonlySet<string> = new Set(),
 ): Promise<Item | undefined> {
   const box = mailboxOf(root, controller);
   ensureMailbox(box);
   return withLock(box.inboxLock, async () => {
-    const inProcess = await readItemsIn(box.inProcess, () => undefined, 1);
-    if (inProcess[0]) return inProcess[0];
+    const inProcess = await readItemsIn(box.inProcess, () => undefined);
+    const left = inProcess.find((i) => !taken.has(i.name));
+    if (left) return left;
     const [waiting] = await readWaitingItems(box, () => undefined, 1);
     if (!waiting) return undefined;
     const claimed = await claimItem(box, waiting, now);

@@ -86,9 +86,19 @@ export function readPhase(paths: RunPaths, now = new Date()): ControllerPhase {
   }
 }
 
-/** Writes the phase file atomically. */
+/** What this process last wrote to each phase file (its content but for updated_at). */
+const lastWritten = new Map<string, string>();
+
+/**
+ * Writes the phase file atomically, unless it would say what it already says: the controller
+ * writes it once per turn of its loop, and an fsync'd write of nothing new would sit on every
+ * transition's path.
+ */
 export function writePhase(paths: RunPaths, phase: ControllerPhase, now = new Date()): void {
+  const content = JSON.stringify({ ...phase, updated_at: undefined });
+  if (lastWritten.get(paths.phase) === content && fs.existsSync(paths.phase)) return;
   replaceJson(paths.phase, { ...phase, updated_at: now.toISOString() });
+  lastWritten.set(paths.phase, content);
 }
 
 /**

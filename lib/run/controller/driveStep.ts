@@ -95,21 +95,40 @@ async function handleReply(d: Driver, wf: Workflow, item: Item): Promise<void> {
   }
 }
 
-/** Takes every reply waiting in the controller's inbox. */
-export async function pumpReplies(d: Driver, wf: Workflow): Promise<void> {
-  const paths = d.paths;
+/**
+ * Handles every reply waiting in the controller's inbox, in memory: returns them, to be
+ * completed once the phase that records them is written (completeTaken). Until then each stays
+ * in in_process/, so a controller killed before that handles it again after a restart, with
+ * the phase it had before (counted once, used once).
+ */
+export async function takeReplies(d: Driver, wf: Workflow): Promise<Item[]> {
+  const taken: Item[] = [];
+  const names = new Set<string>();
   for (
-    let item = await nextReply(d.ctx.root, wf.roles.controller, new Date());
+    let item = await nextReply(d.ctx.root, wf.roles.controller, new Date(), names);
     item;
-    item = await nextReply(d.ctx.root, wf.roles.controller, new Date())
+    item = await nextReply(d.ctx.root, wf.roles.controller, new Date(), names)
   ) {
     if (!d.phase.handled.includes(item.id)) {
       await handleReply(d, wf, item);
       d.phase.handled.push(item.id);
-      writePhase(paths, d.phase);
     }
-    await completeReply(d.ctx.root, wf.roles.controller, item, new Date());
+    taken.push(item);
+    names.add(item.name);
   }
+  return taken;
+}
+
+/** Writes the phase, then completes the replies it records as handled. */
+export async function completeTaken(d: Driver, wf: Workflow, taken: Item[]): Promise<void> {
+  if (taken.length === 0) return;
+  writePhase(d.paths, d.phase);
+  for (const item of taken) await completeReply(d.ctx.root, wf.roles.controller, item, new Date());
+}
+
+/** Takes every reply waiting in the controller's inbox, writes the phase, completes them. */
+export async function pumpReplies(d: Driver, wf: Workflow): Promise<void> {
+  await completeTaken(d, wf, await takeReplies(d, wf));
 }
 
 /** The absolute path of a reply's artifact. */
@@ -126,7 +145,10 @@ function acceptedAfter(wf: Workflow, since: string): boolean {
   );
 }
 
-/** Sends a request once and records it. */
+/**
+ * Sends a request once and records it in the phase (written at the end of the loop's turn: a
+ * controller killed before that finds the request by its key in its mailbox, queuedKeys).
+ */
 async function request(
   d: Driver,
   wf: Workflow,
@@ -134,7 +156,6 @@ async function request(
 ): Promise<'waiting'> {
   if (await sendOnce(d.ctx.root, wf, d.phase, r, new Date()))
     d.say(`SENT: ${r.type} to ${r.to} (${r.key})`);
-  writePhase(d.paths, d.phase);
   return 'waiting';
 }
 
@@ -228,8 +249,11 @@ async function findingsStep(d: Driver, wf: Workflow): Promise<'moved' | 'waiting
   const blocking = wf.findings.filter((f) => f.cycle === wf.review_cycle && f.blocking);
   const vkey = requestKey(wf, 'validation', 'review');
   // The repository as the validator gets it, taken before it is asked (runtime.md §11.5).
-  if (d.phase.validating?.key !== vkey && !(vkey in d.phase.replies))
+  if (d.phase.validating?.key !== vkey && !(vkey in d.phase.replies)) {
     d.phase.validating = { key: vkey, snapshot: repoSnapshotOf(wf.repo_root) };
+    // Kept before the validator is asked, so a restarted controller still has it to compare.
+    writePhase(d.paths, d.phase);
+  }
   const toValidate = await ask(d, wf, ['validation', 'review'], () =>
     validatePrompt(wf, blocking, d.paths.dir),
   );

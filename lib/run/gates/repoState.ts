@@ -157,16 +157,40 @@ export interface RepoSnapshot {
   modified: Record<string, string>;
 }
 
+/**
+ * HEAD and the tracked paths differing from it, from one `git status --porcelain=v2 --branch`
+ * (one process where `rev-parse` and a v1 status took two: the snapshot sits on the controller's
+ * path to the validator). v2 lines: `# branch.oid <sha>`, `1 XY <6 fields> <path>`, `2 XY
+ * <7 fields> <path>` then the original path, `u XY <8 fields> <path>`.
+ */
+function headAndModified(dir: string): { head: string; files: string[] } {
+  const args = ['--no-optional-locks', 'status', '--porcelain=v2', '--branch', '-z'];
+  const fields = gitUntrimmed(dir, [...args, '--untracked-files=no']).split('\0');
+  let head = '';
+  const files: string[] = [];
+  const pathAfter = (field: string, n: number) => field.split(' ').slice(n).join(' ');
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!;
+    if (field.startsWith('# branch.oid ')) head = field.slice('# branch.oid '.length);
+    else if (field.startsWith('1 ')) files.push(pathAfter(field, 8));
+    else if (field.startsWith('2 ')) files.push(pathAfter(field, 9), fields[++i]!);
+    else if (field.startsWith('u ')) files.push(pathAfter(field, 10));
+  }
+  // An unborn branch says `(initial)`: let headOf say why there is no HEAD.
+  return { head: /^[0-9a-f]{40,64}$/.test(head) ? head : headOf(dir), files };
+}
+
 /** The repository's HEAD and its modified tracked files' digests ('deleted' for a gone one). */
 export function repoSnapshotOf(dir: string): RepoSnapshot {
   const modified: Record<string, string> = {};
-  for (const file of modifiedTrackedFiles(dir)) {
+  const { head, files } = headAndModified(dir);
+  for (const file of files) {
     const path = join(dir, file);
     modified[file] = existsSync(path)
       ? createHash('sha256').update(readFileSync(path)).digest('hex')
       : 'deleted';
   }
-  return { head: headOf(dir), modified };
+  return { head, modified };
 }
 
 /** What changed between two snapshots, in words; undefined when nothing did. */

@@ -432,7 +432,8 @@ describe('lib/run/controller/driveStep', () => {
       ]);
       assert.equal(said.filter((l) => l.startsWith('SENT: ')).length, 1);
       assert.equal(said.at(-1), `SENT: run_stage to worker (${id}/work/implementation/c1/g0)`);
-      assert.deepEqual(readPhase(d.paths).sent, [`${id}/work/implementation/c1/g0`]);
+      assert.deepEqual(d.phase.sent, [`${id}/work/implementation/c1/g0`]);
+      assert.deepEqual(readPhase(d.paths).sent, [], 'written by the loop, after its turn');
 
       await reply('worker', 'work', 'implementation', 'the work\n');
       await pump();
