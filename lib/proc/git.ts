@@ -3,6 +3,8 @@
 // stdout returned (trimmed unless asked otherwise), git's stderr captured, never passed
 // to ours: when git fails, its own complaint (`fatal: ...`) is what a message quotes.
 import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
 /** Options of a git call. */
@@ -53,4 +55,21 @@ export async function runGitAsync(cwd: string, args: string[]): Promise<string> 
 export function gitComplaint(err: unknown): string {
   const stderr = String((err as { stderr?: unknown }).stderr ?? '').trim();
   return stderr.split('\n')[0] || (err as Error).message.split('\n')[0]!;
+}
+
+/**
+ * The top folder of the work tree holding `cwd` (real path), as `git rev-parse --show-toplevel`
+ * says, found without starting git where it can be: the nearest folder with a `.git` entry (a
+ * folder in a main checkout, a file in a linked worktree or submodule). With GIT_DIR or
+ * GIT_WORK_TREE set, or no `.git` found, git decides. Saves a git process on each
+ * `baton run reply`, an agent's command on the controller's path.
+ */
+export function worktreeTopOf(cwd: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (env.GIT_DIR === undefined && env.GIT_WORK_TREE === undefined) {
+    for (let dir = realpathSync(cwd); ; dir = dirname(dir)) {
+      if (existsSync(join(dir, '.git'))) return dir;
+      if (dirname(dir) === dir) break;
+    }
+  }
+  return realpathSync(runGit(cwd, ['rev-parse', '--show-toplevel']));
 }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { gitComplaint, runGit } from '../../lib/proc/git.js';
-import { tempDir } from '../support/project.js';
+import { join } from 'node:path';
+import { gitComplaint, runGit, worktreeTopOf } from '../../lib/proc/git.js';
+import { commitIn, git, tempDir } from '../support/project.js';
 
 describe('lib/proc/git', () => {
   it('runs git with an argument vector in a folder and returns its trimmed stdout', () => {
@@ -26,5 +27,39 @@ describe('lib/proc/git', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
     assert.equal(gitComplaint(new Error('spawn git ENOENT\nmore')), 'spawn git ENOENT');
+  });
+
+  it("worktreeTopOf: the work tree's top as git says it, from a subfolder of a main checkout and of a linked worktree, without git unless GIT_DIR says otherwise", () => {
+    const root = tempDir();
+    try {
+      git(root, 'init', '-q', '-b', 'main');
+      commitIn(root, 'init');
+      fs.mkdirSync(join(root, 'a', 'b'), { recursive: true });
+      const linked = join(root, 'linked');
+      git(root, 'worktree', 'add', '-q', linked);
+      fs.mkdirSync(join(linked, 'sub'));
+      for (const dir of [root, join(root, 'a', 'b'), linked, join(linked, 'sub')])
+        assert.equal(
+          worktreeTopOf(dir, {}),
+          fs.realpathSync(runGit(dir, ['rev-parse', '--show-toplevel'])),
+          dir,
+        );
+      // GIT_DIR and GIT_WORK_TREE set (as git will see them): git decides, not the walk.
+      const saved = { ...process.env };
+      Object.assign(process.env, { GIT_DIR: join(root, '.git'), GIT_WORK_TREE: root });
+      try {
+        assert.equal(worktreeTopOf(join(linked, 'sub')), fs.realpathSync(root));
+      } finally {
+        for (const k of ['GIT_DIR', 'GIT_WORK_TREE']) if (!(k in saved)) delete process.env[k];
+      }
+      const outside = tempDir();
+      try {
+        assert.throws(() => worktreeTopOf(outside, {}), /not a git repository/);
+      } finally {
+        fs.rmSync(outside, { recursive: true, force: true });
+      }
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });

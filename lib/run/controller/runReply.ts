@@ -11,7 +11,7 @@
 import * as fs from 'node:fs';
 import { basename, relative, resolve, sep } from 'node:path';
 import { CommandFailure, fail } from '../../fsx/commandFailure.js';
-import { runGit } from '../../proc/git.js';
+import { worktreeTopOf } from '../../proc/git.js';
 import { queueSystemHandoff } from '../../handoff/systemSend.js';
 import { printable } from '../../fsx/printable.js';
 import { artifactExtensionOf, importArtifactFile, sha256Of } from '../gates/artifacts.js';
@@ -133,7 +133,7 @@ export function replyOfKey(
 function requireInsideWorktree(cwd: string, file: string): string {
   const path = resolve(cwd, file);
   if (!fs.existsSync(path)) fail('usage', `no such file '${printable(file)}'`);
-  const top = fs.realpathSync(runGit(cwd, ['rev-parse', '--show-toplevel']));
+  const top = worktreeTopOf(cwd);
   const real = fs.realpathSync(path);
   const rel = relative(top, real);
   if (rel === '' || rel.startsWith('..') || rel.split(sep)[0] === '..')
