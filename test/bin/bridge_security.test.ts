@@ -16,7 +16,7 @@ import { itemsIn, runBin } from '../support/project.js';
 import { makeTwoNodes, nodesConf, type TwoNodes } from '../support/twoNodes.js';
 
 describe("the bridge's security rules (built bins, real nats-server)", function () {
-  this.timeout(180_000);
+  this.timeout(300_000);
   let nats: NatsServerHandle;
   let nodes: TwoNodes;
   before(async () => {
@@ -59,7 +59,13 @@ describe("the bridge's security rules (built bins, real nats-server)", function 
     await nodes.start('a');
     // Beside the rest of the suite, a server doing other tests' fsyncs can take a while to
     // create the swarm's stream and bucket: the waits here allow for it.
-    await waitFor('node a to hold coder', async () => (await ownerOf('coder')) === 'a', 45_000);
+    await waitFor(
+      'node a to hold coder',
+      async () => (await ownerOf('coder')) === 'a',
+      120_000,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; node a's log:\n${daemonLog(nodes.a.root).join('\n')}`);
+    });
     await nodes.start('b');
     await waitFor("the refusal in b's log", () =>
       logged('b', 'bridge-refused').some((l) =>
@@ -107,8 +113,13 @@ describe("the bridge's security rules (built bins, real nats-server)", function 
     await waitFor(
       'the copy on b',
       () => itemsIn(nodes.b.box('reviewer').inboxNew).includes(name),
-      45_000,
-    );
+      120_000,
+    ).catch((err: Error) => {
+      const logs = (['a', 'b'] as const).map(
+        (n) => `node ${n}:\n${daemonLog(nodes[n].root).join('\n')}`,
+      );
+      throw new Error(`${err.message}; the daemons' logs:\n${logs.join('\n')}`);
+    });
     const outputs: string[] = [];
     for (const [node, p] of [
       ['a', nodes.a],
