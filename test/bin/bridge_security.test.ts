@@ -19,15 +19,24 @@ describe("the bridge's security rules (built bins, real nats-server)", function 
   this.timeout(300_000);
   let nats: NatsServerHandle;
   let nodes: TwoNodes;
-  before(async () => {
+  // A server of its own for each test: one that ends early (it was seen gone a few ms into a
+  // whole-suite run) then costs one test, not the file, and the failure says so.
+  beforeEach(async () => {
     nats = await startNatsServer();
-  });
-  after(async () => {
-    await nats.stop();
   });
   afterEach(async () => {
     await nodes.cleanup();
+    await nats.stop();
   });
+  /** Whether the test's nats-server still runs, for a failure message. */
+  const serverState = () => {
+    try {
+      process.kill(nats.pid, 0);
+      return `nats-server pid ${nats.pid} running`;
+    } catch {
+      return `nats-server pid ${nats.pid} gone`;
+    }
+  };
 
   const logged = (node: 'a' | 'b', event: string) =>
     daemonLog(nodes[node].root).filter((l) => l.split(' ')[1] === event);
@@ -118,7 +127,7 @@ describe("the bridge's security rules (built bins, real nats-server)", function 
       const logs = (['a', 'b'] as const).map(
         (n) => `node ${n}:\n${daemonLog(nodes[n].root).join('\n')}`,
       );
-      throw new Error(`${err.message}; the daemons' logs:\n${logs.join('\n')}`);
+      throw new Error(`${err.message} (${serverState()}); the daemons' logs:\n${logs.join('\n')}`);
     });
     const outputs: string[] = [];
     for (const [node, p] of [
