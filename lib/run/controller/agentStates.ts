@@ -9,7 +9,7 @@ import { crashPoint } from '../../fsx/crash.js';
 import { readAgentReport, type AgentState } from '../../project/agentObservation.js';
 import { readPanes, recordedSocketOf } from '../../project/tmuxRecord.js';
 import { observeStep } from '../gates/controllerActions.js';
-import { type Workflow } from '../record/workflow.js';
+import { agentRolesOf, type Workflow } from '../record/workflow.js';
 import { logLine } from './controllerPhase.js';
 import type { Driver } from './driveStep.js';
 
@@ -20,11 +20,6 @@ const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'fish', 'ksh']);
 export interface Observed {
   state: AgentState;
   pane: string;
-}
-
-/** The agent roles of a run (the controller has no agent). */
-export function agentRolesOf(wf: Workflow): string[] {
-  return [wf.roles.worker, ...wf.roles.reviewers, wf.roles.validator];
 }
 
 /** One role's state from its pane (when the swarm records one) and its hooks' file. */

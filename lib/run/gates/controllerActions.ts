@@ -38,7 +38,7 @@ import {
   requireCheckpointable,
   startStage,
 } from './stageActions.js';
-import { type Artifact, type Workflow } from '../record/workflow.js';
+import { agentRolesOf, type Artifact, type Workflow } from '../record/workflow.js';
 import { type AgentState } from '../../project/agentObservation.js';
 
 /** The controller's actor name in history. */
@@ -279,7 +279,7 @@ export function observeRole(
   now: Date,
 ): ActionOutcome {
   requireNotTerminal(wf, 'observe');
-  const known = [wf.roles.worker, ...wf.roles.reviewers, wf.roles.validator];
+  const known = agentRolesOf(wf);
   if (!known.includes(o.role))
     fail('refused', `observe: ${o.role} is not a role of run ${wf.run_id} (${known.join(', ')})`);
   const before = wf.observations.panes[o.role];

@@ -4,7 +4,7 @@
 // <t>` (from the controller's phase file: coordination, read only here).
 import { readPhase } from '../controller/controllerPhase.js';
 import { type RunPaths } from '../../project/layout.js';
-import { type Workflow } from './workflow.js';
+import { agentRolesOf, type Workflow } from './workflow.js';
 
 /** One role's view. */
 export interface AgentView {
@@ -27,8 +27,7 @@ export interface AgentView {
 /** The agent roles of the run, each with its state and what is awaited of it. */
 export function agentsViewOf(wf: Workflow, paths: RunPaths, now = new Date()): AgentView[] {
   const awaiting = wf.status === 'ACTIVE' ? (readPhase(paths, now).awaiting ?? []) : [];
-  const roles = [wf.roles.worker, ...wf.roles.reviewers, wf.roles.validator];
-  return roles.map((role) => {
+  return agentRolesOf(wf).map((role) => {
     const seen = wf.observations.panes[role];
     const asked = awaiting.find((a) => a.role === role && a.resend_at === undefined);
     const view: AgentView = {

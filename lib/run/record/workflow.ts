@@ -121,6 +121,11 @@ export interface Workflow {
   updated_at: string;
 }
 
+/** The roles of a run that have an agent: the worker, both reviewers, the validator. */
+export function agentRolesOf(wf: Pick<Workflow, 'roles'>): string[] {
+  return [wf.roles.worker, ...wf.roles.reviewers, wf.roles.validator];
+}
+
 /** The reviewer role of a review lane: the first reviewer structured, the second independent. */
 export function reviewerOfLane(wf: Pick<Workflow, 'roles'>, lane: string | undefined): string {
   return wf.roles.reviewers[lane === 'independent' ? 1 : 0];

@@ -6,28 +6,12 @@ import * as fs from 'node:fs';
 import { runPathsOf } from '../../../lib/project/layout.js';
 import { driveFromCli } from '../../../lib/cli/run/runDrive.js';
 import { readLease } from '../../../lib/run/record/lease.js';
-import { endStep, startStep, type StartOptions } from '../../../lib/run/owner/ownerSteps.js';
+import { endStep, startStep } from '../../../lib/run/owner/ownerSteps.js';
 import { type RunContext } from '../../../lib/run/record/runContext.js';
 import { failure } from '../../support/failures.js';
-import { makeRunRepo } from '../../support/runs.js';
+import { makeRunRepo, startOptions } from '../../support/runs.js';
 
-const START: StartOptions = {
-  request: 'req-1',
-  task: 'add the thing',
-  spec: 'spec.md',
-  acceptance: 'true',
-  stages: ['implementation'],
-  maxCycles: 3,
-  acceptanceTimeoutS: 60,
-  retryAttempts: 3,
-  retryBaseMs: 100,
-  roles: {
-    worker: 'worker',
-    reviewers: ['reviewer-a', 'reviewer-b'],
-    validator: 'validator',
-    controller: 'ctl',
-  },
-};
+const START = startOptions({ acceptance: 'true' });
 
 describe('lib/cli/run/runDrive', () => {
   let root: string;

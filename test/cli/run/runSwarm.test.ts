@@ -5,33 +5,12 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { runDown, runUp } from '../../../lib/cli/run/runSwarm.js';
-import {
-  endStep,
-  pauseStep,
-  startStep,
-  type StartOptions,
-} from '../../../lib/run/owner/ownerSteps.js';
+import { endStep, pauseStep, startStep } from '../../../lib/run/owner/ownerSteps.js';
 import { type RunContext } from '../../../lib/run/record/runContext.js';
 import { failure } from '../../support/failures.js';
-import { makeRunRepo, snapshotOf } from '../../support/runs.js';
+import { makeRunRepo, snapshotOf, startOptions } from '../../support/runs.js';
 
-const START: StartOptions = {
-  request: 'req-1',
-  task: 'add the thing',
-  spec: 'spec.md',
-  acceptance: 'true',
-  stages: ['implementation'],
-  maxCycles: 3,
-  acceptanceTimeoutS: 60,
-  retryAttempts: 3,
-  retryBaseMs: 100,
-  roles: {
-    worker: 'worker',
-    reviewers: ['reviewer-a', 'reviewer-b'],
-    validator: 'validator',
-    controller: 'ctl',
-  },
-};
+const START = startOptions({ acceptance: 'true' });
 
 describe('lib/cli/run/runSwarm', () => {
   let root: string;

@@ -18,30 +18,13 @@ import {
   pauseStep,
   resumeStep,
   startStep,
-  type StartOptions,
 } from '../../../lib/run/owner/ownerSteps.js';
 import { type RunContext } from '../../../lib/run/record/runContext.js';
 import { replyToRun, type ReplyKind } from '../../../lib/run/controller/runReply.js';
 import { readWorkflow } from '../../../lib/run/record/runStore.js';
-import { makeRunRepo } from '../../support/runs.js';
+import { makeRunRepo, startOptions } from '../../support/runs.js';
 
-const START: StartOptions = {
-  request: 'req-1',
-  task: 'add the thing',
-  spec: 'spec.md',
-  acceptance: 'node accept.mjs',
-  stages: ['implementation'],
-  maxCycles: 3,
-  acceptanceTimeoutS: 60,
-  retryAttempts: 3,
-  retryBaseMs: 100,
-  roles: {
-    worker: 'worker',
-    reviewers: ['reviewer-a', 'reviewer-b'],
-    validator: 'validator',
-    controller: 'ctl',
-  },
-};
+const START = startOptions();
 
 describe('lib/run/controller/controllerLoop', () => {
   let root: string;

@@ -18,32 +18,16 @@ import { emptyPhase, readPhase, writePhase } from '../../../lib/run/controller/c
 import { awaitedKeys } from '../../../lib/run/controller/awaited.js';
 import { pumpReplies, stepActiveRun, type Driver } from '../../../lib/run/controller/driveStep.js';
 import { leaseAcquireStep } from '../../../lib/run/gates/controllerActions.js';
-import { startStep, type StartOptions } from '../../../lib/run/owner/ownerSteps.js';
+import { startStep } from '../../../lib/run/owner/ownerSteps.js';
 import { answerQuestion } from '../../../lib/run/owner/runAnswer.js';
 import { type RunContext } from '../../../lib/run/record/runContext.js';
 import { replyToRun, type ReplyKind } from '../../../lib/run/controller/runReply.js';
 import { readWorkflow } from '../../../lib/run/record/runStore.js';
 import { type Workflow } from '../../../lib/run/record/workflow.js';
 import { sampleWorkflow } from '../sampleWorkflow.js';
-import { makeRunRepo } from '../../support/runs.js';
+import { makeRunRepo, startOptions } from '../../support/runs.js';
 
-const START: StartOptions = {
-  request: 'req-1',
-  task: 'add the thing',
-  spec: 'spec.md',
-  acceptance: 'node accept.mjs',
-  stages: ['implementation'],
-  maxCycles: 3,
-  acceptanceTimeoutS: 60,
-  retryAttempts: 3,
-  retryBaseMs: 100,
-  roles: {
-    worker: 'worker',
-    reviewers: ['reviewer-a', 'reviewer-b'],
-    validator: 'validator',
-    controller: 'ctl',
-  },
-};
+const START = startOptions();
 
 describe('lib/run/controller/driveStep', () => {
   describe('awaitedKeys', () => {
