@@ -29,7 +29,7 @@ export function agentsViewOf(wf: Workflow, paths: RunPaths, now = new Date()): A
   const awaiting = wf.status === 'ACTIVE' ? (readPhase(paths, now).awaiting ?? []) : [];
   return agentRolesOf(wf).map((role) => {
     const seen = wf.observations.panes[role];
-    const asked = awaiting.find((a) => a.role === role && a.resend_at === undefined);
+    const asked = awaiting.find((a) => a.role === role);
     const view: AgentView = {
       role,
       state: seen?.status ?? 'unknown',
