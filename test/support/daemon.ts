@@ -6,16 +6,25 @@ import { join, resolve } from 'node:path';
 import { Tmux } from '../../lib/adapters/tmux.js';
 import { BIN_DIR } from './project.js';
 
-/** Polls `condition` every 10 ms until it holds; throws with `what` after `timeoutMs`. */
+/**
+ * Polls `condition` until it holds; throws with `what` after `timeoutMs`. A cheap condition
+ * (a file read) is polled every 10 ms. One that starts a process (`baton run status` takes
+ * 150–300 ms of CPU) waits twice its own duration before the next poll: polled back to back,
+ * such a condition keeps a whole core busy starting node, which on a 2-core machine starves
+ * the very processes the test waits for.
+ */
 export async function waitFor(
   what: string,
   condition: () => boolean | Promise<boolean>,
   timeoutMs = 15_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
+  for (;;) {
+    const polled = performance.now();
+    if (await condition()) return;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
+    const spent = performance.now() - polled;
+    await new Promise((r) => setTimeout(r, Math.min(1_000, Math.max(10, 2 * spent))));
   }
 }
 
