@@ -28,16 +28,6 @@ describe("the bridge's security rules (built bins, real nats-server)", function 
     await nodes.cleanup();
     await nats.stop();
   });
-  /** Whether the test's nats-server still runs, for a failure message. */
-  const serverState = () => {
-    try {
-      process.kill(nats.pid, 0);
-      return `nats-server pid ${nats.pid} running`;
-    } catch {
-      return `nats-server pid ${nats.pid} gone`;
-    }
-  };
-
   const logged = (node: 'a' | 'b', event: string) =>
     daemonLog(nodes[node].root).filter((l) => l.split(' ')[1] === event);
   /** The node holding `role`'s lease, read from the owners' bucket. */
@@ -73,7 +63,8 @@ describe("the bridge's security rules (built bins, real nats-server)", function 
       async () => (await ownerOf('coder')) === 'a',
       120_000,
     ).catch((err: Error) => {
-      throw new Error(`${err.message}; node a's log:\n${daemonLog(nodes.a.root).join('\n')}`);
+      const log = daemonLog(nodes.a.root).join('\n');
+      throw new Error(`${err.message}; ${nats.state()}\nnode a's log:\n${log}`);
     });
     await nodes.start('b');
     await waitFor("the refusal in b's log", () =>
@@ -127,7 +118,7 @@ describe("the bridge's security rules (built bins, real nats-server)", function 
       const logs = (['a', 'b'] as const).map(
         (n) => `node ${n}:\n${daemonLog(nodes[n].root).join('\n')}`,
       );
-      throw new Error(`${err.message} (${serverState()}); the daemons' logs:\n${logs.join('\n')}`);
+      throw new Error(`${err.message} (${nats.state()}); the daemons' logs:\n${logs.join('\n')}`);
     });
     const outputs: string[] = [];
     for (const [node, p] of [

@@ -37,6 +37,8 @@ export interface NatsServerHandle {
   restart: () => Promise<void>;
   /** SIGTERM, wait (SIGKILL after 5 s), then remove the store if this module made it. Call it in `after`. */
   stop: () => Promise<void>;
+  /** For a failure message: whether the server runs, else how it ended, and its log's last lines. */
+  state: () => string;
 }
 
 /** Options of startNatsServer. */
@@ -96,6 +98,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
       await endProcess(server, 'SIGTERM');
       if (ownedStores.delete(storeDir)) fs.rmSync(storeDir, { recursive: true, force: true });
     },
+    state: () => stateOf(server),
   };
   return handle;
 }
@@ -118,6 +121,21 @@ async function launch(storeDir: string, port: number | undefined): Promise<Spawn
       if (port !== undefined || !(err instanceof NatsPortBusy) || attempt === 3) throw err;
     }
   }
+}
+
+/** Whether `server` runs, else its exit code or signal; then the last lines of its log. */
+function stateOf(server: SpawnedNatsServer): string {
+  const { child } = server;
+  const how = server.ended()
+    ? `exited (code ${child.exitCode}, signal ${child.signalCode})`
+    : 'running';
+  let log = '';
+  try {
+    log = fs.readFileSync(server.logFile, 'utf8').split('\n').slice(-6).join('\n');
+  } catch {
+    log = '(no log)';
+  }
+  return `nats-server pid ${child.pid} ${how}; its log ends:\n${log}`;
 }
 
 /** Signals a server and waits for its exit; SIGKILL after 5 s if `signal` did not end it. */
