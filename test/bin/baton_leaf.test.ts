@@ -6,6 +6,7 @@
 // a SIGKILL), the branch survives only with commits, and only a successful worker's work
 // is submitted.
 import assert from 'node:assert/strict';
+import { killIfWorkingIn } from '../support/deadProcess.js';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -34,7 +35,7 @@ describe('baton leaf (built bins)', function () {
     pidFile = join(p.root, '..', `${p.root.split('/').pop()}-worker.pids`);
   });
   afterEach(() => {
-    for (const pid of workerPids()) if (processRunning(pid)) process.kill(pid, 'SIGKILL');
+    for (const pid of workerPids()) killIfWorkingIn(pid, p.root);
     fs.rmSync(pidFile, { force: true });
     p.cleanup();
   });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { killIfWorkingIn } from '../support/deadProcess.js';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { processRunning } from '../../lib/fsx/processIdentity.js';
@@ -38,8 +39,7 @@ describe('lib/proc/boundedRun', function () {
     dir = tempDir();
   });
   afterEach(() => {
-    for (const pid of pidsIn(join(dir, 'pids')))
-      if (processRunning(pid)) process.kill(pid, 'SIGKILL');
+    for (const pid of pidsIn(join(dir, 'pids'))) killIfWorkingIn(pid, dir);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,6 +1,7 @@
 // Processes for tests of liveness checks: a sleeper that leads its own process group (as a
 // leaf's worker does), and the identity line of a process that ran and is gone.
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import { processIdentityOf } from '../../lib/fsx/processIdentity.js';
 import { waitFor } from './daemon.js';
 
@@ -21,4 +22,35 @@ export async function deadIdentity(): Promise<string> {
   child.kill('SIGKILL');
   await exited;
   return identity;
+}
+
+/**
+ * SIGKILLs `pid` if it is still a process working in or below `dir` (its current directory):
+ * a test's clean-up of helpers it knows only by a recorded pid. A helper that has died already
+ * may have its pid taken by another test's process in a long parallel run (a nats-server, a
+ * daemon: pid_max is 32,768 here and the suite starts tens of thousands of processes); killed
+ * by pid alone, that stranger died a few ms into its own test.
+ */
+export function killIfWorkingIn(pid: number, dir: string): void {
+  let cwd: string;
+  try {
+    cwd = fs.readlinkSync(`/proc/${pid}/cwd`).replace(/ \(deleted\)$/, '');
+  } catch {
+    return; // gone, or not ours to read
+  }
+  const roots = [dir, realpathOr(dir)];
+  if (!roots.some((r) => cwd === r || cwd.startsWith(`${r}/`))) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // it ended in between
+  }
+}
+
+function realpathOr(dir: string): string {
+  try {
+    return fs.realpathSync(dir);
+  } catch {
+    return dir;
+  }
 }

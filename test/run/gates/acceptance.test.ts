@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { killIfWorkingIn } from '../../support/deadProcess.js';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { HeadTailBytes } from '../../../lib/proc/boundedRun.js';
@@ -39,7 +40,7 @@ describe('lib/run/gates/acceptance', function () {
     dir = fs.realpathSync(tempDir());
   });
   afterEach(() => {
-    for (const pid of pidsWritten()) if (processRunning(pid)) process.kill(pid, 'SIGKILL');
+    for (const pid of pidsWritten()) killIfWorkingIn(pid, dir);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
