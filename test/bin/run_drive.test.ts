@@ -38,11 +38,15 @@ function runProject(conf: string): string {
 const statusOf = (root: string, runId: string) => ok(batonRun(root, ['status', runId]));
 const recordOf = (root: string, runId: string) =>
   JSON.parse(fs.readFileSync(join(runDirOf(root, runId), 'workflow.json'), 'utf8')) as {
+    status: string;
+    phase: string;
     history: { action: string; detail: string }[];
     review_cycle: number;
   };
+// The waits read the record (renamed into place whole, so never torn) rather than start
+// `baton run status` many times a second; what a test asserts about a status goes through it.
 const untilStatus = (root: string, runId: string, status: string, ms = 60_000) =>
-  waitFor(`run ${status}`, () => statusOf(root, runId).status === status, ms);
+  waitFor(`run ${status}`, () => recordOf(root, runId).status === status, ms);
 /** Every request key the controller queued, in the order of its sent/ folder. */
 const requestKeys = (root: string) => {
   const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
@@ -100,10 +104,10 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     ok(batonRun(root, ['up', runId]));
     await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL');
     ok(batonRun(root, ['request-changes', runId, '--note', 'rename the flag']));
-    await waitFor(
-      'cycle 2 under way',
-      () => statusOf(root, runId).review_cycle === 2 && statusOf(root, runId).phase !== 'IDLE',
-    );
+    await waitFor('cycle 2 under way', () => {
+      const record = recordOf(root, runId);
+      return record.review_cycle === 2 && record.phase !== 'IDLE';
+    });
     await queueSystemHandoff(root, 'reviewer-a', {
       to: ['controller'],
       priority: '40',
