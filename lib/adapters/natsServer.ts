@@ -8,7 +8,7 @@
 // This module imports nothing of lib/: callers pass the paths (lib/project/layout.ts).
 import { readTextIfPresent } from '../fsx/absent.js';
 import { endProcess, until } from '../proc/ending.js';
-import { startTimeOf } from '../fsx/processIdentity.js';
+import { identityAlive, processIdentityOf } from '../fsx/processIdentity.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { connect, createServer } from 'node:net';
@@ -404,14 +404,11 @@ export async function natsServerDown(
     return undefined;
   }
   const { pid } = running;
-  // Gone once /proc shows no process of that pid and start time (a zombie or a reused pid shows
-  // none). Not by its command line: an exiting server's is empty while the kernel still closes
+  // Gone once no process of that pid and start time runs (a zombie or a reused pid does not
+  // count). Not by its command line: an exiting server's is empty while the kernel still closes
   // its files and sockets, and `down` returned before the process had ended.
-  const started = startTimeOf(pid);
-  const gone = () =>
-    started === undefined
-      ? runningNatsServer(options.pidFile, options.storeDir)?.pid !== pid
-      : startTimeOf(pid) !== started;
+  const identity = processIdentityOf(pid);
+  const gone = () => identity === undefined || !identityAlive(identity);
   const ended = await endProcess(pid, {
     graceMs: options.timeoutMs ?? 10_000,
     gone,

@@ -1,5 +1,6 @@
 // Processes for tests of liveness checks: a sleeper that leads its own process group (as a
-// leaf's worker does), and the identity line of a process that ran and is gone.
+// leaf's worker does), the identity line of a process that ran and is gone, and the clean-up
+// of helpers a test knows only by pid.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { processIdentityOf } from '../../lib/fsx/processIdentity.js';
