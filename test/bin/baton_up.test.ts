@@ -10,6 +10,7 @@ import { delimiter, join } from 'node:path';
 import { Tmux } from '../../lib/adapters/tmux.js';
 import { tmuxSocketPathFor } from '../../lib/project/layout.js';
 import { standInAgents, waitFor } from '../support/daemon.js';
+import { tearDownSwarm } from '../support/deadProcess.js';
 import { fixturePath } from '../support/fixtures.js';
 import {
   commitIn,
@@ -45,9 +46,8 @@ describe('baton up / down on the rough edges (built bin)', function () {
   const baton = (args: string[], env: Record<string, string> = {}) =>
     runBin('baton', args, { cwd: root, env: { ...extraEnv, ...env } } as RunOptions);
   afterEach(async () => {
-    runBin('baton', ['down'], { cwd: root });
     await new Tmux(tmuxSocketPathFor(root)).killServer();
-    fs.rmSync(root, { recursive: true, force: true });
+    tearDownSwarm(root);
     extraEnv = {};
   });
 

@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from '../support/daemon.js';
-import { git, makeRepo, runBin } from '../support/project.js';
+import { tearDownSwarm } from '../support/deadProcess.js';
+import { git, makeRepo } from '../support/project.js';
 import { batonRun, ok, runDirOf, startRun } from '../support/runs.js';
 import { sizeFrom } from '../support/tier.js';
 
@@ -212,8 +213,7 @@ async function chaosRun(seed: number): Promise<string> {
     );
     return status;
   } finally {
-    runBin('baton', ['down'], { cwd: root });
-    fs.rmSync(root, { recursive: true, force: true });
+    tearDownSwarm(root);
   }
 }
 

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { queueSystemHandoff } from '../../lib/handoff/systemSend.js';
 import { Tmux } from '../../lib/adapters/tmux.js';
 import { waitFor } from '../support/daemon.js';
+import { tearDownSwarm } from '../support/deadProcess.js';
 import { BIN_DIR, git, makeRepo, runBin } from '../support/project.js';
 import { batonRun, ok, runDirOf, startRun } from '../support/runs.js';
 
@@ -94,8 +95,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
   afterEach(() => {
     driver?.kill('SIGKILL');
     driver = undefined;
-    runBin('baton', ['down'], { cwd: root });
-    fs.rmSync(root, { recursive: true, force: true });
+    tearDownSwarm(root);
   });
 
   it('request-changes reopens the first stage of the same run in the next cycle; a stale cycle-1 reply arriving in cycle 2 is rejected and logged', async () => {

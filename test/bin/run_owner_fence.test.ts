@@ -79,9 +79,11 @@ describe('baton run: owner actions refused from inside the swarm (built bin)', f
     const out = join(root, 'fence.out');
     const script =
       `env -u SWARMFORGE_ROLE -u TMUX -u TMUX_PANE ${process.execPath} ` +
-      `${join(BIN_DIR, 'baton.js')} run approve ${runId} >${out} 2>&1; echo $? >${out}.rc`;
+      `${join(BIN_DIR, 'baton.js')} run approve ${runId} >${out} 2>&1; ` +
+      `echo $? >${out}.rc.tmp; mv ${out}.rc.tmp ${out}.rc`;
     // Two words or more: tmux runs sh itself, so the pane's process is that sh. It waits for a
-    // line, so that panes.tsv names the pane before the approve runs.
+    // line, so that panes.tsv names the pane before the approve runs. The exit code is renamed
+    // into place: the shell creates a file before it writes it, and the test saw it empty.
     const pane = await tmux.newSession({
       name: 'fence',
       window: 'worker',

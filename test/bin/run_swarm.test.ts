@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { batonRun, ok, startRun, snapshotOf } from '../support/runs.js';
+import { tearDownSwarm } from '../support/deadProcess.js';
 import { git, makeRepo, runBin } from '../support/project.js';
 
 /** Scripted agents for every role a run uses by default (the controller is added by run up). */
@@ -29,8 +30,7 @@ describe('baton run up / down and the monitor (built bin)', function () {
     root = runProject();
   });
   afterEach(() => {
-    runBin('baton', ['down'], { cwd: root });
-    fs.rmSync(root, { recursive: true, force: true });
+    tearDownSwarm(root);
   });
 
   it('a mismatched request or a run that is not ACTIVE: refused before anything exists (no tmux server, no file)', () => {

@@ -1,10 +1,11 @@
 // Processes for tests of liveness checks: a sleeper that leads its own process group (as a
 // leaf's worker does), the identity line of a process that ran and is gone, and the clean-up
-// of helpers a test knows only by pid.
+// of helpers a test knows only by pid or only by the folder they work in.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { processIdentityOf } from '../../lib/fsx/processIdentity.js';
 import { waitFor } from './daemon.js';
+import { runBin } from './project.js';
 
 /** A process that waits forever, the leader of its own process group. */
 export function startSleeper(): ChildProcess {
@@ -46,6 +47,20 @@ export function killIfWorkingIn(pid: number, dir: string): void {
   } catch {
     // it ended in between
   }
+}
+
+/**
+ * Takes down a swarm test's project: `baton down`, then SIGKILL to every process still working
+ * in or below ROOT, then the folder. tmux's kill-server returns once the server has gone, while
+ * the panes' programs (a scripted agent, a controller mid-write) are still ending on their
+ * SIGHUP; one of them that writes a file while the folder is removed made rm fail ENOTEMPTY.
+ */
+export function tearDownSwarm(root: string): void {
+  runBin('baton', ['down'], { cwd: root });
+  for (const name of fs.readdirSync('/proc')) {
+    if (/^\d+$/.test(name) && Number(name) !== process.pid) killIfWorkingIn(Number(name), root);
+  }
+  fs.rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 }
 
 function realpathOr(dir: string): string {
