@@ -143,12 +143,17 @@ export async function awaitGoal(
 ): Promise<void> {
   let last = '';
   for (;;) {
-    const counts = Object.entries(goal)
-      .map(([role, n]) => `${role} ${completedCount(demo.root, role)}/${n}`)
-      .join('  ');
+    // One reading per pass, printed and judged alike: judged on a second reading, the last
+    // item completed in between ended the demo without its final progress line.
+    const done = Object.entries(goal).map(([role, n]) => ({
+      role,
+      count: completedCount(demo.root, role),
+      n,
+    }));
+    const counts = done.map((r) => `${r.role} ${r.count}/${r.n}`).join('  ');
     if (counts !== last) options.out(`progress: ${counts}\n`);
     last = counts;
-    if (Object.entries(goal).every(([role, n]) => completedCount(demo.root, role) >= n)) return;
+    if (done.every((r) => r.count >= r.n)) return;
     if (Date.now() - demo.started > options.timeoutMs) {
       fail(
         'environment',
