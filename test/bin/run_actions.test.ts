@@ -54,18 +54,18 @@ interface Prepared {
 }
 
 /** Drives a run of a new repository into `state`. */
-function prepare(state: State): Prepared {
+async function prepare(state: State): Promise<Prepared> {
   const root = makeRunRepo();
   if (state === 'IDLE' || state === 'STAGE') {
-    const runId = startRun(root);
-    const token = leaseFor(root, runId);
+    const runId = await startRun(root);
+    const token = await leaseFor(root, runId);
     if (state === 'STAGE') {
       ok(batonRun(root, ['stage-start', runId, 'implementation', '--lease', token]));
       ok(batonRun(root, ['acceptance', runId, '--lease', token]));
     }
     return { root, runId, token };
   }
-  const { runId, token } = runAtReview(root);
+  const { runId, token } = await runAtReview(root);
   const review = (findings: string[]) =>
     ok(
       batonRun(root, [
@@ -304,8 +304,8 @@ const ROWS: Row[] = [
 describe('baton run: every action from every status (built bin)', function () {
   this.timeout(300_000);
   const prepared = new Map<State, Prepared>();
-  before(() => {
-    for (const state of STATES) prepared.set(state, prepare(state));
+  before(async () => {
+    for (const state of STATES) prepared.set(state, await prepare(state));
   });
   after(() => {
     for (const p of prepared.values()) fs.rmSync(p.root, { recursive: true, force: true });

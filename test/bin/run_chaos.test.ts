@@ -146,7 +146,7 @@ async function chaosRun(seed: number): Promise<string> {
     fs.writeFileSync(join(root, 'accept.mjs'), 'process.exit(0)\n');
     git(root, 'add', '-A');
     git(root, 'commit', '-qm', 'spec');
-    const runId = startRun(root, [
+    const runId = await startRun(root, [
       '--retry-attempts',
       String(ATTEMPTS),
       '--retry-base-ms',

@@ -100,7 +100,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
 
   it('request-changes reopens the first stage of the same run in the next cycle; a stale cycle-1 reply arriving in cycle 2 is rejected and logged', async () => {
     root = runProject(confWith(''));
-    const runId = startRun(root);
+    const runId = await startRun(root);
     ok(batonRun(root, ['up', runId]));
     await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL');
     ok(batonRun(root, ['request-changes', runId, '--note', 'rename the flag']));
@@ -153,7 +153,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
         '--misbehave self-approve,malformed,stale',
       ),
     );
-    const runId = startRun(root);
+    const runId = await startRun(root);
     ok(batonRun(root, ['up', runId]));
     await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL', 90_000);
     const log = fs.readFileSync(
@@ -230,7 +230,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
 
   it('a slow reviewer: its deadline is missed once (a provider failure), the request is re-sent as generation 2 with the same key, the late reply to generation 1 is rejected as stale, generation 2 is answered, and the run reaches the owner', async () => {
     root = runProject(confWith('--misbehave slow --slow-ms 3500'));
-    const runId = startRun(root);
+    const runId = await startRun(root);
     ok(batonRun(root, ['up', runId, '--reply-timeout', 'review=2s']));
     await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL', 90_000);
     const log = fs.readFileSync(
@@ -264,7 +264,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
 
   it('a worker that crashes: seen dead within a poll (monitor and status), logged agent-dead, and after its deadlines the run blocks naming the worker and the fault', async () => {
     root = runProject(confWith('', '--misbehave crash'));
-    const runId = startRun(root);
+    const runId = await startRun(root);
     ok(batonRun(root, ['up', runId, '--reply-timeout', 'work=2s']));
     const monitorAgents = () =>
       (
@@ -301,7 +301,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
 
   it('unusable replies are bounded: the Nth (--reply-attempts 2) blocks the run naming the role, the kind and the last problem', async () => {
     root = runProject(confWith('', '--misbehave malformed:2'));
-    const runId = startRun(root);
+    const runId = await startRun(root);
     ok(batonRun(root, ['up', runId, '--reply-attempts', '2']));
     await untilStatus(root, runId, 'BLOCKED', 60_000);
     assert.match(
@@ -324,7 +324,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
         'window validator baton-scripted-agent master --misbehave edit-while-validating',
       ].join('\n') + '\n',
     );
-    const runId = startRun(root);
+    const runId = await startRun(root);
     ok(batonRun(root, ['up', runId]));
     await untilStatus(root, runId, 'BLOCKED', 60_000);
     assert.match(
@@ -345,7 +345,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
   for (const point of casesOf(['drive:rejection-sent'], () => false)) {
     it(`a controller SIGKILLed after sending a rejection, restarted with --reclaim-stale: one rejection, counted once, and the run reaches the owner (${point})`, async () => {
       root = runProject(confWith('', '--misbehave malformed'));
-      const runId = startRun(root);
+      const runId = await startRun(root);
       await crashThenRestart(root, runId, point);
       await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL');
       const rejections = requestKeys(root).filter((k) => k.includes('/rejected/'));
@@ -359,7 +359,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
 
   it('the cycle limit blocks the run; the monitor shows the reason while every pane is idle', async () => {
     root = runProject(confWith('--findings "1=sec-1 Important the token is logged"'));
-    const runId = startRun(root, ['--max-cycles', '1']);
+    const runId = await startRun(root, ['--max-cycles', '1']);
     ok(batonRun(root, ['up', runId]));
     await untilStatus(root, runId, 'BLOCKED');
     const monitor = runBin('baton', ['monitor', '--once'], { cwd: root }).stdout;
@@ -381,7 +381,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
 
   it('a worker question: the run stays ACTIVE, the local phase waits for a person, the answer reaches the same worker', async () => {
     root = runProject(confWith('', '--ask "Which endpoint does the form post to?"'));
-    const runId = startRun(root);
+    const runId = await startRun(root);
     ok(batonRun(root, ['up', runId]));
     const question = () =>
       (
@@ -415,7 +415,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
   for (const point of casesOf(['drive:deadline-recorded', 'drive:resend-queued'], () => false)) {
     it(`a controller SIGKILLed at ${point} (a silent reviewer), restarted with --reclaim-stale: the miss counted once, generation 2 sent once, the run reaches the owner`, async () => {
       root = runProject(confWith('--misbehave silent'));
-      const runId = startRun(root);
+      const runId = await startRun(root);
       await crashThenRestart(root, runId, point, ['--reply-timeout', 'review=2s']);
       await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL', 90_000);
       const history = recordOf(root, runId).history;
@@ -437,7 +437,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
   for (const point of casesOf(['drive:observation-recorded'], () => false)) {
     it(`a controller SIGKILLed at ${point} (a worker that crashes), restarted: the worker is seen dead, each generation of its request sent once, the run blocked after its deadlines`, async () => {
       root = runProject(confWith('', '--misbehave crash'));
-      const runId = startRun(root);
+      const runId = await startRun(root);
       await crashThenRestart(root, runId, point, ['--reply-timeout', 'work=2s']);
       await untilStatus(root, runId, 'BLOCKED', 90_000);
       assert.equal(
@@ -472,7 +472,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
   for (const point of casesOf(points, (_, i) => i < 1)) {
     it(`a controller SIGKILLed at ${point} and restarted with --reclaim-stale completes the run: no request sent twice, no reply used twice`, async () => {
       root = runProject(confWith('--findings "1=sec-1 Important the token is logged"'));
-      const runId = startRun(root);
+      const runId = await startRun(root);
       const restarted = await crashThenRestart(root, runId, point);
       // A timeout says what the restarted controller printed and where the run stands.
       await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL').catch((err: Error) => {

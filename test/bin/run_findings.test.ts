@@ -23,8 +23,8 @@ describe('baton run: findings across review cycles (built bin)', function () {
   });
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
-  it('status shows the counts of the current cycle after two cycles; the first cycle’s findings are kept with their validation and resolution', () => {
-    const { runId, token } = runAtReview(root);
+  it('status shows the counts of the current cycle after two cycles; the first cycle’s findings are kept with their validation and resolution', async () => {
+    const { runId, token } = await runAtReview(root);
     const review = (cycle: number, structured: string[], independent: string[]) =>
       ok(
         batonRun(root, [

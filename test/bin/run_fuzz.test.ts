@@ -59,9 +59,9 @@ const ACTIONS = [
 const REPLAY = `replay with BATON_RUN_FUZZ_SEED=${SEED} BATON_RUN_FUZZ_RECORDS=${BIN_RECORDS} npx mocha test/bin/run_fuzz.test.ts`;
 
 /** A run driven through the command line to its second review cycle (findings validated and resolved), plus one observed pane: a record with every kind of nested object. */
-function richRun(root: string): string {
-  const runId = startRun(root);
-  const token = leaseFor(root, runId);
+async function richRun(root: string): Promise<string> {
+  const runId = await startRun(root);
+  const token = await leaseFor(root, runId);
   ok(batonRun(root, ['stage-start', runId, 'implementation', '--lease', token]));
   ok(batonRun(root, ['acceptance', runId, '--lease', token]));
   ok(
@@ -157,9 +157,9 @@ describe('baton run: mutated workflow.json files are refused (fuzz)', function (
   let runId: string;
   let records: Mutated[];
   let byIndex: Map<number, Mutated>;
-  before(() => {
+  before(async () => {
     root = makeRunRepo();
-    runId = richRun(root);
+    runId = await richRun(root);
     const path = join(runDirOf(root, runId), 'workflow.json');
     const base = fs.readFileSync(path);
     parseWorkflow(base, path, runId);

@@ -72,7 +72,7 @@ describe('baton run gates and refusals (built bin)', function () {
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
   describe('the command line', () => {
-    it('--help on baton run and on each action; an unknown action or option is a usage error (exit 1) that changes nothing', () => {
+    it('--help on baton run and on each action; an unknown action or option is a usage error (exit 1) that changes nothing', async () => {
       const help = batonRun(root, ['--help']);
       assert.equal(help.code, 0);
       assert.match(help.stdout, /^Usage: baton run <action>/);
@@ -82,7 +82,7 @@ describe('baton run gates and refusals (built bin)', function () {
         assert.deepEqual([r.code, r.stderr], [0, '']);
         assert.match(r.stdout, new RegExp(`^Usage: baton run ${action}`));
       }
-      const runId = startRun(root);
+      const runId = await startRun(root);
       refused(root, runId, ['frobnicate', runId], 1, /^baton run: unknown action 'frobnicate'/);
       refused(
         root,
@@ -99,8 +99,8 @@ describe('baton run gates and refusals (built bin)', function () {
     });
 
     it('status without an id lists every run; --watch redraws when a run changes', async () => {
-      const first = startRun(root);
-      const second = startRun(root, [], 'req-2');
+      const first = await startRun(root);
+      const second = await startRun(root, [], 'req-2');
       const list = JSON.parse(batonRun(root, ['status']).stdout) as { run_id: string }[];
       assert.deepEqual(
         list.map((r) => r.run_id),
@@ -125,8 +125,8 @@ describe('baton run gates and refusals (built bin)', function () {
   });
 
   describe('the record', () => {
-    it('an unknown property at the top level or inside an artifact entry is refused on read, exit 2', () => {
-      const { runId } = runAtReview(root);
+    it('an unknown property at the top level or inside an artifact entry is refused on read, exit 2', async () => {
+      const { runId } = await runAtReview(root);
       editRecord(root, runId, (r) => {
         r.extra = 1;
       });
@@ -145,8 +145,8 @@ describe('baton run gates and refusals (built bin)', function () {
       refused(root, runId, ['pause', runId], 2, /invalid record/);
     });
 
-    it('each malformed artifact entry is refused on read: absolute, backslash, ., .., empty, bad digest, empty type or producer, duplicate path', () => {
-      const { runId } = runAtReview(root);
+    it('each malformed artifact entry is refused on read: absolute, backslash, ., .., empty, bad digest, empty type or producer, duplicate path', async () => {
+      const { runId } = await runAtReview(root);
       const good = recordOf(root, runId).artifacts[0];
       const forms: [Record<string, unknown>, RegExp][] = [
         [{ path: '/etc/passwd' }, /path/],
@@ -170,8 +170,8 @@ describe('baton run gates and refusals (built bin)', function () {
       refused(root, runId, ['status', runId], 2, /duplicate path/);
     });
 
-    it('an impossible date or time is refused on read with the field named; a real one (29 February 2024) is read', () => {
-      const { runId } = runAtReview(root);
+    it('an impossible date or time is refused on read with the field named; a real one (29 February 2024) is read', async () => {
+      const { runId } = await runAtReview(root);
       const original = recordOf(root, runId);
       const cases: [(r: Record<string, any>) => void, RegExp][] = [
         [
@@ -211,8 +211,8 @@ describe('baton run gates and refusals (built bin)', function () {
       assert.equal(ok(batonRun(root, ['status', runId])).run_id, runId);
     });
 
-    it('an impossible time in lease.json is refused with the field named', () => {
-      const { runId, token } = runAtReview(root);
+    it('an impossible time in lease.json is refused with the field named', async () => {
+      const { runId, token } = await runAtReview(root);
       editLease(root, runId, (l) => {
         l.expires_at = '2026-12-32T00:00:00Z';
       });
@@ -225,8 +225,8 @@ describe('baton run gates and refusals (built bin)', function () {
       );
     });
 
-    it('a record of another schema version gets its own message', () => {
-      const runId = startRun(root);
+    it('a record of another schema version gets its own message', async () => {
+      const runId = await startRun(root);
       editRecord(root, runId, (r) => {
         r.schema_version = 2;
       });
@@ -241,8 +241,8 @@ describe('baton run gates and refusals (built bin)', function () {
   });
 
   describe('artifact names (§3)', () => {
-    it('a report.md registered in cycle 1 and another in cycle 2 are two artifacts, named by stage (or run: none active or completed), cycle and type', () => {
-      const { runId, token } = runAtReview(root);
+    it('a report.md registered in cycle 1 and another in cycle 2 are two artifacts, named by stage (or run: none active or completed), cycle and type', async () => {
+      const { runId, token } = await runAtReview(root);
       const report = evidence(root, 'report.md', '# cycle 1\n');
       const first = ok(
         batonRun(root, [
@@ -305,8 +305,8 @@ describe('baton run gates and refusals (built bin)', function () {
       assert.equal(ok(batonRun(root, ['status', runId])).artifacts_ok, true);
     });
 
-    it("a record holding an artifact under its source's own name (made before the names rule) stays valid and readable", () => {
-      const { runId } = runAtReview(root);
+    it("a record holding an artifact under its source's own name (made before the names rule) stays valid and readable", async () => {
+      const { runId } = await runAtReview(root);
       const dir = runDirOf(root, runId);
       fs.writeFileSync(join(dir, 'artifacts', 'report.md'), '# old\n', { mode: 0o600 });
       const sha256 = createHash('sha256').update('# old\n').digest('hex');
@@ -325,8 +325,8 @@ describe('baton run gates and refusals (built bin)', function () {
   });
 
   describe('artifacts at the gates', () => {
-    it('a changed byte, a missing file or a symlink: status reports it (exit 0) and the next gate blocks', () => {
-      const { runId, token } = runAtReview(root);
+    it('a changed byte, a missing file or a symlink: status reports it (exit 0) and the next gate blocks', async () => {
+      const { runId, token } = await runAtReview(root);
       const work = recordOf(root, runId).artifacts.find((a: any) => a.type === 'work')
         .path as string;
       fs.appendFileSync(join(runDirOf(root, runId), work), 'x');
@@ -355,8 +355,8 @@ describe('baton run gates and refusals (built bin)', function () {
       );
     });
 
-    it('a missing artifact and one reached through a symlink are reported by status', () => {
-      const { runId } = runAtReview(root);
+    it('a missing artifact and one reached through a symlink are reported by status', async () => {
+      const { runId } = await runAtReview(root);
       const [acceptance, work] = recordOf(root, runId).artifacts.map((a: any) =>
         join(runDirOf(root, runId), a.path),
       );
@@ -397,9 +397,9 @@ describe('baton run gates and refusals (built bin)', function () {
       assert.equal(fs.existsSync(join(root, '.swarmforge', 'runs')), false);
     });
 
-    it('a different --command is refused; a pass records the evidence; secrets in the output are redacted', () => {
-      const runId = startRun(root);
-      const token = leaseFor(root, runId);
+    it('a different --command is refused; a pass records the evidence; secrets in the output are redacted', async () => {
+      const runId = await startRun(root);
+      const token = await leaseFor(root, runId);
       refused(
         root,
         runId,
@@ -417,7 +417,7 @@ describe('baton run gates and refusals (built bin)', function () {
       assert.match(text, /API_TOKEN=\[REDACTED\]/);
     });
 
-    it('a non-zero exit, a timeout and a missing program each block the run with a validation-failure artifact', () => {
+    it('a non-zero exit, a timeout and a missing program each block the run with a validation-failure artifact', async () => {
       const cases: [string[], () => void, RegExp][] = [
         [[], () => fs.writeFileSync(join(root, 'accept-exit'), '3'), /acceptance failed: exit 3/],
         [
@@ -427,8 +427,8 @@ describe('baton run gates and refusals (built bin)', function () {
         ],
       ];
       for (const [extra, arrange, pattern] of cases) {
-        const runId = startRun(root, extra, `req-${pattern.source.length}`);
-        const token = leaseFor(root, runId);
+        const runId = await startRun(root, extra, `req-${pattern.source.length}`);
+        const token = await leaseFor(root, runId);
         arrange();
         const status = blocked(root, ['acceptance', runId, '--lease', token], pattern);
         assert.equal(status.last_acceptance_ok, false);
@@ -456,16 +456,16 @@ describe('baton run gates and refusals (built bin)', function () {
       ).run_id as string;
       blocked(
         root,
-        ['acceptance', runId, '--lease', leaseFor(root, runId)],
+        ['acceptance', runId, '--lease', await leaseFor(root, runId)],
         /acceptance could not start/,
       );
     });
   });
 
   describe('checkpoint', () => {
-    it('refuses a wrong stage, no artifacts, no acceptance and a stale acceptance', () => {
-      const runId = startRun(root, ['--stages', 'implementation,docs']);
-      const token = leaseFor(root, runId);
+    it('refuses a wrong stage, no artifacts, no acceptance and a stale acceptance', async () => {
+      const runId = await startRun(root, ['--stages', 'implementation,docs']);
+      const token = await leaseFor(root, runId);
       ok(batonRun(root, ['stage-start', runId, 'implementation', '--lease', token]));
       const work = evidence(root, 'work.md', 'work\n');
       refused(
@@ -521,8 +521,8 @@ describe('baton run gates and refusals (built bin)', function () {
       `independent=${laneFile(root, 'independent', cycle, independent)}`,
     ];
 
-    it('refuses mixed cycles and a declared BLOCKING_FINDINGS that does not match; Minor and Nit do not block', () => {
-      const { runId, token } = runAtReview(root);
+    it('refuses mixed cycles and a declared BLOCKING_FINDINGS that does not match; Minor and Nit do not block', async () => {
+      const { runId, token } = await runAtReview(root);
       refused(
         root,
         runId,
@@ -588,9 +588,9 @@ describe('baton run gates and refusals (built bin)', function () {
       );
     });
 
-    it('blocking findings go to FINDINGS_PENDING; at the cycle limit the run blocks; retry needs --add-cycles', () => {
-      const runId = startRun(root, ['--max-cycles', '1']);
-      const token = leaseFor(root, runId);
+    it('blocking findings go to FINDINGS_PENDING; at the cycle limit the run blocks; retry needs --add-cycles', async () => {
+      const runId = await startRun(root, ['--max-cycles', '1']);
+      const token = await leaseFor(root, runId);
       ok(batonRun(root, ['stage-start', runId, 'implementation', '--lease', token]));
       ok(batonRun(root, ['acceptance', runId, '--lease', token]));
       ok(
@@ -625,8 +625,8 @@ describe('baton run gates and refusals (built bin)', function () {
       );
     });
 
-    it('resolve-review without a validation, or with a negative one, blocks the run; a positive and complete one opens the next cycle', () => {
-      const { runId, token } = runAtReview(root);
+    it('resolve-review without a validation, or with a negative one, blocks the run; a positive and complete one opens the next cycle', async () => {
+      const { runId, token } = await runAtReview(root);
       ok(
         batonRun(root, [
           'review',
@@ -649,7 +649,7 @@ describe('baton run gates and refusals (built bin)', function () {
         /no validation/,
       );
       ok(batonRun(root, ['retry', runId]));
-      const token2 = leaseFor(root, runId);
+      const token2 = await leaseFor(root, runId);
       const negative = evidence(
         root,
         'negative.json',
@@ -672,7 +672,7 @@ describe('baton run gates and refusals (built bin)', function () {
         /s-1/,
       );
       ok(batonRun(root, ['retry', runId]));
-      const token3 = leaseFor(root, runId);
+      const token3 = await leaseFor(root, runId);
       const positive = evidence(
         root,
         'positive.json',
@@ -704,8 +704,8 @@ describe('baton run gates and refusals (built bin)', function () {
   });
 
   describe('the owner', () => {
-    it('approve only from WAITING_FOR_HUMAN_APPROVAL; request-changes reopens the first stage of the same run', () => {
-      const { runId, token } = runAtReview(root);
+    it('approve only from WAITING_FOR_HUMAN_APPROVAL; request-changes reopens the first stage of the same run', async () => {
+      const { runId, token } = await runAtReview(root);
       refused(root, runId, ['approve', runId], 2, /needs WAITING_FOR_HUMAN_APPROVAL/);
       ok(
         batonRun(root, [
@@ -750,9 +750,9 @@ describe('baton run gates and refusals (built bin)', function () {
       ok(batonRun(root, ['stage-start', runId, 'implementation', '--lease', token]));
     });
 
-    it('pause: at once with no active stage after a checkpoint, else requested and honoured at the next checkpoint with the lease released', () => {
-      const runId = startRun(root);
-      const token = leaseFor(root, runId);
+    it('pause: at once with no active stage after a checkpoint, else requested and honoured at the next checkpoint with the lease released', async () => {
+      const runId = await startRun(root);
+      const token = await leaseFor(root, runId);
       ok(batonRun(root, ['stage-start', runId, 'implementation', '--lease', token]));
       const requested = ok(batonRun(root, ['pause', runId]));
       assert.deepEqual(
@@ -784,9 +784,9 @@ describe('baton run gates and refusals (built bin)', function () {
   });
 
   describe('the lease', () => {
-    it('a second live controller is refused (75), a wrong token refused (2), a stale lease taken only with --reclaim-stale', () => {
-      const runId = startRun(root);
-      const token = leaseFor(root, runId);
+    it('a second live controller is refused (75), a wrong token refused (2), a stale lease taken only with --reclaim-stale', async () => {
+      const runId = await startRun(root);
+      const token = await leaseFor(root, runId);
       refused(
         root,
         runId,
@@ -828,9 +828,9 @@ describe('baton run gates and refusals (built bin)', function () {
   });
 
   describe('provider', () => {
-    it('retries with a recorded backoff, then blocks with a provider-failure artifact', () => {
-      const runId = startRun(root, ['--retry-attempts', '3', '--retry-base-ms', '250']);
-      const token = leaseFor(root, runId);
+    it('retries with a recorded backoff, then blocks with a provider-failure artifact', async () => {
+      const runId = await startRun(root, ['--retry-attempts', '3', '--retry-base-ms', '250']);
+      const token = await leaseFor(root, runId);
       const fail = () =>
         batonRun(root, [
           'provider',
@@ -861,8 +861,8 @@ describe('baton run gates and refusals (built bin)', function () {
   });
 
   describe('resume and retry verification (§7): each check with its own message, nothing changed', () => {
-    it('owner, machine, release, repo root, base commit, ancestry, drift, a damaged artifact, a live lease', () => {
-      const { runId } = runAtReview(root);
+    it('owner, machine, release, repo root, base commit, ancestry, drift, a damaged artifact, a live lease', async () => {
+      const { runId } = await runAtReview(root);
       const liveLease = fs.readFileSync(join(runDirOf(root, runId), 'lease.json'));
       ok(batonRun(root, ['pause', runId]));
       const check = (edit: (r: Record<string, any>) => void, pattern: RegExp) => {
@@ -916,8 +916,8 @@ describe('baton run gates and refusals (built bin)', function () {
       assert.equal(ok(batonRun(root, ['resume', runId])).status, 'ACTIVE');
     });
 
-    it('every failed check at once, one line each, exit 2, nothing changed: resume and retry alike', () => {
-      const { runId, token } = runAtReview(root);
+    it('every failed check at once, one line each, exit 2, nothing changed: resume and retry alike', async () => {
+      const { runId, token } = await runAtReview(root);
       const dir = runDirOf(root, runId);
       const liveLease = fs.readFileSync(join(dir, 'lease.json'));
       ok(batonRun(root, ['pause', runId]));

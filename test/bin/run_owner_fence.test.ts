@@ -29,9 +29,9 @@ describe('baton run: owner actions refused from inside the swarm (built bin)', f
   let root: string;
   let runId: string;
   let socket: string;
-  beforeEach(() => {
+  beforeEach(async () => {
     root = makeRunRepo();
-    runId = startRun(root);
+    runId = await startRun(root);
     socket = join(root, '.swarmforge', 'test-tmux.sock');
     fs.writeFileSync(join(root, '.swarmforge', 'tmux-socket'), `${socket}\n`);
     fs.writeFileSync(join(root, '.swarmforge', 'panes.tsv'), 'worker\t%3\nreviewer-a\t%4\n');

@@ -23,9 +23,9 @@ describe('baton run reply: files checked where they are made (built bin)', funct
   let root: string;
   let runId: string;
   let token: string;
-  before(() => {
+  before(async () => {
     root = makeRunRepo();
-    ({ runId, token } = runAtReview(root));
+    ({ runId, token } = await runAtReview(root));
   });
   after(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -180,10 +180,10 @@ describe('baton run reply: files checked where they are made (built bin)', funct
     );
   });
 
-  it('at the findings: a validation of another cycle, a resolution without its fields, an empty question', () => {
+  it('at the findings: a validation of another cycle, a resolution without its fields, an empty question', async () => {
     const findings = makeRunRepo();
     try {
-      const { runId: id, token } = runAtReview(findings);
+      const { runId: id, token } = await runAtReview(findings);
       ok(
         batonRun(findings, [
           ...['review', id, '--cycle', '1', '--lease', token],

@@ -33,8 +33,8 @@ describe('baton run up / down and the monitor (built bin)', function () {
     tearDownSwarm(root);
   });
 
-  it('a mismatched request or a run that is not ACTIVE: refused before anything exists (no tmux server, no file)', () => {
-    const runId = startRun(root, [], 'req-up');
+  it('a mismatched request or a run that is not ACTIVE: refused before anything exists (no tmux server, no file)', async () => {
+    const runId = await startRun(root, [], 'req-up');
     const before = snapshotOf(join(root, '.swarmforge'));
     const r1 = batonRun(root, ['up', runId, '--request', 'other']);
     assert.equal(r1.code, 2);
@@ -61,7 +61,7 @@ describe('baton run up / down and the monitor (built bin)', function () {
   });
 
   it('up starts the swarm with the controller driving the run; the monitor shows the run; down stops it and leaves the run', async () => {
-    const runId = startRun(root, [], 'req-up');
+    const runId = await startRun(root, [], 'req-up');
     const up = ok(batonRun(root, ['up', runId, '--request', 'req-up']));
     assert.deepEqual(Object.keys(up.swarm.panes).sort(), [
       'controller',
@@ -94,8 +94,8 @@ describe('baton run up / down and the monitor (built bin)', function () {
     );
   });
 
-  it('the monitor shows a BLOCKED run reason and an ACTIVE run whose controller is missing, with no swarm running', () => {
-    const blockedRun = startRun(root, [], 'req-b');
+  it('the monitor shows a BLOCKED run reason and an ACTIVE run whose controller is missing, with no swarm running', async () => {
+    const blockedRun = await startRun(root, [], 'req-b');
     ok(
       batonRun(root, [
         'block',
@@ -107,7 +107,7 @@ describe('baton run up / down and the monitor (built bin)', function () {
           .token,
       ]),
     );
-    const idle = startRun(root, [], 'req-c');
+    const idle = await startRun(root, [], 'req-c');
     runBin('baton', ['init'], { cwd: root });
     const text = runBin('baton', ['monitor', '--once'], { cwd: root }).stdout;
     assert.match(

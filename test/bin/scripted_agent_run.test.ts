@@ -123,8 +123,8 @@ describe('baton-scripted-agent in a run (built bins, real handoffd)', () => {
   });
 
   it("works a run_stage in its worktree and replies: the report becomes the run's artifact and a run_result reaches the controller", async () => {
-    const runId = startRun(root);
-    const token = leaseFor(root, runId);
+    const runId = await startRun(root);
+    const token = await leaseFor(root, runId);
     ok(batonRun(root, ['stage-start', runId, 'implementation', '--lease', token]));
     // (the record read as JSON: lib/run/runStore's generated validator does not load under tsx)
     const workflow = JSON.parse(
@@ -213,7 +213,7 @@ describe('baton-scripted-agent in a run (built bins, real handoffd)', () => {
   });
 
   it('the whole loop without a model: question and answer, a blocking finding validated and resolved, a clean second review, approval', async () => {
-    const runId = startRun(root);
+    const runId = await startRun(root);
     const panes: Record<string, PaneProgram> = {};
     const agentArgs: Record<string, string[]> = {
       worker: ['--ask', 'Which database?'],

@@ -1,12 +1,19 @@
 // Runs for the black-box tests of `baton run`: a git repository with a spec and an
 // acceptance script (fixtures/run/accept.mjs), the built `baton run`, and the steps that
-// drive a run into each status through the real command line.
+// drive a run into each status. The steps that set a test up (startRun, leaseFor,
+// runAtReview) run the same actions in the test's own process (runInProcess): through the
+// built bin each cost a Node start-up, about a quarter of a second of CPU on a loaded
+// machine, and the suite paid hundreds of them; what a test asserts still goes through
+// batonRun.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join, relative } from 'node:path';
 import { fixtureText } from './fixtures.js';
 import { type StartOptions } from '../../lib/run/owner/ownerSteps.js';
 import { commitIn, git, runBin, tempDir, type RunResult } from './project.js';
+import { parseAction } from '../../lib/cli/run/runCommand.js';
+import { RUN_ACTIONS } from '../../lib/cli/run/runActionTable.js';
+import { runContextOf } from '../../lib/run/record/runContext.js';
 
 /** Options of a run started in process (startStep): the defaults, roles with a `ctl` controller. */
 export function startOptions(over: Partial<StartOptions> = {}): StartOptions {
@@ -58,10 +65,30 @@ export function ok(r: RunResult): Record<string, any> {
   return JSON.parse(r.stdout) as Record<string, any>;
 }
 
+/**
+ * `baton run ARGS` in `cwd`, run in this process by the action table the bin uses, outside the
+ * swarm; returns the status the bin would print. A refusal throws, a blocking outcome fails.
+ */
+export async function runInProcess(cwd: string, args: string[]): Promise<Record<string, any>> {
+  const [name, ...rest] = args;
+  const action = RUN_ACTIONS[name!]!;
+  const { values, positionals } = parseAction(name!, action, rest);
+  const env = { ...process.env };
+  for (const v of ['SWARMFORGE_ROLE', 'SWARMFORGE_ROOT', 'TMUX', 'TMUX_PANE']) delete env[v];
+  const result = await action.run(runContextOf(cwd, env), values, positionals);
+  if (Array.isArray(result)) return { runs: result };
+  assert.equal(result.blocked, undefined, `baton run ${args.join(' ')}: blocked`);
+  return JSON.parse(JSON.stringify(result.status)) as Record<string, any>;
+}
+
 /** Starts a run of `root` (request `req`); returns its id. */
-export function startRun(root: string, extra: string[] = [], request = 'req-1'): string {
-  return ok(
-    batonRun(root, [
+export async function startRun(
+  root: string,
+  extra: string[] = [],
+  request = 'req-1',
+): Promise<string> {
+  return (
+    await runInProcess(root, [
       'start',
       '--request',
       request,
@@ -72,15 +99,14 @@ export function startRun(root: string, extra: string[] = [], request = 'req-1'):
       '--acceptance',
       'node accept.mjs',
       ...extra,
-    ]),
+    ])
   ).run_id as string;
 }
 
 /** Acquires the lease for the test process; returns its token. */
-export function leaseFor(root: string, runId: string): string {
-  return ok(
-    batonRun(root, ['lease', runId, 'acquire', '--pid', String(process.pid), '--ttl', '3600']),
-  ).lease.token as string;
+export async function leaseFor(root: string, runId: string): Promise<string> {
+  const args = ['lease', runId, 'acquire', '--pid', String(process.pid), '--ttl', '3600'];
+  return (await runInProcess(root, args)).lease.token as string;
 }
 
 /** Writes an evidence file under `root/evidence/`; returns its path relative to root. */
@@ -105,23 +131,21 @@ export function laneFile(
 }
 
 /** A run driven to REVIEW_PENDING (stage-start, acceptance, checkpoint with one artifact); returns its id and token. */
-export function runAtReview(root: string): { runId: string; token: string } {
-  const runId = startRun(root);
-  const token = leaseFor(root, runId);
-  ok(batonRun(root, ['stage-start', runId, 'implementation', '--lease', token]));
-  ok(batonRun(root, ['acceptance', runId, '--lease', token]));
+export async function runAtReview(root: string): Promise<{ runId: string; token: string }> {
+  const runId = await startRun(root);
+  const token = await leaseFor(root, runId);
+  await runInProcess(root, ['stage-start', runId, 'implementation', '--lease', token]);
+  await runInProcess(root, ['acceptance', runId, '--lease', token]);
   const work = evidence(root, 'work.md', 'the work\n');
-  ok(
-    batonRun(root, [
-      'checkpoint',
-      runId,
-      'implementation',
-      '--artifact',
-      `${work}:work`,
-      '--lease',
-      token,
-    ]),
-  );
+  await runInProcess(root, [
+    'checkpoint',
+    runId,
+    'implementation',
+    '--artifact',
+    `${work}:work`,
+    '--lease',
+    token,
+  ]);
   return { runId, token };
 }
 

@@ -36,7 +36,7 @@ function actionUsage(name: string, a: RunAction): string {
 }
 
 /** The parsed values and positionals of an action's arguments; usage errors name the action. */
-function parseAction(
+export function parseAction(
   name: string,
   a: RunAction,
   args: string[],
