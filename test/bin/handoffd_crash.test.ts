@@ -706,13 +706,13 @@ describe('handoffd crash safety', () => {
      * handoffs to sent/, but it moves a group of up to 64 at once: at most runBudget + 63.
      * A crash-point run moves at most perCopy / 3 handoffs, or perGroup groups. So the runs
      * leave handoffs in the outbox and most kills land on a busy one: the short size even at
-     * worst (4 × 83 + 6 × 10 + 64 = 456 of 500), the full size on average (about 1,100 of
+     * worst (2 × 83 + 6 × 10 + 64 = 290 of 300), the full size on average (about 1,100 of
      * 2,000 move before the last kill).
      */
     const SIZE = byTier({
       short: {
-        handoffs: 500,
-        timerKills: 4,
+        handoffs: 300,
+        timerKills: 2,
         crashAtKills: 6,
         runBudget: 20,
         perCopy: 30,

@@ -19,8 +19,8 @@ import {
 } from '../support/project.js';
 import { sizeFrom } from '../support/tier.js';
 
-const VERDICT_RACES = sizeFrom('BATON_REVIEW_RACES', { short: 6, full: 200 });
-const TAKEOVER_RACES = sizeFrom('BATON_REVIEW_TAKEOVERS', { short: 2, full: 100 });
+const VERDICT_RACES = sizeFrom('BATON_REVIEW_RACES', { short: 3, full: 200 });
+const TAKEOVER_RACES = sizeFrom('BATON_REVIEW_TAKEOVERS', { short: 1, full: 100 });
 
 describe('baton review concurrency (built bin)', function () {
   this.timeout(600_000);

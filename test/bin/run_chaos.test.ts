@@ -218,7 +218,7 @@ async function chaosRun(seed: number): Promise<string> {
 }
 
 describe('chaos: runs with misbehaving scripted agents, end to end in tmux (built bins)', function () {
-  const runs = sizeFrom('BATON_CHAOS_RUNS', { short: 2, full: 40 });
+  const runs = sizeFrom('BATON_CHAOS_RUNS', { short: 1, full: 40 });
   const seed = Number(process.env.BATON_CHAOS_SEED || Math.floor(Math.random() * 1e9));
   // Two runs at a time: each is its own project, swarm and tmux server.
   const width = 2;

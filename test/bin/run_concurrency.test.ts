@@ -9,7 +9,7 @@ import { runBinsTogether } from '../support/project.js';
 import { makeRunRepo, ok, batonRun } from '../support/runs.js';
 import { sizeFrom } from '../support/tier.js';
 
-const RACES = sizeFrom('BATON_RUN_START_RACES', { short: 6, full: 300 });
+const RACES = sizeFrom('BATON_RUN_START_RACES', { short: 3, full: 300 });
 
 describe('baton run start concurrency (built bin)', function () {
   this.timeout(900_000);
