@@ -127,6 +127,33 @@ const down: CommandModule = {
   },
 };
 
+const restart: CommandModule = {
+  command: 'restart <role>',
+  describe:
+    "Restart one role's agent in its pane (TERM, then KILL after --grace), the rest untouched",
+  builder: (y) =>
+    json(y.positional('role', { type: 'string', demandOption: true })).option('grace', {
+      type: 'number',
+      default: 5,
+      describe: 'Seconds between SIGTERM and SIGKILL',
+    }),
+  handler: async (args) => {
+    const grace = args.grace as number;
+    if (!(grace >= 0) || !Number.isFinite(grace))
+      fail('usage', `baton restart: --grace takes seconds (0 or more), not ${String(grace)}`);
+    const { restartRole } = await import('../swarm/restart.js');
+    const done = await restartRole(process.cwd(), args.role as string, {
+      binDir: binDir(),
+      graceMs: grace * 1000,
+    });
+    write(
+      args.json
+        ? `${JSON.stringify(done)}\n`
+        : `RESTARTED: ${done.role} in pane ${done.pane}, pid ${done.pid}\n`,
+    );
+  },
+};
+
 const attach: CommandModule = {
   command: 'attach',
   describe: "Attach this terminal to the swarm's tmux session",
@@ -226,4 +253,4 @@ const demo: CommandModule = {
 };
 
 /** The swarm commands, for the `baton` command line. */
-export const SWARM_COMMANDS: CommandModule[] = [daemon, up, down, attach, monitor, demo];
+export const SWARM_COMMANDS: CommandModule[] = [daemon, up, down, restart, attach, monitor, demo];

@@ -81,7 +81,8 @@ interface Plan {
   tmux: Tmux;
 }
 
-async function waitForShells(tmux: Tmux, panes: string[], timeoutMs: number): Promise<void> {
+/** Waits until every pane shows its shell's prompt, or fails (environment) at the timeout. */
+export async function waitForShells(tmux: Tmux, panes: string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (const pane of panes) {
     while ((await tmux.capturePane(pane)).trim() === '') {
@@ -198,6 +199,36 @@ async function ensureDaemon(root: string, options: UpOptions, undo: UndoStack): 
   return pid;
 }
 
+/** What starts one role's agent in its pane. */
+export interface AgentStart {
+  role: Role;
+  window: WindowConfig;
+  /** The pack's prompt file of the role, when the project is a SwarmForge pack. */
+  promptFile: string | undefined;
+  /** The folder of the agent command links (on the agents' PATH). */
+  commandDir: string;
+}
+
+/** Types the role's agent launch line into the pane's shell and submits it (up and restart). */
+export async function typeAgentLaunch(tmux: Tmux, pane: string, start: AgentStart): Promise<void> {
+  const { role, window: w } = start;
+  const agentDir =
+    COMMANDS[w.agent] || w.agent.includes('/') ? undefined : dirname(findProgram(w.agent)!);
+  await tmux.sendLiteral(
+    pane,
+    agentCommandLine({
+      role: role.role,
+      agent: w.agent,
+      extraArgs: w.extraArgs,
+      worktreePath: role.worktreePath,
+      promptFile: start.promptFile,
+      commandDir: start.commandDir,
+      agentDir,
+    }),
+  );
+  await tmux.sendEnter(pane);
+}
+
 /** Starts the swarm of the project containing `cwd`; on failure takes back what it started. */
 export async function swarmUp(cwd: string, options: UpOptions): Promise<SwarmUp> {
   const plan = await planSwarm(cwd, options.extraWindows ?? []);
@@ -213,22 +244,8 @@ export async function swarmUp(cwd: string, options: UpOptions): Promise<SwarmUp>
     const daemonPid = await ensureDaemon(plan.root, options, undo);
     await waitForShells(plan.tmux, [...panes.values()], options.shellTimeoutMs ?? 15_000);
     for (const [role, w] of roles.map((r, i) => [r, plan.windows[i]!] as const)) {
-      const pane = panes.get(role.role)!;
-      const agentDir =
-        COMMANDS[w.agent] || w.agent.includes('/') ? undefined : dirname(findProgram(w.agent)!);
-      await plan.tmux.sendLiteral(
-        pane,
-        agentCommandLine({
-          role: role.role,
-          agent: w.agent,
-          extraArgs: w.extraArgs,
-          worktreePath: role.worktreePath,
-          promptFile: prompts.get(role.role),
-          commandDir,
-          agentDir,
-        }),
-      );
-      await plan.tmux.sendEnter(pane);
+      const launch = { role, window: w, promptFile: prompts.get(role.role), commandDir };
+      await typeAgentLaunch(plan.tmux, panes.get(role.role)!, launch);
     }
     return {
       root: plan.root,

@@ -154,6 +154,7 @@ export interface StandInRecord {
   name: string;
   argv: string[];
   cwd: string;
+  pid: number;
   env: Record<string, string>;
 }
 

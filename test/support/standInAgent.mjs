@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // A stand-in for a real agent program (claude, codex, ... or any name it is linked as):
 // records what it was started with, `<name>.<role>.json` in $BATON_STANDIN_DIR (name,
-// argv, cwd and the SWARMFORGE_* environment, written atomically), then stays alive like
-// an agent until its terminal closes. Plain JavaScript: it runs in panes without tsx.
+// argv, cwd, its pid and the SWARMFORGE_* environment, written atomically), then stays alive
+// like an agent until its terminal closes; with BATON_STANDIN_IGNORE_TERM=1 it ignores SIGTERM
+// (an agent that will not stop). Plain JavaScript: it runs in panes without tsx.
 import * as fs from 'node:fs';
 import { basename, join } from 'node:path';
 
@@ -16,9 +17,16 @@ if (dir) {
   const path = join(dir, `${name}.${role}.json`);
   fs.writeFileSync(
     `${path}.tmp`,
-    JSON.stringify({ name, argv: process.argv.slice(2), cwd: process.cwd(), env }),
+    JSON.stringify({
+      name,
+      argv: process.argv.slice(2),
+      cwd: process.cwd(),
+      pid: process.pid,
+      env,
+    }),
   );
   fs.renameSync(`${path}.tmp`, path);
 }
+if (process.env.BATON_STANDIN_IGNORE_TERM === '1') process.on('SIGTERM', () => {});
 process.stdin.resume();
 process.stdin.on('end', () => process.exit(0));
