@@ -1,16 +1,26 @@
 // Black-box: `baton restart <role>` (docs/runtime.md §12.2) on a swarm of stand-in agents in a
 // real tmux server: one agent stopped (TERM, then KILL after --grace) and started again in its
-// pane, the other agent and the role's mailbox untouched; refusals before anything is
-// signalled; a restart killed after either step and run again ends with one agent.
+// pane (handoffd wakes it there), the other agent and the role's mailbox untouched; refusals
+// before anything is signalled; a restart killed after either step and run again ends with
+// one agent.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { Tmux } from '../../lib/adapters/tmux.js';
+import { WAKE_TEXT } from '../../lib/daemon/waker.js';
 import { processRunning } from '../../lib/fsx/processIdentity.js';
 import { readPanes, recordedSocketOf } from '../../lib/project/tmuxRecord.js';
 import { standInAgents, waitFor } from '../support/daemon.js';
 import { tearDownSwarm } from '../support/deadProcess.js';
-import { makeRepo, placeItem, projectAt, runBin, tempDir } from '../support/project.js';
+import {
+  makeRepo,
+  noteDraft,
+  placeItem,
+  projectAt,
+  runBin,
+  tempDir,
+  writeDraft,
+} from '../support/project.js';
 
 const CONF = 'window coder agent-x master\nwindow QA agent-x master\n';
 
@@ -86,6 +96,15 @@ describe('baton restart (built bin, stand-in agents in tmux)', function () {
     assert.equal(readPanes(root).get('coder'), made.pane, 'the new pane is recorded');
     assert.equal(made.pid, await agentPid('coder', restarted));
     assert.equal(standIns.recordOf('agent-x', 'QA')!.pid, before.QA);
+    const sent = runBin('swarm_handoff', [writeDraft(scratch, noteDraft('coder'))], {
+      cwd: root,
+      role: 'QA',
+    });
+    assert.equal(sent.code, 0, sent.stderr);
+    const input = join(standIns.records, `agent-x.coder.${made.pid}.input`);
+    await waitFor('handoffd to wake the new agent in its new pane', () =>
+      (fs.existsSync(input) ? fs.readFileSync(input, 'utf8') : '').includes(WAKE_TEXT),
+    );
   });
 
   it('refuses an unknown role, a role of another node and a swarm that is not up, one line each, nothing signalled', async () => {

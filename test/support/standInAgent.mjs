@@ -2,7 +2,8 @@
 // A stand-in for a real agent program (claude, codex, ... or any name it is linked as):
 // records what it was started with, `<name>.<role>.json` in $BATON_STANDIN_DIR (name,
 // argv, cwd, its pid and the SWARMFORGE_* environment, written atomically), then stays alive
-// like an agent until its terminal closes; with BATON_STANDIN_IGNORE_TERM=1 it ignores SIGTERM
+// like an agent until its terminal closes, appending what is typed to it (a wake-up) to
+// `<name>.<role>.<pid>.input`; with BATON_STANDIN_IGNORE_TERM=1 it ignores SIGTERM
 // (an agent that will not stop). Plain JavaScript: it runs in panes without tsx.
 import * as fs from 'node:fs';
 import { basename, join } from 'node:path';
@@ -29,4 +30,7 @@ if (dir) {
 }
 if (process.env.BATON_STANDIN_IGNORE_TERM === '1') process.on('SIGTERM', () => {});
 process.stdin.resume();
+process.stdin.on('data', (chunk) => {
+  if (dir) fs.appendFileSync(join(dir, `${name}.${role}.${process.pid}.input`), chunk);
+});
 process.stdin.on('end', () => process.exit(0));
