@@ -4,6 +4,7 @@ import yargs from 'yargs';
 import { CommandFailure } from '../fsx/commandFailure.js';
 import { batonVersion } from '../proc/version.js';
 import { reportFailure } from './failure.js';
+import { GC_COMMAND } from './gcCommand.js';
 import { HOOKS_COMMAND } from './hooksCommand.js';
 import { LEAF_COMMAND } from './review/leafCommands.js';
 import { NATS_COMMAND } from './natsCommand.js';
@@ -36,6 +37,7 @@ export async function runBaton(argv: string[]): Promise<void> {
       .command(LEAF_COMMAND)
       .command(HOOKS_COMMAND)
       .command(NATS_COMMAND)
+      .command(GC_COMMAND)
       .command(RUN_COMMAND_STUB)
       .demandCommand(1, 'Name a command; see baton --help.')
       .fail((message, err) => {

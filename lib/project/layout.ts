@@ -261,6 +261,11 @@ export interface RunPaths {
   controllerLog: string;
 }
 
+/** `ROOT/.swarmforge/gc-trash/`: where `baton gc` moves an item before deleting it. */
+export function gcTrashDirOf(root: string): string {
+  return join(root, SWARM_DIR_NAME, 'gc-trash');
+}
+
 /** `ROOT/.swarmforge/runs/`: one folder per run, and `locks/`. */
 export function runsDirOf(root: string): string {
   return join(root, SWARM_DIR_NAME, 'runs');

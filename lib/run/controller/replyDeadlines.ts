@@ -17,6 +17,9 @@ import { type Workflow } from '../record/workflow.js';
 import { awaitedKeys } from './awaited.js';
 import { logLine, type AwaitedRequest } from './controllerPhase.js';
 import type { Driver } from './driveStep.js';
+import { durationMs, durationText } from '../../fsx/duration.js';
+
+export { durationMs, durationText };
 
 /** The kinds of request that have a deadline. */
 export const DEADLINE_KINDS = ['work', 'review', 'validation', 'resolution'] as const;
@@ -30,24 +33,6 @@ export const DEFAULT_REPLY_TIMEOUTS_MS: Record<DeadlineKind, number> = {
   validation: 20 * 60_000,
   resolution: 60 * 60_000,
 };
-
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
-
-/** Milliseconds of a duration like `500ms`, `90s`, `30m`, `2h`; undefined when it is not one. */
-export function durationMs(text: string): number | undefined {
-  const m = /^([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)$/.exec(text.trim());
-  if (!m) return undefined;
-  const ms = Math.round(Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]);
-  return ms > 0 ? ms : undefined;
-}
-
-/** A duration as people write it: `90s`, `30m`, `2h`, `1500ms`. */
-export function durationText(ms: number): string {
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
-  if (ms % 1000 === 0) return `${ms / 1000}s`;
-  return `${ms}ms`;
-}
 
 /**
  * The deadlines of `--reply-timeout KIND=DURATION` (repeatable) over the defaults; a malformed
