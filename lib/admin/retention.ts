@@ -119,7 +119,9 @@ async function completedOf(
     const at = await completedAtOf(path, isBatch);
     if (at === undefined || Date.parse(at) >= before) continue;
     const files = isBatch ? itemNamesIn(path).map((n) => join(path, n)) : [path];
-    const ids = await Promise.all(files.map(async (f) => (await readItem(f)).headers.id));
+    const ids = await Promise.all(
+      files.map(async (f) => (await readItem(f).catch(() => undefined))?.headers.id),
+    );
     if (ids.some((id) => id !== undefined && pending.has(id))) continue;
     out.push({ kind: 'completed', path, at, remove: () => void removeWhole(root, path) });
   }

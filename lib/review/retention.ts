@@ -12,7 +12,7 @@ import { crashPoint } from '../fsx/crash.js';
 import { publishWhole } from '../fsx/durable.js';
 import { acquireLock, LockBusy } from '../fsx/lock.js';
 import { leafFilesOf, reviewPathsOf, type ReviewPaths } from '../project/layout.js';
-import { type Lens } from './bookbag/bookbag.js';
+import { type Bookbag, type Lens } from './bookbag/bookbag.js';
 import { bookbagPathOf, loadBookbag } from './bookbag/store.js';
 import { parseLeafRecord, readLeafFile } from './leaf/leafRecord.js';
 import { teacherFolderOf } from './teacher/teacherFolder.js';
@@ -21,13 +21,23 @@ const namesIn = (dir: string): string[] => (fs.existsSync(dir) ? fs.readdirSync(
 const before = (at: string | undefined, bound: number): at is string =>
   at !== undefined && Date.parse(at) < bound;
 
+/** The bookbag at `path` when it is a valid, consistent DISPOSED one (else never judged). */
+function disposedBag(path: string): Bookbag | undefined {
+  try {
+    const { bag, problems } = loadBookbag(path);
+    return problems.length === 0 && bag.state === 'DISPOSED' ? bag : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function archivedBefore(root: string, paths: ReviewPaths, bound: number): Removable[] {
   return namesIn(paths.archive).flatMap((name) => {
     const path = join(paths.archive, name);
     if (!name.endsWith('.json')) return [];
-    const { bag, problems } = loadBookbag(path);
-    const at = bag.history.at(-1)?.at;
-    if (problems.length > 0 || bag.state !== 'DISPOSED' || !before(at, bound)) return [];
+    const bag = disposedBag(path);
+    const at = bag?.history.at(-1)?.at;
+    if (bag === undefined || !before(at, bound)) return [];
     return [{ kind: 'archive' as const, path, at, remove: () => void removeWhole(root, path) }];
   });
 }
