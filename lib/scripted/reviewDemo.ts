@@ -9,6 +9,7 @@
 // moves the bookbags through the built `baton review` commands, as a person or a
 // controller would.
 import * as fs from 'node:fs';
+import { Tmux } from '../adapters/tmux.js';
 import { mailboxOf } from '../project/layout.js';
 import { completedItemPaths, parseEnvelope } from '../queue/index.js';
 import {
@@ -16,6 +17,7 @@ import {
   seedTasks,
   withDemoSwarm,
   type DemoOptions,
+  type DemoSwarm,
   batonAsPerson,
 } from './demoSwarm.js';
 
@@ -113,6 +115,18 @@ function summaryOf(beads: ShownBead[], claimed: Map<string, number>): string {
   return text;
 }
 
+/** Each teacher's TEACHER: line as its pane shows it (it names the persona file used). */
+async function teacherLines(demo: DemoSwarm): Promise<string> {
+  const tmux = new Tmux(demo.swarm.socket);
+  let text = '';
+  for (const role of ['teacher-cto', 'teacher-coo']) {
+    const pane = await tmux.capturePane(demo.swarm.panes.get(role)!);
+    const line = pane.split('\n').find((l) => l.startsWith('TEACHER: '));
+    text += `${line ?? `TEACHER: ${role} printed no TEACHER: line`}\n`;
+  }
+  return text;
+}
+
 /**
  * Runs the review demo; fails (environment) when the reviews do not all complete within the
  * timeout.
@@ -129,6 +143,7 @@ export async function runReviewDemo(options: DemoOptions): Promise<void> {
       'teacher-coo': options.tasks,
     });
     const beads = scoreAndDispose(options, demo.root);
+    options.out(await teacherLines(demo));
     options.out(summaryOf(beads, await resultsClaimed(demo.root)));
     const accepted = beads.filter((b) => b.accepted).length;
     options.out(

@@ -30,7 +30,7 @@ becomes a finding; with none, the review passes.
   --crash           print half a document, then exit 1
   --garbage N       print garbage on the first N runs, counted in --counter FILE
   --record FILE     append one JSON line per run: pid, started_at (ms since the epoch),
-                    cwd, lens, bead, attempt, strict, helpers`;
+                    cwd, lens, bead, attempt, strict, helpers, and the prompt read`;
 
 /** What the argv asks for. */
 export interface ScriptedReviewerSettings {
@@ -198,6 +198,7 @@ export async function runScriptedReviewer(
       attempt: Number(env.BATON_REVIEW_ATTEMPT ?? 0),
       strict: /^Attempt \d+ of \d+\./m.test(prompt),
       helpers,
+      prompt,
     };
     fs.appendFileSync(settings.record, `${JSON.stringify(line)}\n`);
   }

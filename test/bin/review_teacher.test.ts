@@ -7,7 +7,9 @@
 // run of two teachers in tmux panes is in review_teacher_tmux.test.ts.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { personaPathOf, reviewPathsOf } from '../../lib/project/layout.js';
+import { teacherFolderOf } from '../../lib/review/teacher/teacherFolder.js';
 import yaml from 'js-yaml';
 import { processRunning } from '../../lib/fsx/processIdentity.js';
 import { endStarted, startHandoffd, waitFor, type Started } from '../support/daemon.js';
@@ -77,7 +79,7 @@ describe('baton review teacher (built bins)', function () {
       .filter(Boolean)
       .map((l) =>
         l
-          .replace(/session \S+ \((fresh|after \S+)\)$/, 'session S ($1)')
+          .replace(/session \S+ \((fresh|after \S+)\)/, 'session S ($1)')
           .replace(/^SESSION: \S+/, 'SESSION: P'),
       );
   const events = (bag: Bag, event: string) =>
@@ -92,7 +94,9 @@ describe('baton review teacher (built bins)', function () {
     const r = await once('cto', [], scriptedReviewer('--record', record()));
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(lines(r), [
-      'TEACHER: cto as teacher-cto in ' + teacherWorktree(p.root, 'cto') + ', session S (fresh)',
+      'TEACHER: cto as teacher-cto in ' +
+        teacherWorktree(p.root, 'cto') +
+        `, session S (fresh), persona ${resolve('personas', 'teacher-cto.md')}`,
       `REVIEWING: ${bead} cto attempt 1 of 3`,
       `VERDICT: ${bead} cto PASS score 100, 0 finding(s), 1 attempt(s); bead CTO_REVIEWED`,
       'SESSION: P (1 reviewed)',
@@ -109,6 +113,39 @@ describe('baton review teacher (built bins)', function () {
     );
     requestCompleted('cto');
     assert.equal(itemsIn(box('coo').inboxNew).length, 1, "the other lens's request is not touched");
+  });
+
+  it('personas: a committed SOUL.md wins and its file is on the TEACHER line; a symlinked one is passed over for the shipped persona; the consolidation summary reaches the prompt', async () => {
+    const bead = await submit();
+    const committed = personaPathOf(p.root, 'teacher-cto');
+    fs.mkdirSync(dirname(committed), { recursive: true });
+    fs.writeFileSync(committed, '---\nname: teacher-cto\n---\nI am the project CTO.\n');
+    const secret = join(p.root, 'secret.txt');
+    fs.writeFileSync(secret, 'a secret of this machine\n');
+    fs.mkdirSync(dirname(personaPathOf(p.root, 'teacher-coo')), { recursive: true });
+    fs.symlinkSync(secret, personaPathOf(p.root, 'teacher-coo'));
+    const coo = teacherFolderOf(reviewPathsOf(p.root, {}), 'coo');
+    fs.mkdirSync(dirname(coo.consolidation), { recursive: true });
+    fs.writeFileSync(
+      coo.consolidation,
+      'lens: coo\nrecurring_sections:\n  - section: docs\n    findings: 3\n',
+    );
+    const cto = await once('cto', [], scriptedReviewer('--record', record()));
+    assert.equal(cto.code, 0, cto.stderr);
+    assert.match(cto.stdout, new RegExp(`, persona ${committed}\n`));
+    const r = await once('coo', [], scriptedReviewer('--record', record()));
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /persona '.*teacher-coo\/SOUL\.md' is a symlink: ignored/);
+    assert.match(r.stdout, new RegExp(`, persona ${resolve('personas', 'teacher-coo.md')}\n`));
+    const [ctoRun, cooRun] = reviewerRecords(record());
+    assert.equal(ctoRun!.bead, bead);
+    assert.match(ctoRun!.prompt, /^I am the project CTO\.\n---\n/);
+    assert.match(cooRun!.prompt, /^You are teacher-coo, the delivery reviewer/);
+    assert.match(
+      cooRun!.prompt,
+      /consolidation summary\); look there first:\n- docs: 3 findings\n/,
+    );
+    assert.doesNotMatch(cooRun!.prompt, /a secret of this machine/);
   });
 
   it('a reviewer that hangs past --timeout: its process group (a helper included) is killed each time; after --max-attempts the verdict is FAIL with one HIGH finding', async () => {
@@ -370,7 +407,7 @@ describe('baton review teacher (built bins)', function () {
       r.stderr,
       new RegExp(`^baton review teacher: corrupt session '${path}': .*; starting fresh\n$`),
     );
-    assert.match(r.stdout, /^TEACHER: cto as teacher-cto in .*, session \S+ \(fresh\)$/m);
+    assert.match(r.stdout, /^TEACHER: cto as teacher-cto in .*, session \S+ \(fresh\), persona /m);
     const fresh = JSON.parse(fs.readFileSync(/^SESSION: (\S+) /m.exec(r.stdout)![1]!, 'utf8')) as {
       previous: null;
       totals: { sessions: number };

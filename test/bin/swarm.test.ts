@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { waitFor } from '../support/daemon.js';
 import { fixtureText } from '../support/fixtures.js';
 import {
@@ -179,6 +179,14 @@ describe('baton up / down / monitor / demo (built bin)', function () {
     const r = await runBinAsync('baton', ['demo', '--review'], { cwd: process.cwd() });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /progress: coder 4\/4 {2}teacher-cto 2\/2 {2}teacher-coo 2\/2\n/);
+    for (const lens of ['cto', 'coo'])
+      assert.match(
+        r.stdout,
+        new RegExp(
+          `\\nTEACHER: ${lens} as teacher-${lens} .*, persona ${resolve('personas')}/teacher-${lens}\\.md\\n`,
+        ),
+        'the shipped persona files',
+      );
     assert.match(
       r.stdout,
       /Review summary \(times from submit\):\nBEAD +TASK +CTO +COO +ACCEPTED +CTO VERDICT +COO VERDICT +RESULT READ\n/,

@@ -64,6 +64,8 @@ export interface ReviewerRecordLine {
   attempt: number;
   strict: boolean;
   helpers: number[];
+  /** The whole prompt the reviewer read on stdin. */
+  prompt: string;
 }
 
 /** The record lines in `file` (none while it does not exist). */

@@ -47,7 +47,7 @@ export function eventLine(e: TeacherEvent): string {
     case 'wake':
       return (
         `TEACHER: ${e.lens} as ${e.role} in ${e.worktree}, session ` +
-        `${e.sid} (${e.previous ? `after ${e.previous}` : 'fresh'})`
+        `${e.sid} (${e.previous ? `after ${e.previous}` : 'fresh'}), persona ${e.persona}`
       );
     case 'review':
       return `REVIEWING: ${e.bead} ${e.lens} attempt ${e.attempt} of ${e.max_attempts}`;

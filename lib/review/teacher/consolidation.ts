@@ -62,6 +62,26 @@ async function yamlOf(data: unknown): Promise<string> {
   return yaml.dump(data, { lineWidth: -1, noRefs: true });
 }
 
+/**
+ * The recurring sections of the consolidation summary at `path` as lines for the reviewer's
+ * prompt (`- <section>: <n> findings`); undefined when there is no summary or none recur.
+ */
+export async function recurringSectionsOf(path: string): Promise<string | undefined> {
+  const { default: yaml } = await import('js-yaml');
+  let data: unknown;
+  try {
+    data = yaml.load(fs.readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  const rows = (data as { recurring_sections?: unknown } | null)?.recurring_sections;
+  if (!Array.isArray(rows)) return undefined;
+  const lines = rows
+    .filter((r): r is { section: string; findings: number } => typeof r?.section === 'string')
+    .map((r) => `- ${r.section}: ${Number(r.findings)} findings`);
+  return lines.length > 0 ? lines.join('\n') : undefined;
+}
+
 /** Rewrites the consolidation summary at `path`. */
 export async function writeConsolidation(path: string, session: Session, now: Date): Promise<void> {
   replaceFile(path, await yamlOf(consolidationOf(session, now)));

@@ -1,21 +1,30 @@
-// Personas (docs/review.md §7): the text a teacher puts first in every reviewer prompt.
-// Resolved committed-first: `ROOT/swarmforge/profiles/<name>/SOUL.md` (in the repository,
-// authoritative for the whole team), else `~/.baton/profiles/<name>/SOUL.md` (this machine
-// only), else a one-line default. A SOUL.md may start with front matter (read through the
-// one gray-matter wrapper); the prompt gets its Markdown body. A symlink is never followed
-// (a committed link must not send some other file of this machine to a reviewer).
+// Personas (docs/review.md §7, runtime.md §12.5): the text a teacher puts first in every
+// reviewer prompt. Resolved committed-first: `ROOT/swarmforge/profiles/<name>/SOUL.md` (in
+// the repository, authoritative for the whole team), else `~/.baton/profiles/<name>/SOUL.md`
+// (this machine only), else the persona Baton ships (`personas/<name>.md` in the package),
+// else a one-line default. A persona file may start with front matter (read through the one
+// gray-matter wrapper); the prompt gets its Markdown body. A symlink is never followed (a
+// committed link must not send some other file of this machine to a reviewer).
 import * as fs from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { personaPathOf } from '../../project/layout.js';
 import { readMarkdownFrontMatter } from '../../findings/frontMatter.js';
 import { isCode } from '../../fsx/absent.js';
 
 /** The persona names the review stage uses. */
-export const PERSONA_NAMES = ['teacher-cto', 'teacher-coo', 'principal'] as const;
+export const PERSONA_NAMES = [
+  'teacher-cto',
+  'teacher-coo',
+  'principal',
+  'student-worker',
+  'student-reviewer',
+  'student-validator',
+] as const;
 
 /** Where a persona came from. */
-export type PersonaSource = 'committed' | 'machine' | 'default';
+export type PersonaSource = 'committed' | 'machine' | 'shipped' | 'default';
 
 /**
  * A resolved persona: its text, the file it came from (none for the default), and the files passed
@@ -46,7 +55,23 @@ export function machinePersonaPathOf(home: string, name: string): string {
   return join(home, '.baton', 'profiles', name, 'SOUL.md');
 }
 
-/** The one-line persona used when no SOUL.md exists. */
+/**
+ * How far above this module's folder the package's `personas/` is looked for: lib/review/teacher
+ * from source, dist/bin or dist/bin/chunks when bundled.
+ */
+const MAX_LEVELS_UP = 4;
+
+/** The persona file Baton ships for `name` (`<package>/personas/<name>.md`), if there is one. */
+export function shippedPersonaPathOf(name: string): string | undefined {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let level = 0; level <= MAX_LEVELS_UP; level++, dir = dirname(dir)) {
+    const path = join(dir, 'personas', `${name}.md`);
+    if (fs.existsSync(path)) return path;
+  }
+  return undefined;
+}
+
+/** The one-line persona used when no persona file exists. */
 export function defaultPersonaOf(name: string): string {
   return DEFAULTS[name] ?? `You are ${name}.`;
 }
@@ -84,17 +109,19 @@ async function personaBody(text: string): Promise<string> {
 }
 
 /**
- * Resolves persona `name` for the project at `root` (committed, then machine-local, then the
- * default).
+ * Resolves persona `name` for the project at `root` (committed, then machine-local, then
+ * shipped, then the default).
  */
 export async function personaOf(
   root: string,
   name: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Persona> {
+  const shipped = shippedPersonaPathOf(name);
   const places: [PersonaSource, string][] = [
     ['committed', personaPathOf(root, name)],
     ['machine', machinePersonaPathOf(env.HOME || homedir(), name)],
+    ...(shipped ? [['shipped', shipped] as [PersonaSource, string]] : []),
   ];
   const ignored: string[] = [];
   for (const [source, path] of places) {

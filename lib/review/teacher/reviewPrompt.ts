@@ -42,11 +42,20 @@ export interface AttemptContext {
   maxAttempts: number;
   /** The reason the previous run failed (absent on a first attempt). */
   previousFailure?: string;
+  /** The sections this lens's earlier reviews kept finding (the consolidation summary). */
+  summary?: string;
 }
 
 /** The lens part of the prompt: focus, output format, and on a retry the stricter instruction. */
 export function lensInstructions(lens: Lens, context: AttemptContext): string {
   const lines = [LENS_FOCUS[lens], '', FORMAT];
+  if (context.summary)
+    lines.push(
+      '',
+      'Your earlier reviews in this lens kept finding problems in these sections ' +
+        '(consolidation summary); look there first:',
+      context.summary,
+    );
   if (context.attempt > 1) {
     lines.push(
       '',

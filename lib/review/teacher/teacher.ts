@@ -25,7 +25,7 @@ import { ensureMailbox, readItem, type UnusableItem, unusableLine } from '../../
 import { acquireLock, lockHolder, LockBusy, type Release } from '../../fsx/lock.js';
 import { printable } from '../../fsx/printable.js';
 import { type Lens } from '../bookbag/bookbag.js';
-import { appendLibraryLog, writeConsolidation } from './consolidation.js';
+import { appendLibraryLog, recurringSectionsOf, writeConsolidation } from './consolidation.js';
 import { InboxWatch } from '../lens/inboxWatch.js';
 import { personaOf } from './personas.js';
 import { endOrphanReviewer } from './reviewerRecord.js';
@@ -113,6 +113,7 @@ async function boot(o: TeacherOptions): Promise<{ t: Teacher; release: Release }
     for (const line of found.ignored) o.warn(`baton review teacher: ${line}`);
     return found.text;
   };
+  const personaFile = (await personaOf(root, personaName, o.env)).path ?? 'built-in';
   const t: Teacher = {
     root,
     role: role.role,
@@ -125,6 +126,8 @@ async function boot(o: TeacherOptions): Promise<{ t: Teacher; release: Release }
     folder,
     signal: o.signal,
     persona,
+    personaFile,
+    summary: () => recurringSectionsOf(folder.consolidation),
     report: o.report,
   };
   return { t, release };
@@ -150,6 +153,7 @@ function wake(t: Teacher, o: TeacherOptions): Session {
     sid: session.sid,
     previous: session.previous,
     worktree: t.worktree,
+    persona: t.personaFile,
   });
   return session;
 }

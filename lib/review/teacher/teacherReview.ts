@@ -44,6 +44,7 @@ export type TeacherEvent =
       sid: string;
       previous: string | null;
       worktree: string;
+      persona: string;
     }
   | { event: 'review'; bead: string; lens: Lens; attempt: number; max_attempts: number }
   | {
@@ -83,6 +84,10 @@ export interface Teacher {
   signal: AbortSignal;
   /** The persona's text (read for each run, so an edited SOUL.md takes effect). */
   persona: () => Promise<string>;
+  /** The persona file the teacher woke with (its TEACHER: line), or `built-in` for the default. */
+  personaFile: string;
+  /** The consolidation summary's recurring sections, as the reviewer prompt shows them. */
+  summary: () => Promise<string | undefined>;
   report: (event: TeacherEvent) => void;
 }
 
@@ -237,6 +242,7 @@ async function runOnce(
     attempt,
     maxAttempts: t.maxAttempts,
     previousFailure: lastFailureOf(bag, t.lens),
+    summary: await t.summary(),
   });
   const env = {
     ...t.env,

@@ -22,6 +22,7 @@ describe('lib/cli/review/teacherCommand', () => {
           sid: 's2',
           previous: 's1',
           worktree: '/w',
+          persona: '/pkg/personas/teacher-cto.md',
         }),
         eventLine({
           event: 'wake',
@@ -30,6 +31,7 @@ describe('lib/cli/review/teacherCommand', () => {
           sid: 's1',
           previous: null,
           worktree: '/w',
+          persona: 'built-in',
         }),
         eventLine({ event: 'review', bead: 'b', lens: 'coo', attempt: 2, max_attempts: 3 }),
         eventLine({
@@ -61,8 +63,8 @@ describe('lib/cli/review/teacherCommand', () => {
         eventLine({ event: 'sleep', lens: 'cto', sid: 's1', session: '/s/s1.json', reviewed: 2 }),
       ],
       [
-        'TEACHER: cto as teacher-cto in /w, session s2 (after s1)',
-        'TEACHER: cto as teacher-cto in /w, session s1 (fresh)',
+        'TEACHER: cto as teacher-cto in /w, session s2 (after s1), persona /pkg/personas/teacher-cto.md',
+        'TEACHER: cto as teacher-cto in /w, session s1 (fresh), persona built-in',
         'REVIEWING: b coo attempt 2 of 3',
         'ATTEMPT FAILED: b coo attempt 2 of 3: reviewer timed out after 90 s',
         'VERDICT: b coo FAIL score 88, 1 finding(s), 3 attempt(s); bead REVIEWED',

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { personaPathOf } from '../../../lib/project/layout.js';
 import {
   defaultPersonaOf,
   machinePersonaPathOf,
+  PERSONA_NAMES,
   personaOf,
+  shippedPersonaPathOf,
 } from '../../../lib/review/teacher/personas.js';
 import { tempDir } from '../../support/project.js';
 
@@ -25,15 +27,30 @@ describe('lib/review/teacher/personas', () => {
     fs.writeFileSync(path, text);
   };
 
-  it('without any SOUL.md: the one-line default of the name', async () => {
-    assert.deepEqual(await personaOf(root, 'teacher-cto', { HOME: home }), {
-      name: 'teacher-cto',
-      text: defaultPersonaOf('teacher-cto'),
+  it('without any SOUL.md: the persona Baton ships, front matter dropped, for each of its six names', async () => {
+    for (const name of PERSONA_NAMES) {
+      const persona = await personaOf(root, name, { HOME: home });
+      const shipped = resolve('personas', `${name}.md`);
+      assert.deepEqual(
+        [persona.source, persona.path, persona.ignored],
+        ['shipped', shipped, []],
+        name,
+      );
+      assert.equal(shippedPersonaPathOf(name), shipped);
+      assert.match(persona.text, /^You are .{40,}/s, name);
+      assert.notEqual(persona.text, defaultPersonaOf(name));
+      assert.doesNotMatch(persona.text, /^---|\nname: /, 'front matter dropped');
+    }
+  });
+
+  it('a name Baton ships no persona for: the one-line default', async () => {
+    assert.deepEqual(await personaOf(root, 'student-coder', { HOME: home }), {
+      name: 'student-coder',
+      text: 'You are student-coder.',
       source: 'default',
       ignored: [],
     });
     assert.match(defaultPersonaOf('teacher-coo'), /^You are teacher-coo, the COO reviewer/);
-    assert.equal(defaultPersonaOf('student-coder'), 'You are student-coder.');
   });
 
   it('the machine-local ~/.baton/profiles/<name>/SOUL.md when nothing is committed', async () => {
@@ -76,8 +93,8 @@ describe('lib/review/teacher/personas', () => {
     ]);
   });
 
-  it('an empty SOUL.md counts as none', async () => {
+  it('an empty SOUL.md counts as none: the shipped persona is used', async () => {
     put(personaPathOf(root, 'teacher-cto'), '\n\n');
-    assert.equal((await personaOf(root, 'teacher-cto', { HOME: home })).source, 'default');
+    assert.equal((await personaOf(root, 'teacher-cto', { HOME: home })).source, 'shipped');
   });
 });

@@ -49,6 +49,8 @@ describe('lib/review/teacher/teacherReview', function () {
     folder: teacherFolderOf(reviewPathsOf(p.root, {}), lens),
     signal: new AbortController().signal,
     persona: async () => 'I review.',
+    personaFile: 'built-in',
+    summary: async () => undefined,
     report: (e) => events.push(e),
     ...extra,
   });
