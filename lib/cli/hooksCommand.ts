@@ -1,5 +1,5 @@
-// `baton hooks install --agent claude|codex [--dry-run] [--json]`: Baton's SessionStart and
-// Stop hooks merged into the agent's project settings (lib/hooks/installHooks.ts). The lib
+// `baton hooks install --agent claude|codex [--dry-run] [--json]`: Baton's SessionStart,
+// UserPromptSubmit and Stop hooks merged into the agent's project settings (lib/hooks/installHooks.ts). The lib
 // module is imported when the command runs, so `baton`'s other commands do not load it.
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
@@ -38,7 +38,7 @@ export function installJson(result: HookInstall): string {
 const install: CommandModule = {
   command: 'install',
   describe:
-    "Merge Baton's SessionStart and Stop hooks into " +
+    "Merge Baton's SessionStart, UserPromptSubmit and Stop hooks into " +
     'ROOT/.claude/settings.json (claude) or ' +
     'ROOT/.codex/hooks.json (codex); other hooks and settings are ' +
     'kept; idempotent',

@@ -1,4 +1,4 @@
-// Merging Baton's two hooks into an agent's settings text (docs/agent-hooks.md). Claude
+// Merging Baton's three hooks into an agent's settings text (docs/agent-hooks.md). Claude
 // Code's `.claude/settings.json` and Codex's `.codex/hooks.json` share the shape
 // `{"hooks": {"<Event>": [{"matcher"?, "hooks": [{"type": "command", "command", "timeout"}]}]}}`,
 // so one merge serves both. The merge only adds: a group of Baton's own per event, unless
@@ -8,7 +8,7 @@
 // (not a JSON object, `hooks` not an object, an event not an array) is refused.
 
 /** The events Baton hooks into, in the order they are merged. */
-export const HOOK_EVENTS = ['SessionStart', 'Stop'] as const;
+export const HOOK_EVENTS = ['SessionStart', 'UserPromptSubmit', 'Stop'] as const;
 
 /** One of Baton's hook events. */
 export type HookEvent = (typeof HOOK_EVENTS)[number];
@@ -72,8 +72,8 @@ function hasCommand(groups: unknown[], command: string): boolean {
 }
 
 /**
- * Baton's group for `event`: SessionStart with its matcher, Stop without one (Stop ignores
- * matchers).
+ * Baton's group for `event`: SessionStart with its matcher, UserPromptSubmit and Stop without
+ * one (they ignore matchers).
  */
 function groupOf(event: HookEvent, command: string): Json {
   const hooks = [{ type: 'command', command, timeout: HOOK_TIMEOUT_S }];

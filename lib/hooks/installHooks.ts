@@ -15,6 +15,7 @@ import { readTextIfPresent } from '../fsx/absent.js';
 import { replaceFile } from '../fsx/records.js';
 import { printable } from '../fsx/printable.js';
 import {
+  HOOK_EVENTS,
   MalformedSettings,
   mergeHookSettings,
   type HookCommands,
@@ -22,7 +23,11 @@ import {
 } from './hookSettings.js';
 
 /** The file names of the package's hook scripts, by event. */
-const SCRIPT_NAMES: HookCommands = { SessionStart: 'session-start', Stop: 'stop' };
+const SCRIPT_NAMES: HookCommands = {
+  SessionStart: 'session-start',
+  UserPromptSubmit: 'prompt-submit',
+  Stop: 'stop',
+};
 
 /**
  * How far above the running bin's folder the package's `hooks/` is looked for (dist/bin → the
@@ -31,23 +36,18 @@ const SCRIPT_NAMES: HookCommands = { SessionStart: 'session-start', Stop: 'stop'
 const MAX_LEVELS_UP = 3;
 
 /**
- * The package's hook scripts as settings commands: the first `hooks/` folder holding both
- * scripts in `fromDir` or one of its parents (the built `baton` runs from `<package>/dist/bin`).
+ * The package's hook scripts as settings commands: the first `hooks/` folder holding every
+ * script in `fromDir` or one of its parents (the built `baton` runs from `<package>/dist/bin`).
  * The agents run a command through a shell, so a path with a space or a shell character
  * is quoted. Fails (exit 1) when there is none.
  */
 export function packageHookCommands(fromDir: string): HookCommands {
   for (let dir = fromDir, level = 0; level <= MAX_LEVELS_UP; dir = dirname(dir), level++) {
-    const paths = {
-      SessionStart: join(dir, 'hooks', SCRIPT_NAMES.SessionStart),
-      Stop: join(dir, 'hooks', SCRIPT_NAMES.Stop),
-    };
-    if (
-      fs.statSync(paths.SessionStart, { throwIfNoEntry: false })?.isFile() &&
-      fs.statSync(paths.Stop, { throwIfNoEntry: false })?.isFile()
-    ) {
-      return { SessionStart: quote([paths.SessionStart]), Stop: quote([paths.Stop]) };
-    }
+    const paths = HOOK_EVENTS.map((event) => [event, join(dir, 'hooks', SCRIPT_NAMES[event])]);
+    if (paths.every(([, path]) => fs.statSync(path!, { throwIfNoEntry: false })?.isFile()))
+      return Object.fromEntries(
+        paths.map(([event, path]) => [event, quote([path!])]),
+      ) as HookCommands;
   }
   fail(
     'environment',

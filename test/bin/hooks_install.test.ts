@@ -19,14 +19,18 @@ import {
 const HOOKS = resolve('hooks');
 const SESSION_START = join(HOOKS, 'session-start');
 const STOP = join(HOOKS, 'stop');
+const PROMPT = join(HOOKS, 'prompt-submit');
 
-/** The two groups install adds for hook scripts in `hooks`. */
+/** The three groups install adds for hook scripts in `hooks`. */
 const ours = (hooks = HOOKS) => ({
   SessionStart: [
     {
       matcher: 'startup|resume|clear|compact',
       hooks: [{ type: 'command', command: join(hooks, 'session-start'), timeout: 10 }],
     },
+  ],
+  UserPromptSubmit: [
+    { hooks: [{ type: 'command', command: join(hooks, 'prompt-submit'), timeout: 10 }] },
   ],
   Stop: [{ hooks: [{ type: 'command', command: join(hooks, 'stop'), timeout: 10 }] }],
 });
@@ -50,7 +54,7 @@ describe('baton hooks install (built bin)', () => {
   it('claude: writes ROOT/.claude/settings.json with SessionStart (matcher) and Stop (none), commands the absolute paths of hooks/', () => {
     assert.equal(
       ok(install('--agent', 'claude')),
-      `HOOKS INSTALLED: ${claudeFile()}\nSessionStart: added ${SESSION_START}\nStop: added ${STOP}\n`,
+      `HOOKS INSTALLED: ${claudeFile()}\nSessionStart: added ${SESSION_START}\nUserPromptSubmit: added ${PROMPT}\nStop: added ${STOP}\n`,
     );
     assert.equal(
       fs.readFileSync(claudeFile(), 'utf8'),
@@ -65,7 +69,7 @@ describe('baton hooks install (built bin)', () => {
     });
     assert.equal(
       ok(r),
-      `HOOKS INSTALLED: ${codexFile()}\nSessionStart: added ${SESSION_START}\nStop: added ${STOP}\n`,
+      `HOOKS INSTALLED: ${codexFile()}\nSessionStart: added ${SESSION_START}\nUserPromptSubmit: added ${PROMPT}\nStop: added ${STOP}\n`,
     );
     assert.deepEqual(JSON.parse(fs.readFileSync(codexFile(), 'utf8')), { hooks: ours() });
     assert.equal(fs.existsSync(join(p.root, '.claude')), false);
@@ -78,11 +82,15 @@ describe('baton hooks install (built bin)', () => {
       const bytes = fs.readFileSync(file);
       assert.equal(
         ok(install('--agent', agent)),
-        `HOOKS ALREADY INSTALLED: ${file}\nSessionStart: present ${SESSION_START}\nStop: present ${STOP}\n`,
+        `HOOKS ALREADY INSTALLED: ${file}\nSessionStart: present ${SESSION_START}\nUserPromptSubmit: present ${PROMPT}\nStop: present ${STOP}\n`,
       );
       assert.deepEqual(fs.readFileSync(file), bytes);
       const hooks = (JSON.parse(bytes.toString()) as { hooks: Record<string, unknown[]> }).hooks;
-      assert.deepEqual([hooks.SessionStart!.length, hooks.Stop!.length], [1, 1], agent);
+      assert.deepEqual(
+        [hooks.SessionStart!.length, hooks.UserPromptSubmit!.length, hooks.Stop!.length],
+        [1, 1, 1],
+        agent,
+      );
     }
   });
 
@@ -109,6 +117,7 @@ describe('baton hooks install (built bin)', () => {
       hooks: {
         ...user.hooks,
         SessionStart: [...user.hooks.SessionStart, ...ours().SessionStart],
+        UserPromptSubmit: ours().UserPromptSubmit,
         Stop: [...user.hooks.Stop, ...ours().Stop],
       },
     });
@@ -142,8 +151,8 @@ describe('baton hooks install (built bin)', () => {
       file: codexFile(),
       changed: true,
       dry_run: false,
-      events: { SessionStart: 'added', Stop: 'added' },
-      commands: { SessionStart: SESSION_START, Stop: STOP },
+      events: { SessionStart: 'added', UserPromptSubmit: 'added', Stop: 'added' },
+      commands: { SessionStart: SESSION_START, UserPromptSubmit: PROMPT, Stop: STOP },
     });
     const help = ok(install('--help'));
     for (const option of ['--agent', '--dry-run', '--json'])
@@ -178,7 +187,7 @@ describe('baton hooks install (built bin)', () => {
         hook_event_name: event,
         stop_hook_active: false,
       });
-    return ['SessionStart', 'Stop'].map((event) =>
+    return ['SessionStart', 'Stop', 'UserPromptSubmit'].map((event) =>
       runExecutable(hooks[event]![0]!.hooks[0]!.command, [], {
         cwd: p.root,
         role: 'reviewer',
@@ -190,8 +199,13 @@ describe('baton hooks install (built bin)', () => {
   it('the installed commands run as the hooks', async () => {
     await placeItem(p.box('reviewer').inboxNew, {});
     ok(install('--agent', 'claude'));
-    const [start, stop] = runInstalled(claudeFile());
+    const [start, stop, prompt] = runInstalled(claudeFile());
     assert.deepEqual([start!.code, start!.stderr], [0, '']);
+    assert.deepEqual([prompt!.code, prompt!.stdout, prompt!.stderr], [0, '', '']);
+    const seen = JSON.parse(
+      fs.readFileSync(join(p.root, '.swarmforge', 'agents', 'reviewer.json'), 'utf8'),
+    ) as { state: string; event: string };
+    assert.deepEqual([seen.state, seen.event], ['working', 'UserPromptSubmit']);
     assert.match(
       start!.stdout,
       /^\{"hookSpecificOutput":\{"hookEventName":"SessionStart","additionalContext":"Baton: this session acts as role reviewer .*1 handoff waits in inbox\/new\."\}\}\n$/,
@@ -219,6 +233,7 @@ describe('baton hooks install (built bin)', () => {
       );
       assert.deepEqual((JSON.parse(ok(r)) as { commands: unknown }).commands, {
         SessionStart: join(pkg, 'hooks', 'session-start'),
+        UserPromptSubmit: join(pkg, 'hooks', 'prompt-submit'),
         Stop: join(pkg, 'hooks', 'stop'),
       });
       assert.deepEqual(JSON.parse(fs.readFileSync(codexFile(), 'utf8')), {

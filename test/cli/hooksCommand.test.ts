@@ -8,8 +8,12 @@ const RESULT: HookInstall = {
   text: '{}\n',
   changed: true,
   dryRun: false,
-  events: { SessionStart: 'added', Stop: 'present' },
-  commands: { SessionStart: '/pkg/hooks/session-start', Stop: '/pkg/hooks/stop' },
+  events: { SessionStart: 'added', UserPromptSubmit: 'added', Stop: 'present' },
+  commands: {
+    SessionStart: '/pkg/hooks/session-start',
+    UserPromptSubmit: '/pkg/hooks/prompt-submit',
+    Stop: '/pkg/hooks/stop',
+  },
 };
 
 describe('lib/cli/hooksCommand', () => {
@@ -20,7 +24,8 @@ describe('lib/cli/hooksCommand', () => {
   it('the text report: the file, then each event with what happened and its command', () => {
     assert.equal(
       installText(RESULT),
-      'HOOKS INSTALLED: /repo/.codex/hooks.json\nSessionStart: added /pkg/hooks/session-start\nStop: present /pkg/hooks/stop\n',
+      'HOOKS INSTALLED: /repo/.codex/hooks.json\nSessionStart: added /pkg/hooks/session-start\n' +
+        'UserPromptSubmit: added /pkg/hooks/prompt-submit\nStop: present /pkg/hooks/stop\n',
     );
     assert.match(
       installText({ ...RESULT, changed: false }),
@@ -34,7 +39,7 @@ describe('lib/cli/hooksCommand', () => {
       file: '/repo/.codex/hooks.json',
       changed: true,
       dry_run: false,
-      events: { SessionStart: 'added', Stop: 'present' },
+      events: { SessionStart: 'added', UserPromptSubmit: 'added', Stop: 'present' },
       commands: RESULT.commands,
     });
     assert.equal(

@@ -5,7 +5,11 @@ import {
   SESSION_START_MATCHER,
 } from '../../lib/hooks/hookSettings.js';
 
-const COMMANDS = { SessionStart: '/pkg/hooks/session-start', Stop: '/pkg/hooks/stop' };
+const COMMANDS = {
+  SessionStart: '/pkg/hooks/session-start',
+  UserPromptSubmit: '/pkg/hooks/prompt-submit',
+  Stop: '/pkg/hooks/stop',
+};
 const OURS = {
   SessionStart: [
     {
@@ -13,17 +17,20 @@ const OURS = {
       hooks: [{ type: 'command', command: '/pkg/hooks/session-start', timeout: 10 }],
     },
   ],
+  UserPromptSubmit: [
+    { hooks: [{ type: 'command', command: '/pkg/hooks/prompt-submit', timeout: 10 }] },
+  ],
   Stop: [{ hooks: [{ type: 'command', command: '/pkg/hooks/stop', timeout: 10 }] }],
 };
 
 describe('lib/hooks/hookSettings', () => {
-  it('no file, or a blank one: a settings object with the two groups, SessionStart with its matcher, Stop without one', () => {
+  it('no file, or a blank one: a settings object with the three groups, SessionStart with its matcher, UserPromptSubmit and Stop without one', () => {
     for (const existing of [undefined, '', ' \n']) {
       const merged = mergeHookSettings(existing, COMMANDS);
       assert.deepEqual(JSON.parse(merged.text), { hooks: OURS });
       assert.deepEqual(
         [merged.changed, merged.events],
-        [true, { SessionStart: 'added', Stop: 'added' }],
+        [true, { SessionStart: 'added', UserPromptSubmit: 'added', Stop: 'added' }],
       );
       assert.ok(merged.text.endsWith('}\n'));
     }
@@ -48,6 +55,7 @@ describe('lib/hooks/hookSettings', () => {
       hooks: {
         ...user.hooks,
         SessionStart: [...user.hooks.SessionStart, ...OURS.SessionStart],
+        UserPromptSubmit: OURS.UserPromptSubmit,
         Stop: [...user.hooks.Stop, ...OURS.Stop],
       },
     });
@@ -58,7 +66,7 @@ describe('lib/hooks/hookSettings', () => {
     const twice = mergeHookSettings(once, COMMANDS);
     assert.deepEqual(
       [twice.text, twice.changed, twice.events],
-      [once, false, { SessionStart: 'present', Stop: 'present' }],
+      [once, false, { SessionStart: 'present', UserPromptSubmit: 'present', Stop: 'present' }],
     );
     const hooks = (JSON.parse(twice.text) as { hooks: Record<string, unknown[]> }).hooks;
     assert.deepEqual([hooks.SessionStart!.length, hooks.Stop!.length], [1, 1]);
@@ -80,7 +88,11 @@ describe('lib/hooks/hookSettings', () => {
     };
     const text = JSON.stringify(moved, null, 4);
     const merged = mergeHookSettings(text, COMMANDS);
-    assert.deepEqual(merged.events, { SessionStart: 'present', Stop: 'added' });
+    assert.deepEqual(merged.events, {
+      SessionStart: 'present',
+      UserPromptSubmit: 'added',
+      Stop: 'added',
+    });
     assert.deepEqual(
       (JSON.parse(merged.text) as typeof moved).hooks.SessionStart,
       moved.hooks.SessionStart,

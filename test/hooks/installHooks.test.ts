@@ -6,7 +6,11 @@ import { agentHooksPathOf } from '../../lib/project/layout.js';
 import { installHooks, packageHookCommands } from '../../lib/hooks/installHooks.js';
 import { tempDir } from '../support/project.js';
 
-const COMMANDS = { SessionStart: '/pkg/hooks/session-start', Stop: '/pkg/hooks/stop' };
+const COMMANDS = {
+  SessionStart: '/pkg/hooks/session-start',
+  UserPromptSubmit: '/pkg/hooks/prompt-submit',
+  Stop: '/pkg/hooks/stop',
+};
 
 describe('lib/hooks/installHooks', () => {
   let root: string;
@@ -16,12 +20,16 @@ describe('lib/hooks/installHooks', () => {
   afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
 
   it("finds the package's hooks/ from the built bins' folder and from bin/, as absolute paths", () => {
-    const expected = { SessionStart: resolve('hooks/session-start'), Stop: resolve('hooks/stop') };
+    const expected = {
+      SessionStart: resolve('hooks/session-start'),
+      UserPromptSubmit: resolve('hooks/prompt-submit'),
+      Stop: resolve('hooks/stop'),
+    };
     assert.deepEqual(packageHookCommands(resolve('dist/bin')), expected);
     assert.deepEqual(packageHookCommands(resolve('bin')), expected);
   });
 
-  it("quotes a path the agent's shell would split, and fails (exit 1) when no hooks/ holds both scripts", () => {
+  it("quotes a path the agent's shell would split, and fails (exit 1) when no hooks/ holds all three scripts", () => {
     const pkg = join(root, 'my pkg');
     fs.mkdirSync(join(pkg, 'hooks'), { recursive: true });
     fs.mkdirSync(join(pkg, 'dist', 'bin'), { recursive: true });
@@ -34,8 +42,11 @@ describe('lib/hooks/installHooks', () => {
         /cannot find the package's hooks\/ folder/.test(err.message),
     );
     fs.writeFileSync(join(pkg, 'hooks', 'stop'), '');
+    assert.throws(() => packageHookCommands(join(pkg, 'dist', 'bin')), CommandFailure);
+    fs.writeFileSync(join(pkg, 'hooks', 'prompt-submit'), '');
     assert.deepEqual(packageHookCommands(join(pkg, 'dist', 'bin')), {
       SessionStart: `'${pkg}/hooks/session-start'`,
+      UserPromptSubmit: `'${pkg}/hooks/prompt-submit'`,
       Stop: `'${pkg}/hooks/stop'`,
     });
   });
@@ -44,7 +55,11 @@ describe('lib/hooks/installHooks', () => {
     const claude = installHooks(root, 'claude', COMMANDS, false);
     assert.equal(claude.path, join(root, '.claude', 'settings.json'));
     assert.equal(fs.readFileSync(claude.path, 'utf8'), claude.text);
-    assert.deepEqual(claude.events, { SessionStart: 'added', Stop: 'added' });
+    assert.deepEqual(claude.events, {
+      SessionStart: 'added',
+      UserPromptSubmit: 'added',
+      Stop: 'added',
+    });
     const codex = installHooks(root, 'codex', COMMANDS, false);
     assert.equal(codex.path, agentHooksPathOf(root, 'codex'));
     assert.equal(fs.readFileSync(join(root, '.codex', 'hooks.json'), 'utf8'), codex.text);
@@ -57,7 +72,7 @@ describe('lib/hooks/installHooks', () => {
     const again = installHooks(root, 'claude', COMMANDS, false);
     assert.deepEqual(
       [again.changed, again.events],
-      [false, { SessionStart: 'present', Stop: 'present' }],
+      [false, { SessionStart: 'present', UserPromptSubmit: 'present', Stop: 'present' }],
     );
     assert.deepEqual(fs.readFileSync(path), bytes);
     assert.equal(fs.statSync(path).ino, before.ino);
