@@ -76,13 +76,12 @@ export const GC_COMMAND: CommandModule = {
       done.push(entry);
       if (!args.json)
         write(
-          `${dryRun ? 'WOULD REMOVE' : 'REMOVED'}: ${entry.kind} ${printable(entry.path)} (${entry.at})\n`,
+          `${dryRun ? 'WOULD REMOVE' : 'REMOVED'}: ` +
+            `${entry.kind} ${printable(entry.path)} (${entry.at})\n`,
         );
     }
-    if (args.json)
-      write(
-        `${JSON.stringify({ dry_run: dryRun, before: before.toISOString(), removed: done, failed })}\n`,
-      );
+    const report = { dry_run: dryRun, before: before.toISOString(), removed: done, failed };
+    if (args.json) write(`${JSON.stringify(report)}\n`);
     else
       write(
         `GC: ${done.length} ${dryRun ? 'would be removed (dry run)' : 'removed'}` +

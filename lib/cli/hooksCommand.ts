@@ -1,6 +1,7 @@
 // `baton hooks install --agent claude|codex [--dry-run] [--json]`: Baton's SessionStart,
-// UserPromptSubmit and Stop hooks merged into the agent's project settings (lib/hooks/installHooks.ts). The lib
-// module is imported when the command runs, so `baton`'s other commands do not load it.
+// UserPromptSubmit and Stop hooks merged into the agent's project settings
+// (lib/hooks/installHooks.ts). The lib module is imported when the command runs, so
+// `baton`'s other commands do not load it.
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import type { CommandModule } from 'yargs';
