@@ -81,16 +81,25 @@ function fileTimeOf(path: string): string | undefined {
   }
 }
 
-/** The newest `completed_at` of the completed item or batch at `path`. */
-async function completedAtOf(path: string, isBatch: boolean): Promise<string | undefined> {
+/**
+ * The newest `completed_at` of the completed item or batch at `path` and the ids it holds, each
+ * file read once; undefined when one of them cannot be read or has no valid `completed_at`.
+ */
+async function completionOf(
+  path: string,
+  isBatch: boolean,
+): Promise<{ at: string; ids: string[] } | undefined> {
   const files = isBatch ? itemNamesIn(path).map((n) => join(path, n)) : [path];
-  let newest: string | undefined;
+  let at: string | undefined;
+  const ids: string[] = [];
   for (const file of files) {
-    const at = (await readItem(file).catch(() => undefined))?.headers.completed_at;
-    if (at === undefined || Number.isNaN(Date.parse(at))) return undefined;
-    if (newest === undefined || Date.parse(at) > Date.parse(newest)) newest = at;
+    const headers = (await readItem(file).catch(() => undefined))?.headers;
+    const stamp = headers?.completed_at;
+    if (stamp === undefined || Number.isNaN(Date.parse(stamp))) return undefined;
+    if (at === undefined || Date.parse(stamp) > Date.parse(at)) at = stamp;
+    if (headers!.id) ids.push(headers!.id);
   }
-  return newest;
+  return at === undefined ? undefined : { at, ids };
 }
 
 /** The ids of every handoff still in an outbox: their copies are kept. */
@@ -116,13 +125,10 @@ async function completedOf(
     const path = join(box.completed, entry.name);
     const isBatch = entry.isDirectory() && isBatchName(entry.name);
     if (!isBatch && !items.has(entry.name)) continue;
-    const at = await completedAtOf(path, isBatch);
-    if (at === undefined || Date.parse(at) >= before) continue;
-    const files = isBatch ? itemNamesIn(path).map((n) => join(path, n)) : [path];
-    const ids = await Promise.all(
-      files.map(async (f) => (await readItem(f).catch(() => undefined))?.headers.id),
-    );
-    if (ids.some((id) => id !== undefined && pending.has(id))) continue;
+    const done = await completionOf(path, isBatch);
+    if (done === undefined || Date.parse(done.at) >= before) continue;
+    if (done.ids.some((id) => pending.has(id))) continue;
+    const at = done.at;
     out.push({ kind: 'completed', path, at, remove: () => void removeWhole(root, path) });
   }
   return out;

@@ -16,13 +16,15 @@ const write = (text: string): void => {
   process.stdout.write(text);
 };
 
-async function collect(root: string, before: Date) {
-  const [{ mailToRemove, REMOVABLE_KINDS }, { runsToRemove }, { reviewsToRemove }] =
+/** Empties a killed gc's trash (not in a dry run), then every removable item in print order. */
+async function collect(root: string, before: Date, dryRun: boolean) {
+  const [{ emptyTrash, mailToRemove, REMOVABLE_KINDS }, { runsToRemove }, { reviewsToRemove }] =
     await Promise.all([
       import('../admin/retention.js'),
       import('../run/record/runRetention.js'),
       import('../review/retention.js'),
     ]);
+  if (!dryRun) emptyTrash(root);
   const items = [
     ...(await mailToRemove(root, before)),
     ...runsToRemove(root, before),
@@ -58,10 +60,9 @@ export const GC_COMMAND: CommandModule = {
     const root = findRoot(process.cwd(), process.env);
     const dryRun = args['dry-run'] === true;
     const before = new Date(Date.now() - bound);
-    if (!dryRun) (await import('../admin/retention.js')).emptyTrash(root);
     const done: { kind: string; path: string; at: string }[] = [];
     let failed = 0;
-    for (const item of await collect(root, before)) {
+    for (const item of await collect(root, before, dryRun)) {
       const entry = { kind: item.kind, path: relative(root, item.path), at: item.at };
       try {
         if (!dryRun) await item.remove();

@@ -25,7 +25,7 @@ import { panesFileOf, sessionNameOf } from '../project/layout.js';
 import { formatPanes, readPanes, recordedSocketOf } from '../project/tmuxRecord.js';
 import { checkPackPrompts, writeAgentPrompts } from './agentPrompts.js';
 import { installCommandLinks } from './commandLinks.js';
-import { typeAgentLaunch, waitForShells } from './up.js';
+import { roleWindowOf, swarmEnvOf, typeAgentLaunch, waitForShells } from './up.js';
 import { mainCheckoutOf } from './worktrees.js';
 
 /** What `baton restart` did: the role, its pane and the new agent's process. */
@@ -115,15 +115,7 @@ async function paneOf(
   const recorded = panes.get(role.role);
   const live = await tmux.listPanes(session);
   if (recorded !== undefined && live.some((p) => p.id === recorded && !p.dead)) return recorded;
-  const pane = await tmux.newWindow(session, {
-    name: role.role,
-    cwd: role.worktreePath,
-    env: {
-      SWARMFORGE_ROOT: root,
-      SWARMFORGE_ROLE: role.role,
-      PATH: `${commandDir}:${process.env.PATH ?? ''}`,
-    },
-  });
+  const pane = await tmux.newWindow(session, roleWindowOf(role, swarmEnvOf(root, commandDir)));
   await waitForShells(tmux, [pane], 15_000);
   panes.set(role.role, pane);
   publishWhole(panesFileOf(root), formatPanes(panes));

@@ -81,6 +81,23 @@ interface Plan {
   tmux: Tmux;
 }
 
+/** The environment of every pane of the swarm: the project root, and Baton's commands on PATH. */
+export function swarmEnvOf(root: string, commandDir: string): Record<string, string> {
+  return { SWARMFORGE_ROOT: root, PATH: `${commandDir}:${process.env.PATH ?? ''}` };
+}
+
+/** How a role's window is started (up, and restart when the pane is gone). */
+export function roleWindowOf(
+  role: Role,
+  swarmEnv: Record<string, string>,
+): { name: string; cwd: string; env: Record<string, string> } {
+  return {
+    name: role.role,
+    cwd: role.worktreePath,
+    env: { ...swarmEnv, SWARMFORGE_ROLE: role.role },
+  };
+}
+
 /** Waits until every pane shows its shell's prompt, or fails (environment) at the timeout. */
 export async function waitForShells(tmux: Tmux, panes: string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -165,11 +182,7 @@ async function startPanes(
   });
   const panes = new Map<string, string>();
   for (const [i, role] of roles.entries()) {
-    const start = {
-      name: role.role,
-      cwd: role.worktreePath,
-      env: { ...baseEnv, SWARMFORGE_ROLE: role.role },
-    };
+    const start = roleWindowOf(role, baseEnv);
     panes.set(
       role.role,
       i === 0
@@ -239,7 +252,7 @@ export async function swarmUp(cwd: string, options: UpOptions): Promise<SwarmUp>
     prepareWorktrees(plan, undo);
     const commandDir = installCommandLinks(plan.root, options.binDir);
     const prompts = plan.isPack ? writeAgentPrompts(plan.root, roles) : new Map<string, string>();
-    const baseEnv = { SWARMFORGE_ROOT: plan.root, PATH: `${commandDir}:${process.env.PATH ?? ''}` };
+    const baseEnv = swarmEnvOf(plan.root, commandDir);
     const panes = await startPanes(plan, roles, baseEnv, options.binDir, undo);
     const daemonPid = await ensureDaemon(plan.root, options, undo);
     await waitForShells(plan.tmux, [...panes.values()], options.shellTimeoutMs ?? 15_000);

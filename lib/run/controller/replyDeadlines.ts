@@ -19,8 +19,6 @@ import { logLine, type AwaitedRequest } from './controllerPhase.js';
 import type { Driver } from './driveStep.js';
 import { durationMs, durationText } from '../../fsx/duration.js';
 
-export { durationMs, durationText };
-
 /** The kinds of request that have a deadline. */
 export const DEADLINE_KINDS = ['work', 'review', 'validation', 'resolution'] as const;
 /** One of them. */

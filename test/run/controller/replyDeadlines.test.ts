@@ -12,10 +12,9 @@ import { ensureMailbox } from '../../../lib/queue/mailbox.js';
 import { itemNamesIn } from '../../../lib/queue/names.js';
 import { emptyPhase } from '../../../lib/run/controller/controllerPhase.js';
 import { pumpReplies, stepActiveRun, type Driver } from '../../../lib/run/controller/driveStep.js';
+import { durationMs, durationText } from '../../../lib/fsx/duration.js';
 import {
   DEFAULT_REPLY_TIMEOUTS_MS,
-  durationMs,
-  durationText,
   enforceDeadlines,
   replyTimeoutsOf,
 } from '../../../lib/run/controller/replyDeadlines.js';
