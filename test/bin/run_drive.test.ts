@@ -229,9 +229,12 @@ describe('baton run drive end to end in tmux (built bins)', function () {
   });
 
   it('a slow reviewer: its deadline is missed once (a provider failure), the request is re-sent as generation 2 with the same key, the late reply to generation 1 is rejected as stale, generation 2 is answered, and the run reaches the owner', async () => {
-    root = runProject(confWith('--misbehave slow --slow-ms 3500'));
+    // Generation 2 is sent 1 s after the 5 s deadline (the backoff) and awaited for 5 s: the
+    // late answer to generation 1 (at 8 s) comes 2 s after the re-send, and leaves generation 2
+    // 3 s for a normal answer even on a loaded machine.
+    root = runProject(confWith('--misbehave slow --slow-ms 8000'));
     const runId = await startRun(root);
-    ok(batonRun(root, ['up', runId, '--reply-timeout', 'review=2s']));
+    ok(batonRun(root, ['up', runId, '--reply-timeout', 'review=5s']));
     await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL', 90_000);
     const log = fs.readFileSync(
       join(runDirOf(root, runId), 'controller', 'controller.log'),
@@ -239,7 +242,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     );
     assert.match(
       log,
-      / DEADLINE: reviewer-a did not answer review for cycle 1 within 2s \(1 of 3\)/,
+      / DEADLINE: reviewer-a did not answer review for cycle 1 within 5s \(1 of 3\)/,
     );
     assert.match(log, / RESEND: review to reviewer-a as generation 2 /);
     assert.match(
