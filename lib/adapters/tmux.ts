@@ -1,7 +1,7 @@
 // The only module that runs tmux. Every call is `tmux -S <socket> <args...>` through
 // execFile with an argument vector (never a shell), so a private server is addressed by
 // its socket path and nothing is ever interpreted by /bin/sh.
-import { execFile, spawn } from 'node:child_process';
+// node:child_process is loaded at the first call (agent commands that wake nobody never load it).
 
 /** A failed tmux call: the arguments and what tmux said. */
 export class TmuxError extends Error {
@@ -44,17 +44,19 @@ export class Tmux {
   run(args: string[]): Promise<string> {
     const argv = ['-S', this.socket, ...args];
     return new Promise((resolve, reject) => {
-      execFile('tmux', argv, { encoding: 'utf8', timeout: 10_000 }, (err, stdout, stderr) => {
-        if (err)
-          reject(
-            new TmuxError(
-              args,
-              stderr || err.message,
-              typeof err.code === 'number' ? err.code : null,
-            ),
-          );
-        else resolve(stdout);
-      });
+      process
+        .getBuiltinModule('node:child_process')
+        .execFile('tmux', argv, { encoding: 'utf8', timeout: 10_000 }, (err, stdout, stderr) => {
+          if (err)
+            reject(
+              new TmuxError(
+                args,
+                stderr || err.message,
+                typeof err.code === 'number' ? err.code : null,
+              ),
+            );
+          else resolve(stdout);
+        });
     });
   }
 
@@ -195,9 +197,11 @@ export class Tmux {
  */
 export function attachSession(socket: string, session: string): Promise<number | null> {
   return new Promise((resolve, reject) => {
-    const child = spawn('tmux', ['-S', socket, 'attach-session', '-t', session], {
-      stdio: 'inherit',
-    });
+    const child = process
+      .getBuiltinModule('node:child_process')
+      .spawn('tmux', ['-S', socket, 'attach-session', '-t', session], {
+        stdio: 'inherit',
+      });
     child.on('error', reject);
     child.on('exit', (code) => resolve(code));
   });

@@ -2,7 +2,6 @@
 // the live holder of its lock (pid + start time + boot id; see runningDaemon), so stop
 // never signals a pid that is not our daemon, even if the pid file is stale and the
 // number reused.
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { runningDaemon } from '../project/daemonRecord.js';
 import { daemonPathsOf } from '../project/layout.js';
@@ -27,15 +26,17 @@ export async function startDaemon(options: StartOptions): Promise<number> {
   const running = runningDaemon(options.root);
   if (running) throw new DaemonAlreadyRunning(running);
   const out = fs.openSync(paths.out, 'a', 0o600);
-  const child = spawn(
-    process.execPath,
-    [options.handoffdPath, '--root', options.root, '--quiet', ...(options.extraArgs ?? [])],
-    {
-      detached: true,
-      stdio: ['ignore', out, out],
-      cwd: options.root,
-    },
-  );
+  const child = process
+    .getBuiltinModule('node:child_process')
+    .spawn(
+      process.execPath,
+      [options.handoffdPath, '--root', options.root, '--quiet', ...(options.extraArgs ?? [])],
+      {
+        detached: true,
+        stdio: ['ignore', out, out],
+        cwd: options.root,
+      },
+    );
   fs.closeSync(out);
   let exited = false;
   child.on('exit', () => {

@@ -14,7 +14,6 @@
 // existing name, so one taker wins each generation. A taker that acted on a stale listing
 // can only create a lower generation than one that exists; it sees the higher one when
 // it lists again, and backs off. Takers delete generations below their own.
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { ignoreEnoent, isCode, readTextIfPresent as readText } from './absent.js';
@@ -22,11 +21,23 @@ import { mkdirSynced } from './durable.js';
 import { bootId, hostName, identityAlive, processIdentityOf } from './processIdentity.js';
 
 let selfIdentity: string | undefined;
+/**
+ * 16 hex digits telling this process apart from another with the same pid. Uniqueness, not
+ * secrecy: Math.random, since node:crypto would cost every locking command its load.
+ */
+function uniqueToken(): string {
+  const word = () =>
+    Math.floor(Math.random() * 0x100000000)
+      .toString(16)
+      .padStart(8, '0');
+  return word() + word();
+}
+
 /** `<pid> <start-time> <boot-id> <host> <token>` of this process. */
 function identityOfSelf(): string {
   selfIdentity ??=
     `${processIdentityOf(process.pid) ?? `${process.pid} - ${bootId()} ${hostName()}`} ` +
-    `${randomBytes(8).toString('hex')}`;
+    `${uniqueToken()}`;
   return selfIdentity;
 }
 

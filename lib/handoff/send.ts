@@ -13,7 +13,6 @@
 // Queuing needs no daemon, but nothing delivers without one: when handoffd is not running
 // the send still succeeds and says so in one warning line (a readdir of the daemon's lock
 // and a /proc read, cheap enough for every call).
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import {
@@ -28,6 +27,7 @@ import {
   tsidOf,
 } from '../queue/index.js';
 import { crashPoint } from '../fsx/crash.js';
+import { sha256Hex } from '../fsx/digests.js';
 import { fsyncDir, renameSynced, unlinkSynced, writeFileSynced } from '../fsx/durable.js';
 import { isCode } from '../fsx/absent.js';
 import { withLock } from '../fsx/lock.js';
@@ -61,7 +61,7 @@ function identify(path: string, bytes: Buffer, stat: fs.Stats): DraftIdentity {
     ino: stat.ino,
     size: stat.size,
     mtimeMs: stat.mtimeMs,
-    sha256: createHash('sha256').update(bytes).digest('hex'),
+    sha256: sha256Hex(bytes),
   };
 }
 

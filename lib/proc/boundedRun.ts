@@ -16,7 +16,7 @@
 // result), stderr from its end up to `stderrLimit` bytes (the last lines say why it
 // failed); the bytes dropped are counted. A caller that needs another shape passes its own
 // keepers (acceptance keeps both ends of both streams with HeadTailBytes).
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { endGroup, signalProcess } from './ending.js';
 
 /** How to run the program. */
@@ -198,7 +198,7 @@ export function runBounded(argv: string[], options: BoundedRunOptions): Promise<
       options.stdoutKeeper ?? new BoundedBytes(options.stdoutLimit ?? 1024 * 1024, 'head');
     const err = options.stderrKeeper ?? new BoundedBytes(options.stderrLimit ?? 64 * 1024, 'tail');
     const state = { timedOut: false, aborted: false, error: '', errorCode: '' };
-    const child = spawn(argv[0]!, argv.slice(1), {
+    const child = process.getBuiltinModule('node:child_process').spawn(argv[0]!, argv.slice(1), {
       cwd: options.cwd,
       env: options.env,
       detached: true,

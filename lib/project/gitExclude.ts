@@ -1,21 +1,9 @@
 // Keeping Baton's runtime folders out of git: `.swarmforge/` (and the launcher's
 // `.worktrees/`) appended once to the repository's info/exclude, never to a tracked file.
 import * as fs from 'node:fs';
-import { join, resolve } from 'node:path';
-import { runGit } from '../proc/git.js';
+import { join } from 'node:path';
+import { gitCommonDirIfAny } from '../proc/git.js';
 import { SWARM_DIR_NAME } from './layout.js';
-
-/**
- * ROOT's git common dir (absolute), or undefined when ROOT is in no git repository; git's stderr
- * never reaches ours.
- */
-function gitCommonDirOf(root: string): string | undefined {
-  try {
-    return resolve(root, runGit(root, ['rev-parse', '--git-common-dir']));
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Appends `pattern` (default `.swarmforge/`) to the repository's info/exclude once. A ROOT
@@ -23,7 +11,7 @@ function gitCommonDirOf(root: string): string | undefined {
  * to exclude from: nothing is done and nothing is said, since nothing is wrong.
  */
 export function excludeSwarmDir(root: string, pattern = `${SWARM_DIR_NAME}/`): void {
-  const gitDir = gitCommonDirOf(root);
+  const gitDir = gitCommonDirIfAny(root);
   if (gitDir === undefined) return;
   const exclude = join(gitDir, 'info', 'exclude');
   const current = fs.existsSync(exclude) ? fs.readFileSync(exclude, 'utf8') : '';

@@ -36,10 +36,10 @@
 //       the agents' project settings that `baton hooks install` merges hooks into
 // Every other module asks this one for a path; a test keeps these names out of the rest
 // of lib/. The tmux session name is derived from ROOT here too.
-import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { type Mailbox, mailboxAt } from '../queue/index.js';
+import { sha256Hex } from '../fsx/digests.js';
 
 /** The folder of runtime state under ROOT, as written in `.git/info/exclude`. */
 export const SWARM_DIR_NAME = '.swarmforge';
@@ -312,10 +312,7 @@ const SOCKET_PATH_LIMIT = 100;
 export function tmuxSocketPathFor(root: string): string {
   const local = join(root, SWARM_DIR_NAME, 'tmux.sock');
   if (Buffer.byteLength(local) < SOCKET_PATH_LIMIT) return local;
-  return join(
-    tmpdir(),
-    `baton-${createHash('sha256').update(root).digest('hex').slice(0, 16)}.sock`,
-  );
+  return join(tmpdir(), `baton-${sha256Hex(root).slice(0, 16)}.sock`);
 }
 
 /** The tmux session name of a project (one per ROOT). */

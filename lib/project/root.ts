@@ -2,7 +2,7 @@
 // parents, else git's top level, else the parent of git's common dir, so a command run
 // in a role's worktree, wherever it lives, finds the main checkout. When none is found, a
 // second line says how to make one (`baton init`).
-import { gitAnswer } from '../proc/git.js';
+import { gitCommonDirOf, worktreeTopOf } from '../proc/git.js';
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { printable } from '../fsx/printable.js';
@@ -44,9 +44,11 @@ export function findRoot(cwd: string, env: NodeJS.ProcessEnv): string {
   );
 }
 
+/** The work tree's top and the main checkout (the common git folder's parent), if in git. */
 function gitCandidates(cwd: string): string[] {
-  const out = gitAnswer(cwd, ['rev-parse', '--show-toplevel', '--git-common-dir']);
-  if (out === undefined) return [];
-  const [top, common] = out.split('\n');
-  return [top ? resolve(top) : '', common ? dirname(resolve(cwd, common)) : ''].filter(Boolean);
+  try {
+    return [worktreeTopOf(cwd), dirname(gitCommonDirOf(cwd))];
+  } catch {
+    return [];
+  }
 }

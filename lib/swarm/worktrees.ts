@@ -2,9 +2,9 @@
 // Git runs with an argument vector; when it fails, its own message (`fatal: ...`) is
 // what the user sees, with a hint when the cause is known (a repository without a commit).
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fail } from '../fsx/commandFailure.js';
-import { gitComplaint, runGit as git } from '../proc/git.js';
+import { gitCommonDirOf, gitComplaint, runGit as git, worktreeTopOf } from '../proc/git.js';
 import { worktreePathOf } from '../project/layout.js';
 
 /**
@@ -76,8 +76,7 @@ export function requireFirstCommit(root: string): void {
 /** The main checkout of the repository containing `dir` (the parent of git's common dir). */
 export function mainCheckoutOf(dir: string): string {
   try {
-    const common = git(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
-    return git(join(common, '..'), ['rev-parse', '--show-toplevel']);
+    return worktreeTopOf(dirname(gitCommonDirOf(dir)));
   } catch {
     fail('environment', `baton: not inside a git repository: '${dir}'`);
   }

@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { gitComplaint, runGit, worktreeTopOf } from '../../lib/proc/git.js';
+import {
+  gitCommonDirIfAny,
+  gitCommonDirOf,
+  gitComplaint,
+  runGit,
+  worktreeTopOf,
+} from '../../lib/proc/git.js';
 import { commitIn, git, tempDir } from '../support/project.js';
 
 describe('lib/proc/git', () => {
@@ -60,6 +66,58 @@ describe('lib/proc/git', () => {
       }
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('gitCommonDirOf: the common git folder as git says it, from a main checkout, a linked worktree and a submodule, without git unless the environment or the layout says otherwise', () => {
+    const root = tempDir();
+    const other = tempDir();
+    const gitSays = (dir: string) =>
+      fs.realpathSync(runGit(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']));
+    try {
+      git(root, 'init', '-q', '-b', 'main');
+      commitIn(root, 'init');
+      fs.mkdirSync(join(root, 'a', 'b'), { recursive: true });
+      const linked = join(root, '.worktrees', 'linked');
+      git(root, 'worktree', 'add', '-q', linked);
+      fs.mkdirSync(join(linked, 'sub'));
+      git(other, 'init', '-q', '-b', 'main');
+      commitIn(other, 'init');
+      git(root, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', other, 'mod');
+      const dirs = [root, join(root, 'a', 'b'), linked, join(linked, 'sub'), join(root, 'mod')];
+      const answers = dirs.map(gitSays);
+      // Without git on the PATH: the answers come from the files alone.
+      const path = process.env.PATH;
+      process.env.PATH = '';
+      try {
+        assert.deepEqual(
+          dirs.map((dir) => gitCommonDirOf(dir, {})),
+          answers,
+        );
+      } finally {
+        process.env.PATH = path;
+      }
+      assert.equal(gitCommonDirOf(linked, {}), fs.realpathSync(join(root, '.git')));
+      // A `.git` file that names no git folder, or an empty `.git` folder: git decides.
+      const odd = join(root, 'odd');
+      fs.mkdirSync(odd);
+      fs.writeFileSync(join(odd, '.git'), 'not a gitdir line\n');
+      assert.throws(() => gitCommonDirOf(odd, {}), /invalid gitfile format/);
+      fs.rmSync(join(odd, '.git'));
+      fs.mkdirSync(join(odd, '.git'));
+      assert.equal(gitCommonDirOf(odd, {}), gitSays(odd));
+      // GIT_DIR set: git decides, not the walk (here: the other repository).
+      assert.equal(gitCommonDirOf(linked, { GIT_DIR: join(other, '.git') }), gitSays(other));
+      const outside = tempDir();
+      try {
+        assert.throws(() => gitCommonDirOf(outside, {}), /not a git repository/);
+        assert.equal(gitCommonDirIfAny(outside), undefined);
+      } finally {
+        fs.rmSync(outside, { recursive: true, force: true });
+      }
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+      fs.rmSync(other, { recursive: true, force: true });
     }
   });
 });

@@ -1,7 +1,7 @@
 // Bead names (docs/review.md §1): `<role>-<domain>-<rand8>`, the rand8 eight lowercase hex
 // digits from a CSPRNG. A bead name is also a file name, so only
 // `^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$` is ever used; anything else (`../x`) is refused.
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../fsx/digests.js';
 import { fail } from '../../fsx/commandFailure.js';
 import { printable } from '../../fsx/printable.js';
 
@@ -29,7 +29,7 @@ export function requireBeadName(name: string): string {
  * name).
  */
 export function newRand8(): string {
-  return randomBytes(4).toString('hex');
+  return randomHex(4);
 }
 
 /**

@@ -6,10 +6,10 @@
 // request stays awaited. Unusable replies count per request; the Nth (--reply-attempts,
 // default 3) blocks the run with a reason naming the role and the fault. A reply from the
 // wrong role is not counted: it was never the awaited role's attempt.
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { crashPoint } from '../../fsx/crash.js';
+import { sha256Hex } from '../../fsx/digests.js';
 import { type Item } from '../../queue/index.js';
 import { blockStep, providerStep } from '../gates/controllerActions.js';
 import { type Workflow } from '../record/workflow.js';
@@ -53,7 +53,7 @@ async function problemOf(d: Driver, h: Headers): Promise<string | undefined> {
   const stat = fs.lstatSync(path, { throwIfNoEntry: false });
   if (!stat?.isFile()) return `its artifact ${artifact} is missing or not a regular file`;
   const bytes = fs.readFileSync(path);
-  if (h.sha256 !== createHash('sha256').update(bytes).digest('hex'))
+  if (h.sha256 !== sha256Hex(bytes))
     return `its artifact ${artifact} changed since the reply (sha256 differs)`;
   const text = bytes.toString('utf8');
   return replyFileProblem(h.kind as ReplyKind, text, Number(h.cycle), h.lane);

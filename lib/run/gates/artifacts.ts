@@ -26,10 +26,10 @@
 // lstat: a symlink anywhere below the run folder is reported, never followed, and the
 // final open is O_NOFOLLOW with an inode match against the lstat. Checks never throw for
 // a bad file; they report it, so `status` can show every bad artifact at once.
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname, extname, join, posix, relative, resolve, sep } from 'node:path';
 import { fail } from '../../fsx/commandFailure.js';
+import { sha256Hasher, sha256Hex } from '../../fsx/digests.js';
 import { type RunPaths } from '../../project/layout.js';
 import { crashPoint } from '../../fsx/crash.js';
 import { fsyncDir, mkdirSynced, writeFileSynced } from '../../fsx/durable.js';
@@ -60,7 +60,7 @@ export function sha256Of(file: string): string {
 }
 
 function hashOfFd(fd: number): string {
-  const hash = createHash('sha256');
+  const hash = sha256Hasher();
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   for (let n = fs.readSync(fd, buffer); n > 0; n = fs.readSync(fd, buffer))
     hash.update(buffer.subarray(0, n));
@@ -308,7 +308,7 @@ export function writeEvidence(
   }
   crashPoint('run:evidence-written');
   fsyncDir(paths.artifacts);
-  return { path: relPath, sha256: createHash('sha256').update(bytes).digest('hex') };
+  return { path: relPath, sha256: sha256Hex(bytes) };
 }
 
 /** What an imported file is registered as, and where a copy of it goes. */
@@ -457,7 +457,7 @@ function reuse(paths: RunPaths, relPath: string, sha256: string): { path: string
 
 /** The digest of the first `length` bytes of `file`. */
 function sha256OfStart(file: string, length: number): string {
-  const hash = createHash('sha256');
+  const hash = sha256Hasher();
   const fd = fs.openSync(file, fs.constants.O_RDONLY);
   try {
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -563,7 +563,7 @@ function openNewArtifact(to: string, relPath: string): number {
 }
 
 function copyAndHash(input: number, output: number): string {
-  const hash = createHash('sha256');
+  const hash = sha256Hasher();
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   for (let n = fs.readSync(input, buffer); n > 0; n = fs.readSync(input, buffer)) {
     const chunk = buffer.subarray(0, n);

@@ -6,21 +6,12 @@
 // submodule elsewhere does not. Paths come back absolute and real, the form a record keeps.
 // Refs from the command line go after `--end-of-options`, so a ref that looks like an
 // option is a ref that does not resolve, never an option.
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fail } from '../../fsx/commandFailure.js';
-import { gitComplaint, runGit } from '../../proc/git.js';
+import { sha256Hex } from '../../fsx/digests.js';
+import { gitCommonDirIfAny, gitComplaint, runGit } from '../../proc/git.js';
 import { printable } from '../../fsx/printable.js';
-
-/** `dir`'s git common dir, absolute and real; undefined when `dir` is in no repository. */
-function commonDirOf(dir: string): string | undefined {
-  try {
-    return realpathSync(runGit(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']));
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * The absolute, real top level of `dir` when it is a work tree of ROOT's repository; else a refusal
@@ -39,14 +30,14 @@ export function resolveWorkTree(root: string, dir: string): string {
   } catch (err) {
     fail('refused', `'${where}' is not a git work tree: ${printable(gitComplaint(err))}`);
   }
-  const rootCommon = commonDirOf(root);
+  const rootCommon = gitCommonDirIfAny(root);
   if (rootCommon === undefined)
     fail(
       'refused',
       `ROOT '${printable(root)}' is not in a git repository, so ` +
         `'${where}' cannot be a work tree of it`,
     );
-  const dirCommon = commonDirOf(top);
+  const dirCommon = gitCommonDirIfAny(top);
   if (dirCommon !== rootCommon)
     fail(
       'refused',
@@ -186,9 +177,7 @@ export function repoSnapshotOf(dir: string): RepoSnapshot {
   const { head, files } = headAndModified(dir);
   for (const file of files) {
     const path = join(dir, file);
-    modified[file] = existsSync(path)
-      ? createHash('sha256').update(readFileSync(path)).digest('hex')
-      : 'deleted';
+    modified[file] = existsSync(path) ? sha256Hex(readFileSync(path)) : 'deleted';
   }
   return { head, modified };
 }

@@ -8,9 +8,9 @@
 // Crash contract: the run folder is made first, then workflow.json is written atomically.
 // A kill between them leaves a folder without a record, which is no run: every reader
 // skips it, and the request has no run until a start completes.
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { fail } from '../../fsx/commandFailure.js';
+import { randomHex } from '../../fsx/digests.js';
 import { excludeSwarmDir } from '../../project/gitExclude.js';
 import { runPathsOf, runsDirOf } from '../../project/layout.js';
 import { batonVersion } from '../../proc/version.js';
@@ -134,7 +134,7 @@ export async function startRun(root: string, r: StartRequest, now = new Date()):
     );
   return withRequestLock(root, r.requestId, () => {
     requireNoActiveRun(root, r.requestId);
-    const runId = `run-${tsidOf(now)}-${randomBytes(3).toString('hex')}`;
+    const runId = `run-${tsidOf(now)}-${randomHex(3)}`;
     const paths = runPathsOf(root, runId);
     mkdirSynced(runsDirOf(root));
     fs.mkdirSync(paths.dir, { mode: 0o700 });

@@ -29,12 +29,12 @@
 // the lease also records `pid_identity`, `<pid> <start-time> <boot-id> <host>` as
 // lib/fsx/lock.ts records a lock owner, and liveness on this host is that identity's
 // (same pid, same start time, same boot). It is the one field beyond runtime.md §5.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { hostname } from 'node:os';
 import { basename } from 'node:path';
 import { CommandFailure, fail } from '../../fsx/commandFailure.js';
 import { type RunPaths } from '../../project/layout.js';
 import { unlinkSynced } from '../../fsx/durable.js';
+import { randomHex, sameSecret } from '../../fsx/digests.js';
 import { readRecord, writeRecord, type RecordKind } from '../../fsx/records.js';
 import { identityAlive, processIdentityOf } from '../../fsx/processIdentity.js';
 import { printable } from '../../fsx/printable.js';
@@ -210,7 +210,7 @@ export function acquireLease(
   }
   const at = now.toISOString();
   const lease: Lease = {
-    token: randomBytes(16).toString('hex'),
+    token: randomHex(16),
     pid,
     pid_identity: identity,
     host: hostname(),
@@ -225,9 +225,7 @@ export function acquireLease(
 
 /** True when `given` is `token`, compared in constant time. */
 function sameToken(given: string, token: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return sameSecret(Buffer.from(given), Buffer.from(token));
 }
 
 /**

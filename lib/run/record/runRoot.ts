@@ -8,7 +8,7 @@
 import { realpathSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fail } from '../../fsx/commandFailure.js';
-import { gitComplaint, runGit } from '../../proc/git.js';
+import { gitCommonDirOf, gitComplaint } from '../../proc/git.js';
 import { printable } from '../../fsx/printable.js';
 
 /**
@@ -28,7 +28,7 @@ export function runRootOf(cwd: string, env: NodeJS.ProcessEnv): string {
   }
   let commonDir: string;
   try {
-    commonDir = runGit(cwd, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+    commonDir = gitCommonDirOf(cwd, env);
   } catch (err) {
     fail(
       'usage',
@@ -38,5 +38,5 @@ export function runRootOf(cwd: string, env: NodeJS.ProcessEnv): string {
         `or set SWARMFORGE_ROOT`,
     );
   }
-  return realpathSync(dirname(resolve(cwd, commonDir)));
+  return realpathSync(dirname(commonDir));
 }
