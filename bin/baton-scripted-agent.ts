@@ -3,8 +3,6 @@
 import { reportFailure } from '../lib/cli/failure.js';
 import { runScriptedAgent } from '../lib/scripted/scriptedAgent.js';
 
-try {
-  await runScriptedAgent(process.argv.slice(2), process.env);
-} catch (err) {
-  reportFailure('baton-scripted-agent', err);
-}
+runScriptedAgent(process.argv.slice(2), process.env).catch((err: unknown) =>
+  reportFailure('baton-scripted-agent', err),
+);

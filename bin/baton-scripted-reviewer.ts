@@ -3,10 +3,6 @@
 import { reportFailure } from '../lib/cli/failure.js';
 import { runScriptedReviewer } from '../lib/scripted/scriptedReviewer.js';
 
-try {
-  await runScriptedReviewer(process.argv.slice(2), process.env, process.stdin, (text) =>
-    process.stdout.write(text),
-  );
-} catch (err) {
-  reportFailure('baton-scripted-reviewer', err);
-}
+runScriptedReviewer(process.argv.slice(2), process.env, process.stdin, (text) =>
+  process.stdout.write(text),
+).catch((err: unknown) => reportFailure('baton-scripted-reviewer', err));

@@ -3,8 +3,6 @@
 import { exitAsScripted, reportFailure } from '../lib/cli/failure.js';
 import { runScriptedWorker } from '../lib/scripted/scriptedWorker.js';
 
-try {
-  exitAsScripted(await runScriptedWorker(process.argv.slice(2), process.env));
-} catch (err) {
-  reportFailure('baton-scripted-worker', err);
-}
+runScriptedWorker(process.argv.slice(2), process.env).then(exitAsScripted, (err: unknown) =>
+  reportFailure('baton-scripted-worker', err),
+);

@@ -1,13 +1,11 @@
 #!/usr/bin/env node
 // baton: the umbrella command for people and scripts (init, status, doctor) and the
 // synonyms handoff/ready/done of the three agent commands.
-// `baton run` is dispatched before yargs loads, to its own bundle dist/bin/baton-run.js (its
-// start-up budget; bin/baton-run.ts).
+// A dispatcher only: each import() below is a bundle of its own (scripts/build.mjs), the run
+// command line (dist/bin/baton-run.js) or the yargs one (dist/bin/baton-cli.js). A bundle
+// costs its size in compile time at every start, and the controller and the owner call
+// `baton run` repeatedly: it must not compile yargs and the review stage.
 const argv = process.argv.slice(2);
 if (argv[0] === 'run')
-  await (
-    (await import(
-      new URL('./baton-run.js', import.meta.url).href
-    )) as typeof import('./baton-run.js')
-  ).runRunCommand(argv.slice(1));
-else await (await import('../lib/cli/baton.js')).runBaton(argv);
+  void import('../lib/cli/run/runCommand.js').then((run) => run.runRunCommand(argv.slice(1)));
+else void import('../lib/cli/baton.js').then((cli) => cli.runBaton(argv));

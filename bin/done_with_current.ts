@@ -4,7 +4,7 @@ import { runAgentCommand } from '../lib/cli/agentCommand.js';
 import { doneWithCurrent } from '../lib/handoff/receive.js';
 import { DONE_WITH_CURRENT_USAGE } from '../lib/handoff/usage.js';
 
-await runAgentCommand({
+void runAgentCommand({
   program: 'done_with_current',
   usage: DONE_WITH_CURRENT_USAGE,
   minArgs: 0,

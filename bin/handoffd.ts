@@ -2,4 +2,4 @@
 // handoffd: deliver every outbox file to its recipients and wake idle panes (foreground).
 import { runHandoffdCommand } from '../lib/cli/handoffd.js';
 
-await runHandoffdCommand(process.argv.slice(2));
+void runHandoffdCommand(process.argv.slice(2));

@@ -4,4 +4,4 @@
 import { runHook } from '../lib/hooks/runHook.js';
 import { promptSubmitAnswer } from '../lib/hooks/promptSubmit.js';
 
-await runHook('UserPromptSubmit', promptSubmitAnswer);
+void runHook('UserPromptSubmit', promptSubmitAnswer);

@@ -4,4 +4,4 @@
 import { runHook } from '../lib/hooks/runHook.js';
 import { sessionStartAnswer } from '../lib/hooks/sessionStart.js';
 
-await runHook('SessionStart', sessionStartAnswer);
+void runHook('SessionStart', sessionStartAnswer);

@@ -4,4 +4,4 @@
 import { runHook } from '../lib/hooks/runHook.js';
 import { stopAnswer } from '../lib/hooks/stop.js';
 
-await runHook('Stop', stopAnswer);
+void runHook('Stop', stopAnswer);

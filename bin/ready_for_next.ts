@@ -4,7 +4,7 @@ import { runAgentCommand } from '../lib/cli/agentCommand.js';
 import { readyForNext } from '../lib/handoff/receive.js';
 import { READY_FOR_NEXT_USAGE } from '../lib/handoff/usage.js';
 
-await runAgentCommand({
+void runAgentCommand({
   program: 'ready_for_next',
   usage: READY_FOR_NEXT_USAGE,
   minArgs: 0,

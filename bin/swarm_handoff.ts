@@ -4,7 +4,7 @@ import { runAgentCommand } from '../lib/cli/agentCommand.js';
 import { sendHandoff } from '../lib/handoff/send.js';
 import { SWARM_HANDOFF_USAGE } from '../lib/handoff/usage.js';
 
-await runAgentCommand({
+void runAgentCommand({
   program: 'swarm_handoff',
   usage: SWARM_HANDOFF_USAGE,
   minArgs: 1,

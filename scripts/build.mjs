@@ -1,52 +1,74 @@
-// Bundles each bin into dist/bin with esbuild: an agent pays start-up on every call,
-// and one bundled file starts ~30% faster than tsc output (see docs/decisions.md).
-// Code splitting keeps heavy modules (js-yaml, yargs) in chunks loaded only on the
-// paths that need them, so `ready_for_next` on an empty inbox loads almost nothing.
-// Each agent hook (bin/hook-*.ts) is built on its own: a hook runs at every session start
-// and every stop, and each chunk file costs an ESM load (about 4 ms on the development VM;
-// hook-stop split across the twelve chunks it would share with the other bins took 1.5×
-// `node -e 0`, as one file 1.1×). Built alone, a hook is one file plus the chunks of what
-// it imports lazily (session-start: the run store, only when the project has runs).
-// `baton run`'s own bundle (bin/baton-run.ts) is one file without chunks: its lazy imports
-// split it over some twenty files, and twenty ES module loads cost more than parsing one
-// (`baton run status` 1.7× `node -e 0` split, 1.5× as one file).
+// Bundles each bin into dist/bin with esbuild: one CommonJS file per bin, nothing shared.
+// An agent pays start-up on every call (issue 22: ≤ 1.2× `node -e 0`), and measured on the
+// development VM (docs/decisions.md, "One CommonJS file per bin"):
+// - one bundled file starts ~30% faster than tsc output;
+// - each ES module file costs a load (about 4 ms), so chunks shared between bins cost more
+//   than parsing a bigger file: `ready_for_next` split over its chunks took 1.5× `node -e 0`;
+// - an ES module pays Node's ESM loader and, for each `import … from 'node:fs'`, a facade
+//   that evaluates every lazy export of the builtin (fs.promises and the streams behind it);
+//   the same code as CommonJS took 1.27× where ESM took 1.37–1.5×.
+// Lazy imports stay lazy: esbuild turns `await import()` of bundled code into an init
+// function called when the import runs, so yargs or js-yaml is parsed but not evaluated on
+// paths that do not use them. Sources stay ES modules; dist/bin/package.json says the
+// bundles are CommonJS, and `import.meta.url` becomes the bundle's own file URL.
 // The package version is written into every bundle (__BATON_VERSION__, read by
 // lib/proc/version.ts), so `<bin> --version` reads no file at run time.
 import { build } from 'esbuild';
-import { chmod, readdir, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 
 const { version } = JSON.parse(await readFile('package.json', 'utf8'));
-// Chunks are content-hashed: clear the old ones so dist/ holds only this build.
-await rm('dist/bin/chunks', { recursive: true, force: true });
-const bins = (await readdir('bin')).filter((f) => f.endsWith('.ts')).map((f) => `bin/${f}`);
-const isHook = (bin) => bin.startsWith('bin/hook-');
-const isRun = (bin) => bin === 'bin/baton-run.ts';
-/** One esbuild run over `entryPoints`, with chunks named `chunks/<prefix><name>-<hash>`. */
-const bundle = (entryPoints, prefix, splitting = true) =>
-  build({
-    entryPoints,
-    outdir: 'dist/bin',
-    bundle: true,
-    splitting,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    chunkNames: `chunks/${prefix}[name]-[hash]`,
-    // CommonJS dependencies bundled into ESM may name __filename (write-file-atomic names its
-    // temp files after it): the module's own file, as Node ≥ 20.11 gives it in ESM.
-    define: { __BATON_VERSION__: JSON.stringify(version), __filename: 'import.meta.filename' },
-    banner: {
-      js: "import { createRequire as __batonCreateRequire } from 'node:module'; const require = __batonCreateRequire(import.meta.url);",
-    },
-    logLevel: 'warning',
-  });
-await bundle(
-  bins.filter((bin) => !isHook(bin) && !isRun(bin)),
-  '',
+// Clear what an older build left (chunks of the ES module build included).
+await rm('dist/bin', { recursive: true, force: true });
+await mkdir('dist/bin', { recursive: true });
+await writeFile('dist/bin/package.json', '{ "type": "commonjs" }\n');
+const bins = (await readdir('bin')).filter((f) => f.endsWith('.ts'));
+// Code that a bundle imports lazily but that is a bundle of its own: the import() becomes a
+// require() of that bundle beside it (`supported` below), so it is compiled only when used.
+const OWN_BUNDLES = [
+  { module: /\/cli\/run\/runCommand\.js$/, bundle: './baton-run.js' },
+  { module: /\/cli\/baton\.js$/, bundle: './baton-cli.js' },
+  { module: /\/bridge\/bridge\.js$/, bundle: './baton-bridge.js' },
+];
+const ownBundles = {
+  name: 'own-bundles',
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (args) => {
+      if (args.kind !== 'dynamic-import') return undefined;
+      const own = OWN_BUNDLES.find(({ module }) => module.test(args.path));
+      return own && { path: own.bundle, external: true };
+    });
+  },
+};
+const inputsOf = {};
+await Promise.all(
+  bins.map(async (bin) => {
+    const out = `dist/bin/${bin.slice(0, -3)}.js`;
+    const { metafile } = await build({
+      entryPoints: [`bin/${bin}`],
+      outfile: out,
+      bundle: true,
+      format: 'cjs',
+      platform: 'node',
+      target: 'node20',
+      define: {
+        __BATON_VERSION__: JSON.stringify(version),
+        'import.meta.url': '__batonModuleUrl',
+      },
+      inject: ['scripts/moduleUrl.mjs'],
+      plugins: [ownBundles],
+      supported: { 'dynamic-import': false },
+      // Whitespace and syntax only: names stay, so a stack trace still names its functions;
+      // a bundle compiles in time proportional to its size (about 30 ms per MB here).
+      minifyWhitespace: true,
+      minifySyntax: true,
+      metafile: true,
+      logLevel: 'warning',
+    });
+    inputsOf[`${bin.slice(0, -3)}.js`] = Object.keys(metafile.inputs).sort();
+    await chmod(out, 0o755);
+  }),
 );
-for (const run of bins.filter(isRun)) await bundle([run], '', false);
-for (const hook of bins.filter(isHook)) await bundle([hook], `${hook.slice(4, -3)}-`);
-for (const bin of bins) {
-  const out = `dist/bin/${bin.slice(4, -3)}.js`;
-  await chmod(out, 0o755);
-}
+// What each bundle holds, for a person asking where a module went and for the tests that
+// keep heavy code (the NATS client, yargs) off the paths that must start fast.
+const sorted = Object.fromEntries(Object.entries(inputsOf).sort(([a], [b]) => a.localeCompare(b)));
+await writeFile('dist/bin/bundles.json', `${JSON.stringify(sorted, null, 1)}\n`);

@@ -22,9 +22,8 @@ const RUN_COMMAND_STUB = {
   handler: () => undefined,
 };
 
-/** Runs `baton` with the given arguments; sets process.exitCode. */
+/** Runs `baton` with the given arguments (not `baton run`: bin/baton.ts); sets process.exitCode. */
 export async function runBaton(argv: string[]): Promise<void> {
-  if (argv[0] === 'run') return (await import('./run/runCommand.js')).runRunCommand(argv.slice(1));
   try {
     await yargs(argv)
       .scriptName('baton')

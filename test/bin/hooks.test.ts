@@ -324,10 +324,11 @@ describe('hooks/session-start and hooks/stop (shipped scripts, both agents)', ()
     );
   });
 
-  it('the scripts are executable ES modules that only import their bundle from ../dist/bin', () => {
+  it('the scripts are executable CommonJS files (hooks/package.json) that only require their bundle from ../dist/bin', () => {
     for (const [script, bundle] of [
       ['session-start', 'hook-session-start'],
       ['stop', 'hook-stop'],
+      ['prompt-submit', 'hook-prompt-submit'],
     ]) {
       const path = join(HOOKS, script!);
       assert.ok((fs.statSync(path).mode & 0o111) === 0o111, `${script} is executable`);
@@ -335,8 +336,12 @@ describe('hooks/session-start and hooks/stop (shipped scripts, both agents)', ()
         .readFileSync(path, 'utf8')
         .split('\n')
         .filter((l) => l !== '' && !l.startsWith('//'));
-      assert.deepEqual(code, ['#!/usr/bin/env node', `import '../dist/bin/${bundle}.js';`]);
+      assert.deepEqual(code, ['#!/usr/bin/env node', `require('../dist/bin/${bundle}.js');`]);
     }
+    // An ES module would pay Node's ESM loader at every hook call (scripts/build.mjs).
+    assert.deepEqual(JSON.parse(fs.readFileSync(join(HOOKS, 'package.json'), 'utf8')), {
+      type: 'commonjs',
+    });
     const pkg = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { files: string[] };
     assert.ok(pkg.files.includes('hooks'), 'package.json ships hooks/');
   });
