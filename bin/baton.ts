@@ -4,7 +4,11 @@
 // A dispatcher only: each import() below is a bundle of its own (scripts/build.mjs), the run
 // command line (dist/bin/baton-run.js) or the yargs one (dist/bin/baton-cli.js). A bundle
 // costs its size in compile time at every start, and the controller and the owner call
-// `baton run` repeatedly: it must not compile yargs and the review stage.
+// `baton run` repeatedly: it must not compile yargs and the review stage. Where Node has a
+// compile cache (22.1 and later), it keeps those bundles compiled between calls.
+import * as nodeModule from 'node:module';
+
+(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 const argv = process.argv.slice(2);
 if (argv[0] === 'run')
   void import('../lib/cli/run/runCommand.js').then((run) => run.runRunCommand(argv.slice(1)));

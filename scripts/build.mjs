@@ -29,6 +29,54 @@ const OWN_BUNDLES = [
   { module: /\/cli\/baton\.js$/, bundle: './baton-cli.js' },
   { module: /\/bridge\/bridge\.js$/, bundle: './baton-bridge.js' },
 ];
+// string-width (three copies under yargs: its own, cliui's, wrap-ansi's) builds an
+// Intl.Segmenter and Unicode-property expressions when it loads, about 30 ms of every
+// `baton` command; yargs needs it only to lay out help. Each copy is bundled behind a
+// stand-in that requires it on the first call.
+const lazyStringWidth = {
+  name: 'lazy-string-width',
+  setup(build) {
+    build.onResolve({ filter: /^string-width$/ }, async (args) => {
+      if (args.pluginData === 'real') return undefined;
+      const real = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: 'real',
+      });
+      return { path: real.path, namespace: 'lazy-string-width' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'lazy-string-width' }, (args) => ({
+      contents:
+        'let real;\n' +
+        'export default function stringWidth(text, options) {\n' +
+        `  real ??= require(${JSON.stringify(args.path)}).default;\n` +
+        '  return real(text, options);\n' +
+        '}\n',
+      resolveDir: '.',
+    }));
+  },
+};
+// After running a command, yargs lays out that command's help text in case a failure
+// prints it (command.js, cacheHelpMessage): most of the string-width work above, at every
+// `baton` command. Baton's .fail() throws and never prints yargs' help, and Baton never
+// calls showHelp() or getHelp(), so the bundle leaves that call out. The build stops if
+// yargs' text changed (the call is then to be found again).
+const HELP_CACHE_CALL =
+  '            if (!isDefaultCommand) {\n' +
+  '                yargs.getInternalMethods().getUsageInstance().cacheHelpMessage();\n' +
+  '            }\n';
+const yargsWithoutHelpCache = {
+  name: 'yargs-without-help-cache',
+  setup(build) {
+    build.onLoad({ filter: /[/\\]yargs[/\\]build[/\\]lib[/\\]command\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      if (!source.includes(HELP_CACHE_CALL))
+        throw new Error(`${args.path}: yargs' cacheHelpMessage call not found (see build.mjs)`);
+      return { contents: source.replace(HELP_CACHE_CALL, ''), loader: 'js' };
+    });
+  },
+};
 const ownBundles = {
   name: 'own-bundles',
   setup(build) {
@@ -55,7 +103,7 @@ await Promise.all(
         'import.meta.url': '__batonModuleUrl',
       },
       inject: ['scripts/moduleUrl.mjs'],
-      plugins: [ownBundles],
+      plugins: [ownBundles, lazyStringWidth, yargsWithoutHelpCache],
       supported: { 'dynamic-import': false },
       // Whitespace and syntax only: names stay, so a stack trace still names its functions;
       // a bundle compiles in time proportional to its size (about 30 ms per MB here).
