@@ -11,7 +11,7 @@ import { BIN_DIR } from '../../test/support/project.js';
 import { makeRunRepo } from '../../test/support/runs.js';
 import { interleave } from '../support/interleave.js';
 import { atMost, figureOf, printFigure, printHeading, type Figure } from '../support/report.js';
-import { agentEnv, expectRun, timedNode } from '../support/spawnNode.js';
+import { expectRun, ownerEnv, timedNode } from '../support/spawnNode.js';
 import { summarize } from '../support/stats.js';
 
 const WARMUP = 3;
@@ -24,7 +24,7 @@ function setUp(root: string, args: string[]): Record<string, any> {
     execFileSync(process.execPath, [join(BIN_DIR, 'baton.js'), 'run', ...args], {
       cwd: root,
       encoding: 'utf8',
-      env: agentEnv('owner'),
+      env: ownerEnv(),
     }),
   ) as Record<string, any>;
 }
@@ -68,7 +68,7 @@ async function measure(
   goal: number,
 ): Promise<Figure> {
   const baton = join(BIN_DIR, 'baton.js');
-  const env = agentEnv('owner');
+  const env = ownerEnv();
   let turn = 0;
   const [subject, base] = await interleave(
     [

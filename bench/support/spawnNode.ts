@@ -40,6 +40,13 @@ export function agentEnv(role: string): NodeJS.ProcessEnv {
   return env;
 }
 
+/** This process's environment as the owner's terminal has it: no role, no ROOT, no tmux pane. */
+export function ownerEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['SWARMFORGE_ROLE', 'SWARMFORGE_ROOT', 'TMUX', 'TMUX_PANE']) delete env[name];
+  return env;
+}
+
 /** Throws unless a run exited 0 and its stdout starts with `expected`. */
 export function expectRun(what: string, run: TimedRun, expected: string): void {
   if (run.code !== 0 || !run.stdout.startsWith(expected)) {

@@ -19,14 +19,19 @@ export function fsyncDir(dir: string): void {
 }
 
 /**
- * Writes bytes to a new file (mode 0600) and fsyncs it. `exclusive` refuses an existing
- * file; otherwise an existing regular file is truncated (for temp names owned by a lock
- * holder). The directory entry itself is not fsync'd: the caller publishes the file with
- * a rename or link and fsyncs that directory.
+ * Writes bytes to a new file (mode 0600, or `mode` less the umask) and fsyncs it.
+ * `exclusive` refuses an existing file; otherwise an existing regular file is truncated (for
+ * temp names owned by a lock holder). The directory entry itself is not fsync'd: the caller
+ * publishes the file with a rename or link and fsyncs that directory.
  */
-export function writeFileSynced(path: string, data: Uint8Array | string, exclusive: boolean): void {
+export function writeFileSynced(
+  path: string,
+  data: Uint8Array | string,
+  exclusive: boolean,
+  mode = 0o600,
+): void {
   const flags = O_CREAT | O_WRONLY | O_NOFOLLOW | (exclusive ? O_EXCL : O_TRUNC);
-  const fd = fs.openSync(path, flags, 0o600);
+  const fd = fs.openSync(path, flags, mode);
   try {
     fs.writeFileSync(fd, data);
     fs.fsyncSync(fd);

@@ -3,20 +3,20 @@
 // settings), and the typed JSON records among them: one way to write, one way to read, one
 // schema-error formatter.
 //
-// Crash contract: a write is write-file-atomic (temp file in the same folder, write, fsync,
-// mode 0600, rename over the target), then an fsync of the folder, so a reader sees the
-// old content or the new, never a torn one, and a success reported after it survives power
-// loss. The folder is created (0700) when missing. A symlink in the target's place is
+// Crash contract: a write is a temp file in the same folder (unique to the writing process),
+// written, fsync'd, given its mode (0600 unless said), renamed over the target, then an
+// fsync of the folder, so a reader sees the old content or the new, never a torn one, and a
+// success reported after it survives power loss. A crash may leave the temp file
+// (`<name>.<pid>.<n>.tmp`), never a torn target. The folder is created (0700) when missing. A symlink in the target's place is
 // refused, never written through, and reads never follow one (O_NOFOLLOW).
 //
 // Concurrency contract: none here. A record changed by several processes is changed under
 // its own lock (updateRecord holds it from the read to the end of the write).
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { isCode } from './absent.js';
 import { crashPoint } from './crash.js';
-import { fsyncDir, mkdirSynced } from './durable.js';
+import { fsyncDir, mkdirSynced, writeFileSynced } from './durable.js';
 import { acquireLock } from './lock.js';
 
 /** A file that is a symlink where whole-file state should be: refused, never followed. */
@@ -43,11 +43,37 @@ export function replaceFile(
   mkdirSynced(dirname(path));
   if (fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink())
     throw new SymlinkRefused(path);
-  const mode = options.mode ?? 0o600;
-  writeFileAtomic.sync(path, data, mode === 'keep' ? { fsync: true } : { fsync: true, mode });
+  writeWhole(path, data, options.mode ?? 0o600);
   if (options.crashSteps?.written) crashPoint(options.crashSteps.written);
   fsyncDir(dirname(path));
   if (options.crashSteps?.synced) crashPoint(options.crashSteps.synced);
+}
+
+let tempsMade = 0;
+
+/**
+ * Writes `data` to a temp file beside `path`, fsyncs it and renames it over `path`. The mode
+ * is `mode`, or with `keep` the existing file's mode and (when run as root) its owner, or
+ * for a new file 0666 less the umask, as an editor would make it. Done here rather than with
+ * write-file-atomic, which loads node:crypto and installs exit handlers at every command's
+ * start (issue 22); the steps and their order are the same.
+ */
+function writeWhole(path: string, data: string | Buffer, mode: number | 'keep'): void {
+  const existing = mode === 'keep' ? fs.statSync(path, { throwIfNoEntry: false }) : undefined;
+  const temp = `${path}.${process.pid}.${++tempsMade}.tmp`;
+  try {
+    writeFileSynced(temp, data, true, mode === 'keep' ? 0o666 : mode);
+    if (mode !== 'keep') fs.chmodSync(temp, mode);
+    else if (existing) {
+      fs.chmodSync(temp, existing.mode & 0o7777);
+      if (process.getuid?.() === 0) fs.chownSync(temp, existing.uid, existing.gid);
+    }
+    crashPoint('replace:temp-written');
+    fs.renameSync(temp, path);
+  } catch (err) {
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
 }
 
 /** The text a JSON record is written as: two-space indented, one final line break. */

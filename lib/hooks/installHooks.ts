@@ -2,7 +2,7 @@
 // (lib/project/layout.ts agentHooksPathOf), the hooks being the package's own `hooks/`
 // scripts by absolute path, so the settings work from any directory.
 //
-// Crash contract: the file is replaced with write-file-atomic (temp file in its folder,
+// Crash contract: the file is replaced with replaceFile (temp file in its folder,
 // fsync, rename; the existing file's mode is kept), then its folder is fsync'd: a reader
 // sees the old settings or the merged ones, never a torn file. A refused or unchanged file
 // is not written at all; a dry run writes nothing.

@@ -7,7 +7,7 @@
 // then LockBusy (exit 75) with nothing written. Two lenses' verdicts landing in the same
 // millisecond are serialized by the lock, so both are kept.
 //
-// Crash contract: a write is write-file-atomic (temp file, fsync, rename) and then an fsync
+// Crash contract: a write is replaceFile's (temp file, fsync, rename) and then an fsync
 // of the folder, so a reader sees the old or the new bookbag, never a torn one, and a
 // success reported after it survives power loss. Symlinks are refused, never followed.
 //

@@ -8,7 +8,7 @@
 // written before the worktree is created and marked `removed_at` after the worktree is
 // gone: a leaf killed at any point in between leaves a record that `baton leaf clean` acts on.
 //
-// Crash contract: every file is whole-file state written with write-file-atomic (temp
+// Crash contract: every file is whole-file state written with replaceFile (temp
 // file, fsync, rename) and then an fsync of the folder, so a reader sees the old or the
 // new content, never a torn one. A symlink in their place is refused, and reads never
 // follow one.

@@ -5,7 +5,7 @@
 // it slept, what it reviewed, its notes). Both are for people and for the teacher's
 // reviewer to read; the bookbags stay the authority over every review.
 //
-// Crash contract: the summary is replaced atomically (write-file-atomic, then a folder
+// Crash contract: the summary is replaced atomically (replaceFile, then a folder
 // fsync). A log entry is one O_APPEND write, fsync'd; a kill can at worst leave the last
 // entry cut short, never an earlier one changed.
 import * as fs from 'node:fs';

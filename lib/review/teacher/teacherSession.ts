@@ -6,7 +6,7 @@
 // with a note that says why, which the new session keeps. Only the newest
 // MAX_SESSION_CYCLES files are kept.
 //
-// Crash contract: a session file is written atomically (write-file-atomic: temp file, fsync,
+// Crash contract: a session file is written atomically (replaceFile: temp file, fsync,
 // rename) and its folder fsync'd, so a reader sees a whole session or none; a kill before
 // the rename leaves the previous session the newest. Session ids sort by time: the newest
 // file is the last name, and a new id always sorts after every id already there.

@@ -2,7 +2,7 @@
 // `baton run drive` has sent and received for a run. It is coordination, never proof: no
 // gate reads it, and losing it costs at most a scan of the controller's mailbox (every
 // request carries its key, so a restarted controller finds what it sent). Written
-// atomically (write-file-atomic, fsync, 0600) with a folder fsync, by the controller only.
+// atomically (replaceFile: fsync, 0600) with a folder fsync, by the controller only.
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import { type RunPaths } from '../../project/layout.js';

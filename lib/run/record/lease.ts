@@ -5,10 +5,10 @@
 // call here, so every read-check-write of lease.json is serialized with every other
 // mutation of the run; this module takes no lock of its own.
 //
-// Crash contract: a write is write-file-atomic (temp file in the run folder, fsync, mode
+// Crash contract: a write is replaceFile's (temp file in the run folder, fsync, mode
 // 0600, rename), then an fsync of the folder; a reader sees the old lease or the new one,
 // never a torn one. A release is an unlink plus a folder fsync, idempotent. Symlinks are
-// refused, never followed (write-file-atomic would write through one).
+// refused before anything is written, never followed.
 //
 // Liveness: a lease is live while it has not expired and, when it was taken on this host
 // (same host name and machine id), its process still runs; otherwise it is stale. A lease

@@ -7,7 +7,7 @@
 // lock (`runs/locks/request-<id>.lock`) while it looks for a non-terminal run of the
 // request and creates its own, so two concurrent starts make exactly one run.
 //
-// Crash contract: a write is write-file-atomic (temp file in the folder, fsync, mode 0600,
+// Crash contract: a write is replaceFile's (temp file in the folder, fsync, mode 0600,
 // rename) and then an fsync of the folder: a reader sees the old or the new record, never
 // a torn one. Symlinks are refused, never followed.
 //
