@@ -174,7 +174,7 @@ async function binFigure(project: Project): Promise<Figure> {
     summarize(binMs!),
     'node -e 0',
     summarize(nodeMs!),
-    atMost(1.5, ' (assumed)'),
+    atMost(1.2),
   );
   printFigure(figure);
   console.log(

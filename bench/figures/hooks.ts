@@ -97,7 +97,7 @@ export async function benchHooks(): Promise<Figure[]> {
         summarize(hookMs!),
         'node -e 0',
         summarize(nodeMs!),
-        atMost(1.5),
+        atMost(1.2),
       );
       printFigure(figure);
       const median = figure.subject.median;

@@ -77,7 +77,7 @@ export async function benchReview(): Promise<Figure[]> {
       summarize(verdictMs!),
       'node -e 0',
       summarize(nodeMs!),
-      atMost(2),
+      atMost(1.2),
     );
     printFigure(verdict);
     const paths = reviewPathsOf(project.root);

@@ -128,20 +128,20 @@ export async function benchRuns(): Promise<Figure[]> {
   try {
     const { runId, token } = preparedRun(root);
     const figures = [
-      await measure('10a', 'run status', root, [['status', runId]], 1.5),
+      await measure('10a', 'run status', root, [['status', runId]], 1.3),
       await measure(
         '10b',
         'run lease heartbeat',
         root,
         [['lease', runId, 'heartbeat', '--lease', token]],
-        2,
+        1.3,
       ),
       await measure(
         '10c',
         'run provider --succeeded',
         root,
         [['provider', runId, '--name', 'p', '--succeeded', '--lease', token]],
-        2,
+        1.3,
       ),
       await measure(
         '10d',
@@ -151,7 +151,7 @@ export async function benchRuns(): Promise<Figure[]> {
           ['pause', runId],
           ['resume', runId],
         ],
-        2,
+        1.3,
       ),
     ];
     manyArtifacts(root, runId);

@@ -7,8 +7,9 @@
 // written, fsync'd, given its mode (0600 unless said), renamed over the target, then an
 // fsync of the folder, so a reader sees the old content or the new, never a torn one, and a
 // success reported after it survives power loss. A crash may leave the temp file
-// (`<name>.<pid>.<n>.tmp`), never a torn target. The folder is created (0700) when missing. A symlink in the target's place is
-// refused, never written through, and reads never follow one (O_NOFOLLOW).
+// (`<name>.<pid>.<n>.tmp`), never a torn target. The folder is created (0700) when missing.
+// A symlink in the target's place is refused, never written through, and reads never follow
+// one (O_NOFOLLOW).
 //
 // Concurrency contract: none here. A record changed by several processes is changed under
 // its own lock (updateRecord holds it from the read to the end of the write).

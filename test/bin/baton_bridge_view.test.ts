@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { bridgePathsOf, daemonPathsOf } from '../../lib/project/layout.js';
+import { bundlesLoadedBy } from '../support/bundleProbe.js';
 import {
   deadPid,
   leaveDeadDaemon,
@@ -19,8 +20,6 @@ import {
   BIN_DIR,
   makeProject,
   runBin,
-  runExecutable,
-  tempDir,
   type Project,
   type RunResult,
 } from '../support/project.js';
@@ -261,31 +260,16 @@ describe('baton status, monitor and doctor: the bridge (built bin)', function ()
       inputs[bundle]!.some((input) => input.includes('node_modules/@nats-io/')),
     );
     assert.deepEqual(withNats, ['baton-bridge.js'], 'the bridge bundle alone holds the client');
-    const probe = tempDir('baton-probe-');
-    try {
-      // Every file Node loads as CommonJS, printed on stderr.
-      fs.writeFileSync(
-        join(probe, 'probe.cjs'),
-        "const M = require('node:module');\nconst load = M.prototype.load;\nM.prototype.load = function (f) {\n  process.stderr.write(`LOADED ${f}\\n`);\n  return load.call(this, f);\n};\n",
+    for (const args of [['status'], ['status', '--json'], ['monitor', '--once'], ['doctor']]) {
+      const { result, bundles } = bundlesLoadedBy('baton', args, {
+        cwd: p.root,
+        env: { BATON_NODE: 'a' },
+      });
+      assert.deepEqual(
+        bundles,
+        ['baton.js', 'baton-cli.js'],
+        `${args.join(' ')}: ${result.stderr}`,
       );
-      for (const args of [['status'], ['status', '--json'], ['monitor', '--once'], ['doctor']]) {
-        const r = runExecutable(
-          process.execPath,
-          ['--require', join(probe, 'probe.cjs'), join(BIN_DIR, 'baton.js'), ...args],
-          { cwd: p.root, env: { BATON_NODE: 'a' } },
-        );
-        const loaded = r.stderr
-          .split('\n')
-          .filter((l) => l.startsWith('LOADED '))
-          .map((l) => l.slice('LOADED '.length));
-        assert.deepEqual(
-          loaded,
-          [join(BIN_DIR, 'baton.js'), join(BIN_DIR, 'baton-cli.js')],
-          `${args.join(' ')}: ${r.stderr}`,
-        );
-      }
-    } finally {
-      fs.rmSync(probe, { recursive: true, force: true });
     }
   });
 

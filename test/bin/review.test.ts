@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { startHandoffd, stopHandoffd, waitFor, type DaemonChild } from '../support/daemon.js';
+import { bundlesLoadedBy } from '../support/bundleProbe.js';
 import { fixturePath, fixtureText } from '../support/fixtures.js';
 import { itemsIn, makeProject, runBin, snapshot, type Project } from '../support/project.js';
 
@@ -319,5 +320,32 @@ describe('baton review (built bin)', function () {
         /invalid bookbag .*\n- \/ must NOT have additional properties 'extra'/,
       );
     });
+  });
+
+  it('verdict: a well-formed call loads only its own bundle (no yargs); --help, a missing --lens, an unknown or repeated option are read by yargs, with its words', () => {
+    const bead = submit();
+    const verdict = (args: string[]) =>
+      bundlesLoadedBy('baton', ['review', 'verdict', ...args], { cwd: p.root, role: 'cto' });
+    const fast = verdict([bead, '--lens', 'cto', '--finding', 'LOW:style:a long line', '--json']);
+    assert.equal(fast.result.code, 0, fast.result.stderr);
+    assert.deepEqual(fast.bundles, ['baton.js', 'baton-review-verdict.js']);
+    assert.equal((JSON.parse(fast.result.stdout) as { cto_verdict: string }).cto_verdict, 'PASS');
+    const before = snapshot(p.root);
+    const help = verdict(['--help']);
+    assert.equal(help.result.code, 0);
+    assert.match(help.result.stdout, /^baton review verdict <bead>\n/);
+    assert.match(help.result.stdout, /--findings-file/);
+    for (const [args, words] of [
+      [[bead], /^baton: Missing required argument: lens\n/],
+      [[bead, '--lens', 'coo', '--bogus'], /^baton: Unknown arguments?: bogus\n/],
+      [[bead, '--lens', 'coo', '--lens', 'cto'], /^baton review: unknown lens 'coo,cto'/],
+      [[bead, 'extra', '--lens', 'coo'], /^baton: Unknown argument: extra\n/],
+    ] as const) {
+      const r = verdict([...args]);
+      assert.deepEqual(r.bundles, ['baton.js', 'baton-review-verdict.js', 'baton-cli.js']);
+      assert.match(r.result.stderr, words, args.join(' '));
+      assert.notEqual(r.result.code, 0);
+    }
+    assert.deepEqual(snapshot(p.root), before, 'nothing changed');
   });
 });

@@ -4,32 +4,14 @@
 // is exit 2 with one line, and nothing is written), then calls one lib function, imported
 // when the command runs (a `baton` call loads only its own command's code).
 import { gitAnswer } from '../../proc/git.js';
-import * as fs from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { actingContext } from '../../handoff/context.js';
-import { fail } from '../../fsx/commandFailure.js';
-import { findRoot } from '../../project/root.js';
-import { printable } from '../../fsx/printable.js';
-import { type FindingsDocument } from '../../review/bookbag/findings.js';
-import { FindingsError } from '../../review/bookbag/reviewErrors.js';
-import { bagWriting, difficultyArg, lensArg, secondsArg } from './reviewOptions.js';
+import { bagWriting, difficultyArg, secondsArg } from './reviewOptions.js';
+import { list, recordVerdictOf, textOf } from './reviewVerdict.js';
 
 const write = (text: string): void => {
   process.stdout.write(text);
 };
-
-/** A file's text, or stdin's for `-`; a missing file is invalid input (exit 2). */
-function textOf(option: string, path: string): string {
-  try {
-    return fs.readFileSync(path === '-' ? 0 : path, 'utf8');
-  } catch (err) {
-    fail(
-      'invalid',
-      `baton review: cannot read --${option} '${printable(path)}': ` +
-        `${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
-  }
-}
 
 /** The branch and short commit of a worktree ('' for either when git cannot say). */
 function gitHeadOf(worktree: string): { branch: string; commit: string } {
@@ -39,8 +21,6 @@ function gitHeadOf(worktree: string): { branch: string; commit: string } {
     commit: git(['rev-parse', '--short=10', 'HEAD']),
   };
 }
-
-const list = (value: unknown): string[] => ([] as unknown[]).concat(value ?? []).map(String);
 
 const submit: CommandModule = {
   command: 'submit',
@@ -117,41 +97,6 @@ const submit: CommandModule = {
   },
 };
 
-/**
- * The findings of `--finding` arguments and a findings file, joined; their declared verdicts must
- * agree.
- */
-async function findingsOf(args: Record<string, unknown>): Promise<FindingsDocument> {
-  const { parseFindingArg, parseFindingsDocument } =
-    await import('../../review/bookbag/findings.js');
-  const fromArgs = list(args.finding).map(parseFindingArg);
-  let fromFile: FindingsDocument = { findings: [] };
-  const file = args['findings-file'] as string | undefined;
-  if (file) {
-    try {
-      fromFile = await parseFindingsDocument(textOf('findings-file', file));
-    } catch (err) {
-      if (err instanceof FindingsError)
-        throw new FindingsError(`malformed findings file '${printable(file)}': ${err.message}`);
-      throw err;
-    }
-  }
-  const declared = (args.verdict as string | undefined)?.toUpperCase();
-  if (declared !== undefined && declared !== 'PASS' && declared !== 'FAIL')
-    throw new FindingsError(
-      `--verdict must be PASS or FAIL, not '${printable(String(args.verdict))}'`,
-    );
-  if (declared && fromFile.verdict && declared !== fromFile.verdict)
-    throw new FindingsError(
-      `--verdict ${declared} and the findings file's verdict ${fromFile.verdict} disagree`,
-    );
-  return {
-    verdict: (declared as 'PASS' | 'FAIL' | undefined) ?? fromFile.verdict,
-    findings: [...fromArgs, ...fromFile.findings],
-    summary: fromFile.summary,
-  };
-}
-
 const verdict: CommandModule = {
   command: 'verdict <bead>',
   describe: "Record one lens's findings; Baton derives its verdict and score",
@@ -174,31 +119,7 @@ const verdict: CommandModule = {
       })
       .option('summary', { type: 'string' })
       .option('reviewer', { type: 'string', describe: 'Who reviewed (default: $SWARMFORGE_ROLE)' }),
-  handler: async (args) => {
-    const lens = lensArg(args.lens);
-    const lockTimeoutMs = secondsArg('lock-timeout', args['lock-timeout']);
-    const doc = await findingsOf(args);
-    const root = findRoot(process.cwd(), process.env);
-    const reviewer =
-      (args.reviewer as string | undefined) ?? process.env.SWARMFORGE_ROLE ?? 'unknown';
-    const [{ recordVerdict }, { verdictLine }] = await Promise.all([
-      import('../../review/bookbag/verdict.js'),
-      import('../../review/bookbag/bookbagText.js'),
-    ]);
-    const bag = await recordVerdict(
-      root,
-      String(args.bead),
-      {
-        lens,
-        findings: doc.findings,
-        declared: doc.verdict,
-        summary: (args.summary as string | undefined) ?? doc.summary ?? '',
-        reviewer,
-      },
-      { lockTimeoutMs },
-    );
-    write(args.json ? `${JSON.stringify(bag, null, 2)}\n` : verdictLine(bag, lens));
-  },
+  handler: (args) => recordVerdictOf(args, write),
 };
 
 /** submit and verdict, for the `baton review` command table. */
