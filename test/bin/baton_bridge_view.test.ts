@@ -16,13 +16,7 @@ import {
   writeBridgeJson,
   writeRoster,
 } from '../support/bridgeView.js';
-import {
-  BIN_DIR,
-  makeProject,
-  runBin,
-  type Project,
-  type RunResult,
-} from '../support/project.js';
+import { BIN_DIR, makeProject, runBin, type Project, type RunResult } from '../support/project.js';
 
 const COUNTS = {
   pending: { coder: 0, reviewer: 3, QA: 1 },
