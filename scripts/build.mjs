@@ -30,6 +30,14 @@ const OWN_BUNDLES = [
   { module: /\/cli\/baton\.js$/, bundle: './baton-cli.js' },
   { module: /\/cli\/review\/verdictFastPath\.js$/, bundle: './baton-review-verdict.js' },
   { module: /\/bridge\/bridge\.js$/, bundle: './baton-bridge.js' },
+  { module: /^js-yaml$/, bundle: './baton-yaml.js' },
+  { module: /^gray-matter$/, bundle: './baton-front-matter.js' },
+];
+// Bundles of packages alone, CommonJS so that `(await import(x)).default` is the package as
+// Node gives it (the entries are in scripts/bundles/).
+const PACKAGE_BUNDLES = [
+  { entry: 'scripts/bundles/yaml.cjs', name: 'baton-yaml' },
+  { entry: 'scripts/bundles/front-matter.cjs', name: 'baton-front-matter' },
 ];
 // string-width (three copies under yargs: its own, cliui's, wrap-ansi's) builds an
 // Intl.Segmenter and Unicode-property expressions when it loads, about 30 ms of every
@@ -114,11 +122,15 @@ const ownBundles = {
   },
 };
 const inputsOf = {};
+const entries = [
+  ...bins.map((bin) => ({ entry: `bin/${bin}`, name: bin.slice(0, -3) })),
+  ...PACKAGE_BUNDLES,
+];
 await Promise.all(
-  bins.map(async (bin) => {
-    const out = `dist/bin/${bin.slice(0, -3)}.js`;
+  entries.map(async ({ entry, name }) => {
+    const out = `dist/bin/${name}.js`;
     const { metafile } = await build({
-      entryPoints: [`bin/${bin}`],
+      entryPoints: [entry],
       outfile: out,
       bundle: true,
       format: 'cjs',
@@ -138,7 +150,7 @@ await Promise.all(
       metafile: true,
       logLevel: 'warning',
     });
-    inputsOf[`${bin.slice(0, -3)}.js`] = Object.keys(metafile.inputs).sort();
+    inputsOf[`${name}.js`] = Object.keys(metafile.inputs).sort();
     await chmod(out, 0o755);
   }),
 );

@@ -5,7 +5,7 @@
 // node:child_process is loaded at the first call, not with the module: most agent commands
 // never run git, and the builtin costs about 5 ms of their start (issue 22).
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { readTextIfPresent } from '../fsx/absent.js';
 
 /** Options of a git call. */
@@ -67,8 +67,9 @@ export function gitComplaint(err: unknown): string {
  * `baton run reply`, an agent's command on the controller's path.
  */
 export function worktreeTopOf(cwd: string, env: NodeJS.ProcessEnv = process.env): string {
-  if (env.GIT_DIR === undefined && env.GIT_WORK_TREE === undefined) {
-    for (let dir = realpathSync(cwd); ; dir = dirname(dir)) {
+  const real = realpathSync(cwd);
+  if (env.GIT_DIR === undefined && env.GIT_WORK_TREE === undefined && !insideGitDir(real)) {
+    for (let dir = real; ; dir = dirname(dir)) {
       if (existsSync(join(dir, '.git'))) return dir;
       if (dirname(dir) === dir) break;
     }
@@ -86,7 +87,8 @@ export function worktreeTopOf(cwd: string, env: NodeJS.ProcessEnv = process.env)
  */
 export function gitCommonDirOf(cwd: string, env: NodeJS.ProcessEnv = process.env): string {
   const byEnv = ['GIT_DIR', 'GIT_COMMON_DIR', 'GIT_WORK_TREE'].some((k) => env[k] !== undefined);
-  const gitDir = byEnv ? undefined : nearestGitDir(realpathSync(cwd));
+  const real = realpathSync(cwd);
+  const gitDir = byEnv || insideGitDir(real) ? undefined : nearestGitDir(real);
   if (gitDir !== undefined) {
     const common = readTextIfPresent(join(gitDir, 'commondir'))?.trim();
     return realpathSync(common ? resolve(gitDir, common) : gitDir);
@@ -102,6 +104,11 @@ export function gitCommonDirIfAny(cwd: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Whether `dir` is a git folder or inside one (a `.git` segment): git's own rules apply there. */
+function insideGitDir(dir: string): boolean {
+  return dir.split(sep).includes('.git');
 }
 
 /**

@@ -106,6 +106,12 @@ describe('lib/proc/git', () => {
       fs.rmSync(join(odd, '.git'));
       fs.mkdirSync(join(odd, '.git'));
       assert.equal(gitCommonDirOf(odd, {}), gitSays(odd));
+      // Inside the git folder itself: git decides (no work tree there).
+      assert.equal(
+        gitCommonDirOf(join(root, '.git', 'refs'), {}),
+        gitSays(join(root, '.git', 'refs')),
+      );
+      assert.throws(() => worktreeTopOf(join(root, '.git'), {}), /must be run in a work tree/);
       // GIT_DIR set: git decides, not the walk (here: the other repository).
       assert.equal(gitCommonDirOf(linked, { GIT_DIR: join(other, '.git') }), gitSays(other));
       const outside = tempDir();

@@ -6,11 +6,11 @@
 // submodule elsewhere does not. Paths come back absolute and real, the form a record keeps.
 // Refs from the command line go after `--end-of-options`, so a ref that looks like an
 // option is a ref that does not resolve, never an option.
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fail } from '../../fsx/commandFailure.js';
 import { sha256Hex } from '../../fsx/digests.js';
-import { gitCommonDirIfAny, gitComplaint, runGit } from '../../proc/git.js';
+import { gitCommonDirIfAny, gitComplaint, runGit, worktreeTopOf } from '../../proc/git.js';
 import { printable } from '../../fsx/printable.js';
 
 /**
@@ -24,9 +24,7 @@ export function resolveWorkTree(root: string, dir: string): string {
   if (!stat.isDirectory()) fail('refused', `'${where}' is not a folder`);
   let top: string;
   try {
-    top = realpathSync(
-      runGit(resolve(dir), ['rev-parse', '--path-format=absolute', '--show-toplevel']),
-    );
+    top = worktreeTopOf(resolve(dir));
   } catch (err) {
     fail('refused', `'${where}' is not a git work tree: ${printable(gitComplaint(err))}`);
   }

@@ -1,0 +1,68 @@
+// The built bundles (scripts/build.mjs): each bin one CommonJS file; what an agent or the
+// controller calls repeatedly holds none of the heavy packages, which are bundles of their
+// own required only on the paths that use them (issue 22: start-up close to Node's own).
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { handoffFileName, handoffId, isoOf, tsidOf } from '../../lib/queue/names.js';
+import { bundlesLoadedBy } from '../support/bundleProbe.js';
+import { BIN_DIR, makeProject, type Project } from '../support/project.js';
+
+const inputs = () =>
+  JSON.parse(fs.readFileSync(join(BIN_DIR, 'bundles.json'), 'utf8')) as Record<string, string[]>;
+
+const HEAVY = ['yargs', 'js-yaml', 'gray-matter', '@nats-io'];
+
+describe('the built bundles (built bins)', () => {
+  let p: Project;
+  beforeEach(() => {
+    p = makeProject();
+  });
+  afterEach(() => p.cleanup());
+
+  it('the agent commands, the hooks, baton run and a reviewer’s verdict hold no yargs, js-yaml, gray-matter or NATS client; each lives in a bundle of its own', () => {
+    const held = inputs();
+    const heavyIn = (bundle: string) =>
+      HEAVY.filter((pkg) => held[bundle]!.some((i) => i.includes(`node_modules/${pkg}/`)));
+    const agentFacing = [
+      'ready_for_next.js',
+      'swarm_handoff.js',
+      'done_with_current.js',
+      'hook-stop.js',
+      'hook-session-start.js',
+      'hook-prompt-submit.js',
+      'baton.js',
+      'baton-run.js',
+      'baton-review-verdict.js',
+    ];
+    for (const bundle of agentFacing) assert.deepEqual(heavyIn(bundle), [], bundle);
+    assert.deepEqual(heavyIn('handoffd.js'), ['yargs'], 'the daemon starts once: yargs is fine');
+    assert.deepEqual(heavyIn('baton-yaml.js'), ['js-yaml']);
+    assert.ok(heavyIn('baton-front-matter.js').includes('gray-matter'));
+    assert.deepEqual(heavyIn('baton-bridge.js'), ['@nats-io']);
+    // Every bundle a bundle requires beside it exists.
+    for (const bundle of Object.keys(held)) {
+      const text = fs.readFileSync(join(BIN_DIR, bundle), 'utf8');
+      for (const [, sibling] of text.matchAll(/require\("\.\/([^"]+)"\)/g))
+        assert.ok(held[sibling!], `${bundle} requires ${sibling}, which the build made`);
+    }
+  });
+
+  it('ready_for_next loads only its own bundle; a header that needs YAML brings js-yaml’s', () => {
+    const empty = bundlesLoadedBy('ready_for_next', [], { cwd: p.root, role: 'reviewer' });
+    assert.equal(empty.result.stdout, 'NO_TASK\n');
+    assert.deepEqual(empty.bundles, ['ready_for_next.js']);
+    // A quoted header value is not a plain `key: value` line: js-yaml reads it.
+    const now = new Date();
+    const id = handoffId(tsidOf(now), 1, 'coder');
+    const headers = `id: ${id}\nfrom: coder\nto: reviewer\npriority: 50\ntype: note\n`;
+    fs.writeFileSync(
+      join(p.box('reviewer').inboxNew, handoffFileName('50', id, ['reviewer'])),
+      `---\n${headers}message: 'a quoted: message'\ncreated_at: ${isoOf(now)}\n---\nbody\n`,
+    );
+    const claimed = bundlesLoadedBy('ready_for_next', [], { cwd: p.root, role: 'reviewer' });
+    assert.equal(claimed.result.code, 0, claimed.result.stderr);
+    assert.match(claimed.result.stdout, /^TASK: .*\nFROM: coder\n/);
+    assert.deepEqual(claimed.bundles, ['ready_for_next.js', 'baton-yaml.js']);
+  });
+});
