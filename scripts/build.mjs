@@ -90,10 +90,13 @@ const yargsWithoutHelpCache = {
 // `import * as fs from 'node:fs'` (in some eighty modules of lib/) becomes, in CommonJS,
 // a copy of the whole builtin's properties per importing module (esbuild's __toESM): about
 // 5 ms of every start. Baton's modules import node:fs from one module of the bundle
-// instead, which takes each export once (not `promises`: reading it loads fs/promises and
-// its streams; lib/ uses node:fs/promises where it needs them).
-const FS_EXPORTS = Object.keys(createRequire(import.meta.url)('node:fs')).filter(
-  (name) => name !== 'promises',
+// instead, which takes each plain export once. The builtin's lazy getters (`promises`,
+// the stream classes, `opendir`) are left out: reading one loads its modules (fs/promises,
+// the streams, readline). lib/ uses none of them (node:fs/promises where it needs that);
+// one used would be an esbuild warning, and a warning stops the build.
+const nodeFs = createRequire(import.meta.url)('node:fs');
+const FS_EXPORTS = Object.keys(nodeFs).filter(
+  (name) => Object.getOwnPropertyDescriptor(nodeFs, name)?.get === undefined,
 );
 const oneFsModule = {
   name: 'one-fs-module',
@@ -129,7 +132,7 @@ const entries = [
 await Promise.all(
   entries.map(async ({ entry, name }) => {
     const out = `dist/bin/${name}.js`;
-    const { metafile } = await build({
+    const { metafile, warnings } = await build({
       entryPoints: [entry],
       outfile: out,
       bundle: true,
@@ -150,6 +153,7 @@ await Promise.all(
       metafile: true,
       logLevel: 'warning',
     });
+    if (warnings.length > 0) throw new Error(`${entry}: esbuild warned (above); fix it`);
     inputsOf[`${name}.js`] = Object.keys(metafile.inputs).sort();
     await chmod(out, 0o755);
   }),

@@ -1,6 +1,7 @@
 // Entry point shared by the three agent bins. They parse argv by hand (no yargs) because
 // an agent pays their start-up on every call; see bench/figures/startup.ts.
 import { fail } from '../fsx/commandFailure.js';
+import { writeAllSync } from '../fsx/stdio.js';
 import { batonVersion } from '../proc/version.js';
 import { type UnusableItem, unusableLine } from '../queue/index.js';
 import { reportFailure } from './failure.js';
@@ -28,11 +29,11 @@ export async function runAgentCommand(
   argv = process.argv.slice(2),
 ): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`${command.usage}\n`);
+    writeAllSync(1, `${command.usage}\n`);
     return;
   }
   if (argv.includes('--version')) {
-    process.stdout.write(`${batonVersion()}\n`);
+    writeAllSync(1, `${batonVersion()}\n`);
     return;
   }
   try {
@@ -42,7 +43,7 @@ export async function runAgentCommand(
       argv.some((a) => a.startsWith('--'))
     )
       fail('usage', command.usage);
-    process.stdout.write(await command.run(argv, reportUnusable));
+    writeAllSync(1, await command.run(argv, reportUnusable));
   } catch (err) {
     reportFailure(command.program, err);
   }

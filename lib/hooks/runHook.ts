@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import { isCode } from '../fsx/absent.js';
 import { printable } from '../fsx/printable.js';
+import { writeAllSync } from '../fsx/stdio.js';
 import { parseHookInput, type HookInput } from './hookInput.js';
 
 /** A hook's answer to its input: the stdout text, or undefined for none. */
@@ -53,17 +54,25 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Runs `write`; a reader that went away (EPIPE) is no failure of the hook. */
+function ignoreEpipe(write: () => void): void {
+  try {
+    write();
+  } catch (err) {
+    if (!isCode(err, 'EPIPE')) throw err;
+  }
+}
+
 /** Runs the hook of `event` in this process: stdin, answer, stdout; exit 0 whatever happens. */
 export async function runHook(event: string, answer: HookAnswer): Promise<void> {
-  // An agent that closed its end before reading must not turn into an unhandled EPIPE.
-  process.stdout.on('error', () => undefined);
   let result: { stdout: string; failure?: unknown };
   try {
     result = await hookOutput(event, await readStdin(), answer, process.cwd(), process.env);
   } catch (failure) {
     result = { stdout: '', failure };
   }
-  if (result.stdout !== '') process.stdout.write(result.stdout);
+  // An agent that closed its end before reading must not turn into an unhandled EPIPE.
+  if (result.stdout !== '') ignoreEpipe(() => writeAllSync(1, result.stdout));
   if (result.failure !== undefined && process.env.BATON_HOOKS_DEBUG === '1') {
     const message =
       result.failure instanceof Error ? result.failure.message : String(result.failure);

@@ -4,6 +4,7 @@
 // the exact stdout of each acceptance case, exit 0 and an empty stderr every time, and
 // nothing on disk changed.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { rolesPathOf, runPathsOf } from '../../lib/project/layout.js';
@@ -322,6 +323,21 @@ describe('hooks/session-start and hooks/stop (shipped scripts, both agents)', ()
       [r.code, r.stdout, r.stderr],
       [0, '', 'baton hook Stop: Cannot find SwarmForge project root\n'],
     );
+  });
+
+  it('an agent that closed its end before the answer: the hook still exits 0, with nothing on stderr (no EPIPE)', async () => {
+    const child = spawn(join(HOOKS, 'session-start'), [], {
+      cwd: elsewhere,
+      env: { ...process.env, SWARMFORGE_ROLE: 'reviewer' },
+    });
+    child.stdout.destroy();
+    const stderr: Buffer[] = [];
+    child.stderr.on('data', (b: Buffer) => stderr.push(b));
+    child.stdin.end(JSON.stringify(INPUTS.claude.SessionStart(p.root)));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((done) =>
+      child.on('close', (c, s) => done([c, s])),
+    );
+    assert.deepEqual([code, signal, Buffer.concat(stderr).toString()], [0, null, '']);
   });
 
   it('the scripts are executable CommonJS files (hooks/package.json) that only require their bundle from ../dist/bin', () => {

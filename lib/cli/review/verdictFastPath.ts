@@ -6,6 +6,7 @@
 // spellings such as --lockTimeout or --no-json) is left to yargs, so its messages and exit
 // codes stay the only ones.
 import { parseArgs } from 'node:util';
+import { writeAllSync } from '../../fsx/stdio.js';
 import { reportFailure } from '../failure.js';
 import { recordVerdictOf } from './reviewVerdict.js';
 
@@ -44,7 +45,7 @@ export async function runVerdictFast(argv: string[]): Promise<boolean> {
   const args = wellFormed(argv);
   if (args === undefined) return false;
   try {
-    await recordVerdictOf(args, (text) => process.stdout.write(text));
+    await recordVerdictOf(args, (text) => writeAllSync(1, text));
   } catch (err) {
     reportFailure('baton', err);
   }
