@@ -22,18 +22,20 @@ export function reportUnusable(problem: UnusableItem): void {
 
 /**
  * Parses argv (`--help`/`-h`: the usage, `--version`: the package version), runs the command,
- * prints stdout bytes or the failure; sets process.exitCode.
+ * prints stdout bytes (through `writeOut`: fd 1, without Node's stream) or the failure; sets
+ * process.exitCode.
  */
 export async function runAgentCommand(
   command: AgentCommand,
   argv = process.argv.slice(2),
+  writeOut: (data: string | Uint8Array) => void = (data) => writeAllSync(1, data),
 ): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    writeAllSync(1, `${command.usage}\n`);
+    writeOut(`${command.usage}\n`);
     return;
   }
   if (argv.includes('--version')) {
-    writeAllSync(1, `${batonVersion()}\n`);
+    writeOut(`${batonVersion()}\n`);
     return;
   }
   try {
@@ -43,7 +45,7 @@ export async function runAgentCommand(
       argv.some((a) => a.startsWith('--'))
     )
       fail('usage', command.usage);
-    writeAllSync(1, await command.run(argv, reportUnusable));
+    writeOut(await command.run(argv, reportUnusable));
   } catch (err) {
     reportFailure(command.program, err);
   }

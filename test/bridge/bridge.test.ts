@@ -229,9 +229,10 @@ describe('lib/bridge/bridge', function () {
       const a = start('a');
       await connected(a);
       // a consumes coder (its own role) first; only then is the stream taken away, so that consume does not fail as well.
+      // A request of this check that times out on a loaded machine is one more try, not a failure.
       await waitFor(
         'a pulling for coder',
-        async () => (await consumerInfo('coder')).num_waiting > 0,
+        async () => ((await consumerInfo('coder').catch(() => undefined))?.num_waiting ?? 0) > 0,
       );
       await jsm.streams.delete(streamNameOf(swarm)); // nothing stores the subject any more: every publish fails
       const notified = a.notified;
@@ -363,7 +364,7 @@ describe('lib/bridge/bridge', function () {
       await b.arrivals.at(-1)!.ack();
       await waitFor(
         'nothing pending for reviewer',
-        async () => (await consumerInfo('reviewer')).num_ack_pending === 0,
+        async () => (await consumerInfo('reviewer').catch(() => undefined))?.num_ack_pending === 0,
       );
       assert.equal(
         await streamMessages(),

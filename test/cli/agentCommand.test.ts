@@ -10,8 +10,13 @@ interface Captured {
   exitCode: number | string | undefined;
 }
 
-/** Runs fn with process.stdout/stderr writes and process.exitCode captured, restoring them after. */
-async function capture(fn: () => Promise<void>): Promise<Captured> {
+/**
+ * Runs fn with the command's stdout writer, process.stderr writes and process.exitCode
+ * captured, restoring them after.
+ */
+async function capture(
+  fn: (writeOut: (data: string | Uint8Array) => void) => Promise<void>,
+): Promise<Captured> {
   const out: Buffer[] = [];
   const err: string[] = [];
   const stdoutWrite = process.stdout.write;
@@ -27,7 +32,7 @@ async function capture(fn: () => Promise<void>): Promise<Captured> {
     return true;
   }) as typeof process.stderr.write;
   try {
-    await fn();
+    await fn((chunk) => out.push(Buffer.from(chunk)));
     return { stdout: Buffer.concat(out), stderr: err.join(''), exitCode: process.exitCode };
   } finally {
     process.stdout.write = stdoutWrite;
@@ -57,7 +62,7 @@ describe('lib/cli/agentCommand', () => {
 
   it('--help and -h print the usage on stdout with one newline, exit code untouched, nothing run', async () => {
     for (const argv of [['--help'], ['-h'], ['x', '--help']]) {
-      const r = await capture(() => runAgentCommand(command(0, 1), argv));
+      const r = await capture((w) => runAgentCommand(command(0, 1), argv, w));
       assert.deepEqual(
         [r.stdout.toString(), r.stderr, r.exitCode],
         ['Usage: prog [ID]\n\nDoes things.\n', '', undefined],
@@ -69,7 +74,7 @@ describe('lib/cli/agentCommand', () => {
 
   it('--version prints the package version on stdout, nothing run', async () => {
     for (const argv of [['--version'], ['x', '--version']]) {
-      const r = await capture(() => runAgentCommand(command(0, 1), argv));
+      const r = await capture((w) => runAgentCommand(command(0, 1), argv, w));
       assert.deepEqual(
         [r.stdout.toString(), r.stderr, r.exitCode],
         [`${batonVersion()}\n`, '', undefined],
@@ -87,7 +92,7 @@ describe('lib/cli/agentCommand', () => {
       [0, 1, ['--force']],
       [1, 1, ['--']],
     ] as [number, number, string[]][]) {
-      const r = await capture(() => runAgentCommand(command(min, max), argv));
+      const r = await capture((w) => runAgentCommand(command(min, max), argv, w));
       assert.deepEqual(
         [r.stdout.length, r.stderr, r.exitCode],
         [0, 'Usage: prog [ID]\n\nDoes things.\n', 1],
@@ -100,8 +105,8 @@ describe('lib/cli/agentCommand', () => {
   it('runs with the arguments and writes the result bytes to stdout verbatim; skips go to stderr', async () => {
     const bytes = Buffer.from([0x54, 0x3a, 0xff, 0x0d, 0x0a]);
     result = async () => bytes;
-    const r = await capture(() =>
-      runAgentCommand(command(0, 1), ['20260101T000000Z_000001_from_coder']),
+    const r = await capture((w) =>
+      runAgentCommand(command(0, 1), ['20260101T000000Z_000001_from_coder'], w),
     );
     assert.deepEqual(calls, [['20260101T000000Z_000001_from_coder']]);
     assert.ok(r.stdout.equals(bytes));
@@ -111,7 +116,7 @@ describe('lib/cli/agentCommand', () => {
 
   it('reportUnusable: a quarantined entry is reported with where it went; names and reasons are made printable', async () => {
     result = async () => 'OUT\n';
-    const r = await capture(() =>
+    const r = await capture((w) =>
       runAgentCommand(
         {
           ...command(0, 0),
@@ -127,6 +132,7 @@ describe('lib/cli/agentCommand', () => {
           },
         },
         [],
+        w,
       ),
     );
     assert.equal(
@@ -139,7 +145,7 @@ describe('lib/cli/agentCommand', () => {
     result = async () => {
       throw new CommandFailure('refused', ['NOT_CURRENT_TASK: x is not in process.']);
     };
-    const refused = await capture(() => runAgentCommand(command(0, 1), ['x']));
+    const refused = await capture((w) => runAgentCommand(command(0, 1), ['x'], w));
     assert.deepEqual(
       [refused.stdout.length, refused.stderr, refused.exitCode],
       [
@@ -151,7 +157,7 @@ describe('lib/cli/agentCommand', () => {
     result = async () => {
       throw new Error('boom\n    at somewhere');
     };
-    const crashed = await capture(() => runAgentCommand(command(0, 0), []));
+    const crashed = await capture((w) => runAgentCommand(command(0, 0), [], w));
     assert.deepEqual(
       [crashed.stderr.split('\n').slice(1), crashed.exitCode],
       [['prog: boom', ''], 1],
@@ -162,7 +168,7 @@ describe('lib/cli/agentCommand', () => {
     const argv = process.argv;
     process.argv = [argv[0]!, 'script.js', '--help'];
     try {
-      const r = await capture(() => runAgentCommand(command(1, 1)));
+      const r = await capture((w) => runAgentCommand(command(1, 1), undefined, w));
       assert.equal(r.stdout.toString(), 'Usage: prog [ID]\n\nDoes things.\n');
     } finally {
       process.argv = argv;
