@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // baton: the umbrella command for people and scripts (init, status, doctor) and the
 // synonyms handoff/ready/done of the three agent commands.
-// A dispatcher only: each import() below is a bundle of its own (scripts/build.mjs), the run
-// command line (dist/bin/baton-run.js), a reviewer's verdict (baton-review-verdict.js) or
-// the yargs command line (dist/bin/baton-cli.js). A bundle
-// costs its size in compile time at every start, and the controller and the owner call
-// `baton run` repeatedly: it must not compile yargs and the review stage. Where Node has a
-// compile cache (22.1 and later), it keeps those bundles compiled between calls.
+// A dispatcher only: each import() below is a bundle of its own (OWN_BUNDLES in
+// scripts/build.mjs), the run command line (dist/bin/baton-run.js), a reviewer's verdict
+// (baton-review-verdict.js) or the yargs command line (baton-cli.js). A bundle costs its
+// size in compile time at every start, and the controller and the owner call `baton run`
+// repeatedly: it must not compile yargs and the review stage. Where Node has a compile
+// cache (22.1 and later), it keeps those bundles compiled between calls.
 import * as nodeModule from 'node:module';
 
 (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();

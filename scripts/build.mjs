@@ -23,21 +23,30 @@ await rm('dist/bin', { recursive: true, force: true });
 await mkdir('dist/bin', { recursive: true });
 await writeFile('dist/bin/package.json', '{ "type": "commonjs" }\n');
 const bins = (await readdir('bin')).filter((f) => f.endsWith('.ts'));
-// Code that a bundle imports lazily but that is a bundle of its own: the import() becomes a
-// require() of that bundle beside it (`supported` below), so it is compiled only when used.
+// Code that bundles import lazily but that is a bundle of its own (`name`, built from
+// `entry`): an import() whose path matches `imported` becomes a require() of that bundle
+// beside the importer (`supported` below), so it is compiled only when used. The packages'
+// entries are CommonJS (scripts/bundles/), so that `(await import(x)).default` is the
+// package as Node gives it.
 const OWN_BUNDLES = [
-  { module: /\/cli\/run\/runCommand\.js$/, bundle: './baton-run.js' },
-  { module: /\/cli\/baton\.js$/, bundle: './baton-cli.js' },
-  { module: /\/cli\/review\/verdictFastPath\.js$/, bundle: './baton-review-verdict.js' },
-  { module: /\/bridge\/bridge\.js$/, bundle: './baton-bridge.js' },
-  { module: /^js-yaml$/, bundle: './baton-yaml.js' },
-  { module: /^gray-matter$/, bundle: './baton-front-matter.js' },
-];
-// Bundles of packages alone, CommonJS so that `(await import(x)).default` is the package as
-// Node gives it (the entries are in scripts/bundles/).
-const PACKAGE_BUNDLES = [
-  { entry: 'scripts/bundles/yaml.cjs', name: 'baton-yaml' },
-  { entry: 'scripts/bundles/front-matter.cjs', name: 'baton-front-matter' },
+  {
+    imported: /\/cli\/run\/runCommand\.js$/,
+    entry: 'lib/cli/run/runCommand.ts',
+    name: 'baton-run',
+  },
+  { imported: /\/cli\/baton\.js$/, entry: 'lib/cli/baton.ts', name: 'baton-cli' },
+  {
+    imported: /\/cli\/review\/verdictFastPath\.js$/,
+    entry: 'lib/cli/review/verdictFastPath.ts',
+    name: 'baton-review-verdict',
+  },
+  { imported: /\/bridge\/bridge\.js$/, entry: 'lib/bridge/bridge.ts', name: 'baton-bridge' },
+  { imported: /^js-yaml$/, entry: 'scripts/bundles/yaml.cjs', name: 'baton-yaml' },
+  {
+    imported: /^gray-matter$/,
+    entry: 'scripts/bundles/front-matter.cjs',
+    name: 'baton-front-matter',
+  },
 ];
 // string-width (three copies under yargs: its own, cliui's, wrap-ansi's) builds an
 // Intl.Segmenter and Unicode-property expressions when it loads, about 30 ms of every
@@ -119,15 +128,15 @@ const ownBundles = {
   setup(build) {
     build.onResolve({ filter: /.*/ }, (args) => {
       if (args.kind !== 'dynamic-import') return undefined;
-      const own = OWN_BUNDLES.find(({ module }) => module.test(args.path));
-      return own && { path: own.bundle, external: true };
+      const own = OWN_BUNDLES.find(({ imported }) => imported.test(args.path));
+      return own && { path: `./${own.name}.js`, external: true };
     });
   },
 };
 const inputsOf = {};
 const entries = [
   ...bins.map((bin) => ({ entry: `bin/${bin}`, name: bin.slice(0, -3) })),
-  ...PACKAGE_BUNDLES,
+  ...OWN_BUNDLES,
 ];
 await Promise.all(
   entries.map(async ({ entry, name }) => {

@@ -61,34 +61,26 @@ export function gitComplaint(err: unknown): string {
 
 /**
  * The top folder of the work tree holding `cwd` (real path), as `git rev-parse --show-toplevel`
- * says, found without starting git where it can be: the nearest folder with a `.git` entry (a
- * folder in a main checkout, a file in a linked worktree or submodule). With GIT_DIR or
- * GIT_WORK_TREE set, or no `.git` found, git decides. Saves a git process on each
- * `baton run reply`, an agent's command on the controller's path.
+ * says, found without starting git where the files tell (gitByFiles); else git decides (and
+ * its failure is thrown). Saves a git process on each `baton run reply`, an agent's command
+ * on the controller's path.
  */
 export function worktreeTopOf(cwd: string, env: NodeJS.ProcessEnv = process.env): string {
-  const real = realpathSync(cwd);
-  if (env.GIT_DIR === undefined && env.GIT_WORK_TREE === undefined && !insideGitDir(real)) {
-    for (let dir = real; ; dir = dirname(dir)) {
-      if (existsSync(join(dir, '.git'))) return dir;
-      if (dirname(dir) === dir) break;
-    }
-  }
-  return realpathSync(runGit(cwd, ['rev-parse', '--show-toplevel']));
+  return (
+    gitByFiles(cwd, env)?.top ??
+    realpathSync(runGit(cwd, ['rev-parse', '--show-toplevel'], { env }))
+  );
 }
 
 /**
  * The repository's common git folder for `cwd` (real path), as `git rev-parse
- * --path-format=absolute --git-common-dir` says, found without starting git where it can be:
- * the nearest `.git` entry, a folder (a main checkout) or a `gitdir:` file (a linked worktree
- * or submodule), and that git folder's `commondir` file when it has one. With GIT_DIR,
- * GIT_COMMON_DIR or GIT_WORK_TREE set, or no `.git` found, git decides (and its failure is
- * thrown). Every `baton run` command of the owner and the controller finds ROOT through this.
+ * --path-format=absolute --git-common-dir` says, found without starting git where the files
+ * tell (gitByFiles): the git folder's `commondir` file when it has one, else the git folder;
+ * else git decides (and its failure is thrown). Every `baton run` command of the owner and
+ * the controller finds ROOT through this.
  */
 export function gitCommonDirOf(cwd: string, env: NodeJS.ProcessEnv = process.env): string {
-  const byEnv = ['GIT_DIR', 'GIT_COMMON_DIR', 'GIT_WORK_TREE'].some((k) => env[k] !== undefined);
-  const real = realpathSync(cwd);
-  const gitDir = byEnv || insideGitDir(real) ? undefined : nearestGitDir(real);
+  const gitDir = gitByFiles(cwd, env)?.gitDir;
   if (gitDir !== undefined) {
     const common = readTextIfPresent(join(gitDir, 'commondir'))?.trim();
     return realpathSync(common ? resolve(gitDir, common) : gitDir);
@@ -106,26 +98,33 @@ export function gitCommonDirIfAny(cwd: string): string | undefined {
   }
 }
 
-/** Whether `dir` is a git folder or inside one (a `.git` segment): git's own rules apply there. */
-function insideGitDir(dir: string): boolean {
-  return dir.split(sep).includes('.git');
-}
+/** Variables that move git's folders: with any of them set, git decides. */
+const GIT_PLACE_VARIABLES = ['GIT_DIR', 'GIT_COMMON_DIR', 'GIT_WORK_TREE'];
 
 /**
- * The git folder of the nearest `.git` entry from `dir` up: the folder itself, or where a
- * `.git` file's `gitdir:` line points. Undefined when there is none, when a `.git` file says
- * something else, or when the walk crosses into another file system (git stops there).
+ * What the files say about the repository around `cwd`, as git would read them: the nearest
+ * `.git` entry from `cwd` up, a folder (a main checkout) or a file whose `gitdir:` line
+ * points to the git folder (a linked worktree or submodule); `top` is the folder holding it.
+ * Undefined where git's own rules are to decide: a variable of GIT_PLACE_VARIABLES set,
+ * `cwd` inside a git folder, an empty `.git` folder or a `.git` file without `gitdir:`, no
+ * `.git` at all, or a walk that would cross into another file system (git stops there).
  */
-function nearestGitDir(dir: string): string | undefined {
-  const device = statSync(dir).dev;
-  for (; ; dir = dirname(dir)) {
+function gitByFiles(
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): { top: string; gitDir: string } | undefined {
+  if (GIT_PLACE_VARIABLES.some((name) => env[name] !== undefined)) return undefined;
+  const real = realpathSync(cwd);
+  if (real.split(sep).includes('.git')) return undefined;
+  const device = statSync(real).dev;
+  for (let dir = real; ; dir = dirname(dir)) {
     const entry = join(dir, '.git');
     const stat = statSync(entry, { throwIfNoEntry: false });
-    // An empty or broken `.git` folder: git decides what it means.
-    if (stat?.isDirectory()) return existsSync(join(entry, 'HEAD')) ? entry : undefined;
+    if (stat?.isDirectory())
+      return existsSync(join(entry, 'HEAD')) ? { top: dir, gitDir: entry } : undefined;
     if (stat?.isFile()) {
       const line = /^gitdir: (.+)$/m.exec(readFileSync(entry, 'utf8'))?.[1];
-      return line === undefined ? undefined : resolve(dir, line.trim());
+      return line === undefined ? undefined : { top: dir, gitDir: resolve(dir, line.trim()) };
     }
     if (dirname(dir) === dir || statSync(dirname(dir)).dev !== device) return undefined;
   }
