@@ -1,6 +1,8 @@
-// The values of `baton review` options that name closed vocabularies (a lens, a state, a
-// difficulty): checked here rather than by yargs `choices`, because the review contract
-// makes an unknown one exit 2 (invalid input) where yargs would exit 1 (usage).
+// The values of `baton review` options, whichever parser read them: names of closed
+// vocabularies (a lens, a state, a difficulty), checked here rather than by yargs `choices`,
+// because the review contract makes an unknown one exit 2 (invalid input) where yargs would
+// exit 1 (usage); seconds; files named by an option; repeatable options.
+import * as fs from 'node:fs';
 import type { Argv } from 'yargs';
 import { fail } from '../../fsx/commandFailure.js';
 import {
@@ -46,6 +48,22 @@ export function stateArg(value: unknown): ReviewState {
 export function difficultyArg(value: unknown): Difficulty {
   return oneOf(value, DIFFICULTIES, 'difficulty', 'medium');
 }
+
+/** A file's text, or stdin's for `-`; a missing file is invalid input (exit 2). */
+export function textOf(option: string, path: string): string {
+  try {
+    return fs.readFileSync(path === '-' ? 0 : path, 'utf8');
+  } catch (err) {
+    fail(
+      'invalid',
+      `baton review: cannot read --${option} '${printable(path)}': ` +
+        `${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
+}
+
+/** An option given once, several times or not at all, as a list of strings. */
+export const list = (value: unknown): string[] => ([] as unknown[]).concat(value ?? []).map(String);
 
 /** The longest timer Node keeps: a longer setTimeout fires after 1 ms. */
 const MAX_SECONDS = Math.floor((2 ** 31 - 1) / 1000);

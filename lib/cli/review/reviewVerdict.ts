@@ -2,29 +2,11 @@
 // arguments and a findings file, checked, then recorded in the bookbag. Shared by the yargs
 // command (reviewWriteCommands.ts) and the reviewer's fast path (verdictFastPath.ts), which
 // differ only in how they read the command line.
-import * as fs from 'node:fs';
-import { fail } from '../../fsx/commandFailure.js';
 import { printable } from '../../fsx/printable.js';
 import { findRoot } from '../../project/root.js';
 import { type FindingsDocument } from '../../review/bookbag/findings.js';
 import { FindingsError } from '../../review/bookbag/reviewErrors.js';
-import { lensArg, secondsArg } from './reviewOptions.js';
-
-/** A file's text, or stdin's for `-`; a missing file is invalid input (exit 2). */
-export function textOf(option: string, path: string): string {
-  try {
-    return fs.readFileSync(path === '-' ? 0 : path, 'utf8');
-  } catch (err) {
-    fail(
-      'invalid',
-      `baton review: cannot read --${option} '${printable(path)}': ` +
-        `${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-    );
-  }
-}
-
-/** An option given once, several times or not at all, as a list of strings. */
-export const list = (value: unknown): string[] => ([] as unknown[]).concat(value ?? []).map(String);
+import { lensArg, list, secondsArg, textOf } from './reviewOptions.js';
 
 /**
  * The findings of `--finding` arguments and a findings file, joined; their declared verdicts must

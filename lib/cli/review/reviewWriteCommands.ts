@@ -6,8 +6,8 @@
 import { gitAnswer } from '../../proc/git.js';
 import type { CommandModule } from 'yargs';
 import { actingContext } from '../../handoff/context.js';
-import { bagWriting, difficultyArg, secondsArg } from './reviewOptions.js';
-import { list, recordVerdictOf, textOf } from './reviewVerdict.js';
+import { bagWriting, difficultyArg, list, secondsArg, textOf } from './reviewOptions.js';
+import { recordVerdictOf } from './reviewVerdict.js';
 
 const write = (text: string): void => {
   process.stdout.write(text);
