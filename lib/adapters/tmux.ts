@@ -2,6 +2,8 @@
 // execFile with an argument vector (never a shell), so a private server is addressed by
 // its socket path and nothing is ever interpreted by /bin/sh.
 // node:child_process is loaded at the first call (agent commands that wake nobody never load it).
+import { processRunning } from '../fsx/processIdentity.js';
+import { until } from '../proc/ending.js';
 
 /** A failed tmux call: the arguments and what tmux said. */
 export class TmuxError extends Error {
@@ -177,17 +179,23 @@ export class Tmux {
   }
 
   /**
-   * Stops the server (and every pane's process); true when one was running (a server already gone
-   * is not an error).
+   * Stops the server and every pane's process, and returns once they are gone (up to `waitMs`):
+   * kill-server only asks, and a caller that reports "stopped" (baton down, the demo) must not
+   * leave the server or a pane's program running behind it. True when a server was running (one
+   * already gone is not an error).
    */
-  async killServer(): Promise<boolean> {
+  async killServer(waitMs = 5_000): Promise<boolean> {
+    let pids: number[];
     try {
+      const server = Number(await this.run(['display-message', '-p', '#{pid}']));
+      pids = [server, ...(await this.listPanes()).map((p) => p.pid)];
       await this.run(['kill-server']);
-      return true;
     } catch (err) {
       if (!(err instanceof TmuxError)) throw err;
       return false;
     }
+    await until(() => !pids.some((pid) => pid > 0 && processRunning(pid)), waitMs);
+    return true;
   }
 }
 

@@ -199,15 +199,17 @@ describe('lib/adapters/tmux', function () {
     assert.equal(await tmux.hasSession('other'), false);
   });
 
-  it('killServer stops the server and its panes, and is idempotent', async () => {
+  it('killServer stops the server and its panes, returns once they are gone, and is idempotent', async () => {
     await tmux.killServer();
     const pane = await catSession();
     const [info] = await tmux.listPanes();
     assert.equal(info!.id, pane);
-    await tmux.killServer();
+    const server = Number(await tmux.run(['display-message', '-p', '#{pid}']));
+    assert.equal(await tmux.killServer(), true);
+    assert.equal(alive(server), false, 'the server is gone when killServer returns');
+    assert.equal(alive(info!.pid), false, "the pane's process is gone when killServer returns");
     assert.equal(await tmux.hasSession('work'), false);
-    await waitFor('the pane process to end', () => !alive(info!.pid));
-    await tmux.killServer();
+    assert.equal(await tmux.killServer(), false);
   });
 
   it("a bad target rejects with a TmuxError naming the command and tmux's message", async () => {
