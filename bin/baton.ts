@@ -1,22 +1,35 @@
 #!/usr/bin/env node
 // baton: the umbrella command for people and scripts (init, status, doctor) and the
 // synonyms handoff/ready/done of the three agent commands.
-// A dispatcher only: each import() below is a bundle of its own (OWN_BUNDLES in
+// A dispatcher only: each command line below is a bundle of its own (OWN_BUNDLES in
 // scripts/build.mjs), the run command line (dist/bin/baton-run.js), a reviewer's verdict
 // (baton-review-verdict.js) or the yargs command line (baton-cli.js). A bundle costs its
 // size in compile time at every start, and the controller and the owner call `baton run`
-// repeatedly: it must not compile yargs and the review stage. Where Node has a compile
-// cache (22.1 and later), it keeps those bundles compiled between calls.
+// repeatedly: it must not compile yargs and the review stage, and what it compiles is kept
+// between calls: by Node's compile cache where Node has one (22.1 and later), else by
+// V8's code cache (lib/cli/codeCache.ts).
 import * as nodeModule from 'node:module';
+import { join } from 'node:path';
+import { loadBundle } from '../lib/cli/codeCache.js';
 
-(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+const nodeCompileCache = (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache;
+nodeCompileCache?.();
+/** The exports of the bundle `name` beside this file. */
+function bundle<T>(name: string): T {
+  const file = join(__dirname, `${name}.js`);
+  return nodeCompileCache ? (nodeModule.createRequire(file)(file) as T) : loadBundle<T>(file);
+}
+
 const argv = process.argv.slice(2);
-const yargsCommandLine = () => import('../lib/cli/baton.js').then((cli) => cli.runBaton(argv));
+const yargsCommandLine = () =>
+  bundle<typeof import('../lib/cli/baton.js')>('baton-cli').runBaton(argv);
 if (argv[0] === 'run')
-  void import('../lib/cli/run/runCommand.js').then((run) => run.runRunCommand(argv.slice(1)));
+  void bundle<typeof import('../lib/cli/run/runCommand.js')>('baton-run').runRunCommand(
+    argv.slice(1),
+  );
 else if (argv[0] === 'review' && argv[1] === 'verdict')
   // A reviewer's verdict, read without yargs when well-formed (verdictFastPath.ts).
-  void import('../lib/cli/review/verdictFastPath.js')
-    .then((fast) => fast.runVerdictFast(argv.slice(2)))
+  void bundle<typeof import('../lib/cli/review/verdictFastPath.js')>('baton-review-verdict')
+    .runVerdictFast(argv.slice(2))
     .then((done) => (done ? undefined : yargsCommandLine()));
 else void yargsCommandLine();

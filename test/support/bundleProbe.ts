@@ -1,5 +1,6 @@
 // Which of the built bundles a command loads: the bins are CommonJS (scripts/build.mjs), so
-// a --require probe that wraps Module.prototype.load sees every file Node loads as one.
+// a --require probe that wraps Module.prototype.load sees every file Node loads as one, and
+// wrapping vm.Script sees the bundles `baton` compiles with the code cache (codeCache.ts).
 import * as fs from 'node:fs';
 import { basename, join } from 'node:path';
 import { BIN_DIR, runExecutable, tempDir, type RunOptions, type RunResult } from './project.js';
@@ -9,6 +10,14 @@ const load = M.prototype.load;
 M.prototype.load = function (file) {
   process.stderr.write('LOADED ' + file + '\\n');
   return load.call(this, file);
+};
+const vm = require('node:vm');
+const Script = vm.Script;
+vm.Script = class extends Script {
+  constructor(code, options) {
+    if (options && options.filename) process.stderr.write('LOADED ' + options.filename + '\\n');
+    super(code, options);
+  }
 };
 `;
 

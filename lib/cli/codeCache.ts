@@ -1,0 +1,86 @@
+// Loading the bundles of `baton` (baton-run.js, baton-cli.js, …) with V8's code cache on a
+// Node that has no compile cache of its own (module.enableCompileCache is Node 22.1+).
+// Compiling a bundle is most of what `baton run status` costs over Node's own start, and the
+// controller, the owner and the hooks call it again and again. The first call of a bundle
+// compiles it as `require` would and, as it exits, saves what V8 compiled (the functions
+// that call ran included) to `$TMPDIR/baton-code-cache-<uid>/`; later calls start from that.
+// The cache is an optimisation only: a missing, stale, foreign or damaged cache file means
+// a compile from source, never a failure. Its trust rules:
+// - the folder is used only when it is a real folder of this user that no one else may
+//   write (0700), so no other user can hand this process compiled code;
+// - a file's name carries the bundle's name, size and modification time and Node's version,
+//   so a rebuilt bundle or another Node never meets an older cache (V8 checks its own
+//   version, flags and the source's length as well, and rejects what does not match);
+// - a file is written whole (temporary name, then rename), so a reader never sees half.
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's own.
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, join } from 'node:path';
+
+type Vm = typeof import('node:vm');
+
+/** The cache folder, made if missing; undefined when it cannot be trusted or made. */
+function trustedCacheDir(): string | undefined {
+  const uid = process.getuid?.();
+  if (uid === undefined) return undefined;
+  const dir = join(process.env.TMPDIR || '/tmp', `baton-code-cache-${uid}`);
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
+  }
+  try {
+    const stat = fs.lstatSync(dir);
+    return stat.isDirectory() && stat.uid === uid && (stat.mode & 0o077) === 0 ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The cached code of `file` when present (undefined when absent or unreadable). */
+function cachedCodeOf(cacheFile: string): Buffer | undefined {
+  try {
+    return fs.readFileSync(cacheFile);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Saves V8's code of `script` to `cacheFile` whole, at exit (best effort: errors are ignored). */
+function saveAtExit(script: import('node:vm').Script, cacheFile: string): void {
+  process.once('exit', () => {
+    const temp = `${cacheFile}.${process.pid}.tmp`;
+    try {
+      fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
+      fs.renameSync(temp, cacheFile);
+    } catch {
+      fs.rmSync(temp, { force: true });
+    }
+  });
+}
+
+/**
+ * Loads the CommonJS bundle `file` (module rule) and returns its exports: with the code cache
+ * where it can be used, else exactly as `require(file)`.
+ */
+export function loadBundle<T>(file: string): T {
+  const cacheDir = process.env.NODE_DISABLE_COMPILE_CACHE ? undefined : trustedCacheDir();
+  if (cacheDir === undefined) return createRequire(file)(file) as T;
+  const stat = fs.statSync(file);
+  const cacheFile = join(
+    cacheDir,
+    `${basename(file)}-${stat.size}-${Math.trunc(stat.mtimeMs)}-${process.version}-${process.arch}`,
+  );
+  const cachedData = cachedCodeOf(cacheFile);
+  const vm = process.getBuiltinModule('node:vm') as Vm;
+  const wrapper = `(function (exports, require, module, __filename, __dirname) { ${fs.readFileSync(
+    file,
+    'utf8',
+  )}\n});`;
+  const script = new vm.Script(wrapper, { filename: file, cachedData });
+  if (cachedData === undefined || script.cachedDataRejected) saveAtExit(script, cacheFile);
+  const module = { exports: {} };
+  const compiled = script.runInThisContext() as (...args: unknown[]) => void;
+  compiled.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  return module.exports as T;
+}

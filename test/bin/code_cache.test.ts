@@ -1,0 +1,89 @@
+// Black-box: `baton` keeps its bundles compiled between calls on a Node without a compile
+// cache (lib/cli/codeCache.ts): the first call saves V8's code, later calls use it, and a
+// damaged, stale or untrusted cache is never used (the command's output never changes).
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { BIN_DIR, runExecutable, tempDir } from '../support/project.js';
+
+const uid = process.getuid!();
+const hasNodeCompileCache = 'enableCompileCache' in (await import('node:module'));
+
+describe('the code cache of baton’s bundles (built bin)', function () {
+  let tmp: string;
+  let bin: string;
+  const cacheDir = () => join(tmp, `baton-code-cache-${uid}`);
+  const cached = () => (fs.existsSync(cacheDir()) ? fs.readdirSync(cacheDir()).sort() : []);
+  const baton = (args: string[], env: Record<string, string> = {}) =>
+    runExecutable(process.execPath, [join(bin, 'baton.js'), ...args], {
+      cwd: tmp,
+      env: { TMPDIR: tmp, ...env },
+    });
+  const identity = (file: string) => {
+    const s = fs.statSync(join(cacheDir(), file));
+    return `${s.ino} ${s.mtimeMs} ${s.size}`;
+  };
+  beforeEach(() => {
+    tmp = tempDir('baton-code-cache-test-');
+    // A copy of the bins, so that one of its bundles can be rebuilt without touching dist/.
+    bin = join(tmp, 'bin');
+    fs.cpSync(BIN_DIR, bin, { recursive: true });
+  });
+  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  if (hasNodeCompileCache) {
+    it('is Node’s own compile cache on this Node (22.1 and later): no folder of Baton’s', () => {
+      assert.equal(baton(['run', '--help']).code, 0);
+      assert.deepEqual(cached(), []);
+    });
+    return;
+  }
+
+  it('the first call saves the code of the bundle it ran (0700 folder, 0600 file); later calls use it without writing', () => {
+    const first = baton(['run', '--help']);
+    assert.equal(first.code, 0, first.stderr);
+    const size = fs.statSync(join(bin, 'baton-run.js')).size;
+    const [file, ...rest] = cached();
+    assert.deepEqual(rest, []);
+    assert.match(file!, new RegExp(`^baton-run\\.js-${size}-\\d+-${process.version}-`));
+    assert.equal(fs.statSync(cacheDir()).mode & 0o777, 0o700);
+    assert.equal(fs.statSync(join(cacheDir(), file!)).mode & 0o777, 0o600);
+    const before = identity(file!);
+    const second = baton(['run', '--help']);
+    assert.equal(second.stdout, first.stdout);
+    assert.equal(identity(file!), before, 'V8 took the cache: nothing was written again');
+    baton(['--help']);
+    assert.deepEqual(cached().length, 2, 'the yargs command line is a bundle of its own');
+  });
+
+  it('a damaged cache file is compiled over and replaced; a rebuilt bundle never meets the old cache', () => {
+    const first = baton(['run', '--help']);
+    const [file] = cached();
+    fs.writeFileSync(join(cacheDir(), file!), 'not V8 code at all');
+    const damaged = baton(['run', '--help']);
+    assert.equal(damaged.code, 0, damaged.stderr);
+    assert.equal(damaged.stdout, first.stdout);
+    assert.notEqual(fs.readFileSync(join(cacheDir(), file!), 'utf8'), 'not V8 code at all');
+    fs.appendFileSync(join(bin, 'baton-run.js'), '\n// rebuilt\n');
+    const rebuilt = baton(['run', '--help']);
+    assert.equal(rebuilt.stdout, first.stdout);
+    assert.equal(cached().length, 2, 'the rebuilt bundle has a cache file of its own');
+  });
+
+  it('a folder others may write, a folder that is a symbolic link, and NODE_DISABLE_COMPILE_CACHE: no cache read or written', () => {
+    fs.mkdirSync(cacheDir(), { mode: 0o700 });
+    fs.chmodSync(cacheDir(), 0o777);
+    assert.equal(baton(['run', '--help']).code, 0);
+    assert.deepEqual(cached(), []);
+    fs.rmdirSync(cacheDir());
+    const elsewhere = join(tmp, 'elsewhere');
+    fs.mkdirSync(elsewhere, { mode: 0o700 });
+    fs.symlinkSync(elsewhere, cacheDir());
+    assert.equal(baton(['run', '--help']).code, 0);
+    assert.deepEqual(fs.readdirSync(elsewhere), []);
+    fs.rmSync(cacheDir());
+    const off = baton(['run', '--help'], { NODE_DISABLE_COMPILE_CACHE: '1' });
+    assert.equal(off.code, 0);
+    assert.equal(fs.existsSync(cacheDir()), false);
+  });
+});
