@@ -6,7 +6,7 @@
 // person's answer, which reaches the same worker; a stale reply of cycle 1 arriving in
 // cycle 2 is rejected and logged; a controller SIGKILLed at each of its steps and restarted
 // with --reclaim-stale completes the run, sending no request twice and using no reply twice.
-import { casesOf } from '../support/tier.js';
+import { casesOf, itInSoak } from '../support/tier.js';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -275,9 +275,15 @@ describe('baton run drive end to end in tmux (built bins)', function () {
           runs: { agents: { role: string; state: string; line: string }[] }[];
         }
       ).runs[0]?.agents ?? [];
+    // Awaited in the controller's log (a file read), then asked of the monitor once: a
+    // `baton monitor` per poll would cost a process each time.
+    const controllerLog = join(runDirOf(root, runId), 'controller', 'controller.log');
     await waitFor('the worker seen dead', () =>
-      monitorAgents().some((a) => a.role === 'worker' && a.state === 'dead'),
+      (fs.existsSync(controllerLog) ? fs.readFileSync(controllerLog, 'utf8') : '').includes(
+        ' agent-dead role=worker\n',
+      ),
     );
+    assert.ok(monitorAgents().some((a) => a.role === 'worker' && a.state === 'dead'));
     const worker = (statusOf(root, runId).agents as { role: string; line: string }[])[0]!;
     assert.match(
       worker.line,
@@ -292,56 +298,61 @@ describe('baton run drive end to end in tmux (built bins)', function () {
       statusOf(root, runId).block_reason,
       'worker did not answer work for cycle 1: 3 deadlines of 2s missed',
     );
-    const log = fs.readFileSync(
-      join(runDirOf(root, runId), 'controller', 'controller.log'),
-      'utf8',
-    );
+    const log = fs.readFileSync(controllerLog, 'utf8');
     assert.match(log, / agent-dead role=worker\n/);
     assert.match(log, / agent-dead role=worker \(its work for cycle 1 is due\)/);
     const failures = recordOf(root, runId).history.filter((h) => h.action === 'provider');
     assert.equal(failures.length, 2, 'two misses recorded as provider failures, the third blocks');
   });
 
-  it('unusable replies are bounded: the Nth (--reply-attempts 2) blocks the run naming the role, the kind and the last problem', async () => {
-    root = runProject(confWith('', '--misbehave malformed:2'));
-    const runId = await startRun(root);
-    ok(batonRun(root, ['up', runId, '--reply-attempts', '2']));
-    await untilStatus(root, runId, 'BLOCKED', 60_000);
-    assert.match(
-      statusOf(root, runId).block_reason as string,
-      /^worker's work for cycle 1 was unusable 2 times: its artifact artifacts\/\S+ is missing or not a regular file$/,
-    );
-    const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
-    const rejections = fs
-      .readdirSync(sent)
-      .filter((n) => /\ntype: run_rejected\n/.test(fs.readFileSync(join(sent, n), 'utf8')));
-    assert.equal(rejections.length, 2, 'each unusable reply answered with one run_rejected');
-  });
-
-  it("the validator's edit while validating is detected: the run blocks naming what changed, before the worker is asked to resolve", async () => {
-    root = runProject(
-      [
-        'window worker baton-scripted-agent master',
-        'window reviewer-a baton-scripted-agent master --findings "1=sec-1 Important the token is logged"',
-        'window reviewer-b baton-scripted-agent master',
-        'window validator baton-scripted-agent master --misbehave edit-while-validating',
-      ].join('\n') + '\n',
-    );
-    const runId = await startRun(root);
-    ok(batonRun(root, ['up', runId]));
-    await untilStatus(root, runId, 'BLOCKED', 60_000);
-    assert.match(
-      statusOf(root, runId).block_reason as string,
-      /^the validator changed the repository while validating: tracked files changed: \S/,
-    );
-    const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
-    assert.ok(
-      !fs
+  itInSoak(
+    'unusable replies are bounded: the Nth (--reply-attempts 2) blocks the run naming the role, the kind and the last problem',
+    'test/run/controller/driveStep.test.ts, the third unusable reply',
+    async () => {
+      root = runProject(confWith('', '--misbehave malformed:2'));
+      const runId = await startRun(root);
+      ok(batonRun(root, ['up', runId, '--reply-attempts', '2']));
+      await untilStatus(root, runId, 'BLOCKED', 60_000);
+      assert.match(
+        statusOf(root, runId).block_reason as string,
+        /^worker's work for cycle 1 was unusable 2 times: its artifact artifacts\/\S+ is missing or not a regular file$/,
+      );
+      const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
+      const rejections = fs
         .readdirSync(sent)
-        .some((n) => /\ntype: run_resolve\n/.test(fs.readFileSync(join(sent, n), 'utf8'))),
-      'the worker was never asked to resolve',
-    );
-  });
+        .filter((n) => /\ntype: run_rejected\n/.test(fs.readFileSync(join(sent, n), 'utf8')));
+      assert.equal(rejections.length, 2, 'each unusable reply answered with one run_rejected');
+    },
+  );
+
+  itInSoak(
+    "the validator's edit while validating is detected: the run blocks naming what changed, before the worker is asked to resolve",
+    'test/run/controller/driveStep.test.ts, a validator that changes the repository',
+    async () => {
+      root = runProject(
+        [
+          'window worker baton-scripted-agent master',
+          'window reviewer-a baton-scripted-agent master --findings "1=sec-1 Important the token is logged"',
+          'window reviewer-b baton-scripted-agent master',
+          'window validator baton-scripted-agent master --misbehave edit-while-validating',
+        ].join('\n') + '\n',
+      );
+      const runId = await startRun(root);
+      ok(batonRun(root, ['up', runId]));
+      await untilStatus(root, runId, 'BLOCKED', 60_000);
+      assert.match(
+        statusOf(root, runId).block_reason as string,
+        /^the validator changed the repository while validating: tracked files changed: \S/,
+      );
+      const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
+      assert.ok(
+        !fs
+          .readdirSync(sent)
+          .some((n) => /\ntype: run_resolve\n/.test(fs.readFileSync(join(sent, n), 'utf8'))),
+        'the worker was never asked to resolve',
+      );
+    },
+  );
 
   // npm run soak only: the request-queued case below stands for a controller killed and
   // restarted in npm test.
@@ -360,57 +371,65 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     });
   }
 
-  it('the cycle limit blocks the run; the monitor shows the reason while every pane is idle', async () => {
-    root = runProject(confWith('--findings "1=sec-1 Important the token is logged"'));
-    const runId = await startRun(root, ['--max-cycles', '1']);
-    ok(batonRun(root, ['up', runId]));
-    await untilStatus(root, runId, 'BLOCKED');
-    const monitor = runBin('baton', ['monitor', '--once'], { cwd: root }).stdout;
-    assert.match(
-      monitor,
-      new RegExp(
-        `${runId} \\(req-1\\)  BLOCKED/FINDINGS_PENDING .*BLOCKED: review cycle limit reached with 1 blocking findings`,
-      ),
-    );
-    const view = JSON.parse(
-      runBin('baton', ['monitor', '--once', '--json'], { cwd: root }).stdout,
-    ) as { roles: { role: string; in_process: number }[] };
-    assert.deepEqual(
-      view.roles.filter((r) => r.in_process > 0),
-      [],
-      'every pane idle',
-    );
-  });
-
-  it('a worker question: the run stays ACTIVE, the local phase waits for a person, the answer reaches the same worker', async () => {
-    root = runProject(confWith('', '--ask "Which endpoint does the form post to?"'));
-    const runId = await startRun(root);
-    ok(batonRun(root, ['up', runId]));
-    const question = () =>
-      (
-        JSON.parse(runBin('baton', ['monitor', '--once', '--json'], { cwd: root }).stdout) as {
-          runs: { human_input: { question: string } | null }[];
-        }
-      ).runs[0]?.human_input;
-    await waitFor('the question', () => question() != null);
-    assert.match(question()!.question, /Which endpoint/);
-    assert.equal(statusOf(root, runId).status, 'ACTIVE');
-    ok(batonRun(root, ['answer', runId, 'post to /v2/login']));
-    await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL');
-    const worker = fs
-      .readdirSync(join(root, '.swarmforge', 'handoffs', 'worker', 'inbox', 'completed'))
-      .map((n) =>
-        fs.readFileSync(
-          join(root, '.swarmforge', 'handoffs', 'worker', 'inbox', 'completed', n),
-          'utf8',
+  itInSoak(
+    'the cycle limit blocks the run; the monitor shows the reason while every pane is idle',
+    'test/bin/run_gates.test.ts, at the cycle limit the run blocks',
+    async () => {
+      root = runProject(confWith('--findings "1=sec-1 Important the token is logged"'));
+      const runId = await startRun(root, ['--max-cycles', '1']);
+      ok(batonRun(root, ['up', runId]));
+      await untilStatus(root, runId, 'BLOCKED');
+      const monitor = runBin('baton', ['monitor', '--once'], { cwd: root }).stdout;
+      assert.match(
+        monitor,
+        new RegExp(
+          `${runId} \\(req-1\\)  BLOCKED/FINDINGS_PENDING .*BLOCKED: review cycle limit reached with 1 blocking findings`,
         ),
       );
-    assert.equal(
-      worker.filter((t) => /type: run_answer/.test(t) && /post to \/v2\/login/.test(t)).length,
-      1,
-    );
-    assert.equal(question(), null);
-  });
+      const view = JSON.parse(
+        runBin('baton', ['monitor', '--once', '--json'], { cwd: root }).stdout,
+      ) as { roles: { role: string; in_process: number }[] };
+      assert.deepEqual(
+        view.roles.filter((r) => r.in_process > 0),
+        [],
+        'every pane idle',
+      );
+    },
+  );
+
+  itInSoak(
+    'a worker question: the run stays ACTIVE, the local phase waits for a person, the answer reaches the same worker',
+    'test/run/controller/driveStep.test.ts, a question',
+    async () => {
+      root = runProject(confWith('', '--ask "Which endpoint does the form post to?"'));
+      const runId = await startRun(root);
+      ok(batonRun(root, ['up', runId]));
+      const question = () =>
+        (
+          JSON.parse(runBin('baton', ['monitor', '--once', '--json'], { cwd: root }).stdout) as {
+            runs: { human_input: { question: string } | null }[];
+          }
+        ).runs[0]?.human_input;
+      await waitFor('the question', () => question() != null);
+      assert.match(question()!.question, /Which endpoint/);
+      assert.equal(statusOf(root, runId).status, 'ACTIVE');
+      ok(batonRun(root, ['answer', runId, 'post to /v2/login']));
+      await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL');
+      const worker = fs
+        .readdirSync(join(root, '.swarmforge', 'handoffs', 'worker', 'inbox', 'completed'))
+        .map((n) =>
+          fs.readFileSync(
+            join(root, '.swarmforge', 'handoffs', 'worker', 'inbox', 'completed', n),
+            'utf8',
+          ),
+        );
+      assert.equal(
+        worker.filter((t) => /type: run_answer/.test(t) && /post to \/v2\/login/.test(t)).length,
+        1,
+      );
+      assert.equal(question(), null);
+    },
+  );
 
   // A missed deadline is recorded (history) before it is counted (phase), and the next
   // generation is counted before it is queued: a kill between either pair loses nothing and

@@ -40,3 +40,15 @@ export function casesOf<T>(cases: readonly T[], short: (c: T, index: number) => 
 export function describeInSoak(title: string, body: (this: Mocha.Suite) => void): void {
   if (TIER === 'full') describe(title, body);
 }
+
+/**
+ * `it` in the full tier only: an end-to-end repeat of a behaviour that a faster test of
+ * `npm test` already shows (`covered` names it, so the short run keeps one case of each).
+ */
+export function itInSoak(
+  title: string,
+  covered: string,
+  body: (this: Mocha.Context) => Promise<void>,
+): void {
+  if (TIER === 'full') it(`${title} [soak; npm test: ${covered}]`, body);
+}
