@@ -28,6 +28,7 @@ import {
   type Started,
 } from '../support/daemon.js';
 import { BIN_DIR, commitIn, git, itemsIn } from '../support/project.js';
+import { itInSoak } from '../support/tier.js';
 import { batonRun, leaseFor, makeRunRepo, ok, runDirOf, startRun } from '../support/runs.js';
 
 /** The run's default roles, each a window (the controller's is a mailbox only: no agent is started for it here). */
@@ -212,97 +213,107 @@ describe('baton-scripted-agent in a run (built bins, real handoffd)', () => {
     assert.equal(itemsIn(worker.completed).length, 1, 'done_with_current completed the run_stage');
   });
 
-  it('the whole loop without a model: question and answer, a blocking finding validated and resolved, a clean second review, approval', async () => {
-    const runId = await startRun(root);
-    const panes: Record<string, PaneProgram> = {};
-    const agentArgs: Record<string, string[]> = {
-      worker: ['--ask', 'Which database?'],
-      'reviewer-a': ['--findings', '1=sec-1 Important the session token is logged|2='],
-      'reviewer-b': ['--findings', '1=sec-1 Important the session token is logged|2='],
-      validator: [],
-    };
-    for (const [role, args] of Object.entries(agentArgs)) {
-      // (PATH through env(1): a pane's PATH is the tmux server's, whatever -e says)
-      const path = `PATH=${installCommandLinks(root, BIN_DIR)}:${process.env.PATH ?? ''}`;
-      panes[role] = {
-        command: ['env', path, process.execPath, join(BIN_DIR, 'baton-scripted-agent.js'), ...args],
-        cwd: ensureWorktree(root, role).path,
-        env: { SWARMFORGE_ROLE: role, ...GIT_IDENTITY },
+  itInSoak(
+    'the whole loop without a model: question and answer, a blocking finding validated and resolved, a clean second review, approval',
+    'swarm.test.ts, the run demo (a failed and a clean cycle with scripted agents); driveStep.test.ts, a question',
+    async () => {
+      const runId = await startRun(root);
+      const panes: Record<string, PaneProgram> = {};
+      const agentArgs: Record<string, string[]> = {
+        worker: ['--ask', 'Which database?'],
+        'reviewer-a': ['--findings', '1=sec-1 Important the session token is logged|2='],
+        'reviewer-b': ['--findings', '1=sec-1 Important the session token is logged|2='],
+        validator: [],
       };
-    }
-    started.panes = await startPanes(root, Object.keys(panes), panes);
-    const { tmux, panes: paneIds } = started.panes as Awaited<ReturnType<typeof startPanes>>;
-    const screen = (role: string) => tmux.capturePane(paneIds.get(role)!);
-    for (const role of Object.keys(panes))
-      await waitFor(`${role} to start`, async () =>
-        /scripted agent ready/.test(await screen(role)),
-      );
-    started.daemon = await startHandoffd(root);
-    drive = startDrive(root, runId);
-    const screens = async () =>
-      (
-        await Promise.all(
-          Object.keys(panes).map(async (role) => `--- ${role}:\n${(await screen(role)).trim()}`),
-        )
-      ).join('\n');
-    const said = (what: string, pattern: RegExp) =>
-      waitFor(what, () => pattern.test(drive!.stdout()), 60_000).catch(async (err: Error) =>
-        assert.fail(
-          `${err.message}; the controller printed:\n${drive!.stdout()}\n${await screens()}`,
-        ),
-      );
+      for (const [role, args] of Object.entries(agentArgs)) {
+        // (PATH through env(1): a pane's PATH is the tmux server's, whatever -e says)
+        const path = `PATH=${installCommandLinks(root, BIN_DIR)}:${process.env.PATH ?? ''}`;
+        panes[role] = {
+          command: [
+            'env',
+            path,
+            process.execPath,
+            join(BIN_DIR, 'baton-scripted-agent.js'),
+            ...args,
+          ],
+          cwd: ensureWorktree(root, role).path,
+          env: { SWARMFORGE_ROLE: role, ...GIT_IDENTITY },
+        };
+      }
+      started.panes = await startPanes(root, Object.keys(panes), panes);
+      const { tmux, panes: paneIds } = started.panes as Awaited<ReturnType<typeof startPanes>>;
+      const screen = (role: string) => tmux.capturePane(paneIds.get(role)!);
+      for (const role of Object.keys(panes))
+        await waitFor(`${role} to start`, async () =>
+          /scripted agent ready/.test(await screen(role)),
+        );
+      started.daemon = await startHandoffd(root);
+      drive = startDrive(root, runId);
+      const screens = async () =>
+        (
+          await Promise.all(
+            Object.keys(panes).map(async (role) => `--- ${role}:\n${(await screen(role)).trim()}`),
+          )
+        ).join('\n');
+      const said = (what: string, pattern: RegExp) =>
+        waitFor(what, () => pattern.test(drive!.stdout()), 60_000).catch(async (err: Error) =>
+          assert.fail(
+            `${err.message}; the controller printed:\n${drive!.stdout()}\n${await screens()}`,
+          ),
+        );
 
-    await said(
-      "the worker's question",
-      /^QUESTION: from worker: Which database\? \(answer with: baton run answer /m,
-    );
-    ok(batonRun(root, ['answer', runId, 'use postgres']));
-    await said('the approval gate', /^APPROVAL: run /m);
-    const wf = JSON.parse(
-      fs.readFileSync(join(runDirOf(root, runId), 'workflow.json'), 'utf8'),
-    ) as Workflow;
-    assert.deepEqual(
-      [wf.status, wf.review_cycle, wf.blocking_findings],
-      ['WAITING_FOR_HUMAN_APPROVAL', 2, 0],
-    );
-    assert.deepEqual(
-      wf.findings.map((f) => [f.id, f.lane, f.cycle, f.severity, f.validation, f.resolved]),
-      [
+      await said(
+        "the worker's question",
+        /^QUESTION: from worker: Which database\? \(answer with: baton run answer /m,
+      );
+      ok(batonRun(root, ['answer', runId, 'use postgres']));
+      await said('the approval gate', /^APPROVAL: run /m);
+      const wf = JSON.parse(
+        fs.readFileSync(join(runDirOf(root, runId), 'workflow.json'), 'utf8'),
+      ) as Workflow;
+      assert.deepEqual(
+        [wf.status, wf.review_cycle, wf.blocking_findings],
+        ['WAITING_FOR_HUMAN_APPROVAL', 2, 0],
+      );
+      assert.deepEqual(
+        wf.findings.map((f) => [f.id, f.lane, f.cycle, f.severity, f.validation, f.resolved]),
         [
-          'sec-1',
-          'structured',
-          1,
-          'Important',
-          { valid: true, reason: 'reproduced by the scripted validator' },
-          true,
+          [
+            'sec-1',
+            'structured',
+            1,
+            'Important',
+            { valid: true, reason: 'reproduced by the scripted validator' },
+            true,
+          ],
         ],
-      ],
-      'the structured lane reported the finding (the independent lane none: --findings-lane defaults to structured)',
-    );
-    const artifacts = fs.readdirSync(join(runDirOf(root, runId), 'artifacts'));
-    for (const name of [
-      'implementation-c1-question.md',
-      'implementation-c1-work.md',
-      'review-c1-review-structured.txt',
-      'review-c1-review-independent.txt',
-      'review-c1-validation.json',
-      'review-c1-resolution.json',
-      'review-c2-review-structured.txt',
-      'review-c2-review-independent.txt',
-    ]) {
-      assert.ok(artifacts.includes(name), `${name} in ${artifacts.join(', ')}`);
-    }
-    assert.match(await screen('worker'), /\[worker\] answer: use postgres/);
-    assert.match(
-      fs.readFileSync(
-        join(runDirOf(root, runId), 'artifacts', 'implementation-c1-work.md'),
-        'utf8',
-      ),
-      /was answered: use postgres/,
-    );
+        'the structured lane reported the finding (the independent lane none: --findings-lane defaults to structured)',
+      );
+      const artifacts = fs.readdirSync(join(runDirOf(root, runId), 'artifacts'));
+      for (const name of [
+        'implementation-c1-question.md',
+        'implementation-c1-work.md',
+        'review-c1-review-structured.txt',
+        'review-c1-review-independent.txt',
+        'review-c1-validation.json',
+        'review-c1-resolution.json',
+        'review-c2-review-structured.txt',
+        'review-c2-review-independent.txt',
+      ]) {
+        assert.ok(artifacts.includes(name), `${name} in ${artifacts.join(', ')}`);
+      }
+      assert.match(await screen('worker'), /\[worker\] answer: use postgres/);
+      assert.match(
+        fs.readFileSync(
+          join(runDirOf(root, runId), 'artifacts', 'implementation-c1-work.md'),
+          'utf8',
+        ),
+        /was answered: use postgres/,
+      );
 
-    assert.equal(ok(batonRun(root, ['approve', runId])).status, 'COMPLETED');
-    assert.equal(await drive.exited, 0, drive.stdout());
-    assert.match(drive.stdout(), new RegExp(`^DONE: run ${runId} is COMPLETED$`, 'm'));
-  });
+      assert.equal(ok(batonRun(root, ['approve', runId])).status, 'COMPLETED');
+      assert.equal(await drive.exited, 0, drive.stdout());
+      assert.match(drive.stdout(), new RegExp(`^DONE: run ${runId} is COMPLETED$`, 'm'));
+    },
+  );
 });
