@@ -8,17 +8,11 @@
 // repeatedly: it must not compile yargs and the review stage, and what it compiles is kept
 // between calls: by Node's compile cache where Node has one (22.1 and later), else by
 // V8's code cache (lib/cli/codeCache.ts).
-import * as nodeModule from 'node:module';
 import { join } from 'node:path';
 import { loadBundle } from '../lib/cli/codeCache.js';
 
-const nodeCompileCache = (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache;
-nodeCompileCache?.();
 /** The exports of the bundle `name` beside this file. */
-function bundle<T>(name: string): T {
-  const file = join(__dirname, `${name}.js`);
-  return nodeCompileCache ? (nodeModule.createRequire(file)(file) as T) : loadBundle<T>(file);
-}
+const bundle = <T>(name: string): T => loadBundle<T>(join(__dirname, `${name}.js`));
 
 const argv = process.argv.slice(2);
 const yargsCommandLine = () =>

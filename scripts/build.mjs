@@ -47,6 +47,8 @@ const OWN_BUNDLES = [
     entry: 'scripts/bundles/front-matter.cjs',
     name: 'baton-front-matter',
   },
+  // The hook scripts load their bundle through it (hooks/*); baton.js holds its own copy.
+  { imported: /\/cli\/codeCache\.js$/, entry: 'lib/cli/codeCache.ts', name: 'baton-code-cache' },
 ];
 // string-width (three copies under yargs: its own, cliui's, wrap-ansi's) builds an
 // Intl.Segmenter and Unicode-property expressions when it loads, about 30 ms of every

@@ -12,8 +12,10 @@
 //   so a rebuilt bundle or another Node never meets an older cache (V8 checks its own
 //   version, flags and the source's length as well, and rejects what does not match);
 // - a file is written whole (temporary name, then rename), so a reader never sees half.
-// NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's own.
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's own. Where Node has its own
+// compile cache, that one is turned on instead and the bundle is required.
 import * as fs from 'node:fs';
+import * as nodeModule from 'node:module';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 
@@ -64,7 +66,11 @@ function saveAtExit(script: import('node:vm').Script, cacheFile: string): void {
  * where it can be used, else exactly as `require(file)`.
  */
 export function loadBundle<T>(file: string): T {
-  const cacheDir = process.env.NODE_DISABLE_COMPILE_CACHE ? undefined : trustedCacheDir();
+  const nodeCompileCache = (nodeModule as { enableCompileCache?: () => unknown })
+    .enableCompileCache;
+  nodeCompileCache?.();
+  const cacheDir =
+    process.env.NODE_DISABLE_COMPILE_CACHE || nodeCompileCache ? undefined : trustedCacheDir();
   if (cacheDir === undefined) return createRequire(file)(file) as T;
   const stat = fs.statSync(file);
   const cacheFile = join(
@@ -73,10 +79,10 @@ export function loadBundle<T>(file: string): T {
   );
   const cachedData = cachedCodeOf(cacheFile);
   const vm = process.getBuiltinModule('node:vm') as Vm;
-  const wrapper = `(function (exports, require, module, __filename, __dirname) { ${fs.readFileSync(
-    file,
-    'utf8',
-  )}\n});`;
+  // A bin's bundle starts with `#!`, which is a comment only at the very start of a script:
+  // inside the wrapper it becomes `//` (same line count, so stack traces keep their lines).
+  const source = fs.readFileSync(file, 'utf8').replace(/^#!/, '//');
+  const wrapper = `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
   const script = new vm.Script(wrapper, { filename: file, cachedData });
   if (cachedData === undefined || script.cachedDataRejected) saveAtExit(script, cacheFile);
   const module = { exports: {} };

@@ -340,7 +340,7 @@ describe('hooks/session-start and hooks/stop (shipped scripts, both agents)', ()
     assert.deepEqual([code, signal, Buffer.concat(stderr).toString()], [0, null, '']);
   });
 
-  it('the scripts are executable CommonJS files (hooks/package.json) that only require their bundle from ../dist/bin', () => {
+  it('the scripts are executable CommonJS files (hooks/package.json) that only load their bundle from ../dist/bin with the code cache', () => {
     for (const [script, bundle] of [
       ['session-start', 'hook-session-start'],
       ['stop', 'hook-stop'],
@@ -352,7 +352,11 @@ describe('hooks/session-start and hooks/stop (shipped scripts, both agents)', ()
         .readFileSync(path, 'utf8')
         .split('\n')
         .filter((l) => l !== '' && !l.startsWith('//'));
-      assert.deepEqual(code, ['#!/usr/bin/env node', `require('../dist/bin/${bundle}.js');`]);
+      assert.deepEqual(code, [
+        '#!/usr/bin/env node',
+        "const { loadBundle } = require('../dist/bin/baton-code-cache.js');",
+        `loadBundle(require.resolve('../dist/bin/${bundle}.js'));`,
+      ]);
     }
     // An ES module would pay Node's ESM loader at every hook call (scripts/build.mjs).
     assert.deepEqual(JSON.parse(fs.readFileSync(join(HOOKS, 'package.json'), 'utf8')), {
