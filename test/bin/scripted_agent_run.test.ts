@@ -215,7 +215,7 @@ describe('baton-scripted-agent in a run (built bins, real handoffd)', () => {
 
   itInSoak(
     'the whole loop without a model: question and answer, a blocking finding validated and resolved, a clean second review, approval',
-    'swarm.test.ts, the run demo (a failed and a clean cycle with scripted agents); driveStep.test.ts, a question',
+    'test/bin/swarm.test.ts, the run demo (a failed and a clean cycle with scripted agents); test/run/controller/driveStep.test.ts, a question',
     async () => {
       const runId = await startRun(root);
       const panes: Record<string, PaneProgram> = {};
