@@ -53,11 +53,35 @@ export function commitIn(cwd: string, message = 'work'): string {
   return git(cwd, 'rev-parse', 'HEAD');
 }
 
+/** The repositories `copyOfRepo` copies, by name: each made by git once per test process. */
+const templates = new Map<string, string>();
+
+/**
+ * A new temporary folder holding a copy of the repository `make` builds (work tree and .git):
+ * git runs once per test process for each `name`, and each later copy is a file copy. Most
+ * tests need a repository as their ground, and three git processes per test were a tenth of
+ * the suite's processes.
+ */
+export function copyOfRepo(name: string, make: (root: string) => void, prefix?: string): string {
+  let template = templates.get(name);
+  if (template === undefined || !fs.existsSync(template)) {
+    template = tempDir(`baton-template-${name}-`);
+    make(template);
+    templates.set(name, template);
+    const made = template;
+    process.once('exit', () => fs.rmSync(made, { recursive: true, force: true }));
+  }
+  const root = tempDir(prefix);
+  fs.cpSync(template, root, { recursive: true });
+  return root;
+}
+
 /** A temporary git repository (branch main, one commit) with `conf` as swarmforge/swarmforge.conf, not initialised. */
 export function makeRepo(conf = DEFAULT_CONF): string {
-  const root = tempDir();
-  git(root, 'init', '-q', '-b', 'main');
-  commitIn(root, 'init');
+  const root = copyOfRepo('empty', (dir) => {
+    git(dir, 'init', '-q', '-b', 'main');
+    commitIn(dir, 'init');
+  });
   fs.mkdirSync(join(root, 'swarmforge'));
   fs.writeFileSync(join(root, 'swarmforge', 'swarmforge.conf'), conf);
   return root;

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import { join, relative } from 'node:path';
 import { fixtureText } from './fixtures.js';
 import { type StartOptions } from '../../lib/run/owner/ownerSteps.js';
-import { commitIn, git, runBin, tempDir, type RunResult } from './project.js';
+import { commitIn, copyOfRepo, git, runBin, type RunResult } from './project.js';
 import { parseAction } from '../../lib/cli/run/runCommand.js';
 import { RUN_ACTIONS } from '../../lib/cli/run/runActionTable.js';
 import { runContextOf } from '../../lib/run/record/runContext.js';
@@ -39,14 +39,18 @@ export function startOptions(over: Partial<StartOptions> = {}): StartOptions {
 
 /** A repository to run in: one commit, spec.md, accept.mjs. */
 export function makeRunRepo(): string {
-  const root = tempDir('baton-run-');
-  git(root, 'init', '-q', '-b', 'main');
-  fs.writeFileSync(join(root, 'spec.md'), '# Spec\nDo the thing.\n');
-  fs.writeFileSync(join(root, 'accept.mjs'), fixtureText('run', 'accept.mjs'));
-  fs.writeFileSync(join(root, '.gitignore'), 'accept-exit\naccept-hang\nevidence/\n');
-  git(root, 'add', '-A');
-  commitIn(root, 'init');
-  return root;
+  return copyOfRepo(
+    'run',
+    (dir) => {
+      git(dir, 'init', '-q', '-b', 'main');
+      fs.writeFileSync(join(dir, 'spec.md'), '# Spec\nDo the thing.\n');
+      fs.writeFileSync(join(dir, 'accept.mjs'), fixtureText('run', 'accept.mjs'));
+      fs.writeFileSync(join(dir, '.gitignore'), 'accept-exit\naccept-hang\nevidence/\n');
+      git(dir, 'add', '-A');
+      commitIn(dir, 'init');
+    },
+    'baton-run-',
+  );
 }
 
 /** `baton run ARGS` in `cwd`. */
