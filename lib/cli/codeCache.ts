@@ -1,7 +1,7 @@
 // Loading the bundles of `baton` (baton-run.js, baton-cli.js, …) with V8's code cache on a
 // Node that has no compile cache of its own (module.enableCompileCache is Node 22.1+).
-// Compiling a bundle is most of what `baton run status` costs over Node's own start, and the
-// controller, the owner and the hooks call it again and again. The first call of a bundle
+// Compiling a bundle is a third of what `baton run status` costs over Node's own start, and
+// the controller, the owner and the hooks call it again and again. The first call of a bundle
 // compiles it as `require` would and, as it exits, saves what V8 compiled (the functions
 // that call ran included) to `$TMPDIR/baton-code-cache-<uid>/`; later calls start from that.
 // The cache is an optimisation only: a missing, stale, foreign or damaged cache file means
@@ -16,7 +16,6 @@
 // compile cache, that one is turned on instead and the bundle is required.
 import * as fs from 'node:fs';
 import * as nodeModule from 'node:module';
-import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 
 type Vm = typeof import('node:vm');
@@ -71,7 +70,7 @@ export function loadBundle<T>(file: string): T {
   nodeCompileCache?.();
   const cacheDir =
     process.env.NODE_DISABLE_COMPILE_CACHE || nodeCompileCache ? undefined : trustedCacheDir();
-  if (cacheDir === undefined) return createRequire(file)(file) as T;
+  if (cacheDir === undefined) return nodeModule.createRequire(file)(file) as T;
   const stat = fs.statSync(file);
   const cacheFile = join(
     cacheDir,
@@ -87,6 +86,13 @@ export function loadBundle<T>(file: string): T {
   if (cachedData === undefined || script.cachedDataRejected) saveAtExit(script, cacheFile);
   const module = { exports: {} };
   const compiled = script.runInThisContext() as (...args: unknown[]) => void;
-  compiled.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  compiled.call(
+    module.exports,
+    module.exports,
+    nodeModule.createRequire(file),
+    module,
+    file,
+    dirname(file),
+  );
   return module.exports as T;
 }
