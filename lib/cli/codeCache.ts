@@ -11,7 +11,8 @@
 // - a file's name carries the bundle's name, size and modification time and Node's version,
 //   so a rebuilt bundle or another Node never meets an older cache (V8 checks its own
 //   version, flags and the source's length as well, and rejects what does not match);
-// - a file is written whole (temporary name, then rename), so a reader never sees half.
+// - a file is written whole (temporary name, then rename), so a reader never sees half;
+// - a new file of a bundle removes the older ones of the same installed bundle (same path).
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's own. Where Node has its own
 // compile cache, that one is turned on instead and the bundle is required.
 import * as fs from 'node:fs';
@@ -47,13 +48,28 @@ function cachedCodeOf(cacheFile: string): Buffer | undefined {
   }
 }
 
-/** Saves V8's code of `script` to `cacheFile` whole, at exit (best effort: errors are ignored). */
-function saveAtExit(script: import('node:vm').Script, cacheFile: string): void {
+/** FNV-1a of `text` in hex: names one installed bundle by its path, without loading crypto. */
+function pathMark(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
+ * Saves V8's code of `script` to `dir/name` whole, at exit (best effort: errors are ignored),
+ * and removes the files of the same installed bundle that `name` replaces (an older build's,
+ * another Node's, a temporary file a killed call left), so the folder keeps one file per
+ * installed bundle however often it is rebuilt.
+ */
+function saveAtExit(script: import('node:vm').Script, dir: string, name: string): void {
   process.once('exit', () => {
-    const temp = `${cacheFile}.${process.pid}.tmp`;
+    const temp = join(dir, `${name}.${process.pid}.tmp`);
     try {
       fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
-      fs.renameSync(temp, cacheFile);
+      fs.renameSync(temp, join(dir, name));
+      const installed = name.slice(0, name.indexOf('~') + 1);
+      for (const other of fs.readdirSync(dir))
+        if (other.startsWith(installed) && other !== name) fs.rmSync(join(dir, other));
     } catch {
       fs.rmSync(temp, { force: true });
     }
@@ -72,18 +88,19 @@ export function loadBundle<T>(file: string): T {
     process.env.NODE_DISABLE_COMPILE_CACHE || nodeCompileCache ? undefined : trustedCacheDir();
   if (cacheDir === undefined) return nodeModule.createRequire(file)(file) as T;
   const stat = fs.statSync(file);
-  const cacheFile = join(
-    cacheDir,
-    `${basename(file)}-${stat.size}-${Math.trunc(stat.mtimeMs)}-${process.version}-${process.arch}`,
-  );
-  const cachedData = cachedCodeOf(cacheFile);
+  // <bundle>-<path mark>~<size>-<mtime>-<node>-<arch>: the part before `~` names the installed
+  // bundle, the rest its build and the Node that compiled it.
+  const name =
+    `${basename(file)}-${pathMark(file)}~${stat.size}-${Math.trunc(stat.mtimeMs)}-` +
+    `${process.version}-${process.arch}`;
+  const cachedData = cachedCodeOf(join(cacheDir, name));
   const vm = process.getBuiltinModule('node:vm') as Vm;
   // A bin's bundle starts with `#!`, which is a comment only at the very start of a script:
   // inside the wrapper it becomes `//` (same line count, so stack traces keep their lines).
   const source = fs.readFileSync(file, 'utf8').replace(/^#!/, '//');
   const wrapper = `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
   const script = new vm.Script(wrapper, { filename: file, cachedData });
-  if (cachedData === undefined || script.cachedDataRejected) saveAtExit(script, cacheFile);
+  if (cachedData === undefined || script.cachedDataRejected) saveAtExit(script, cacheDir, name);
   const module = { exports: {} };
   const compiled = script.runInThisContext() as (...args: unknown[]) => void;
   compiled.call(

@@ -45,7 +45,10 @@ describe('the code cache of baton’s bundles (built bin)', function () {
     const size = fs.statSync(join(bin, 'baton-run.js')).size;
     const [file, ...rest] = cached();
     assert.deepEqual(rest, []);
-    assert.match(file!, new RegExp(`^baton-run\\.js-${size}-\\d+-${process.version}-`));
+    assert.match(
+      file!,
+      new RegExp(`^baton-run\\.js-[0-9a-f]{8}~${size}-\\d+-${process.version}-${process.arch}$`),
+    );
     assert.equal(fs.statSync(cacheDir()).mode & 0o777, 0o700);
     assert.equal(fs.statSync(join(cacheDir(), file!)).mode & 0o777, 0o600);
     const before = identity(file!);
@@ -54,9 +57,19 @@ describe('the code cache of baton’s bundles (built bin)', function () {
     assert.equal(identity(file!), before, 'V8 took the cache: nothing was written again');
     baton(['--help']);
     assert.deepEqual(cached().length, 2, 'the yargs command line is a bundle of its own');
+    // Another installed copy of the same build keeps a file of its own: neither evicts the other.
+    const copy = join(tmp, 'copy');
+    fs.cpSync(bin, copy, { recursive: true, preserveTimestamps: true });
+    const other = runExecutable(process.execPath, [join(copy, 'baton.js'), 'run', '--help'], {
+      cwd: tmp,
+      env: { TMPDIR: tmp },
+    });
+    assert.equal(other.stdout, first.stdout);
+    assert.equal(cached().length, 3);
+    assert.equal(identity(file!), before, 'the first copy’s file is untouched');
   });
 
-  it('a damaged cache file is compiled over and replaced; a rebuilt bundle never meets the old cache', () => {
+  it('a damaged cache file is compiled over and replaced; a rebuilt bundle never meets the old cache, whose file goes', () => {
     const first = baton(['run', '--help']);
     const [file] = cached();
     fs.writeFileSync(join(cacheDir(), file!), 'not V8 code at all');
@@ -65,9 +78,13 @@ describe('the code cache of baton’s bundles (built bin)', function () {
     assert.equal(damaged.stdout, first.stdout);
     assert.notEqual(fs.readFileSync(join(cacheDir(), file!), 'utf8'), 'not V8 code at all');
     fs.appendFileSync(join(bin, 'baton-run.js'), '\n// rebuilt\n');
+    fs.writeFileSync(join(cacheDir(), `${file!}.999999.tmp`), 'left by a killed call');
     const rebuilt = baton(['run', '--help']);
     assert.equal(rebuilt.stdout, first.stdout);
-    assert.equal(cached().length, 2, 'the rebuilt bundle has a cache file of its own');
+    const [after, ...others] = cached();
+    assert.deepEqual(others, [], 'the older build’s file and the leftover temporary file went');
+    assert.notEqual(after, file, 'the rebuilt bundle has a cache file of its own');
+    assert.ok(after!.startsWith(file!.slice(0, file!.indexOf('~') + 1)));
   });
 
   it('a folder others may write, a folder that is a symbolic link, and NODE_DISABLE_COMPILE_CACHE: no cache read or written', () => {
