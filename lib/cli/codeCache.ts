@@ -11,13 +11,15 @@
 // - a file's name carries the bundle's name, size and modification time and Node's version,
 //   so a rebuilt bundle or another Node never meets an older cache (V8 checks its own
 //   version, flags and the source's length as well, and rejects what does not match);
-// - a file is written whole (temporary name, then rename), so a reader never sees half;
+// - a file is written whole (replaceFile: temporary name, then rename), so a reader never
+//   sees half;
 // - a new file of a bundle removes the older ones of the same installed bundle (same path).
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's own. Where Node has its own
 // compile cache, that one is turned on instead and the bundle is required.
 import * as fs from 'node:fs';
 import * as nodeModule from 'node:module';
 import { basename, dirname, join } from 'node:path';
+import { replaceFile } from '../fsx/records.js';
 
 type Vm = typeof import('node:vm');
 
@@ -27,12 +29,12 @@ function trustedCacheDir(): string | undefined {
   if (uid === undefined) return undefined;
   const dir = join(process.env.TMPDIR || '/tmp', `baton-code-cache-${uid}`);
   try {
-    fs.mkdirSync(dir, { mode: 0o700 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
-  }
-  try {
-    const stat = fs.lstatSync(dir);
+    // Looked at first and made only when missing: every call passes here.
+    let stat = fs.lstatSync(dir, { throwIfNoEntry: false });
+    if (stat === undefined) {
+      fs.mkdirSync(dir, { mode: 0o700 });
+      stat = fs.lstatSync(dir);
+    }
     return stat.isDirectory() && stat.uid === uid && (stat.mode & 0o077) === 0 ? dir : undefined;
   } catch {
     return undefined;
@@ -63,15 +65,13 @@ function pathMark(text: string): string {
  */
 function saveAtExit(script: import('node:vm').Script, dir: string, name: string): void {
   process.once('exit', () => {
-    const temp = join(dir, `${name}.${process.pid}.tmp`);
     try {
-      fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
-      fs.renameSync(temp, join(dir, name));
+      replaceFile(join(dir, name), script.createCachedData());
       const installed = name.slice(0, name.indexOf('~') + 1);
       for (const other of fs.readdirSync(dir))
         if (other.startsWith(installed) && other !== name) fs.rmSync(join(dir, other));
     } catch {
-      fs.rmSync(temp, { force: true });
+      // A cache that cannot be written is only a slower next start.
     }
   });
 }
