@@ -22,13 +22,8 @@ import {
   type ActionReport,
   type RunContext,
 } from '../record/runContext.js';
-import {
-  logged,
-  requireNotTerminal,
-  requireState,
-  stateOf,
-  type ActionOutcome,
-} from '../record/runMutation.js';
+import { logged, requireNotTerminal, requireState, stateOf } from '../record/runMutation.js';
+import type { ActionOutcome } from '../record/runMutation.js';
 import { badArtifactsOf } from '../owner/ownerSteps.js';
 import {
   blockOnRequest,
