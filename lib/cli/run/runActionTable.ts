@@ -342,7 +342,7 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
           file: required(v, 'file', 'reply'),
           role,
         },
-        ctx.now(),
+        ctx.now,
       );
       return (await import('../../run/record/runListing.js')).withExtra(ctx, p[0]!, {
         reply: artifact,

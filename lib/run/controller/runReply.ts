@@ -186,13 +186,14 @@ function replyNameOf(wf: Workflow, rejected: number, r: Reply, source: string): 
 
 /**
  * Copies the reply into the run's artifacts and queues its run_result; returns the artifact's path
- * in the run.
+ * in the run. The clock is read when the run_result is made, after the checks and the artifact's
+ * fsync'd copy: its created_at says when the reply was queued, not when the command started.
  */
 export async function replyToRun(
   root: string,
   cwd: string,
   r: Reply,
-  now = new Date(),
+  clock: () => Date = () => new Date(),
 ): Promise<string> {
   const { workflow, paths } = readWorkflow(root, r.runId);
   requireCurrent(workflow, r);
@@ -244,7 +245,7 @@ export async function replyToRun(
         `${r.kind} reply of ${r.role} for run ${r.runId}, stage ` +
         `${r.stage}, cycle ${r.cycle}: ${artifact}\n${question}`,
     },
-    now,
+    clock(),
   );
   return artifact;
 }

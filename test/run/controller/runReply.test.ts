@@ -88,7 +88,7 @@ describe('lib/run/controller/runReply', () => {
 
   it('copies the file to artifacts/<stage>-c<cycle>-<kind>.<ext> and queues one run_result to the controller with every header', async () => {
     const now = new Date('2030-02-03T04:05:06.000Z');
-    const artifact = await replyToRun(root, root, work(), now);
+    const artifact = await replyToRun(root, root, work(), () => now);
     assert.equal(artifact, 'artifacts/implementation-c1-work.md');
     assert.equal(fs.readFileSync(join(paths().dir, artifact), 'utf8'), 'the work is done\n');
     const names = outboxOf('worker');
@@ -130,6 +130,16 @@ describe('lib/run/controller/runReply', () => {
     );
     // the agent never writes run state: the record lists no such artifact
     assert.ok(!readWorkflow(root, runId).workflow.artifacts.some((a) => a.path === artifact));
+  });
+
+  it('stamps created_at when the run_result is made, after the checks and the copy: the window a transition is timed from starts at the queue', async () => {
+    const seen: boolean[] = [];
+    const clock = () => {
+      seen.push(fs.existsSync(join(paths().artifacts, 'implementation-c1-work.md')));
+      return new Date('2030-02-03T04:05:06.000Z');
+    };
+    await replyToRun(root, root, work(), clock);
+    assert.deepEqual(seen, [true], 'one reading of the clock, once the artifact was copied');
   });
 
   it('a question carries the file text in the body; a review names its lane in the name, the key and a lane header', async () => {
