@@ -242,7 +242,7 @@ describe('concurrent ready_for_next / done_with_current', function () {
     assert.equal(seen.size, ITEMS);
   });
 
-  const BATCH_ITEMS = sizeFrom('BATON_RACE_BATCH_ITEMS', { short: 30, full: 120 });
+  const BATCH_ITEMS = sizeFrom('BATON_RACE_BATCH_ITEMS', { short: 48, full: 120 });
   it(`batch mode: 4 processes drain ${BATCH_ITEMS} items of 3 priorities arriving meanwhile; one priority per batch`, async () => {
     const ITEMS = BATCH_ITEMS;
     p = makeProject();
