@@ -130,12 +130,17 @@ function stateOf(server: SpawnedNatsServer): string {
     ? `exited (code ${child.exitCode}, signal ${child.signalCode})`
     : 'running';
   let log = '';
+  let cause = '';
   try {
-    log = fs.readFileSync(server.logFile, 'utf8').split('\n').slice(-6).join('\n');
+    const text = fs.readFileSync(server.logFile, 'utf8');
+    log = text.split('\n').slice(-6).join('\n');
+    // A Go panic's stack buries its reason: the first `panic:` or `fatal error:` line says it.
+    const panic = /^(?:panic|fatal error): .*$/m.exec(text)?.[0];
+    if (panic) cause = `; it died with: ${panic}`;
   } catch {
     log = '(no log)';
   }
-  return `nats-server pid ${child.pid} ${how}; its log ends:\n${log}`;
+  return `nats-server pid ${child.pid} ${how}${cause}; its log ends:\n${log}`;
 }
 
 /** Signals a server and waits for its exit; SIGKILL after 5 s if `signal` did not end it. */
