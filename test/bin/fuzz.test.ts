@@ -9,7 +9,7 @@
 // time per lane, so a lane's before/after snapshots see only its own draft's effects.
 //
 // Size: every run generates a pool of 1000 drafts and predicts them (cheap, in process).
-// `npm run soak` sends all of them through the bin; `npm test` sends 20 (BATON_FUZZ_DRAFTS
+// `npm run soak` sends all of them through the bin; `npm test` sends 36 (BATON_FUZZ_DRAFTS
 // sets the number): for each error kind of §5, generator and kind of git object that the
 // pool holds, one draft that has it, then enough valid notes, valid git_handoffs and
 // invalid drafts for the required mix, then the lowest other indices. So both sizes check
@@ -1063,7 +1063,7 @@ const SEED = process.env.BATON_FUZZ_SEED
   : (Date.now() ^ (process.pid << 16)) >>> 0;
 /** Drafts generated per run, among which the run picks the ones it sends. */
 const POOL = 1000;
-const DRAFTS = sizeFrom('BATON_FUZZ_DRAFTS', { short: 20, full: POOL });
+const DRAFTS = sizeFrom('BATON_FUZZ_DRAFTS', { short: 36, full: POOL });
 const LANES = 4;
 
 /** The PRNG of draft `index`: a draft is replayed from the seed and its index alone. */
