@@ -8,7 +8,7 @@ import type { CommandModule } from 'yargs';
 import type { HookAgent } from '../project/layout.js';
 import { findRoot } from '../project/root.js';
 import { printable } from '../fsx/printable.js';
-import type { HookInstall } from '../hooks/installHooks.js';
+import type { HookInstall } from '../admin/installHooks.js';
 import { commandGroup } from './commandShapes.js';
 
 const write = (text: string): void => {
@@ -58,7 +58,7 @@ const install: CommandModule = {
       .option('json', { type: 'boolean', default: false, describe: 'Print JSON' }),
   handler: async (args) => {
     const root = findRoot(process.cwd(), process.env);
-    const { installHooks, packageHookCommands } = await import('../hooks/installHooks.js');
+    const { installHooks, packageHookCommands } = await import('../admin/installHooks.js');
     const result = installHooks(
       root,
       args.agent as HookAgent,

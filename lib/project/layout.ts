@@ -160,6 +160,14 @@ export function agentsDirOf(root: string): string {
   return join(root, SWARM_DIR_NAME, 'agents');
 }
 
+/**
+ * `ROOT/.swarmforge/claude-hooks.json`: Baton's hooks as a Claude Code settings file, which
+ * `baton up` passes on each claude launch line (`--settings`), merged into the session's own.
+ */
+export function claudeHookSettingsOf(root: string): string {
+  return join(root, SWARM_DIR_NAME, 'claude-hooks.json');
+}
+
 /** `ROOT/.swarmforge/tmux-socket`: holds the path of the swarm's tmux socket while it is up. */
 export function socketFileOf(root: string): string {
   return join(root, SWARM_DIR_NAME, 'tmux-socket');

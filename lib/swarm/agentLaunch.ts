@@ -4,13 +4,22 @@
 // program the prompt file's path in SWARMFORGE_PROMPT_FILE. The extra arguments of
 // swarmforge.conf go in as written, for the pane's shell to split and expand, as the
 // reference does. Baton's commands come first on PATH, then the folder where `baton up`
-// found the agent (the pane's login shell may have reset PATH to one without it).
+// found the agent (the pane's login shell may have reset PATH to one without it). Claude
+// and codex also get Baton's hooks on the line (runtime.md §12.7, lib/swarm/agentHooks.ts).
 // This line is the one place where Baton hands text to a shell: every word Baton itself
 // adds is quoted.
 import { basename } from 'node:path';
 
 /** The agents the reference launcher knows, by program name. */
 export const KNOWN_AGENTS = ['claude', 'codex', 'copilot', 'grok'] as const;
+
+/** What a launch line carries for the agent's hooks (lib/swarm/agentHooks.ts). */
+export interface LaunchHooks {
+  /** claude: Baton's settings file, passed with `--settings`. */
+  claudeSettings?: string;
+  /** codex: its worktree's hooks.json holds Baton's hooks; the line turns the feature on. */
+  codexHooks?: boolean;
+}
 
 /** How one role's agent is started. */
 export interface AgentLaunch {
@@ -29,6 +38,8 @@ export interface AgentLaunch {
    * Baton command).
    */
   agentDir?: string;
+  /** Baton's hooks for this agent; none when absent. */
+  hooks?: LaunchHooks;
 }
 
 /** Quotes one word for the interactive shell of a pane. */
@@ -60,9 +71,16 @@ function grokPermissionMode(extraArgs: string): string {
     : 'acceptEdits';
 }
 
+/** The words that give the agent Baton's hooks, right after the program ('' for none). */
+function hookWords(hooks: LaunchHooks | undefined): string {
+  if (hooks?.claudeSettings) return ` --settings ${shellWord(hooks.claudeSettings)}`;
+  if (hooks?.codexHooks) return ' -c features.codex_hooks=true';
+  return '';
+}
+
 /** The agent's own part of the command line: program, prompt options, extra arguments. */
 function agentPart(launch: AgentLaunch): string {
-  const program = shellWord(launch.agent);
+  const program = shellWord(launch.agent) + hookWords(launch.hooks);
   const extra = launch.extraArgs ? `${launch.extraArgs} ` : '';
   const prompt = launch.promptFile;
   if (prompt === undefined) return `${program} ${extra}`.trimEnd();

@@ -26,6 +26,7 @@ import { formatPanes, readPanes, recordedSocketOf } from '../project/tmuxRecord.
 import { checkPackPrompts, writeAgentPrompts } from './agentPrompts.js';
 import { installCommandLinks } from './commandLinks.js';
 import { roleWindowOf, swarmEnvOf, typeAgentLaunch, waitForShells } from './up.js';
+import { prepareLaunchHooks } from './agentHooks.js';
 import { mainCheckoutOf } from './worktrees.js';
 
 /** What `baton restart` did: the role, its pane and the new agent's process. */
@@ -145,7 +146,10 @@ export async function restartRole(
   crashPoint('restart:agent-stopped');
   const isPack = checkPackPrompts(root, [role]);
   const promptFile = isPack ? writeAgentPrompts(root, [entry]).get(role) : undefined;
-  await typeAgentLaunch(tmux, pane, { role: entry, window, promptFile, commandDir });
+  const [hooks] = prepareLaunchHooks(root, options.binDir, [
+    { agent: window.agent, worktreePath: entry.worktreePath },
+  ]);
+  await typeAgentLaunch(tmux, pane, { role: entry, window, promptFile, commandDir, hooks: hooks! });
   crashPoint('restart:agent-launched');
   let pid: number | undefined;
   const started = await until(

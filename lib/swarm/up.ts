@@ -30,7 +30,8 @@ import { localNodeOf, readRoster, rolesOfNode } from '../handoff/roster.js';
 import { formatPanes, recordedSocketOf } from '../project/tmuxRecord.js';
 import { failPoint } from '../fsx/crash.js';
 import { publishWhole } from '../fsx/durable.js';
-import { agentCommandLine } from './agentLaunch.js';
+import { agentCommandLine, type LaunchHooks } from './agentLaunch.js';
+import { prepareLaunchHooks } from './agentHooks.js';
 import { findProgram } from './agentPath.js';
 import { checkPackPrompts, writeAgentPrompts } from './agentPrompts.js';
 import { COMMANDS, installCommandLinks } from './commandLinks.js';
@@ -220,6 +221,8 @@ export interface AgentStart {
   promptFile: string | undefined;
   /** The folder of the agent command links (on the agents' PATH). */
   commandDir: string;
+  /** Baton's hooks on the launch line (prepareLaunchHooks). */
+  hooks: LaunchHooks;
 }
 
 /** Types the role's agent launch line into the pane's shell and submits it (up and restart). */
@@ -237,6 +240,7 @@ export async function typeAgentLaunch(tmux: Tmux, pane: string, start: AgentStar
       promptFile: start.promptFile,
       commandDir: start.commandDir,
       agentDir,
+      hooks: start.hooks,
     }),
   );
   await tmux.sendEnter(pane);
@@ -255,10 +259,16 @@ export async function swarmUp(cwd: string, options: UpOptions): Promise<SwarmUp>
     const baseEnv = swarmEnvOf(plan.root, commandDir);
     const panes = await startPanes(plan, roles, baseEnv, options.binDir, undo);
     const daemonPid = await ensureDaemon(plan.root, options, undo);
+    const hooks = prepareLaunchHooks(
+      plan.root,
+      options.binDir,
+      roles.map((r, i) => ({ agent: plan.windows[i]!.agent, worktreePath: r.worktreePath })),
+    );
     await waitForShells(plan.tmux, [...panes.values()], options.shellTimeoutMs ?? 15_000);
-    for (const [role, w] of roles.map((r, i) => [r, plan.windows[i]!] as const)) {
+    for (const [i, role] of roles.entries()) {
+      const w = plan.windows[i]!;
       const launch = { role, window: w, promptFile: prompts.get(role.role), commandDir };
-      await typeAgentLaunch(plan.tmux, panes.get(role.role)!, launch);
+      await typeAgentLaunch(plan.tmux, panes.get(role.role)!, { ...launch, hooks: hooks[i]! });
     }
     return {
       root: plan.root,

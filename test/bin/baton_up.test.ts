@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { Tmux } from '../../lib/adapters/tmux.js';
 import { tmuxSocketPathFor } from '../../lib/project/layout.js';
 import { standInAgents, waitFor } from '../support/daemon.js';
@@ -176,7 +176,21 @@ describe('baton up / down on the rough edges (built bin)', function () {
       for (const [role] of roles)
         assert.equal(fs.readFileSync(prompt(role), 'utf8'), `${instructions(role)}\n`, role);
       const worktree = (name: string) => join(root, '.worktrees', name);
+      // Baton's hooks ride on the launch lines (runtime.md §12.7): claude gets --settings
+      // naming Baton's file, which holds the package's three hook scripts; codex gets the
+      // feature flag, and its worktree's .codex/hooks.json holds the same scripts.
+      const settings = join(root, '.swarmforge', 'claude-hooks.json');
+      const hookScripts = (text: string) =>
+        ['session-start', 'prompt-submit', 'stop'].map((name) =>
+          text.includes(join(resolve('hooks'), name)),
+        );
+      assert.deepEqual(hookScripts(fs.readFileSync(settings, 'utf8')), [true, true, true]);
+      assert.equal(fs.statSync(settings).mode & 0o777, 0o600);
+      const codexHooks = join(worktree('review'), '.codex', 'hooks.json');
+      assert.deepEqual(hookScripts(fs.readFileSync(codexHooks, 'utf8')), [true, true, true]);
       assert.deepEqual(standIns.recordOf('claude', 'architect')!.argv, [
+        '--settings',
+        settings,
         '--append-system-prompt-file',
         prompt('architect'),
         '--permission-mode',
@@ -186,6 +200,8 @@ describe('baton up / down on the rough edges (built bin)', function () {
         instructions('architect'),
       ]);
       assert.deepEqual(standIns.recordOf('claude', 'QA')!.argv, [
+        '--settings',
+        settings,
         '--append-system-prompt-file',
         prompt('QA'),
         '--permission-mode',
@@ -195,6 +211,8 @@ describe('baton up / down on the rough edges (built bin)', function () {
         instructions('QA'),
       ]);
       assert.deepEqual(standIns.recordOf('codex', 'reviewer')!.argv, [
+        '-c',
+        'features.codex_hooks=true',
         '-C',
         worktree('review'),
         instructions('reviewer'),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { HOOKS_COMMAND, installJson, installText } from '../../lib/cli/hooksCommand.js';
-import { type HookInstall } from '../../lib/hooks/installHooks.js';
+import { type HookInstall } from '../../lib/admin/installHooks.js';
 
 const RESULT: HookInstall = {
   agent: 'codex',

@@ -104,6 +104,31 @@ describe('lib/swarm/agentLaunch', () => {
     };
     const p = '/p/.swarmforge/prompts/code-reviewer.md';
 
+    it("gives claude Baton's hook settings (--settings) and codex its hooks feature, with or without a prompt; other agents nothing", () => {
+      const settings = '/p/.swarmforge/claude-hooks.json';
+      assert.equal(
+        agentCommandLine({ ...base, hooks: { claudeSettings: settings } }),
+        `PATH=/p/.swarmforge/bin:"$PATH" claude --settings ${settings} --append-system-prompt-file ${p} --permission-mode acceptEdits -n 'SwarmForge Code Reviewer' "$(cat ${p})"`,
+      );
+      assert.equal(
+        agentCommandLine({
+          ...base,
+          promptFile: undefined,
+          extraArgs: '--model x',
+          hooks: { claudeSettings: '/a b/s.json' },
+        }),
+        `PATH=/p/.swarmforge/bin:"$PATH" claude --settings '/a b/s.json' --model x`,
+      );
+      assert.equal(
+        agentCommandLine({ ...base, agent: 'codex', hooks: { codexHooks: true } }),
+        `PATH=/p/.swarmforge/bin:"$PATH" codex -c features.codex_hooks=true -C /p/.worktrees/rev "$(cat ${p})"`,
+      );
+      assert.equal(
+        agentCommandLine({ ...base, agent: 'copilot', hooks: {} }),
+        agentCommandLine({ ...base, agent: 'copilot' }),
+      );
+    });
+
     it('types each known agent as the reference launcher does, prompt file and first message included', () => {
       assert.equal(
         agentCommandLine(base),

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CommandFailure } from '../../lib/fsx/commandFailure.js';
 import { agentHooksPathOf } from '../../lib/project/layout.js';
-import { installHooks, packageHookCommands } from '../../lib/hooks/installHooks.js';
+import { installHooks, packageHookCommands } from '../../lib/admin/installHooks.js';
 import { tempDir } from '../support/project.js';
 
 const COMMANDS = {
@@ -12,7 +12,7 @@ const COMMANDS = {
   Stop: '/pkg/hooks/stop',
 };
 
-describe('lib/hooks/installHooks', () => {
+describe('lib/admin/installHooks', () => {
   let root: string;
   beforeEach(() => {
     root = tempDir();

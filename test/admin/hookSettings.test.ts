@@ -3,7 +3,7 @@ import {
   MalformedSettings,
   mergeHookSettings,
   SESSION_START_MATCHER,
-} from '../../lib/hooks/hookSettings.js';
+} from '../../lib/admin/hookSettings.js';
 
 const COMMANDS = {
   SessionStart: '/pkg/hooks/session-start',
@@ -23,7 +23,7 @@ const OURS = {
   Stop: [{ hooks: [{ type: 'command', command: '/pkg/hooks/stop', timeout: 10 }] }],
 };
 
-describe('lib/hooks/hookSettings', () => {
+describe('lib/admin/hookSettings', () => {
   it('no file, or a blank one: a settings object with the three groups, SessionStart with its matcher, UserPromptSubmit and Stop without one', () => {
     for (const existing of [undefined, '', ' \n']) {
       const merged = mergeHookSettings(existing, COMMANDS);
