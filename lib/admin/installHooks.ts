@@ -2,15 +2,21 @@
 // (lib/project/layout.ts agentHooksPathOf), the hooks being the package's own `hooks/`
 // scripts by absolute path, so the settings work from any directory.
 //
-// Crash contract: the file is replaced with replaceFile (temp file in its folder,
+// For codex it also turns on the hooks feature in ROOT/.codex/config.toml (codexFeature.ts):
+// Codex runs no hook without it.
+//
+// Crash contract: each file is replaced with replaceFile (temp file in its folder,
 // fsync, rename; the existing file's mode is kept), then its folder is fsync'd: a reader
-// sees the old settings or the merged ones, never a torn file. A refused or unchanged file
-// is not written at all; a dry run writes nothing.
+// sees the old settings or the merged ones, never a torn file; a kill between the two files
+// leaves the first merged, and a rerun merges the second. Both are merged before either is
+// written, so a refusal writes nothing; an unchanged file is not written; a dry run writes
+// nothing.
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { quote } from 'shell-quote';
 import { fail } from '../fsx/commandFailure.js';
-import { agentHooksPathOf, type HookAgent } from '../project/layout.js';
+import { agentHooksPathOf, codexConfigPathOf, type HookAgent } from '../project/layout.js';
+import { enableCodexHooks, type MergedFeature } from './codexFeature.js';
 import { readTextIfPresent } from '../fsx/absent.js';
 import { replaceFile } from '../fsx/records.js';
 import { printable } from '../fsx/printable.js';
@@ -61,6 +67,8 @@ export interface HookInstall extends MergedSettings {
   path: string;
   commands: HookCommands;
   dryRun: boolean;
+  /** codex: its config.toml with the hooks feature on (Codex runs no hook without it). */
+  feature?: MergedFeature & { path: string };
 }
 
 /** The settings file's text, or undefined when there is none. */
@@ -69,7 +77,8 @@ function readSettings(path: string): string | undefined {
 }
 
 /**
- * Merges `commands` into `agent`'s settings under `root`; writes unless `dryRun` or nothing
+ * Merges `commands` into `agent`'s settings under `root`, and with `featureFlag` (codex's
+ * default) turns codex's hooks feature on in its config.toml; writes unless `dryRun` or nothing
  * changed. A malformed file is refused (exit 2) and left as it is.
  */
 export function installHooks(
@@ -77,11 +86,31 @@ export function installHooks(
   agent: HookAgent,
   commands: HookCommands,
   dryRun: boolean,
+  featureFlag = agent === 'codex',
 ): HookInstall {
   const path = agentHooksPathOf(root, agent);
-  let merged: MergedSettings;
+  // Both files are merged (or refused) before either is written.
+  const merged = refusedUnmergeable(path, () => mergeHookSettings(readSettings(path), commands));
+  const configPath = codexConfigPathOf(root);
+  const feature = featureFlag
+    ? {
+        path: configPath,
+        ...refusedUnmergeable(configPath, () => enableCodexHooks(readSettings(configPath))),
+      }
+    : undefined;
+  if (!dryRun) {
+    // The agent's own folder (`.claude/`, `.codex/`) keeps the mode a person would give it.
+    fs.mkdirSync(dirname(path), { recursive: true });
+    if (merged.changed) replaceFile(path, merged.text, { mode: 'keep' });
+    if (feature?.outcome === 'added') replaceFile(feature.path, feature.text, { mode: 'keep' });
+  }
+  return { ...merged, agent, path, commands, dryRun, ...(feature ? { feature } : {}) };
+}
+
+/** `merge()`, with a MalformedSettings refused (exit 2) naming `path`. */
+function refusedUnmergeable<T>(path: string, merge: () => T): T {
   try {
-    merged = mergeHookSettings(readSettings(path), commands);
+    return merge();
   } catch (err) {
     if (err instanceof MalformedSettings)
       fail(
@@ -90,10 +119,4 @@ export function installHooks(
       );
     throw err;
   }
-  if (merged.changed && !dryRun) {
-    // The agent's own folder (`.claude/`, `.codex/`) keeps the mode a person would give it.
-    fs.mkdirSync(dirname(path), { recursive: true });
-    replaceFile(path, merged.text, { mode: 'keep' });
-  }
-  return { ...merged, agent, path, commands, dryRun };
 }

@@ -20,19 +20,44 @@ const write = (text: string): void => {
  */
 const binDir = () => dirname(fs.realpathSync(process.argv[1]!));
 
-/** The report of an install: the file, then one line per event. */
+/**
+ * The report of an install: the file, one line per event, and for codex the feature flag's line
+ * (`codex_hooks: added|present <config.toml>`).
+ */
 export function installText(result: HookInstall): string {
-  const head = result.changed ? 'HOOKS INSTALLED' : 'HOOKS ALREADY INSTALLED';
+  const { feature } = result;
+  const changed = result.changed || feature?.outcome === 'added';
+  const head = changed ? 'HOOKS INSTALLED' : 'HOOKS ALREADY INSTALLED';
   const events = (Object.keys(result.events) as (keyof HookInstall['events'])[]).map(
     (e) => `${e}: ${result.events[e]} ${printable(result.commands[e])}\n`,
   );
-  return `${head}: ${printable(result.path)}\n${events.join('')}`;
+  const flag = feature ? `codex_hooks: ${feature.outcome} ${printable(feature.path)}\n` : '';
+  return `${head}: ${printable(result.path)}\n${events.join('')}${flag}`;
 }
 
-/** The JSON report of an install (a dry run adds the merged text as `content`). */
+/**
+ * The JSON report of an install (a dry run adds the merged text as `content`, and the config's
+ * as `feature.content`).
+ */
 export function installJson(result: HookInstall): string {
-  const { agent, path: file, changed, dryRun, events, commands } = result;
-  const report = { agent, file, changed, dry_run: dryRun, events, commands };
+  const { agent, path: file, changed, dryRun, events, commands, feature } = result;
+  const report = {
+    agent,
+    file,
+    changed,
+    dry_run: dryRun,
+    events,
+    commands,
+    ...(feature
+      ? {
+          feature: {
+            file: feature.path,
+            outcome: feature.outcome,
+            ...(dryRun ? { content: feature.text } : {}),
+          },
+        }
+      : {}),
+  };
   return `${JSON.stringify(dryRun ? { ...report, content: result.text } : report, null, 2)}\n`;
 }
 
@@ -41,8 +66,8 @@ const install: CommandModule = {
   describe:
     "Merge Baton's SessionStart, UserPromptSubmit and Stop hooks into " +
     'ROOT/.claude/settings.json (claude) or ' +
-    'ROOT/.codex/hooks.json (codex); other hooks and settings are ' +
-    'kept; idempotent',
+    'ROOT/.codex/hooks.json (codex, with codex_hooks = true under [features] in ' +
+    'ROOT/.codex/config.toml); other hooks and settings are kept; idempotent',
   builder: (y) =>
     y
       .option('agent', {

@@ -310,6 +310,11 @@ export function agentHooksPathOf(root: string, agent: HookAgent): string {
     : join(root, '.codex', 'hooks.json');
 }
 
+/** `ROOT/.codex/config.toml`: Codex's project configuration, where its hooks feature is set. */
+export function codexConfigPathOf(root: string): string {
+  return join(root, '.codex', 'config.toml');
+}
+
 /** Unix socket paths must stay below about 104 bytes. */
 const SOCKET_PATH_LIMIT = 100;
 

@@ -36,7 +36,8 @@ export function prepareLaunchHooks(
       return { claudeSettings };
     }
     if (kinds[i] === 'codex') {
-      installHooks(a.worktreePath, 'codex', commands, false);
+      // The launch line turns the feature on: the worktree's config.toml stays as it is.
+      installHooks(a.worktreePath, 'codex', commands, false, false);
       return { codexHooks: true };
     }
     return {};

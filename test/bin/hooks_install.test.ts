@@ -46,6 +46,7 @@ describe('baton hooks install (built bin)', () => {
     runBin('baton', ['hooks', 'install', ...args], { cwd: p.root });
   const claudeFile = () => join(p.root, '.claude', 'settings.json');
   const codexFile = () => join(p.root, '.codex', 'hooks.json');
+  const codexConfig = () => join(p.root, '.codex', 'config.toml');
   const ok = (r: RunResult) => {
     assert.deepEqual([r.code, r.stderr], [0, ''], r.stderr);
     return r.stdout;
@@ -62,16 +63,17 @@ describe('baton hooks install (built bin)', () => {
     );
   });
 
-  it('codex: writes ROOT/.codex/hooks.json, the same shape; from a folder inside the project too', () => {
+  it('codex: writes ROOT/.codex/hooks.json, the same shape, and turns the hooks feature on in config.toml; from a folder inside the project too', () => {
     fs.mkdirSync(join(p.root, 'src'));
     const r = runBin('baton', ['hooks', 'install', '--agent', 'codex'], {
       cwd: join(p.root, 'src'),
     });
     assert.equal(
       ok(r),
-      `HOOKS INSTALLED: ${codexFile()}\nSessionStart: added ${SESSION_START}\nUserPromptSubmit: added ${PROMPT}\nStop: added ${STOP}\n`,
+      `HOOKS INSTALLED: ${codexFile()}\nSessionStart: added ${SESSION_START}\nUserPromptSubmit: added ${PROMPT}\nStop: added ${STOP}\ncodex_hooks: added ${codexConfig()}\n`,
     );
     assert.deepEqual(JSON.parse(fs.readFileSync(codexFile(), 'utf8')), { hooks: ours() });
+    assert.equal(fs.readFileSync(codexConfig(), 'utf8'), '[features]\ncodex_hooks = true\n');
     assert.equal(fs.existsSync(join(p.root, '.claude')), false);
   });
 
@@ -80,11 +82,14 @@ describe('baton hooks install (built bin)', () => {
       ok(install('--agent', agent));
       const file = agent === 'claude' ? claudeFile() : codexFile();
       const bytes = fs.readFileSync(file);
+      const config = agent === 'codex' ? fs.readFileSync(codexConfig()) : undefined;
+      const flag = agent === 'codex' ? `codex_hooks: present ${codexConfig()}\n` : '';
       assert.equal(
         ok(install('--agent', agent)),
-        `HOOKS ALREADY INSTALLED: ${file}\nSessionStart: present ${SESSION_START}\nUserPromptSubmit: present ${PROMPT}\nStop: present ${STOP}\n`,
+        `HOOKS ALREADY INSTALLED: ${file}\nSessionStart: present ${SESSION_START}\nUserPromptSubmit: present ${PROMPT}\nStop: present ${STOP}\n${flag}`,
       );
       assert.deepEqual(fs.readFileSync(file), bytes);
+      if (config) assert.deepEqual(fs.readFileSync(codexConfig()), config);
       const hooks = (JSON.parse(bytes.toString()) as { hooks: Record<string, unknown[]> }).hooks;
       assert.deepEqual(
         [hooks.SessionStart!.length, hooks.UserPromptSubmit!.length, hooks.Stop!.length],
@@ -139,6 +144,23 @@ describe('baton hooks install (built bin)', () => {
     }
   });
 
+  it('a config.toml with no safe place for the flag is refused the same way, before hooks.json is written', () => {
+    fs.mkdirSync(join(p.root, '.codex'));
+    const text = 'features = { web_search = true }\n';
+    fs.writeFileSync(codexConfig(), text);
+    const r = install('--agent', 'codex');
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '');
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^baton: cannot merge hooks into '${codexConfig()}': "features" is an inline[^\n]+\n$`,
+      ),
+    );
+    assert.equal(fs.readFileSync(codexConfig(), 'utf8'), text);
+    assert.deepEqual(fs.readdirSync(join(p.root, '.codex')), ['config.toml']);
+  });
+
   it('--dry-run prints the merged file and writes nothing; --json reports; --help documents it', () => {
     assert.equal(
       ok(install('--agent', 'claude', '--dry-run')),
@@ -153,6 +175,7 @@ describe('baton hooks install (built bin)', () => {
       dry_run: false,
       events: { SessionStart: 'added', UserPromptSubmit: 'added', Stop: 'added' },
       commands: { SessionStart: SESSION_START, UserPromptSubmit: PROMPT, Stop: STOP },
+      feature: { file: codexConfig(), outcome: 'added' },
     });
     const help = ok(install('--help'));
     for (const option of ['--agent', '--dry-run', '--json'])

@@ -33,6 +33,31 @@ describe('lib/cli/hooksCommand', () => {
     );
   });
 
+  it("codex's feature flag: one more line, the headline counting its change too; in JSON as feature", () => {
+    const feature = { path: '/repo/.codex/config.toml', text: 'x', outcome: 'added' as const };
+    const text = installText({ ...RESULT, changed: false, feature });
+    assert.match(text, /^HOOKS INSTALLED: /);
+    assert.match(
+      text,
+      /\nStop: present \/pkg\/hooks\/stop\ncodex_hooks: added \/repo\/.codex\/config.toml\n$/,
+    );
+    const present = installText({
+      ...RESULT,
+      changed: false,
+      feature: { ...feature, outcome: 'present' },
+    });
+    assert.match(present, /^HOOKS ALREADY INSTALLED: [^]*\ncodex_hooks: present /);
+    assert.deepEqual(JSON.parse(installJson({ ...RESULT, feature })).feature, {
+      file: '/repo/.codex/config.toml',
+      outcome: 'added',
+    });
+    assert.deepEqual(JSON.parse(installJson({ ...RESULT, dryRun: true, feature })).feature, {
+      file: '/repo/.codex/config.toml',
+      outcome: 'added',
+      content: 'x',
+    });
+  });
+
   it('the JSON report; a dry run adds the merged text as content', () => {
     assert.deepEqual(JSON.parse(installJson(RESULT)), {
       agent: 'codex',

@@ -44,6 +44,7 @@ describe('lib/swarm/agentHooks', () => {
       codexText,
     );
     assert.match(codexText, /"command": "mine"/, "the worktree's own hook kept");
+    assert.ok(!fs.existsSync(join(root, '.worktrees', 'b', '.codex', 'config.toml')));
     assert.ok(!fs.existsSync(join(root, '.worktrees', 'a', '.codex')), 'nothing for claude');
   });
 
