@@ -5,7 +5,8 @@
 // to deliver it, and roles whose mail waited through every re-wake of handoffd and is still
 // unclaimed (status.ts reads that from health.json). With a roster (swarmforge/nodes.conf),
 // the bridge's checks too (bridgeDoctor.ts): its problems join the findings, and the report
-// gains its warnings, the roster and the bridge; without one the report is as it always was.
+// gains its warnings, the roster and the bridge. A swarm that is up adds a warning for each
+// running agent that cannot run Baton's hooks (hooklessAgents.ts).
 // `--fix` does only what is provably safe: delete temp files older than 36 h (no step
 // of the protocol keeps a temp file that long), each deletion reported.
 import * as fs from 'node:fs';
@@ -26,6 +27,7 @@ import {
 import { statusOf, unclaimedLine } from './status.js';
 import { readRoles, type Role } from '../handoff/roles.js';
 import { unconfiguredMailboxes } from './unconfiguredMailboxes.js';
+import { hooklessAgents } from './hooklessAgents.js';
 
 /**
  * One problem: where, what, its kind, what a person can do (`remedy`), and the role it concerns if
@@ -50,8 +52,8 @@ export interface DoctorReport {
   findings: DoctorFinding[];
   fixed: string[];
   /**
-   * With a roster only: what is worth knowing but no problem (the bridge's link, handoffd not
-   * running).
+   * What is worth knowing but no problem: agents without Baton's hooks; with a roster, the
+   * bridge's link and handoffd not running. Absent when there is none and no roster.
    */
   warnings?: DoctorFinding[];
   /** With a roster only: the roster (null when invalid). */
@@ -79,12 +81,14 @@ export async function doctor(
     }
   }
   const findings = await findAll(root, now);
+  const hookless = hooklessAgents(root);
   const bridge = bridgeChecks(root, env);
-  if (bridge === undefined) return { findings, fixed };
+  if (bridge === undefined)
+    return { findings, fixed, ...(hookless.length > 0 ? { warnings: hookless } : {}) };
   return {
     findings: [...findings, ...bridge.findings],
     fixed,
-    warnings: bridge.warnings,
+    warnings: [...hookless, ...bridge.warnings],
     roster: bridge.roster,
     bridge: bridge.bridge,
   };

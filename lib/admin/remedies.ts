@@ -78,3 +78,10 @@ export function rewakesSpentRemedy(role: string): string {
     `handoffd wakes it again when new mail arrives`
   );
 }
+
+/** What to do about a running agent without Baton's hooks (hooklessAgents.ts). */
+export function hooklessAgentRemedy(role: string, canHaveHooks: boolean): string {
+  return canHaveHooks
+    ? `restart it with Baton's hooks on its launch line: baton restart ${role}`
+    : 'run claude or codex for this role, or accept that only its pane is watched';
+}

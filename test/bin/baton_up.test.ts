@@ -225,6 +225,15 @@ describe('baton up / down on the rough edges (built bin)', function () {
         "split and expanded by the pane's shell",
       );
       assert.equal(tester.env.SWARMFORGE_PROMPT_FILE, prompt('tester'));
+      // doctor warns only about the agent that cannot run Baton's hooks (runtime.md §12.7).
+      const doctor = baton(['doctor', '--json']);
+      const warnings = (JSON.parse(doctor.stdout) as { warnings?: Record<string, string>[] })
+        .warnings;
+      assert.deepEqual(
+        warnings?.map((w) => [w.kind, w.role]),
+        [['agent-without-hooks', 'tester']],
+        doctor.stdout,
+      );
       assert.equal(tester.env.SWARMFORGE_ROLE, 'tester');
       assert.equal(tester.env.SWARMFORGE_ROOT, root);
     });
