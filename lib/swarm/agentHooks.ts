@@ -8,7 +8,8 @@ import { claudeHookSettingsOf } from '../project/layout.js';
 import { replaceFile } from '../fsx/records.js';
 import { installHooks, packageHookCommands } from '../admin/installHooks.js';
 import { mergeHookSettings, type HookCommands } from '../admin/hookSettings.js';
-import { knownAgentOf, type LaunchHooks } from './agentLaunch.js';
+import { knownAgentOf } from '../handoff/knownAgents.js';
+import { type LaunchHooks } from './agentLaunch.js';
 
 /** The agent of one launch, as far as its hooks go. */
 export interface HookedAgent {

@@ -8,10 +8,7 @@
 // and codex also get Baton's hooks on the line (runtime.md §12.7, lib/swarm/agentHooks.ts).
 // This line is the one place where Baton hands text to a shell: every word Baton itself
 // adds is quoted.
-import { basename } from 'node:path';
-
-/** The agents the reference launcher knows, by program name. */
-export const KNOWN_AGENTS = ['claude', 'codex', 'copilot', 'grok'] as const;
+import { knownAgentOf } from '../handoff/knownAgents.js';
 
 /** What a launch line carries for the agent's hooks (lib/swarm/agentHooks.ts). */
 export interface LaunchHooks {
@@ -57,12 +54,6 @@ export function displayNameOf(role: string): string {
     .filter(Boolean)
     .map((w) => w.charAt(0).toUpperCase() + w.slice(1).toLowerCase())
     .join(' ');
-}
-
-/** The known agent a program is (by its file name, any case), or undefined. */
-export function knownAgentOf(agent: string): (typeof KNOWN_AGENTS)[number] | undefined {
-  const name = basename(agent).toLowerCase();
-  return KNOWN_AGENTS.find((known) => known === name);
 }
 
 function grokPermissionMode(extraArgs: string): string {

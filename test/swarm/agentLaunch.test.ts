@@ -4,10 +4,10 @@ import * as fs from 'node:fs';
 import {
   agentCommandLine,
   displayNameOf,
-  knownAgentOf,
   shellWord,
   type AgentLaunch,
 } from '../../lib/swarm/agentLaunch.js';
+import { knownAgentOf } from '../../lib/handoff/knownAgents.js';
 import { standInAgents } from '../support/daemon.js';
 import { tempDir } from '../support/project.js';
 
