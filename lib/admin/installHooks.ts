@@ -101,7 +101,8 @@ export function installHooks(
   if (!dryRun) {
     // The agent's own folder (`.claude/`, `.codex/`) keeps the mode a person would give it.
     fs.mkdirSync(dirname(path), { recursive: true });
-    if (merged.changed) replaceFile(path, merged.text, { mode: 'keep' });
+    const crashSteps = { synced: 'hooks-install:settings-written' };
+    if (merged.changed) replaceFile(path, merged.text, { mode: 'keep', crashSteps });
     if (feature?.outcome === 'added') replaceFile(feature.path, feature.text, { mode: 'keep' });
   }
   return { ...merged, agent, path, commands, dryRun, ...(feature ? { feature } : {}) };

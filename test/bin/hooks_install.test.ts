@@ -144,6 +144,23 @@ describe('baton hooks install (built bin)', () => {
     }
   });
 
+  it('codex killed between its two files (at hooks-install:settings-written): the rerun turns the flag on and adds no second entry', () => {
+    const killed = runBin('baton', ['hooks', 'install', '--agent', 'codex'], {
+      cwd: p.root,
+      env: { BATON_CRASH_AT: 'hooks-install:settings-written' },
+    });
+    assert.equal(killed.signal, 'SIGKILL');
+    const merged = fs.readFileSync(codexFile());
+    assert.deepEqual(JSON.parse(merged.toString()), { hooks: ours() });
+    assert.equal(fs.existsSync(codexConfig()), false, 'the kill came before config.toml');
+    assert.equal(
+      ok(install('--agent', 'codex')),
+      `HOOKS INSTALLED: ${codexFile()}\nSessionStart: present ${SESSION_START}\nUserPromptSubmit: present ${PROMPT}\nStop: present ${STOP}\ncodex_hooks: added ${codexConfig()}\n`,
+    );
+    assert.deepEqual(fs.readFileSync(codexFile()), merged, 'hooks.json left as the kill left it');
+    assert.equal(fs.readFileSync(codexConfig(), 'utf8'), '[features]\ncodex_hooks = true\n');
+  });
+
   it('a config.toml with no safe place for the flag is refused the same way, before hooks.json is written', () => {
     fs.mkdirSync(join(p.root, '.codex'));
     const text = 'features = { web_search = true }\n';
