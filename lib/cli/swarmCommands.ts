@@ -4,11 +4,12 @@
 // Each handler imports what it runs when it runs (a `baton` call loads only its command).
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { CommandModule } from 'yargs';
+import type { Argv, CommandModule } from 'yargs';
 import { daemonStatus } from '../project/daemonRecord.js';
 import { fail } from '../fsx/commandFailure.js';
 import { findRoot } from '../project/root.js';
 import { type DaemonControl } from '../swarm/up.js';
+import { DEFAULT_READY_TIMEOUT_MS, type Readiness } from '../swarm/readiness.js';
 import { exitAs } from './failure.js';
 import { importLines } from './queueCommands.js';
 import { flag, json } from './commandShapes.js';
@@ -74,12 +75,43 @@ const daemon: CommandModule = {
   },
 };
 
+/** `--ready-timeout` of up and run up (runtime.md §12.1): seconds, checked. */
+export function readyTimeoutOption<T>(y: Argv<T>) {
+  return y.option('ready-timeout', {
+    type: 'number',
+    default: DEFAULT_READY_TIMEOUT_MS / 1000,
+    describe: "Seconds to wait for each agent to be ready before it is reported 'not ready'",
+  });
+}
+
+/** The --ready-timeout given, in milliseconds; a usage error unless 0 or more seconds. */
+export function readyTimeoutMsOf(args: Record<string, unknown>, command: string): number {
+  const seconds = args['ready-timeout'] as number;
+  if (!(seconds >= 0) || !Number.isFinite(seconds))
+    fail('usage', `${command}: --ready-timeout takes seconds (0 or more), not ${String(seconds)}`);
+  return seconds * 1000;
+}
+
+/** One line per role: how its agent was found ready, or why it is not. */
+export function readinessLines(readiness: readonly Readiness[]): string {
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  return readiness
+    .map((r) =>
+      r.ready
+        ? `READY: ${r.role} (${r.sign}, ${seconds(r.after_ms)}` +
+          `${r.enter_sent ? ', first prompt submitted with one Enter' : ''})\n`
+        : `NOT READY: ${r.role} (${r.reason}, ${seconds(r.after_ms)})\n`,
+    )
+    .join('');
+}
+
 const up: CommandModule = {
   command: 'up',
   describe:
-    'Start the swarm: worktrees, roles.tsv, tmux (one window per role + monitor), handoffd, agents',
+    'Start the swarm: worktrees, roles.tsv, tmux (one window per role + monitor), handoffd, ' +
+    'agents; waits until each agent is ready',
   builder: (y) =>
-    y
+    readyTimeoutOption(json(y))
       .option('poll-interval', {
         type: 'number',
         default: 1000,
@@ -91,6 +123,7 @@ const up: CommandModule = {
         describe: 'handoffd: seconds before an idle recipient with mail is woken again',
       }),
   handler: async (args) => {
+    const readyTimeoutMs = readyTimeoutMsOf(args, 'baton up');
     const daemonArgs = [
       '--poll-interval',
       String(args['poll-interval']),
@@ -102,12 +135,27 @@ const up: CommandModule = {
       binDir: binDir(),
       daemon: await daemonControl(),
       daemonArgs,
+      readyTimeoutMs,
     });
+    if (args.json) {
+      write(
+        `${JSON.stringify({
+          session: swarm.session,
+          socket: swarm.socket,
+          daemon_pid: swarm.daemonPid,
+          panes: Object.fromEntries(swarm.panes),
+          readiness: swarm.readiness,
+          imports: swarm.imports,
+        })}\n`,
+      );
+      return;
+    }
     const panes = [...swarm.panes].map(([r, p]) => `PANE: ${r} ${p}\n`).join('');
     const attach = `baton attach   (or: tmux -S ${swarm.socket} attach -t ${swarm.session})`;
     write(
       `SWARM UP: session ${swarm.session}\nDAEMON: pid ${swarm.daemonPid}\n` +
-        `${panes}ATTACH: ${attach}\n${importLines(swarm.imports)}`,
+        `${panes}${readinessLines(swarm.readiness)}ATTACH: ${attach}\n` +
+        importLines(swarm.imports),
     );
   },
 };

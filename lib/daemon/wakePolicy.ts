@@ -9,6 +9,9 @@
 // - a role whose mail has waited through every re-wake (the last one's doubled interval
 //   passed with no claim) is marked spent: health.json records it for status, monitor and
 //   doctor. The mark goes with a claim (or the mail) and with a wake-up that succeeds.
+// - a role whose agent is still starting (held: `baton up` waits for it, runtime.md §12.1)
+//   is not woken yet: a delivery wake-up is deferred by the 2 s gap again, a re-wake waits
+//   for a later pass; neither is dropped.
 // The state lives in memory and resets when the daemon restarts.
 
 /** What a pass saw of one role's inbox. */
@@ -77,12 +80,16 @@ export class WakePolicy {
     );
   }
 
-  /** 'delivery' or 'rewake' when the role should be woken now (and records it), else undefined. */
+  /**
+   * 'delivery' or 'rewake' when the role should be woken now (and records it), else undefined;
+   * `held` (asked only when a wake-up is due) says the role's agent is still starting.
+   */
   decide(
     role: string,
     view: InboxView,
     justDelivered: boolean,
     now: number,
+    held: () => boolean = () => false,
   ): 'delivery' | 'rewake' | undefined {
     const state = this.stateOf(role, now);
     const claimed = view.busy || view.waiting < state.lastWaiting;
@@ -99,6 +106,10 @@ export class WakePolicy {
         state.deferredAt = state.lastWakeAt + this.minGapMs;
         return undefined;
       }
+      if (held()) {
+        state.deferredAt = now + this.minGapMs;
+        return undefined;
+      }
       state.deferredAt = undefined;
       state.lastWakeAt = now;
       state.nextRewakeAt = now + this.settings.rewakeIntervalMs;
@@ -110,6 +121,7 @@ export class WakePolicy {
       state.rewakes < this.maxRewakes &&
       now - state.lastWakeAt >= this.minGapMs
     ) {
+      if (held()) return undefined;
       state.rewakes += 1;
       state.lastWakeAt = now;
       state.nextRewakeAt = now + this.settings.rewakeIntervalMs * 2 ** state.rewakes;

@@ -23,6 +23,7 @@ import {
   UnusableItem,
 } from '../queue/index.js';
 import { acquireLock, LockBusy, type Release } from '../fsx/lock.js';
+import { wakeupsHeld } from '../project/launchHold.js';
 import { boxOf, reportOnce, type DaemonState } from './state.js';
 import { type InboxView } from './wakePolicy.js';
 import { wake, wakeTargetOf } from './waker.js';
@@ -69,7 +70,8 @@ export async function scheduleWakes(
       });
       continue;
     }
-    const reason = state.policy.decide(role.role, view, delivered.has(role.role), now);
+    const held = () => wakeupsHeld(state.root, role.role, now);
+    const reason = state.policy.decide(role.role, view, delivered.has(role.role), now, held);
     if (reason) startWake(state, role, reason, now);
   }
 }

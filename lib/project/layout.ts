@@ -161,6 +161,14 @@ export function agentsDirOf(root: string): string {
 }
 
 /**
+ * `ROOT/.swarmforge/launching/`: `<role>.json` while `baton up` waits for that role's agent to
+ * be ready (lib/project/launchHold.ts); handoffd wakes no role held there.
+ */
+export function launchHoldsDirOf(root: string): string {
+  return join(root, SWARM_DIR_NAME, 'launching');
+}
+
+/**
  * `ROOT/.swarmforge/claude-hooks.json`: Baton's hooks as a Claude Code settings file, which
  * `baton up` passes on each claude launch line (`--settings`), merged into the session's own.
  */

@@ -1,6 +1,8 @@
 // `baton up` and `baton down`: swarmforge.conf → worktrees, roles.tsv, agent prompts, a
 // tmux server on a private socket with one window per role (and a monitor window),
-// handoffd, then the agents, started only once every pane's shell is ready. With a roster
+// handoffd, then the agents, started only once every pane's shell is ready; up then waits
+// until each agent is ready, and handoffd wakes none before (runtime.md §12.1,
+// lib/swarm/readiness.ts). With a roster
 // (swarmforge/nodes.conf) only the local node's roles get windows, worktrees and agents;
 // roles.tsv and the mailboxes still hold every role of the swarm. Everything is checked
 // before anything starts (the local node, agents on PATH, the pack's prompt files, a first
@@ -29,12 +31,20 @@ import { type Role } from '../handoff/roles.js';
 import { localNodeOf, readRoster, rolesOfNode } from '../handoff/roster.js';
 import { formatPanes, recordedSocketOf } from '../project/tmuxRecord.js';
 import { failPoint } from '../fsx/crash.js';
+import { holdWakeups, releaseAllWakeups } from '../project/launchHold.js';
 import { publishWhole } from '../fsx/durable.js';
 import { agentCommandLine, type LaunchHooks } from './agentLaunch.js';
 import { prepareLaunchHooks } from './agentHooks.js';
 import { findProgram } from './agentPath.js';
 import { checkPackPrompts, writeAgentPrompts } from './agentPrompts.js';
 import { COMMANDS, installCommandLinks } from './commandLinks.js';
+import {
+  awaitReadiness,
+  DEFAULT_READY_TIMEOUT_MS,
+  promptTailOf,
+  type Readiness,
+  type ReadinessWatch,
+} from './readiness.js';
 import { UndoStack } from './undoStack.js';
 import { ensureWorktree, mainCheckoutOf, removeWorktree, requireFirstCommit } from './worktrees.js';
 
@@ -55,6 +65,8 @@ export interface UpOptions {
   daemonArgs?: string[];
   /** How long to wait for the panes' shells. */
   shellTimeoutMs?: number;
+  /** How long to wait for each agent to be ready after its launch (default 120 s). */
+  readyTimeoutMs?: number;
   /**
    * Roles to add to the configured ones, each with its window (e.g. `baton run up`'s controller).
    */
@@ -70,6 +82,8 @@ export interface SwarmUp {
   socket: string;
   panes: Map<string, string>;
   daemonPid: number;
+  /** Each local role's agent: ready, or not after the ready timeout (and why). */
+  readiness: Readiness[];
 }
 
 /** What up has checked and decided before it starts anything. */
@@ -80,6 +94,7 @@ interface Plan {
   socket: string;
   session: string;
   tmux: Tmux;
+  shellTimeoutMs: number;
 }
 
 /** The environment of every pane of the swarm: the project root, and Baton's commands on PATH. */
@@ -129,7 +144,11 @@ function localWindows(root: string, extraWindows: WindowConfig[]): WindowConfig[
 }
 
 /** Every check that can refuse `baton up`, before anything is created. */
-async function planSwarm(cwd: string, extraWindows: WindowConfig[]): Promise<Plan> {
+async function planSwarm(
+  cwd: string,
+  extraWindows: WindowConfig[],
+  shellTimeoutMs: number,
+): Promise<Plan> {
   const root = mainCheckoutOf(cwd);
   const windows = localWindows(root, extraWindows);
   const missing = windows
@@ -150,7 +169,7 @@ async function planSwarm(cwd: string, extraWindows: WindowConfig[]): Promise<Pla
       `baton: the swarm is already up (tmux session ${session} on ${socket}); run baton down first`,
     );
   }
-  return { root, windows, isPack, socket, session, tmux };
+  return { root, windows, isPack, socket, session, tmux, shellTimeoutMs };
 }
 
 /** Creates the worktrees the roles need; each one created is registered for undo. */
@@ -173,6 +192,7 @@ async function startPanes(
   baseEnv: Record<string, string>,
   binDir: string,
   undo: UndoStack,
+  readyTimeoutMs: number,
 ): Promise<Map<string, string>> {
   const { root, tmux, session } = plan;
   undo.push(`tmux server ${plan.socket}`, async () => {
@@ -193,6 +213,10 @@ async function startPanes(
   }
   publishWhole(socketFileOf(root), `${plan.socket}\n`);
   publishWhole(panesFileOf(root), formatPanes(panes));
+  // Held before handoffd can start: no wake-up may reach a pane whose agent is not ready.
+  const holdUntil = Date.now() + readyTimeoutMs + plan.shellTimeoutMs + 10_000;
+  undo.push('wake-up holds', () => releaseAllWakeups(root));
+  for (const role of roles) holdWakeups(root, role.role, holdUntil);
   await tmux.newWindow(session, {
     name: 'monitor',
     cwd: root,
@@ -248,7 +272,8 @@ export async function typeAgentLaunch(tmux: Tmux, pane: string, start: AgentStar
 
 /** Starts the swarm of the project containing `cwd`; on failure takes back what it started. */
 export async function swarmUp(cwd: string, options: UpOptions): Promise<SwarmUp> {
-  const plan = await planSwarm(cwd, options.extraWindows ?? []);
+  const plan = await planSwarm(cwd, options.extraWindows ?? [], options.shellTimeoutMs ?? 15_000);
+  const readyTimeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
   const undo = new UndoStack();
   try {
     const { roles: allRoles, imports } = await initProject(plan.root, options.extraWindows ?? []);
@@ -257,19 +282,33 @@ export async function swarmUp(cwd: string, options: UpOptions): Promise<SwarmUp>
     const commandDir = installCommandLinks(plan.root, options.binDir);
     const prompts = plan.isPack ? writeAgentPrompts(plan.root, roles) : new Map<string, string>();
     const baseEnv = swarmEnvOf(plan.root, commandDir);
-    const panes = await startPanes(plan, roles, baseEnv, options.binDir, undo);
+    const panes = await startPanes(plan, roles, baseEnv, options.binDir, undo, readyTimeoutMs);
     const daemonPid = await ensureDaemon(plan.root, options, undo);
     const hooks = prepareLaunchHooks(
       plan.root,
       options.binDir,
       roles.map((r, i) => ({ agent: plan.windows[i]!.agent, worktreePath: r.worktreePath })),
     );
-    await waitForShells(plan.tmux, [...panes.values()], options.shellTimeoutMs ?? 15_000);
+    await waitForShells(plan.tmux, [...panes.values()], plan.shellTimeoutMs);
+    const shells = new Map((await plan.tmux.listPanes(plan.session)).map((p) => [p.id, p.command]));
+    const watches: ReadinessWatch[] = [];
     for (const [i, role] of roles.entries()) {
       const w = plan.windows[i]!;
-      const launch = { role, window: w, promptFile: prompts.get(role.role), commandDir };
-      await typeAgentLaunch(plan.tmux, panes.get(role.role)!, { ...launch, hooks: hooks[i]! });
+      const pane = panes.get(role.role)!;
+      const promptFile = prompts.get(role.role);
+      const launch = { role, window: w, promptFile, commandDir };
+      await typeAgentLaunch(plan.tmux, pane, { ...launch, hooks: hooks[i]! });
+      watches.push({
+        role: role.role,
+        pane,
+        shell: shells.get(pane) ?? '',
+        launchedAt: Date.now(),
+        promptTail: promptFile ? promptTailOf(fs.readFileSync(promptFile, 'utf8')) : undefined,
+        ownProgram: COMMANDS[w.agent] !== undefined,
+      });
     }
+    failPoint('up:agents-launched');
+    const readiness = await awaitReadiness(plan.root, plan.tmux, watches, readyTimeoutMs);
     return {
       root: plan.root,
       imports,
@@ -277,6 +316,7 @@ export async function swarmUp(cwd: string, options: UpOptions): Promise<SwarmUp>
       socket: plan.socket,
       panes,
       daemonPid,
+      readiness,
     };
   } catch (err) {
     const failures = await undo.run();
@@ -300,6 +340,7 @@ export interface SwarmDown {
 export async function swarmDown(cwd: string, daemon: DaemonControl): Promise<SwarmDown> {
   const root = mainCheckoutOf(cwd);
   const stopped = await daemon.stop(root);
+  releaseAllWakeups(root);
   let server = false;
   for (const socket of new Set([recordedSocketOf(root), tmuxSocketPathFor(root)])) {
     if (!socket || !fs.existsSync(socket)) continue;

@@ -56,10 +56,15 @@ describe('baton up / down on the rough edges (built bin)', function () {
       root = makeRepo(SCRIPTED);
     });
 
-    it('up with an unknown option starts nothing: exit 1, one usage line, no server, daemon, worktree or socket file', async () => {
-      const r = baton(['up', '--json']);
+    it('up with an unknown option or a bad --ready-timeout starts nothing: exit 1, one usage line, no server, daemon, worktree or socket file', async () => {
+      const r = baton(['up', '--detach']);
       assert.deepEqual([r.code, r.stdout], [1, '']);
-      assert.match(r.stderr, /^baton: Unknown argument: json\n/);
+      assert.match(r.stderr, /^baton: Unknown argument: detach\n/);
+      const timeout = baton(['up', '--ready-timeout', '-1']);
+      assert.deepEqual(
+        [timeout.code, timeout.stdout, timeout.stderr],
+        [1, '', 'baton up: --ready-timeout takes seconds (0 or more), not -1\n'],
+      );
       assert.equal(await serverRuns(root), false);
       assert.equal(fs.existsSync(join(root, '.worktrees')), false);
       assert.equal(fs.existsSync(join(root, '.swarmforge', 'tmux-socket')), false);

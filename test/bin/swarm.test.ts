@@ -44,7 +44,14 @@ describe('baton up / down / monitor / demo (built bin)', function () {
       assert.equal(up.code, 0, up.stderr);
       assert.match(
         up.stdout,
-        /^SWARM UP: session baton-\S+\nDAEMON: pid \d+\nPANE: coder %\d+\nPANE: reviewer %\d+\nPANE: qa %\d+\nATTACH: baton attach/,
+        new RegExp(
+          '^SWARM UP: session baton-\\S+\\nDAEMON: pid \\d+\\n' +
+            'PANE: coder %\\d+\\nPANE: reviewer %\\d+\\nPANE: qa %\\d+\\n' +
+            // Baton's scripted agents are ready once launched (runtime.md §12.1).
+            'READY: coder \\(baton-program, \\d+\\.\\d s\\)\\n' +
+            'READY: reviewer \\(baton-program, \\d+\\.\\d s\\)\\n' +
+            'READY: qa \\(baton-program, \\d+\\.\\d s\\)\\nATTACH: baton attach',
+        ),
       );
       socket = fs.readFileSync(join(p.root, '.swarmforge', 'tmux-socket'), 'utf8').trim();
       const panes = fs.readFileSync(join(p.root, '.swarmforge', 'panes.tsv'), 'utf8');

@@ -243,4 +243,31 @@ describe('lib/daemon/wakePolicy', () => {
       assert.deepEqual(spent(), [['r', t]]);
     });
   });
+  it('a role held while its agent starts is not woken, and its wake-up comes once the hold ends', () => {
+    let held = true;
+    const isHeld = () => held;
+    assert.equal(policy.decide('coder', idle(1), true, 1_000, isHeld), undefined);
+    assert.equal(policy.nextDeferred(), 3_000, 'the delivery wake-up is deferred, not dropped');
+    assert.equal(policy.decide('coder', idle(1), false, 3_000, isHeld), undefined);
+    assert.equal(policy.nextDeferred(), 5_000, 'deferred again while the hold lasts');
+    held = false;
+    assert.deepEqual([...policy.deferredDue(5_000)], ['coder']);
+    assert.equal(policy.decide('coder', idle(1), false, 5_000, isHeld), 'delivery');
+  });
+
+  it('a re-wake that falls due during a hold waits for it to end and is still counted once', () => {
+    assert.equal(policy.decide('coder', idle(1), true, 0), 'delivery');
+    assert.equal(
+      policy.decide('coder', idle(1), false, I, () => true),
+      undefined,
+    );
+    assert.equal(
+      policy.decide('coder', idle(1), false, I + 5_000, () => false),
+      'rewake',
+    );
+    assert.equal(
+      policy.decide('coder', idle(1), false, I + 5_000 + 2 * I, () => false),
+      'rewake',
+    );
+  });
 });

@@ -11,6 +11,7 @@ import { runningDaemon } from '../../lib/project/daemonRecord.js';
 import { CommandFailure } from '../../lib/fsx/commandFailure.js';
 import { initProject } from '../../lib/admin/init.js';
 import {
+  launchHoldsDirOf,
   panesFileOf,
   rolesPathOf,
   sessionNameOf,
@@ -49,7 +50,7 @@ describe('lib/swarm/up', function () {
     );
   const branches = () => git(root, 'branch', '--format=%(refname:short)').split('\n').sort();
 
-  for (const step of ['up:panes-started', 'up:daemon-started']) {
+  for (const step of ['up:panes-started', 'up:daemon-started', 'up:agents-launched']) {
     it(`a failure at ${step} takes back the tmux server, the daemon, their files and the worktree it created`, async () => {
       process.env.BATON_FAIL_AT = step;
       await assert.rejects(swarmUp(root, options), {
@@ -58,7 +59,7 @@ describe('lib/swarm/up', function () {
       assert.equal(await serverRuns(), false, 'no tmux server left');
       assert.equal(fs.existsSync(tmuxSocketPathFor(root)), false);
       assert.equal(runningDaemon(root), undefined, 'no daemon left');
-      for (const file of [socketFileOf(root), panesFileOf(root)])
+      for (const file of [socketFileOf(root), panesFileOf(root), launchHoldsDirOf(root)])
         assert.equal(fs.existsSync(file), false, file);
       assert.equal(
         fs.existsSync(join(root, '.worktrees', 'qa')),

@@ -377,12 +377,15 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
     },
   },
   up: {
-    usage: 'up RUN-ID [--request R] [--reply-attempts N] [--reply-timeout KIND=DURATION]...',
+    usage:
+      'up RUN-ID [--request R] [--ready-timeout S] [--reply-attempts N] ' +
+      '[--reply-timeout KIND=DURATION]...',
     describe:
       'Start the swarm for an ACTIVE run, with its controller (baton run drive, given the ' +
-      '--reply-* options) and the monitor',
+      '--reply-* options) and the monitor; waits up to --ready-timeout S (120) for each agent',
     options: {
       request: str,
+      'ready-timeout': str,
       'reply-attempts': str,
       'reply-timeout': { type: 'string', multiple: true },
     },
@@ -395,11 +398,13 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
       const attempts = v['reply-attempts'] === undefined ? [] : ['--reply-attempts'];
       if (attempts.length > 0) attempts.push(String(wholeNumber(v, 'reply-attempts', 'up', 1, 1)));
       const driveArgs = [...attempts, ...timeouts.flatMap((t) => ['--reply-timeout', t])];
+      const readyTimeoutMs = wholeNumber(v, 'ready-timeout', 'up', 120) * 1000;
       return (await import('./runSwarm.js')).runUp(
         ctx,
         p[0]!,
         v.request as string | undefined,
         driveArgs,
+        readyTimeoutMs,
       );
     },
   },

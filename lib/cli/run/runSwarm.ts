@@ -2,7 +2,8 @@
 // for a run. up verifies the run first (it exists, is ACTIVE and, with --request, is that
 // request's) and stops with nothing created when it does not; then it starts the swarm of
 // swarmforge.conf plus the run's controller role, whose window runs `baton run drive
-// <run-id> --reclaim-stale`, and the monitor. It never starts, resumes, approves or cancels
+// <run-id> --reclaim-stale`, and the monitor, and waits for the agents to be ready
+// (runtime.md §12.1). It never starts, resumes, approves or cancels
 // the run itself. down stops the swarm (the controller with it); the run is untouched.
 import { fail } from '../../fsx/commandFailure.js';
 import { type ActionReport, type RunContext } from '../../run/record/runContext.js';
@@ -19,6 +20,7 @@ export async function runUp(
   runId: string,
   request: string | undefined,
   driveArgs: string[] = [],
+  readyTimeoutMs?: number,
 ): Promise<ActionReport> {
   const { workflow } = readWorkflow(ctx.root, runId);
   if (request !== undefined && workflow.request_id !== request)
@@ -45,13 +47,18 @@ export async function runUp(
     binDir: binDir(),
     daemon: await daemonControl(),
     extraWindows: [controller],
+    readyTimeoutMs,
   });
+  // The report's text form is the run's status: a role not ready is said on stderr too.
+  for (const r of swarm.readiness.filter((x) => !x.ready))
+    process.stderr.write(`baton run up: role ${r.role} is not ready: ${r.reason}\n`);
   return withExtra(ctx, runId, {
     swarm: {
       session: swarm.session,
       socket: swarm.socket,
       daemon_pid: swarm.daemonPid,
       panes: Object.fromEntries(swarm.panes),
+      readiness: swarm.readiness,
     },
   });
 }
