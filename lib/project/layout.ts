@@ -168,6 +168,11 @@ export function launchHoldsDirOf(root: string): string {
   return join(root, SWARM_DIR_NAME, 'launching');
 }
 
+/** `ROOT/.swarmforge/run-defaults.json`: the last answers of `baton run new` (0600). */
+export function runDefaultsPathOf(root: string): string {
+  return join(root, SWARM_DIR_NAME, 'run-defaults.json');
+}
+
 /**
  * `ROOT/.swarmforge/claude-hooks.json`: Baton's hooks as a Claude Code settings file, which
  * `baton up` passes on each claude launch line (`--settings`), merged into the session's own.

@@ -81,6 +81,7 @@ export async function runInProcess(cwd: string, args: string[]): Promise<Record<
   for (const v of ['SWARMFORGE_ROLE', 'SWARMFORGE_ROOT', 'TMUX', 'TMUX_PANE']) delete env[v];
   const result = await action.run(runContextOf(cwd, env), values, positionals);
   if (Array.isArray(result)) return { runs: result };
+  assert.ok(result !== undefined, `baton run ${name!} prints its own output`);
   assert.equal(result.blocked, undefined, `baton run ${args.join(' ')}: blocked`);
   return JSON.parse(JSON.stringify(result.status)) as Record<string, any>;
 }

@@ -17,7 +17,7 @@ export interface RunAction {
     ctx: RunContext,
     v: RunValues,
     p: string[],
-  ) => Promise<ActionReport | ActionReport['status'][]>;
+  ) => Promise<ActionReport | ActionReport['status'][] | void>;
 }
 
 const str = { type: 'string' } as const;
@@ -67,6 +67,25 @@ const gates = () => import('../../run/gates/gateSteps.js');
 
 const reasonOf = (v: RunValues, action: string) => required(v, 'reason', action);
 
+/** The options of `start` (and of `new`, which answers start's questions with them). */
+const START_OPTIONS = {
+  request: str,
+  task: str,
+  spec: str,
+  acceptance: str,
+  repo: str,
+  base: str,
+  stages: str,
+  'max-cycles': str,
+  'acceptance-timeout': str,
+  'retry-attempts': str,
+  'retry-base-ms': str,
+  worker: str,
+  reviewers: str,
+  validator: str,
+  controller: str,
+};
+
 /** The actions, by name. */
 export const RUN_ACTIONS: Record<string, RunAction> = {
   start: {
@@ -77,25 +96,21 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
       '[--retry-base-ms N] [--worker R --reviewers A,B --validator ' +
       'R --controller R]',
     describe: 'Start a run for a request (one non-terminal run per request)',
-    options: {
-      request: str,
-      task: str,
-      spec: str,
-      acceptance: str,
-      repo: str,
-      base: str,
-      stages: str,
-      'max-cycles': str,
-      'acceptance-timeout': str,
-      'retry-attempts': str,
-      'retry-base-ms': str,
-      worker: str,
-      reviewers: str,
-      validator: str,
-      controller: str,
-    },
+    options: START_OPTIONS,
     positionals: [],
     run: async (ctx, v) => (await import('./runStartOptions.js')).startFromValues(ctx, v),
+  },
+  new: {
+    usage:
+      'new [--request R] [--task T] [--repo DIR] [--spec PATH] [--acceptance CMD] ' +
+      '[--base REF] [--worker R] [--reviewers A,B] [--validator R] [--controller R] ' +
+      "[start's other options] [--ready-timeout S] [--yes]",
+    describe:
+      'Ask for a run (last answers offered), show its start command, then run start and up; ' +
+      '--yes asks nothing',
+    options: { ...START_OPTIONS, 'ready-timeout': str, yes: flag },
+    positionals: [],
+    run: async (ctx, v) => (await import('./runNew.js')).runNew(ctx, v),
   },
   status: {
     usage: 'status [RUN-ID] [--watch]',

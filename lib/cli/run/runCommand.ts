@@ -117,6 +117,7 @@ export async function runRunCommand(argv: string[]): Promise<void> {
     if (name === 'status' && values.watch === true)
       return await (await import('./runWatch.js')).watchStatus(ctx, positionals[0]);
     const result = await action.run(ctx, values, positionals);
+    if (result === undefined) return; // the action printed its own output (new)
     if (Array.isArray(result)) return write(`${JSON.stringify(result, null, 2)}\n`);
     write(`${JSON.stringify(result.status, null, 2)}\n`);
     if (result.blocked !== undefined) {

@@ -4,6 +4,7 @@
 /** The actions that are the owner's decisions: refused from inside the swarm. */
 export const OWNER_ACTIONS: ReadonlySet<string> = new Set([
   'start',
+  'new',
   'pause',
   'resume',
   'retry',

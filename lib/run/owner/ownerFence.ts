@@ -1,4 +1,4 @@
-// Owner actions are the owner's (docs/runtime.md §11.7): start, pause, resume, retry,
+// Owner actions are the owner's (docs/runtime.md §11.7): start, new, pause, resume, retry,
 // request-changes, approve, cancel, fail and answer are refused from inside the swarm, before
 // anything else about the action is looked at. Inside means any one of three signals:
 //   1. $SWARMFORGE_ROLE is set (every agent's pane has it);
