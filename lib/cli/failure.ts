@@ -110,6 +110,14 @@ export function exitAs(outcome: Outcome): void {
 }
 
 /**
+ * Ends with the exit code of another Baton command this one ran (`baton run new` runs start
+ * and up): its table already decided it.
+ */
+export function exitAsCommand(code: number): void {
+  process.exitCode = code;
+}
+
+/**
  * Prints a failure and ends the process at once with its code (a command stopped by a signal:
  * nothing it started may keep it running).
  */

@@ -18,6 +18,7 @@ import { mkdirSynced } from '../../fsx/durable.js';
 import { runDefaultsPathOf, swarmDirOf } from '../../project/layout.js';
 import { type RunContext } from '../../run/record/runContext.js';
 import { shellWord } from '../../swarm/agentLaunch.js';
+import { exitAsCommand } from '../failure.js';
 import { type RunValues } from './runActionTable.js';
 
 /** One question: the start option it answers, its words, the default when none was kept. */
@@ -176,7 +177,7 @@ export async function runNew(ctx: RunContext, v: RunValues): Promise<void> {
     const runId = runIdOf(started.stdout);
     if (started.code !== 0 || runId === undefined) {
       process.stderr.write(`baton run new: baton run start exited ${started.code}\n`);
-      process.exitCode = started.code || 1;
+      exitAsCommand(started.code || 1);
       return;
     }
     mkdirSynced(swarmDirOf(ctx.root));
@@ -191,7 +192,7 @@ export async function runNew(ctx: RunContext, v: RunValues): Promise<void> {
         `baton run new: baton run up exited ${up.code}; run ${runId} is started: ` +
           `baton run up ${runId} once the cause is mended\n`,
       );
-      process.exitCode = up.code;
+      exitAsCommand(up.code);
     }
   } catch (err) {
     if (err instanceof Error && err.message.startsWith('the input ended'))
