@@ -57,7 +57,8 @@ describe('baton restart (built bin, stand-in agents in tmux)', function () {
   });
 
   async function up(extra: Record<string, string> = {}): Promise<Record<string, number>> {
-    const r = baton(['up'], extra);
+    // The stand-ins draw nothing: up does not wait 3 s for their panes to go quiet (§12.1).
+    const r = baton(['up', '--ready-timeout', '0'], extra);
     assert.equal(r.code, 0, r.stderr);
     return { coder: await agentPid('coder'), QA: await agentPid('QA') };
   }

@@ -161,7 +161,8 @@ describe('baton up / down on the rough edges (built bin)', function () {
     afterEach(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
     it("writes each role's prompt file and gives each agent its reference argv; extra arguments reach the shell as written", async () => {
-      const up = baton(['up']);
+      // The stand-ins are not what this test is about: up does not wait for them (§12.1).
+      const up = baton(['up', '--ready-timeout', '0']);
       assert.equal(up.code, 0, up.stderr);
       const roles: [string, string][] = [
         ['architect', 'claude'],
@@ -253,7 +254,8 @@ describe('baton up / down on the rough edges (built bin)', function () {
       for (const name of ['master', 'coder', 'review', 'qa'])
         writeFourRolesReferenceMail(root, name);
       const expected = fourRolesImports(root);
-      const up = baton(['up']);
+      // The stand-ins are not what this test is about: up does not wait for them (§12.1).
+      const up = baton(['up', '--ready-timeout', '0']);
       assert.equal(up.code, 0, up.stderr);
       for (const item of expected) {
         assert.ok(

@@ -27,7 +27,7 @@ import { printable } from '../../fsx/printable.js';
 import { type Lens } from '../bookbag/bookbag.js';
 import { appendLibraryLog, recurringSectionsOf, writeConsolidation } from './consolidation.js';
 import { InboxWatch } from '../lens/inboxWatch.js';
-import { personaOf } from './personas.js';
+import { personaOf } from '../../admin/personas.js';
 import { endOrphanReviewer } from './reviewerRecord.js';
 import { teacherFolderOf, type TeacherFolder } from './teacherFolder.js';
 import { reviewRequest, type Teacher, type TeacherEvent } from './teacherReview.js';

@@ -13,6 +13,8 @@ import { crashPoint } from '../../fsx/crash.js';
 import { itemNamesIn } from '../../queue/index.js';
 import { logLine, readPhase, writePhase } from './controllerPhase.js';
 import { queuedKeys } from './controllerMail.js';
+import { STUDENT_PERSONA_OF, type PromptPersona } from './controllerPrompts.js';
+import { personaOf } from '../../admin/personas.js';
 import { completeTaken, stepActiveRun, takeReplies, type Driver } from './driveStep.js';
 import { enforceDeadlines, pruneAwaiting, type DeadlineKind } from './replyDeadlines.js';
 import { recordObservations } from './agentStates.js';
@@ -96,8 +98,26 @@ function waitingLine(wf: Workflow): string {
   );
 }
 
+/**
+ * The run roles' personas, resolved once as the controller starts (review.md §7 order: the
+ * project's, this machine's, Baton's shipped file, a default); a persona file passed over (a
+ * symlink) is said once.
+ */
+async function studentPersonasOf(
+  root: string,
+  warn: (line: string) => void,
+): Promise<Map<string, PromptPersona>> {
+  const personas = new Map<string, PromptPersona>();
+  for (const name of new Set(Object.values(STUDENT_PERSONA_OF))) {
+    const p = await personaOf(root, name);
+    for (const line of p.ignored) warn(line);
+    personas.set(name, { name, path: p.path, text: p.text });
+  }
+  return personas;
+}
+
 /** The driver of a run: its phase file, completed with the requests its mailbox shows sent. */
-function driverOf(ctx: RunContext, runId: string, o: DriveOptions): Driver {
+async function driverOf(ctx: RunContext, runId: string, o: DriveOptions): Promise<Driver> {
   const { paths, workflow } = readWorkflow(ctx.root, runId);
   const d: Driver = {
     ctx,
@@ -108,6 +128,7 @@ function driverOf(ctx: RunContext, runId: string, o: DriveOptions): Driver {
     say: o.say,
     replyAttempts: o.replyAttempts,
     replyTimeouts: o.replyTimeouts,
+    personas: await studentPersonasOf(ctx.root, o.warn),
   };
   d.phase.sent = [
     ...new Set([...d.phase.sent, ...queuedKeys(ctx.root, workflow.roles.controller)]),
@@ -130,7 +151,7 @@ function heartbeatOf(d: Driver, o: DriveOptions): NodeJS.Timeout {
 
 /** Drives the run until it is terminal (or the signal aborts); returns its final status. */
 export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions): Promise<string> {
-  const d = driverOf(ctx, runId, o);
+  const d = await driverOf(ctx, runId, o);
   const paths = d.paths;
   const first = readWorkflow(ctx.root, runId).workflow;
   const heartbeat = heartbeatOf(d, o);

@@ -156,3 +156,34 @@ export function resolvePrompt(wf: Workflow, valid: RunFinding[]): string {
     replyCommand(wf, 'resolution', 'review'),
   ].join('\n');
 }
+
+/** The persona of each kind of request's role (review.md §7's `student-<role>` names). */
+export const STUDENT_PERSONA_OF = {
+  work: 'student-worker',
+  resolution: 'student-worker',
+  review: 'student-reviewer',
+  validation: 'student-validator',
+} as const;
+
+/** A persona as a request carries it: its name, the file it came from, its text. */
+export interface PromptPersona {
+  name: string;
+  /** The file used; undefined for Baton's one-line default. */
+  path?: string;
+  text: string;
+}
+
+/** At most this many characters of a persona go into a request. */
+const PERSONA_BOUND = 6000;
+
+/**
+ * A request's body with the role's persona after it, under its own heading that names the
+ * file (the request comes first: what to do, then who to be while doing it).
+ */
+export function withPersona(body: string, persona: PromptPersona | undefined): string {
+  if (persona === undefined) return body;
+  const text =
+    persona.text.length > PERSONA_BOUND ? `${persona.text.slice(0, PERSONA_BOUND)}…` : persona.text;
+  const from = persona.path === undefined ? "Baton's default" : printable(persona.path);
+  return `${body}\n\nYour persona (${persona.name}, from ${from}):\n${text}`;
+}

@@ -12,7 +12,15 @@ import { completeReply, nextReply, requestKey, sendIdOf, sendOnce } from './cont
 import { logLine, writePhase, type ControllerPhase } from './controllerPhase.js';
 import { DEFAULT_REPLY_ATTEMPTS, takeAwaitedReply } from './replyIntake.js';
 import { awaitRequest, restartDeadlinesOf, type DeadlineKind } from './replyDeadlines.js';
-import { resolvePrompt, reviewPrompt, stagePrompt, validatePrompt } from './controllerPrompts.js';
+import {
+  resolvePrompt,
+  reviewPrompt,
+  stagePrompt,
+  STUDENT_PERSONA_OF,
+  validatePrompt,
+  withPersona,
+  type PromptPersona,
+} from './controllerPrompts.js';
 import { blockStep, checkpointStep, stageStartStep } from '../gates/controllerActions.js';
 import { repoChanges, repoSnapshotOf } from '../gates/repoState.js';
 import { parseValidationFile, validIdsOf } from '../gates/evidence.js';
@@ -34,6 +42,8 @@ export interface Driver {
   replyAttempts?: number;
   /** The deadline of each kind of reply (--reply-timeout), else the defaults. */
   replyTimeouts?: Record<DeadlineKind, number>;
+  /** The roles' personas, by name (runtime.md §12.5); none: requests carry no persona. */
+  personas?: ReadonlyMap<string, PromptPersona>;
 }
 
 /** Handles one reply: a question, an answer for the worker, the awaited reply, or a rejection. */
@@ -188,7 +198,15 @@ async function ask(
     return 'waiting';
   const headers: Record<string, string> =
     lane === undefined ? { stage, kind } : { stage, kind, lane };
-  return request(d, wf, { key, to, type, headers, body: body(), generation });
+  const persona = d.personas?.get(STUDENT_PERSONA_OF[kind]);
+  return request(d, wf, {
+    key,
+    to,
+    type,
+    headers,
+    body: withPersona(body(), persona),
+    generation,
+  });
 }
 
 /** The stage's work: request, then acceptance, then checkpoint. */

@@ -5,8 +5,9 @@
 // terminal status, waits on a PAUSED run without a lease, and stops on its abort signal.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { join } from 'node:path';
-import { mailboxOf, runPathsOf } from '../../../lib/project/layout.js';
+import { dirname, join, resolve } from 'node:path';
+import { mailboxOf, personaPathOf, runPathsOf } from '../../../lib/project/layout.js';
+import { readItem } from '../../../lib/queue/index.js';
 import { ensureMailbox } from '../../../lib/queue/mailbox.js';
 import { itemNamesIn } from '../../../lib/queue/names.js';
 import { readPhase } from '../../../lib/run/controller/controllerPhase.js';
@@ -223,5 +224,43 @@ describe('lib/run/controller/controllerLoop', () => {
     assert.deepEqual(said.map((l) => l.split(':')[0]).slice(0, 3), ['WAITING', 'LEASE', 'STAGE']);
     assert.equal(said.filter((l) => l.startsWith('WAITING')).length, 1);
     assert.equal(record().phase, 'STAGE_ACTIVE');
+  });
+  it("each request carries its role's persona after it, naming the file: the project's override, else Baton's shipped one; a symlinked override is passed over", async () => {
+    const soul = (name: string) => personaPathOf(root, name);
+    fs.mkdirSync(dirname(soul('student-worker')), { recursive: true });
+    fs.writeFileSync(soul('student-worker'), '---\nname: w\n---\nYou are our worker.\n');
+    fs.mkdirSync(dirname(soul('student-reviewer')), { recursive: true });
+    fs.symlinkSync(resolve('personas', 'teacher-cto.md'), soul('student-reviewer'));
+    const o = agentsAnd((line) => {
+      if (line.startsWith('SENT: run_review to reviewer-b ')) stop.abort();
+    });
+    await drive(o);
+    const bodies = new Map<string, string>();
+    const ctl = mailboxOf(root, 'ctl');
+    for (const dir of [ctl.outbox, ctl.sent])
+      for (const name of fs.existsSync(dir) ? itemNamesIn(dir) : []) {
+        const item = await readItem(join(dir, name));
+        bodies.set(`${item.headers.type}:${item.headers.to}`, item.body.toString('utf8'));
+      }
+    const stage = bodies.get('run_stage:worker')!;
+    assert.ok(
+      stage.endsWith(
+        `\n\nYour persona (student-worker, from ${soul('student-worker')}):\nYou are our worker.`,
+      ),
+      stage,
+    );
+    assert.ok(stage.startsWith(`Run ${runId}, stage implementation`), 'the request comes first');
+    const shipped = fs.readFileSync(resolve('personas', 'student-reviewer.md'), 'utf8');
+    const review = bodies.get('run_review:reviewer-a')!;
+    assert.ok(
+      review.includes(
+        `Your persona (student-reviewer, from ${resolve('personas', 'student-reviewer.md')}):\n`,
+      ),
+      review,
+    );
+    assert.ok(review.includes(shipped.split('---\n')[2]!.trim().split('\n')[0]!));
+    assert.deepEqual(warned, [
+      `persona '${soul('student-reviewer')}' is a symlink: ignored (never followed)`,
+    ]);
   });
 });

@@ -7,6 +7,7 @@ import {
   reviewPrompt,
   stagePrompt,
   validatePrompt,
+  withPersona,
 } from '../../../lib/run/controller/controllerPrompts.js';
 import { type Artifact, type RunFinding } from '../../../lib/run/record/workflow.js';
 import { sampleWorkflow } from '../sampleWorkflow.js';
@@ -218,5 +219,19 @@ describe('lib/run/controller/controllerPrompts', () => {
         `baton run reply ${id} --kind resolution --stage review --cycle 2 --file <your file>`,
       ),
     );
+  });
+  it('withPersona puts the persona after the request under a line naming its file, bounded; none leaves the body as it is', () => {
+    assert.equal(withPersona('Do X.', undefined), 'Do X.');
+    assert.equal(
+      withPersona('Do X.', { name: 'student-worker', path: '/p/w.md', text: 'Be careful.' }),
+      'Do X.\n\nYour persona (student-worker, from /p/w.md):\nBe careful.',
+    );
+    assert.equal(
+      withPersona('Do X.', { name: 'student-worker', text: 'You are student-worker.' }),
+      "Do X.\n\nYour persona (student-worker, from Baton's default):\nYou are student-worker.",
+    );
+    const long = withPersona('Do X.', { name: 'n', path: '/p\u001b[2J', text: 'y'.repeat(7000) });
+    assert.ok(long.endsWith(`${'y'.repeat(6000)}…`));
+    assert.ok(long.includes('from /p\\u001b[2J'), 'a path cannot drive a terminal');
   });
 });

@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { personaPathOf } from '../../../lib/project/layout.js';
+import { personaPathOf } from '../../lib/project/layout.js';
 import {
   defaultPersonaOf,
   machinePersonaPathOf,
   PERSONA_NAMES,
   personaOf,
   shippedPersonaPathOf,
-} from '../../../lib/review/teacher/personas.js';
-import { tempDir } from '../../support/project.js';
+} from '../../lib/admin/personas.js';
+import { tempDir } from '../support/project.js';
 
-describe('lib/review/teacher/personas', () => {
+describe('lib/admin/personas', () => {
   let root: string;
   let home: string;
   beforeEach(() => {

@@ -9,9 +9,9 @@ import * as fs from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { personaPathOf } from '../../project/layout.js';
-import { readMarkdownFrontMatter } from '../../findings/frontMatter.js';
-import { isCode } from '../../fsx/absent.js';
+import { personaPathOf } from '../project/layout.js';
+import { readMarkdownFrontMatter } from '../findings/frontMatter.js';
+import { isCode } from '../fsx/absent.js';
 
 /** The persona names the review stage uses. */
 export const PERSONA_NAMES = [
@@ -56,7 +56,7 @@ export function machinePersonaPathOf(home: string, name: string): string {
 }
 
 /**
- * How far above this module's folder the package's `personas/` is looked for: lib/review/teacher
+ * How far above this module's folder the package's `personas/` is looked for: lib/admin
  * from source, dist/bin or dist/bin/chunks when bundled.
  */
 const MAX_LEVELS_UP = 4;
