@@ -367,19 +367,23 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
   drive: {
     usage:
       'drive RUN-ID [--reclaim-stale] [--poll-interval S] [--reply-attempts N] ' +
-      '[--reply-timeout KIND=DURATION]...',
+      '[--reply-timeout KIND=DURATION]... [--rotate-reviewers | --no-rotate-reviewers]',
     describe: "Run the controller: move the run's work between agents over the queue until it ends",
     options: {
       'reclaim-stale': flag,
       'poll-interval': str,
       'reply-attempts': str,
       'reply-timeout': { type: 'string', multiple: true },
+      'rotate-reviewers': flag,
+      'no-rotate-reviewers': flag,
     },
     positionals: ['run-id'],
     run: async (ctx, v, p) => {
       const { replyTimeoutsOf } = await import('../../run/controller/replyDeadlines.js');
       const timeouts = replyTimeoutsOf((v['reply-timeout'] as string[] | undefined) ?? []);
       if (typeof timeouts === 'string') fail('usage', `drive: ${timeouts}`);
+      if (v['rotate-reviewers'] === true && v['no-rotate-reviewers'] === true)
+        fail('usage', 'drive: --rotate-reviewers and --no-rotate-reviewers contradict each other');
       return (await import('./runDrive.js')).driveFromCli(ctx, p[0]!, {
         reclaimStale: v['reclaim-stale'] === true,
         pollInterval: v['poll-interval'] as string | undefined,
@@ -388,6 +392,29 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
             ? undefined
             : wholeNumber(v, 'reply-attempts', 'drive', 1, 1),
         replyTimeouts: timeouts,
+        rotateReviewers:
+          v['rotate-reviewers'] === true
+            ? true
+            : v['no-rotate-reviewers'] === true
+              ? false
+              : undefined,
+      });
+    },
+  },
+  ack: {
+    usage: 'ack RUN-ID --nonce N',
+    describe:
+      "Acknowledge a rotated reviewer's new session (agents; the nonce is in its run_rotate)",
+    options: { nonce: str },
+    positionals: ['run-id'],
+    run: async (ctx, v, p) => {
+      const role = ctx.env.SWARMFORGE_ROLE;
+      if (!role) fail('usage', 'ack: Set SWARMFORGE_ROLE (the role that acknowledges).');
+      const nonce = required(v, 'nonce', 'ack');
+      const { ackRotation } = await import('../../run/controller/rotation.js');
+      const key = await ackRotation(ctx.root, p[0]!, role, nonce, ctx.now());
+      return (await import('../../run/record/runListing.js')).withExtra(ctx, p[0]!, {
+        ack: { role, key },
       });
     },
   },

@@ -8,6 +8,12 @@ import { type ActionReport, type RunContext } from '../../run/record/runContext.
 import { withExtra } from '../../run/record/runListing.js';
 import { wholeNumber } from './runActionTable.js';
 import { type DeadlineKind } from '../../run/controller/replyDeadlines.js';
+import { readWorkflow } from '../../run/record/runStore.js';
+import { readWindows } from '../../admin/init.js';
+import { knownAgentOf } from '../../handoff/knownAgents.js';
+import { readPanes, recordedSocketOf } from '../../project/tmuxRecord.js';
+import { Tmux } from '../../adapters/tmux.js';
+import { binDir } from '../swarmCommands.js';
 
 /** What `baton run drive` was told. */
 export interface DriveCliOptions {
@@ -15,14 +21,59 @@ export interface DriveCliOptions {
   pollInterval: string | undefined;
   replyAttempts?: number;
   replyTimeouts?: Record<DeadlineKind, number>;
+  /** --rotate-reviewers (true), --no-rotate-reviewers (false), or the default (undefined). */
+  rotateReviewers?: boolean;
+}
+
+/**
+ * The agent of each reviewer role, by swarmforge.conf; rotation is on by default only when
+ * every one of them is claude or codex, whose clear commands Baton knows (runtime.md §12.3).
+ */
+function rotationByDefault(root: string, reviewers: readonly string[]): boolean {
+  let windows: { role: string; agent: string }[];
+  try {
+    windows = readWindows(root);
+  } catch {
+    return false;
+  }
+  return reviewers.every((role) => {
+    const agent = windows.find((w) => w.role === role)?.agent;
+    return agent !== undefined && CLEAR_COMMANDS[knownAgentOf(agent) ?? ''] !== undefined;
+  });
+}
+
+/** The clear command of each agent that has one (runtime.md §12.3). */
+const CLEAR_COMMANDS: Record<string, string> = { claude: '/clear', codex: '/new' };
+
+/**
+ * Gives a reviewer a fresh context: its agent's clear command typed into its pane (one
+ * Enter), or, for any other program, the agent restarted in its pane (baton restart).
+ */
+async function rotateSessionOf(root: string, role: string): Promise<string> {
+  const agent = readWindows(root).find((w) => w.role === role)?.agent;
+  const clear = CLEAR_COMMANDS[knownAgentOf(agent ?? '') ?? ''];
+  if (clear === undefined) {
+    const { restartRole } = await import('../../swarm/restart.js');
+    const done = await restartRole(root, role, { binDir: binDir(), graceMs: 5_000 });
+    return `restarted, pid ${done.pid}`;
+  }
+  const socket = recordedSocketOf(root);
+  const pane = readPanes(root).get(role);
+  if (!socket || pane === undefined) throw new Error(`${role} has no pane (is the swarm up?)`);
+  const tmux = new Tmux(socket);
+  await tmux.sendLiteral(pane, clear);
+  await tmux.sendEnter(pane);
+  return `${clear} typed`;
 }
 
 /** Drives the run until it ends; returns its final status. */
 export async function driveFromCli(
   ctx: RunContext,
   runId: string,
-  { reclaimStale, pollInterval, replyAttempts, replyTimeouts }: DriveCliOptions,
+  { reclaimStale, pollInterval, replyAttempts, replyTimeouts, rotateReviewers }: DriveCliOptions,
 ): Promise<ActionReport> {
+  const { workflow } = readWorkflow(ctx.root, runId);
+  const rotate = rotateReviewers ?? rotationByDefault(ctx.root, workflow.roles.reviewers);
   const pollMs = pollInterval === undefined ? 1000 : Math.round(Number(pollInterval) * 1000);
   if (!Number.isFinite(pollMs) || pollMs <= 0)
     wholeNumber({ 'poll-interval': pollInterval }, 'poll-interval', 'drive', 1, 1);
@@ -36,6 +87,7 @@ export async function driveFromCli(
       pollMs,
       replyAttempts,
       replyTimeouts,
+      rotateSession: rotate ? (role) => rotateSessionOf(ctx.root, role) : undefined,
       signal: stop.signal,
       say: (line) => process.stdout.write(`${line}\n`),
       warn: (line) => process.stderr.write(`baton run drive: warning: ${line}\n`),

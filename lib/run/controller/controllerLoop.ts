@@ -36,6 +36,8 @@ export interface DriveOptions {
   warn: (line: string) => void;
   /** Stop (SIGTERM/SIGINT): the loop ends after its current step. */
   signal?: AbortSignal;
+  /** Rotates reviewers' sessions between review cycles (runtime.md §12.3); none: no rotation. */
+  rotateSession?: (role: string) => Promise<string>;
 }
 
 /**
@@ -129,6 +131,7 @@ async function driverOf(ctx: RunContext, runId: string, o: DriveOptions): Promis
     replyAttempts: o.replyAttempts,
     replyTimeouts: o.replyTimeouts,
     personas: await studentPersonasOf(ctx.root, o.warn),
+    rotateSession: o.rotateSession,
   };
   d.phase.sent = [
     ...new Set([...d.phase.sent, ...queuedKeys(ctx.root, workflow.roles.controller)]),

@@ -70,7 +70,14 @@ export function requestKeyParts(key: string): RequestKeyParts | undefined {
 export interface Request {
   key: string;
   to: string;
-  type: 'run_stage' | 'run_review' | 'run_validate' | 'run_resolve' | 'run_answer' | 'run_rejected';
+  type:
+    | 'run_stage'
+    | 'run_review'
+    | 'run_validate'
+    | 'run_resolve'
+    | 'run_answer'
+    | 'run_rejected'
+    | 'run_rotate';
   headers: Record<string, string>;
   body: string;
   /** The request's generation (runtime.md §11.4): 1, then one more per re-send. */

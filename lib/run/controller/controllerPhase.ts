@@ -35,6 +35,27 @@ export interface AwaitedRequest {
   resend_at?: string;
 }
 
+/**
+ * A reviewer's session rotated before one generation of its review request (runtime.md
+ * §12.3, lib/run/controller/rotation.ts).
+ */
+export interface Rotation {
+  role: string;
+  /** The review request's key and the generation the rotation comes before. */
+  key: string;
+  generation: number;
+  /** What the new session must give `baton run ack`. */
+  nonce: string;
+  /** Set just before the clear is typed (or the agent restarted), then when it is done. */
+  clearing_at?: string;
+  cleared_at?: string;
+  /** How the context was cleared. */
+  how?: string;
+  acked_at?: string;
+  /** Why the session could not be rotated (the review then goes without). */
+  skipped?: string;
+}
+
 /** controller/phase.json. */
 export interface ControllerPhase {
   state: ControllerState;
@@ -50,6 +71,8 @@ export interface ControllerPhase {
   awaiting?: AwaitedRequest[];
   /** Unusable replies rejected so far, by request key (runtime.md §11.3). */
   rejections?: Record<string, number>;
+  /** Reviewers' session rotations, oldest first. */
+  rotations?: Rotation[];
   /** A worker's open question. */
   question: null | { text: string; from: string; stage: string; cycle: number; since: string };
   updated_at: string;

@@ -26,6 +26,7 @@ import { repoChanges, repoSnapshotOf } from '../gates/repoState.js';
 import { parseValidationFile, validIdsOf } from '../gates/evidence.js';
 import { acceptanceStep, resolveReviewStep, reviewStep } from '../gates/gateSteps.js';
 import { type RunContext } from '../record/runContext.js';
+import { rotateBeforeReview, takeAck } from './rotation.js';
 import { nextStageOf } from '../gates/stageActions.js';
 import { type Workflow } from '../record/workflow.js';
 import * as fs from 'node:fs';
@@ -42,6 +43,11 @@ export interface Driver {
   replyAttempts?: number;
   /** The deadline of each kind of reply (--reply-timeout), else the defaults. */
   replyTimeouts?: Record<DeadlineKind, number>;
+  /**
+   * Gives a reviewer a fresh context between review cycles (runtime.md §12.3): clears or
+   * restarts the role's agent and says how; throws when it cannot. None: no rotation.
+   */
+  rotateSession?: (role: string) => Promise<string>;
   /** The roles' personas, by name (runtime.md §12.5); none: requests carry no persona. */
   personas?: ReadonlyMap<string, PromptPersona>;
 }
@@ -88,6 +94,8 @@ async function handleReply(d: Driver, wf: Workflow, item: Item): Promise<void> {
     restartDeadlinesOf(d, to, new Date());
     d.phase.question = null;
     d.phase.state = 'DRIVING';
+  } else if (h.type === 'run_ack' && h.run_id === wf.run_id) {
+    note(takeAck(d, h.from ?? '', h.nonce));
   } else if (
     h.type === 'run_result' &&
     h.key !== undefined &&
@@ -196,6 +204,9 @@ async function ask(
   const generation = entry.generation;
   if (entry.resend_at !== undefined || d.phase.sent.includes(sendIdOf(key, generation)))
     return 'waiting';
+  // A reviewer's fresh context comes before each review after the first cycle (§12.3).
+  if (kind === 'review' && wf.review_cycle > 1 && d.rotateSession !== undefined)
+    if (await rotateBeforeReview(d, wf, { role: to, key, generation, lane })) return 'waiting';
   const headers: Record<string, string> =
     lane === undefined ? { stage, kind } : { stage, kind, lane };
   const persona = d.personas?.get(STUDENT_PERSONA_OF[kind]);

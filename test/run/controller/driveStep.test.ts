@@ -17,6 +17,7 @@ import { requestKey } from '../../../lib/run/controller/controllerMail.js';
 import { emptyPhase, readPhase, writePhase } from '../../../lib/run/controller/controllerPhase.js';
 import { awaitedKeys } from '../../../lib/run/controller/awaited.js';
 import { pumpReplies, stepActiveRun, type Driver } from '../../../lib/run/controller/driveStep.js';
+import { enforceDeadlines } from '../../../lib/run/controller/replyDeadlines.js';
 import { leaseAcquireStep } from '../../../lib/run/gates/controllerActions.js';
 import { startStep } from '../../../lib/run/owner/ownerSteps.js';
 import { answerQuestion } from '../../../lib/run/owner/runAnswer.js';
@@ -26,6 +27,7 @@ import { readWorkflow } from '../../../lib/run/record/runStore.js';
 import { type Workflow } from '../../../lib/run/record/workflow.js';
 import { sampleWorkflow } from '../sampleWorkflow.js';
 import { makeRunRepo, startOptions } from '../../support/runs.js';
+import { placeItem, runBin } from '../../support/project.js';
 
 const START = startOptions();
 
@@ -566,6 +568,162 @@ describe('lib/run/controller/driveStep', () => {
       assert.match(said.at(-1)!, /^BLOCKED: /);
       assert.equal(record().status, 'BLOCKED');
       assert.equal(Object.keys(d.phase.replies).length, 1);
+    });
+  });
+  describe('reviewer rotation (runtime.md §12.3)', () => {
+    let rotated: string[];
+    beforeEach(() => {
+      rotated = [];
+      // The session side is lib/cli's (tmux, restart); its real test is in
+      // test/bin/run_rotation.test.ts. Here the protocol: when, once, and the ack.
+      d.rotateSession = async (role) => {
+        rotated.push(role);
+        return '/clear typed';
+      };
+    });
+
+    /** Takes the run through cycle 1 (one blocking finding, validated, resolved). */
+    async function toCycleTwo(): Promise<void> {
+      await step();
+      await step();
+      await reply('worker', 'work', 'implementation', 'the work\n');
+      await pump();
+      await step(); // acceptance
+      await step(); // checkpoint
+      assert.equal(await step(), 'waiting');
+      assert.deepEqual(rotated, [], 'no rotation before the first review');
+      await reply(
+        'reviewer-a',
+        'review',
+        'review',
+        'LANE: structured\nCYCLE: 1\nFINDING s-1 Critical x\n',
+        {
+          lane: 'structured',
+        },
+      );
+      await reply('reviewer-b', 'review', 'review', 'LANE: independent\nCYCLE: 1\n', {
+        lane: 'independent',
+      });
+      await pump();
+      await step(); // review recorded
+      await step(); // run_validate
+      const valid = { cycle: 1, findings: [{ id: 's-1', valid: true, reason: 'yes' }] };
+      await reply('validator', 'validation', 'review', JSON.stringify(valid));
+      await pump();
+      await step(); // run_resolve
+      const resolved = { cycle: 1, resolved: [{ id: 's-1', change: 'c', tests: 't' }] };
+      await reply('worker', 'resolution', 'review', JSON.stringify(resolved));
+      await pump();
+      await step(); // resolved
+      await step(); // acceptance of cycle 2
+      assert.equal(record().review_cycle, 2);
+    }
+
+    const rotateItems = async () => {
+      const out: Record<string, string>[] = [];
+      for (const n of itemNamesIn(ctlBox().outbox)) {
+        const h = (await readItem(join(ctlBox().outbox, n))).headers as Record<string, string>;
+        if (h.type === 'run_rotate') out.push(h);
+      }
+      return out;
+    };
+    const cycleTwoReviews = async () =>
+      (await requests()).filter((r) => r[0] === 'run_review' && r[2]!.includes('/c2/'));
+    const ack = (role: string, nonce: string) =>
+      runBin('baton', ['run', 'ack', runId, '--nonce', nonce], { cwd: root, role });
+
+    it('clears each reviewer once before cycle 2, sends run_rotate with a nonce, and its review only after baton run ack with that nonce', async () => {
+      await toCycleTwo();
+      assert.equal(await step(), 'waiting');
+      assert.deepEqual(rotated, ['reviewer-a', 'reviewer-b']);
+      const rotates = await rotateItems();
+      assert.deepEqual(
+        rotates.map((h) => [h.to, h.kind, /^[0-9a-f]{16}$/.test(h.nonce!)]),
+        [
+          ['reviewer-a', 'rotate', true],
+          ['reviewer-b', 'rotate', true],
+        ].sort(),
+      );
+      assert.deepEqual(await cycleTwoReviews(), [], 'no review before the ack');
+      const nonceOf = (role: string) => rotates.find((h) => h.to === role)!.nonce!;
+
+      const wrong = ack('reviewer-a', 'f'.repeat(16));
+      assert.deepEqual(
+        [wrong.code, wrong.stderr],
+        [
+          2,
+          'baton run ack: wrong nonce for the rotation of reviewer-a: use the one in its run_rotate\n',
+        ],
+      );
+      const stranger = ack('worker', nonceOf('reviewer-a'));
+      assert.deepEqual(
+        [stranger.code, stranger.stderr],
+        [2, `baton run ack: no rotation of worker awaits an acknowledgement in run ${runId}\n`],
+      );
+      assert.deepEqual(deliverFrom('reviewer-a'), [], 'a refused ack queues nothing');
+
+      const right = ack('reviewer-a', nonceOf('reviewer-a'));
+      assert.equal(right.code, 0, right.stderr);
+      assert.equal(deliverFrom('reviewer-a').length, 1);
+      await pump();
+      assert.equal(said.filter((l) => l.startsWith('ROTATED: reviewer-a')).length, 1);
+      assert.equal(await step(), 'waiting');
+      assert.deepEqual(
+        (await cycleTwoReviews()).map((r) => r[1]),
+        ['reviewer-a'],
+        'the acknowledged reviewer gets its review; the other still waits',
+      );
+      assert.equal(await step(), 'waiting');
+      assert.deepEqual(rotated, ['reviewer-a', 'reviewer-b'], 'each cleared once');
+      assert.equal((await rotateItems()).length, 2, 'each run_rotate sent once');
+      const again = ack('reviewer-a', nonceOf('reviewer-a'));
+      assert.equal(again.code, 2, 'an acknowledgement counts once');
+    });
+
+    it('waits while the reviewer has work in process; a session that cannot be rotated is logged and reviewed without', async () => {
+      await toCycleTwo();
+      const held = await placeItem(mailboxOf(root, 'reviewer-a').inProcess, { to: 'reviewer-a' });
+      d.rotateSession = async (role) => {
+        rotated.push(role);
+        if (role === 'reviewer-b') throw new Error('reviewer-b has no pane (is the swarm up?)');
+        return '/clear typed';
+      };
+      assert.equal(await step(), 'waiting');
+      assert.deepEqual(rotated, ['reviewer-b'], 'reviewer-a is busy: not cleared');
+      assert.ok(
+        said.includes(
+          'ROTATION SKIPPED: reviewer-b: reviewer-b has no pane (is the swarm up?); the review goes without',
+        ),
+      );
+      assert.deepEqual(
+        (await cycleTwoReviews()).map((r) => r[1]),
+        ['reviewer-b'],
+      );
+      fs.rmSync(held);
+      assert.equal(await step(), 'waiting');
+      assert.deepEqual(rotated, ['reviewer-b', 'reviewer-a']);
+    });
+
+    it('no ack by the review deadline is silence: the next generation rotates again with a new nonce', async () => {
+      await toCycleTwo();
+      await step();
+      const first = (await rotateItems()).find((h) => h.to === 'reviewer-a')!;
+      const entry = d.phase.awaiting!.find((a) => a.role === 'reviewer-a' && a.kind === 'review')!;
+      const lines = await enforceDeadlines(
+        d,
+        record(),
+        new Date(Date.parse(entry.deadline_at) + 1),
+      );
+      assert.match(lines.join('\n'), /DEADLINE: reviewer-a did not answer review for cycle 2/);
+      await enforceDeadlines(d, record(), new Date(Date.parse(entry.deadline_at) + 3_600_000));
+      assert.equal(entry.generation, 2);
+      await step();
+      const second = (await rotateItems()).filter((h) => h.to === 'reviewer-a');
+      assert.equal(second.length, 2, 'rotated again for the next generation');
+      assert.notEqual(second[1]!.nonce, first.nonce);
+      assert.equal(rotated.filter((r) => r === 'reviewer-a').length, 2);
+      const stale = ack('reviewer-a', first.nonce!);
+      assert.equal(stale.code, 2, "the last generation's nonce no longer counts");
     });
   });
 });
