@@ -1,6 +1,7 @@
 // `baton run drive`: the controller on the command line. It prints one line per event on
 // stdout (SENT, REPLY, REJECTED, DEADLINE, RESEND, STAGE, ACCEPTANCE, CHECKPOINT, REVIEW,
-// RESOLVED, QUESTION, APPROVAL, WAITING, DONE, OBSERVED, agent-dead), warnings on stderr;
+// RESOLVED, QUESTION, APPROVAL, WAITING, DONE, OBSERVED, agent-dead, ROTATING, ROTATED,
+// ROTATION SKIPPED), warnings on stderr;
 // SIGTERM or SIGINT end it after its current step (the lease stays until it expires, or is
 // reclaimed). Exit 0 when the run ended.
 import { driveRun } from '../../run/controller/controllerLoop.js';
