@@ -41,6 +41,7 @@ const OWN_BUNDLES = [
     name: 'baton-review-verdict',
   },
   { imported: /\/bridge\/bridge\.js$/, entry: 'lib/bridge/bridge.ts', name: 'baton-bridge' },
+  { imported: /\/web\/webServer\.js$/, entry: 'lib/web/webServer.ts', name: 'baton-web' },
   { imported: /^js-yaml$/, entry: 'scripts/bundles/yaml.cjs', name: 'baton-yaml' },
   {
     imported: /^gray-matter$/,

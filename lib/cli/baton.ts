@@ -5,6 +5,7 @@ import { CommandFailure } from '../fsx/commandFailure.js';
 import { batonVersion } from '../proc/version.js';
 import { reportFailure } from './failure.js';
 import { GC_COMMAND } from './gcCommand.js';
+import { WEB_COMMAND } from './webCommand.js';
 import { HOOKS_COMMAND } from './hooksCommand.js';
 import { LEAF_COMMAND } from './review/leafCommands.js';
 import { NATS_COMMAND } from './natsCommand.js';
@@ -37,6 +38,7 @@ export async function runBaton(argv: string[]): Promise<void> {
       .command(HOOKS_COMMAND)
       .command(NATS_COMMAND)
       .command(GC_COMMAND)
+      .command(WEB_COMMAND)
       .command(RUN_COMMAND_STUB)
       .demandCommand(1, 'Name a command; see baton --help.')
       .fail((message, err) => {

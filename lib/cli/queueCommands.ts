@@ -106,14 +106,16 @@ const status: CommandModule = {
     const bridge = bridgeViewOf(root);
     const rows = statusOf(root);
     const daemon = daemonStatus(root);
+    const { runningWebUrl } = await import('../project/webRecord.js');
+    const web = runningWebUrl(root) ?? null;
     if (args.json)
       return write(
-        `${JSON.stringify({ roles: rows, daemon, ...(bridge ? { bridge } : {}) }, null, 2)}\n`,
+        `${JSON.stringify({ roles: rows, daemon, web, ...(bridge ? { bridge } : {}) }, null, 2)}\n`,
       );
     const unclaimed = unclaimedText(rows);
     write(
       `${statusTable(rows, bridge)}${unclaimed ? `\n${unclaimed}` : ''}\n` +
-        `${daemonLine(daemon)}${bridgeText(
+        `${daemonLine(daemon)}${web ? `WEB: ${web}\n` : ''}${bridgeText(
           bridge,
           rows.map((r) => r.role),
         )}`,

@@ -173,6 +173,11 @@ export function runDefaultsPathOf(root: string): string {
   return join(root, SWARM_DIR_NAME, 'run-defaults.json');
 }
 
+/** `ROOT/.swarmforge/web.json`: the running `baton web`'s pid, host and port (no token). */
+export function webRecordPathOf(root: string): string {
+  return join(root, SWARM_DIR_NAME, 'web.json');
+}
+
 /**
  * `ROOT/.swarmforge/claude-hooks.json`: Baton's hooks as a Claude Code settings file, which
  * `baton up` passes on each claude launch line (`--settings`), merged into the session's own.

@@ -18,6 +18,7 @@ import {
 } from '../project/daemonRecord.js';
 import { humanDuration, statusOf, unclaimedLine, type RoleStatus } from '../admin/status.js';
 import { readPanes, recordedSocketOf } from '../project/tmuxRecord.js';
+import { runningWebUrl } from '../project/webRecord.js';
 
 /** One role's line of the monitor. */
 export interface MonitorRole extends RoleStatus {
@@ -47,6 +48,8 @@ export interface MonitorView {
   daemon: DaemonStatus & { last_error: string | null; previous_run: PreviousRun | null };
   /** With a roster only (absent without one). */
   bridge?: BridgeView;
+  /** The address of the project's running `baton web`, without its token (docs/web.md §1). */
+  web: string | null;
   roles: MonitorRole[];
 }
 
@@ -121,7 +124,8 @@ export async function monitorView(
   const daemon = status.running
     ? { ...status, last_error: run.last_error, previous_run: null }
     : { ...status, last_error: null, previous_run: ran ? run : null };
-  return { at: new Date(now).toISOString(), daemon, ...(bridge ? { bridge } : {}), roles };
+  const web = runningWebUrl(root) ?? null;
+  return { at: new Date(now).toISOString(), daemon, ...(bridge ? { bridge } : {}), web, roles };
 }
 
 function ago(iso: string | null, now: number): string {
@@ -210,6 +214,7 @@ export function monitorText(view: MonitorView): string {
   const lines = [
     `Baton monitor  ${view.at}`,
     ...daemonLines(view.daemon, now),
+    ...(view.web ? [`web: ${view.web}`] : []),
     ...bridge,
     '',
     ...roleTable(view, now),

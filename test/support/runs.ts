@@ -154,6 +154,44 @@ export async function runAtReview(root: string): Promise<{ runId: string; token:
   return { runId, token };
 }
 
+/**
+ * A run waiting for its owner's approval: a committed change to `src.txt` after the start (so
+ * the checkpoint has a diff), reviewed with one non-blocking finding of each lane titled
+ * `title`. Returns its id.
+ */
+export async function runAtApproval(root: string, title = 'a small thing'): Promise<string> {
+  const runId = await startRun(root);
+  const token = await leaseFor(root, runId);
+  await runInProcess(root, ['stage-start', runId, 'implementation', '--lease', token]);
+  fs.writeFileSync(join(root, 'src.txt'), 'line one\n<b>bold</b> line two\n');
+  git(root, 'add', 'src.txt');
+  commitIn(root, 'the change');
+  await runInProcess(root, ['acceptance', runId, '--lease', token]);
+  const work = evidence(root, 'work.md', 'the work\n');
+  await runInProcess(root, [
+    'checkpoint',
+    runId,
+    'implementation',
+    '--artifact',
+    `${work}:work`,
+    '--lease',
+    token,
+  ]);
+  await runInProcess(root, [
+    'review',
+    runId,
+    '--cycle',
+    '1',
+    '--lane',
+    `structured=${laneFile(root, 'structured', 1, [`s-1 Minor ${title}`])}`,
+    '--lane',
+    `independent=${laneFile(root, 'independent', 1, [`i-1 Nit ${title}`])}`,
+    '--lease',
+    token,
+  ]);
+  return runId;
+}
+
 /** Every file below `dir` with its bytes (for byte-for-byte comparisons). */
 export function snapshotOf(dir: string): Map<string, string> {
   const out = new Map<string, string>();

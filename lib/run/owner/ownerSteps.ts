@@ -88,6 +88,13 @@ function changeRunAsOwner(
   change: (wf: Workflow, paths: RunPaths, now: Date) => ActionOutcome,
 ): Promise<ActionReport> {
   return changeRun(ctx, runId, (wf, paths, now) => {
+    const seen = ctx.seen;
+    if (
+      seen !== undefined &&
+      (seen.updatedAt !== wf.updated_at ||
+        seen.digests.join(',') !== wf.artifacts.map((a) => a.sha256).join(','))
+    )
+      fail('refused', 'the run changed since this page was loaded');
     const outcome = change(wf, paths, now);
     const after = outcome.workflow;
     if (after === undefined) return outcome;

@@ -18,6 +18,11 @@ export interface RunContext {
   now: () => Date;
   /** How an owner action reached Baton (runtime.md §11.7): the command line unless said. */
   channel?: 'cli' | 'web';
+  /**
+   * The record the owner decided on (web.md §3: the page's `updated_at` and the digests it
+   * showed): an owner action is refused, inside its lock, when the run differs from it.
+   */
+  seen?: { updatedAt: string; digests: string[] };
 }
 
 /**
