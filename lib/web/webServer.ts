@@ -9,7 +9,8 @@
 // 3. a POST also needs `Origin` equal to the page's own and the session's CSRF token in the
 //    form: else 403 and nothing changes;
 // 4. every answer carries a strict Content-Security-Policy (no inline script or style),
-//    nosniff, no referrer, no frames; every value shown is escaped (lib/web/html.ts).
+//    nosniff, referrers only to itself, no frames; every value shown is escaped
+//    (lib/web/html.ts).
 // Owner actions call the runtime's own steps with channel `web` and the record the page
 // showed (`seen`), so a run that changed since the page was loaded is refused in its lock.
 // Live updates: /events streams `change` events while a file under .swarmforge/ changes.
@@ -56,7 +57,9 @@ const SECURITY_HEADERS: Record<string, string> = {
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; " +
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
+  // Not no-referrer: under it a browser sends `Origin: null` with a form's POST, which the
+  // Origin check must refuse. same-origin still sends nothing to any other site.
+  'Referrer-Policy': 'same-origin',
   'X-Frame-Options': 'DENY',
   'Cache-Control': 'no-store',
 };
@@ -94,78 +97,82 @@ const ACTIONS: Record<
   },
 };
 
-/** Starts the page; resolves once it listens (rejects with the listen error, EADDRINUSE…). */
-export async function startWeb(options: WebOptions): Promise<WebServer> {
-  const token = randomBytes(16).toString('hex');
-  const sessions = new Map<string, { csrf: string }>();
-  const streams = new Set<() => void>();
-  let port = options.port;
-  const hostPart = options.host.includes(':') ? `[${options.host}]` : options.host;
-  const app = new Hono();
+/** What the requests share: the token, the sessions, the open event streams, the port. */
+interface WebState {
+  root: string;
+  token: string;
+  sessions: Map<string, { csrf: string }>;
+  streams: Set<() => void>;
+  /** `host:port` as a browser sends it (the port known once listening). */
+  hostPart: string;
+  port: number;
+}
 
-  app.use('*', async (c, next) => {
-    await next();
-    for (const [k, v] of Object.entries(SECURITY_HEADERS)) c.header(k, v);
-  });
-  app.use('*', async (c, next) => {
+/** web.md §4 in order: Host, then the session (set from ?token=), then a POST's Origin and CSRF. */
+function guard(state: WebState) {
+  return async (c: Context, next: () => Promise<void>) => {
     const host = c.req.header('host') ?? '';
-    if (host !== `${hostPart}:${port}` && host !== `localhost:${port}`)
+    if (host !== `${state.hostPart}:${state.port}` && host !== `localhost:${state.port}`)
       return c.text('misdirected request: this page answers only its own address\n', 421);
     const given = c.req.query('token');
     if (given !== undefined && c.req.method === 'GET') {
-      if (!tokenMatches(token, given)) return c.text('wrong token\n', 401);
+      if (!tokenMatches(state.token, given)) return c.text('wrong token\n', 401);
       const sid = randomBytes(16).toString('hex');
-      sessions.set(sid, { csrf: randomBytes(16).toString('hex') });
+      state.sessions.set(sid, { csrf: randomBytes(16).toString('hex') });
       setCookie(c, COOKIE, sid, { httpOnly: true, sameSite: 'Strict', path: '/' });
       return c.redirect(new URL(c.req.url).pathname, 303);
     }
-    const session = sessions.get(getCookie(c, COOKIE) ?? '');
+    const session = state.sessions.get(getCookie(c, COOKIE) ?? '');
     if (session === undefined)
       return c.text('no session: open the address baton web printed\n', 401);
     c.set('csrf' as never, session.csrf as never);
     if (c.req.method === 'POST') {
-      const origin = c.req.header('origin');
-      if (origin !== `http://${host}`) return c.text('refused: not from this page\n', 403);
+      if (c.req.header('origin') !== `http://${host}`)
+        return c.text('refused: not from this page\n', 403);
       const form = await c.req.parseBody();
       if (form.csrf !== session.csrf) return c.text('refused: no valid form token\n', 403);
     }
     return next();
-  });
+  };
+}
 
-  const csrfOf = (c: Context) => c.get('csrf' as never) as unknown as string;
-  const html = (c: Context, title: string, body: Markup, status = 200) =>
-    c.html(page(title, body), status as 200);
-  const notFound = (c: Context) => html(c, 'Not found', pageNotFound(), 404);
+const csrfOf = (c: Context) => c.get('csrf' as never) as unknown as string;
+const html = (c: Context, title: string, body: Markup, status = 200) =>
+  c.html(page(title, body), status as 200);
+const notFound = (c: Context) => html(c, 'Not found', pageNotFound(), 404);
 
-  app.get('/assets/live.js', (c) =>
-    c.body(LIVE_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }),
-  );
-  app.get('/assets/style.css', (c) =>
-    c.body(STYLE_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }),
-  );
-  app.get('/', (c) => html(c, 'Swarm', swarmPage(options.root)));
-  app.get('/runs', (c) => html(c, 'Runs', runsList(options.root)));
+/** The pages and assets (GET). */
+function addPages(app: Hono, root: string): void {
+  const asset = (body: string, type: string) => (c: Context) =>
+    c.body(body, 200, { 'Content-Type': `${type}; charset=utf-8` });
+  app.get('/assets/live.js', asset(LIVE_JS, 'text/javascript'));
+  app.get('/assets/style.css', asset(STYLE_CSS, 'text/css'));
+  app.get('/favicon.ico', (c) => c.body(null, 204));
+  app.get('/', (c) => html(c, 'Swarm', swarmPage(root)));
+  app.get('/runs', (c) => html(c, 'Runs', runsList(root)));
   app.get('/runs/:id', (c) => {
-    const wf = runOfId(options.root, c.req.param('id'));
-    return wf === undefined
-      ? notFound(c)
-      : html(c, wf.run_id, runPage(options.root, wf, csrfOf(c)));
+    const wf = runOfId(root, c.req.param('id'));
+    return wf === undefined ? notFound(c) : html(c, wf.run_id, runPage(root, wf, csrfOf(c)));
   });
-  app.get('/reviews', (c) => html(c, 'Reviews', reviewsPage(options.root)));
+  app.get('/reviews', (c) => html(c, 'Reviews', reviewsPage(root)));
   app.get('/handoffs/:role/:id', async (c) => {
-    const body = await handoffPage(options.root, c.req.param('role'), c.req.param('id'));
+    const body = await handoffPage(root, c.req.param('role'), c.req.param('id'));
     return body === undefined ? notFound(c) : html(c, 'Handoff', body);
   });
+}
+
+/** The owner's actions (POST, past the guard): the runtime's step, or its refusal (409). */
+function addActions(app: Hono, root: string): void {
   app.post('/runs/:id/:action', async (c) => {
     const id = c.req.param('id');
     const act = ACTIONS[c.req.param('action')];
-    if (runOfId(options.root, id) === undefined || act === undefined) return notFound(c);
+    if (runOfId(root, id) === undefined || act === undefined) return notFound(c);
     const form = Object.fromEntries(
       Object.entries(await c.req.parseBody()).map(([k, v]) => [k, String(v)]),
     );
     const ctx: RunContext = {
-      root: options.root,
-      cwd: options.root,
+      root,
+      cwd: root,
       env: process.env,
       user: currentOwner(),
       now: () => new Date(),
@@ -179,17 +186,20 @@ export async function startWeb(options: WebOptions): Promise<WebServer> {
       await act(ctx, id, form);
     } catch (err) {
       if (!(err instanceof CommandFailure)) throw err;
-      const now = runOfId(options.root, id)!;
-      const message = err.lines.join(' ');
-      return html(c, now.run_id, runPage(options.root, now, csrfOf(c), message), 409);
+      const now = runOfId(root, id)!;
+      return html(c, now.run_id, runPage(root, now, csrfOf(c), err.lines.join(' ')), 409);
     }
     return c.redirect(`/runs/${id}`, 303);
   });
+}
+
+/** /events: a `change` event (at most one per 100 ms) while a file under .swarmforge/ changes. */
+function addEvents(app: Hono, state: WebState): void {
   app.get('/events', (c) =>
     streamSSE(c, async (stream) => {
       let pending: NodeJS.Timeout | undefined;
       let n = 0;
-      const watcher = fs.watch(swarmDirOf(options.root), { recursive: true }, () => {
+      const watcher = fs.watch(swarmDirOf(state.root), { recursive: true }, () => {
         pending ??= setTimeout(() => {
           pending = undefined;
           void stream.writeSSE({ event: 'change', data: String(++n) });
@@ -197,18 +207,38 @@ export async function startWeb(options: WebOptions): Promise<WebServer> {
       });
       await new Promise<void>((done) => {
         const end = () => {
-          streams.delete(end);
+          state.streams.delete(end);
           clearTimeout(pending);
           watcher.close();
           done();
         };
-        streams.add(end);
+        state.streams.add(end);
         stream.onAbort(end);
       });
     }),
   );
-  app.notFound(notFound);
+}
 
+/** Starts the page; resolves once it listens (rejects with the listen error, EADDRINUSE…). */
+export async function startWeb(options: WebOptions): Promise<WebServer> {
+  const state: WebState = {
+    root: options.root,
+    token: randomBytes(16).toString('hex'),
+    sessions: new Map(),
+    streams: new Set(),
+    hostPart: options.host.includes(':') ? `[${options.host}]` : options.host,
+    port: options.port,
+  };
+  const app = new Hono();
+  app.use('*', async (c, next) => {
+    await next();
+    for (const [k, v] of Object.entries(SECURITY_HEADERS)) c.header(k, v);
+  });
+  app.use('*', guard(state));
+  addPages(app, options.root);
+  addActions(app, options.root);
+  addEvents(app, state);
+  app.notFound(notFound);
   const server = createAdaptorServer({ fetch: app.fetch, hostname: options.host });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -217,13 +247,13 @@ export async function startWeb(options: WebOptions): Promise<WebServer> {
       resolve();
     });
   });
-  port = (server.address() as AddressInfo).port;
+  state.port = (server.address() as AddressInfo).port;
   return {
-    url: `http://${hostPart}:${port}/?token=${token}`,
-    port,
+    url: `http://${state.hostPart}:${state.port}/?token=${state.token}`,
+    port: state.port,
     close: () =>
       new Promise<void>((resolve) => {
-        for (const end of [...streams]) end();
+        for (const end of [...state.streams]) end();
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       }),

@@ -1,4 +1,4 @@
-// lib/adapters/natsServer.ts against a real nats-server (installed by scripts/ensureNatsServer.mjs):
+// lib/adapters/natsServer.ts against a real nats-server (installed by scripts/ensureTestTools.mjs):
 // up and healthy, already up, a busy port (found before spawning, and said by the server
 // itself), a failed start quoting the log, down with and without escalation, stale pid
 // files, a SIGKILLed server started again; and test/support/nats.ts. Every test kills

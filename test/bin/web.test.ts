@@ -5,65 +5,13 @@
 // command's own edges (port 0 and in use, loopback only, refused from an agent's pane,
 // SIGTERM, web.json for status). The same page in a real browser: web_browser.test.ts.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import { join } from 'node:path';
-import { BIN_DIR, runBin } from '../support/project.js';
+import { runBin } from '../support/project.js';
+import { request, startWeb, type Web } from '../support/web.js';
 import { makeRunRepo, runAtApproval, runDirOf, snapshotOf } from '../support/runs.js';
-
-/** One HTTP exchange, every header under our control (Host included). */
-function request(
-  port: number,
-  o: { method?: string; path: string; headers?: Record<string, string>; body?: string },
-): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: o.method ?? 'GET',
-        path: o.path,
-        headers: { host: `127.0.0.1:${port}`, ...o.headers },
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (body += d));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end(o.body);
-  });
-}
-
-/** A started `baton web`: its child, address and token. */
-interface Web {
-  child: ChildProcess;
-  port: number;
-  url: string;
-  token: string;
-}
-
-async function startWeb(root: string, args: string[] = []): Promise<Web> {
-  const child = spawn(process.execPath, [join(BIN_DIR, 'baton.js'), 'web', '--json', ...args], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.setEncoding('utf8');
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d: string) => {
-      out += d;
-      if (out.includes('\n')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`baton web exited ${code}`)));
-  });
-  const { url, port } = JSON.parse(out) as { url: string; port: number };
-  return { child, port, url, token: new URL(url).searchParams.get('token')! };
-}
 
 describe('baton web over HTTP (built bin)', function () {
   this.timeout(60_000);
@@ -141,7 +89,7 @@ describe('baton web over HTTP (built bin)', function () {
     );
     assert.doesNotMatch(String(r.headers['content-security-policy']), /unsafe/);
     assert.equal(r.headers['x-content-type-options'], 'nosniff');
-    assert.equal(r.headers['referrer-policy'], 'no-referrer');
+    assert.equal(r.headers['referrer-policy'], 'same-origin');
     assert.ok(!r.body.includes('<script>alert'), 'no agent script in the page');
     assert.ok(!r.body.includes('<img src=x'));
     assert.ok(r.body.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));

@@ -159,11 +159,15 @@ export async function runAtReview(root: string): Promise<{ runId: string; token:
  * the checkpoint has a diff), reviewed with one non-blocking finding of each lane titled
  * `title`. Returns its id.
  */
-export async function runAtApproval(root: string, title = 'a small thing'): Promise<string> {
-  const runId = await startRun(root);
+export async function runAtApproval(
+  root: string,
+  title = 'a small thing',
+  request = 'req-1',
+): Promise<string> {
+  const runId = await startRun(root, [], request);
   const token = await leaseFor(root, runId);
   await runInProcess(root, ['stage-start', runId, 'implementation', '--lease', token]);
-  fs.writeFileSync(join(root, 'src.txt'), 'line one\n<b>bold</b> line two\n');
+  fs.writeFileSync(join(root, 'src.txt'), `line one\n<b>bold</b> line two\n${request}\n`);
   git(root, 'add', 'src.txt');
   commitIn(root, 'the change');
   await runInProcess(root, ['acceptance', runId, '--lease', token]);
