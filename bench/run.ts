@@ -1,7 +1,7 @@
 // Entry point of `npm run bench`: start-up, claim, swarm_handoff and handoffd figures, each
 // a ratio to a baseline measured in the same run, then one summary table. Expects the bins
 // built. Arguments name sections to run (startup claim handoff latency throughput idle
-// wake review teachers runs hooks controller bridge; bridge needs nats-server on the PATH);
+// wake review teachers runs hooks controller bridge web; bridge needs nats-server on the PATH);
 // none runs them all. bench/figures/ holds one file per figure of docs/performance.md's
 // section (named after its section), bench/support/ the code they share.
 import * as fs from 'node:fs';
@@ -21,6 +21,7 @@ import { benchStartup } from './figures/startup.js';
 import { benchTeachers } from './figures/teachers.js';
 import { benchThroughput } from './figures/throughput.js';
 import { benchWake } from './figures/wake.js';
+import { benchWeb } from './figures/web.js';
 import { printHeading, printTable, type Figure } from './support/report.js';
 import { msSince } from './support/stats.js';
 
@@ -38,6 +39,7 @@ const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   hooks: benchHooks,
   controller: benchController,
   bridge: benchBridge,
+  web: benchWeb,
 };
 
 function load(): string {

@@ -13,6 +13,7 @@ import { readPhase } from '../run/controller/controllerPhase.js';
 import { redactSecrets } from '../run/gates/redact.js';
 import { readWorkflow, runIdsOf } from '../run/record/runStore.js';
 import { isTerminal, RUN_ID_PATTERN, type Workflow } from '../run/record/workflow.js';
+import { runPathsOf, type RunPaths } from '../project/layout.js';
 import { h, type Markup } from './html.js';
 
 /** A diff is shown for at most this many files, each at most this many bytes. */
@@ -72,8 +73,7 @@ function findingsSection(wf: Workflow): Markup {
   )}`;
 }
 
-function artifactsSection(root: string, wf: Workflow): Markup {
-  const { paths } = readWorkflow(root, wf.run_id);
+function artifactsSection(paths: RunPaths, wf: Workflow): Markup {
   const bad = new Map(checkArtifacts(paths, wf.artifacts).bad.map((b) => [b.path, b.problem]));
   return h`<h2>Artifacts</h2><table><tr><th>path</th><th>type</th><th>producer</th>
 <th>sha256</th><th>intact</th></tr>${wf.artifacts.map(
@@ -85,8 +85,7 @@ function artifactsSection(root: string, wf: Workflow): Markup {
 }
 
 /** The acceptance artifacts' text, each bounded (already redacted when written). */
-function acceptanceSection(root: string, wf: Workflow): Markup {
-  const { paths } = readWorkflow(root, wf.run_id);
+function acceptanceSection(paths: RunPaths, wf: Workflow): Markup {
   const runs = wf.artifacts.filter(
     (a) => a.type === 'acceptance' || a.type === 'validation-failure',
   );
@@ -103,53 +102,75 @@ function acceptanceSection(root: string, wf: Workflow): Markup {
   })}`;
 }
 
+/** Each file's diff between two commits: [path, its hunks], in git's order. */
+type FileDiffs = [string, string][];
+
+/** Diffs already made: two commits' diff never changes, and a live page renders again often. */
+const diffCache = new Map<string, FileDiffs>();
+const DIFF_CACHE_ENTRIES = 8;
+
+/**
+ * The diff of two commits per file (two git calls: the names, then the whole diff, split at
+ * each `diff --git` in the same order), kept for the next render.
+ */
+function fileDiffsOf(repo: string, base: string, current: string): FileDiffs {
+  const key = `${repo}\0${base}\0${current}`;
+  const cached = diffCache.get(key);
+  if (cached !== undefined) return cached;
+  const names = runGit(repo, ['diff', '--name-only', '-z', base, current], { untrimmed: true })
+    .split('\0')
+    .filter(Boolean);
+  const whole = runGit(repo, ['diff', '--no-color', '--no-ext-diff', base, current], {
+    untrimmed: true,
+  });
+  const chunks = whole.split(/^diff --git /m).slice(1);
+  const diffs: FileDiffs = names.map((name, i) => {
+    // The hunks only: git's header lines (index, mode, ---, +++) are said by the title.
+    const lines = (chunks[i] ?? '').split('\n');
+    const first = lines.findIndex((l) => l.startsWith('@@'));
+    return [name, first < 0 ? lines.slice(1).join('\n') : lines.slice(first).join('\n')];
+  });
+  if (diffCache.size >= DIFF_CACHE_ENTRIES) diffCache.delete(diffCache.keys().next().value!);
+  diffCache.set(key, diffs);
+  return diffs;
+}
+
+/** One file's diff, each line marked as added or removed. */
+function fileDiff(file: string, text: string): Markup {
+  if (Buffer.byteLength(text) > DIFF_FILE_BYTES)
+    return h`<h3>${file}</h3><p>Larger than 1 MiB: not shown.</p>`;
+  return h`<h3>${file}</h3><pre class="diff">${text
+    .split('\n')
+    .map((line) =>
+      line.startsWith('+')
+        ? h`<span class="diff-add">${line}</span>\n`
+        : line.startsWith('-')
+          ? h`<span class="diff-del">${line}</span>\n`
+          : h`${line}\n`,
+    )}</pre>`;
+}
+
 /** The diff of the last checkpoint (base..current), per file, bounded. */
 function diffSection(wf: Workflow): Markup {
   if (wf.base_commit === wf.current_commit) return h`<h2>Diff</h2><p>No checkpoint yet.</p>`;
-  let files: string[];
+  const range = `${wf.base_commit.slice(0, 12)}..${wf.current_commit.slice(0, 12)}`;
+  let diffs: FileDiffs;
   try {
-    files = runGit(wf.repo_root, ['diff', '--name-only', '-z', wf.base_commit, wf.current_commit], {
-      untrimmed: true,
-    })
-      .split('\0')
-      .filter(Boolean);
+    diffs = fileDiffsOf(wf.repo_root, wf.base_commit, wf.current_commit);
   } catch {
-    return h`<h2>Diff</h2><p class="bad">git could not diff ${wf.base_commit.slice(0, 12)}..${wf.current_commit.slice(0, 12)}</p>`;
+    return h`<h2>Diff</h2><p class="bad">git could not diff ${range}</p>`;
   }
-  const shown = files.slice(0, DIFF_FILES);
-  const listed = files.slice(DIFF_FILES);
-  return h`<h2>Diff ${wf.base_commit.slice(0, 12)}..${wf.current_commit.slice(0, 12)}</h2>${shown.map(
-    (file) => {
-      let text = runGit(wf.repo_root, ['diff', wf.base_commit, wf.current_commit, '--', file], {
-        untrimmed: true,
-      });
-      if (Buffer.byteLength(text) > DIFF_FILE_BYTES)
-        return h`<h3>${file}</h3><p>Larger than 1 MiB: not shown.</p>`;
-      // The hunks only: git's header lines (diff, index, mode, ---, +++) are said by the title.
-      const lines = text.split('\n');
-      text = lines
-        .slice(
-          Math.max(
-            0,
-            lines.findIndex((l) => l.startsWith('@@')),
-          ),
-        )
-        .join('\n');
-      return h`<h3>${file}</h3><pre class="diff">${text
-        .split('\n')
-        .map((line) =>
-          line.startsWith('+')
-            ? h`<span class="diff-add">${line}</span>\n`
-            : line.startsWith('-')
-              ? h`<span class="diff-del">${line}</span>\n`
-              : h`${line}\n`,
-        )}</pre>`;
-    },
-  )}${listed.length > 0 ? h`<p>Not shown (beyond ${DIFF_FILES} files):</p><ul>${listed.map((f) => h`<li>${f}</li>`)}</ul>` : ''}`;
+  const listed = diffs.slice(DIFF_FILES);
+  return h`<h2>Diff ${range}</h2>${diffs
+    .slice(0, DIFF_FILES)
+    .map(([file, text]) => fileDiff(file, text))}${
+    listed.length > 0
+      ? h`<p>Not shown (beyond ${DIFF_FILES} files):</p><ul>${listed.map(([f]) => h`<li>${f}</li>`)}</ul>`
+      : ''
+  }`;
 }
 
-function awaitingSection(root: string, wf: Workflow): Markup {
-  const { paths } = readWorkflow(root, wf.run_id);
+function awaitingSection(paths: RunPaths): Markup {
   const awaiting = fs.existsSync(paths.phase) ? (readPhase(paths).awaiting ?? []) : [];
   if (awaiting.length === 0) return h`<h2>The controller awaits</h2><p>Nothing.</p>`;
   return h`<h2>The controller awaits</h2><ul>${awaiting.map(
@@ -191,6 +212,7 @@ function actionsSection(wf: Workflow, csrf: string): Markup {
 
 /** A run's page (`notice`: an action's outcome or refusal, shown above it). */
 export function runPage(root: string, wf: Workflow, csrf: string, notice?: string): Markup {
+  const paths = runPathsOf(root, wf.run_id);
   return h`${notice === undefined ? '' : h`<p class="notice" id="notice">${notice}</p>`}
 <h1>Run ${wf.run_id}</h1>
 <table><tr><th>request</th><td>${wf.request_id}</td></tr>
@@ -205,10 +227,10 @@ ${wf.block_reason === null ? '' : h`<tr><th>blocked</th><td class="bad">${wf.blo
 </table>
 ${actionsSection(wf, csrf)}
 ${findingsSection(wf)}
-${acceptanceSection(root, wf)}
-${artifactsSection(root, wf)}
+${acceptanceSection(paths, wf)}
+${artifactsSection(paths, wf)}
 ${diffSection(wf)}
-${awaitingSection(root, wf)}
+${awaitingSection(paths)}
 <h2>Timeline</h2><table><tr><th>at</th><th>actor</th><th>action</th><th>from → to</th><th>detail</th></tr>
 ${wf.history.map(
   (e) =>
