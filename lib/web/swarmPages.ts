@@ -2,22 +2,54 @@
 // monitor` and `baton review list` read, shown as HTML; a single handoff read-only. Ids in
 // URLs are checked against their patterns and the project's roles before any file is read;
 // a handoff is read without following a symlink.
+import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { bridgeLines, bridgeViewOf } from '../admin/bridgeView.js';
+import { doctor } from '../admin/doctor.js';
 import { statusOf } from '../admin/status.js';
 import { readAgentReport } from '../project/agentObservation.js';
 import { daemonStatus } from '../project/daemonRecord.js';
-import { mailboxOf } from '../project/layout.js';
+import { mailboxOf, reviewPathsOf } from '../project/layout.js';
 import { readPanes } from '../project/tmuxRecord.js';
 import { readRoles } from '../handoff/roles.js';
 import { itemNamesIn, readItem } from '../queue/index.js';
+import { isSafeBeadName } from '../review/bookbag/beads.js';
 import { listBookbags } from '../review/bookbag/listBookbags.js';
+import { loadBookbag } from '../review/bookbag/store.js';
 import { h, type Markup } from './html.js';
 
 /** A handoff id: `<tsid>_<seq>_from_<sender>`. */
 const HANDOFF_ID = /^[0-9]{8}T[0-9]{6}Z_[0-9]{6,}_from_[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-/** The swarm: each role's queue and observed agent, and handoffd. */
-export function swarmPage(root: string): Markup {
+/** What `baton doctor` would report (problems, then warnings), each with its remedy. */
+async function doctorSection(root: string): Promise<Markup> {
+  let report;
+  try {
+    report = await doctor(root, false);
+  } catch (err) {
+    return h`<h2>Problems</h2><p class="bad">${(err as Error).message.split('\n')[0]}</p>`;
+  }
+  const all = [...report.findings, ...(report.warnings ?? [])];
+  if (all.length === 0) return h`<h2>Problems</h2><p class="ok">None (baton doctor).</p>`;
+  return h`<h2>Problems</h2><table><tr><th>where</th><th>problem</th><th>remedy</th></tr>${all.map(
+    (f) =>
+      h`<tr><td>${f.role ?? f.path}</td><td class="bad">${f.problem}</td><td>${f.remedy}</td></tr>`,
+  )}</table>`;
+}
+
+/** The bridge as status shows it, with a roster only. */
+function bridgeSection(root: string): Markup {
+  try {
+    const view = bridgeViewOf(root);
+    if (view === undefined) return h``;
+    return h`<h2>Bridge</h2><pre>${bridgeLines(view, []).join('\n')}</pre>`;
+  } catch (err) {
+    return h`<h2>Bridge</h2><p class="bad">${(err as Error).message.split('\n')[0]}</p>`;
+  }
+}
+
+/** The swarm: each role's queue and observed agent, handoffd, the bridge, doctor's problems. */
+export async function swarmPage(root: string): Promise<Markup> {
   let rows: Markup[] = [];
   let problem = '';
   try {
@@ -37,7 +69,8 @@ export function swarmPage(root: string): Markup {
 <p>handoffd: ${d.running ? `running, pid ${d.pid}, last pass ${d.last_pass_at}, delivered ${d.delivered}, failed ${d.failed}, errors ${d.errors}` : 'not running'}</p>
 ${problem ? h`<p class="bad">${problem}</p>` : ''}
 <table><tr><th>role</th><th>mode</th><th>pane</th><th>agent</th><th>new</th><th>in process</th>
-<th>completed</th><th>failed</th><th>problem</th></tr>${rows}</table>`;
+<th>completed</th><th>failed</th><th>problem</th></tr>${rows}</table>
+${bridgeSection(root)}${await doctorSection(root)}`;
 }
 
 /** The review stage's bookbags. */
@@ -48,10 +81,45 @@ export function reviewsPage(root: string): Markup {
       ? h`<p>No bookbags.</p>`
       : h`<table><tr><th>bead</th><th>state</th><th>CTO</th><th>COO</th><th>accepted</th>
 <th>archived</th></tr>${bags.map(
-          (b) => h`<tr><td>${b.bead}</td><td>${b.state}</td><td>${String(b.cto_verdict)}</td>
+          (
+            b,
+          ) => h`<tr><td><a href="/reviews/${b.bead}">${b.bead}</a></td><td>${b.state}</td><td>${String(b.cto_verdict)}</td>
 <td>${String(b.coo_verdict)}</td><td>${b.accepted ? 'yes' : ''}</td><td>${b.archived ? 'yes' : ''}</td></tr>`,
         )}</table>`
   }`;
+}
+
+/** One bookbag (`/reviews/<bead>`): verdicts, scores, each lens's findings, its invariants' problems. */
+export function bookbagPage(root: string, bead: string): Markup | undefined {
+  if (!isSafeBeadName(bead)) return undefined;
+  const paths = reviewPathsOf(root);
+  let loaded;
+  for (const dir of [paths.bookbags, paths.archive]) {
+    const path = join(dir, `${bead}.json`);
+    if (!fs.existsSync(path) || fs.lstatSync(path).isSymbolicLink()) continue;
+    try {
+      loaded = loadBookbag(path);
+    } catch {
+      return undefined;
+    }
+    break;
+  }
+  if (loaded === undefined) return undefined;
+  const { bag, problems } = loaded;
+  const lens = (
+    name: 'cto' | 'coo',
+  ) => h`<h2>${name.toUpperCase()}: ${bag[`${name}_verdict`] || 'no verdict yet'}${
+    bag[`${name}_score`] === null ? '' : `, score ${bag[`${name}_score`]}`
+  }</h2><p>${bag[`${name}_summary`]}</p><table><tr><th>severity</th><th>section</th><th>finding</th>
+<th>where</th></tr>${bag[`${name}_findings`].map(
+    (f) =>
+      h`<tr><td>${f.severity}</td><td>${f.section}</td><td>${f.description}</td><td>${f.citation ?? ''}</td></tr>`,
+  )}</table>`;
+  return h`<h1>Bookbag ${bag.bead}</h1><table><tr><th>state</th><td>${bag.state}</td></tr>
+<tr><th>task</th><td>${bag.task}</td></tr><tr><th>student</th><td>${bag.student}</td></tr>
+<tr><th>accepted</th><td>${bag.accepted ? 'yes' : 'no'}</td></tr></table>
+${problems.length > 0 ? h`<h2>Invariants</h2><ul>${problems.map((p) => h`<li class="bad">${p}</li>`)}</ul>` : ''}
+${lens('cto')}${lens('coo')}`;
 }
 
 /** One handoff of `role` (queued, in process, completed, sent or failed), or undefined. */

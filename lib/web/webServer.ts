@@ -35,7 +35,7 @@ import {
 import { LIVE_JS, STYLE_CSS } from './assets.js';
 import { h, page, type Markup } from './html.js';
 import { runOfId, runPage, runsList } from './runPages.js';
-import { handoffPage, reviewsPage, swarmPage } from './swarmPages.js';
+import { bookbagPage, handoffPage, reviewsPage, swarmPage } from './swarmPages.js';
 
 /** What `baton web` serves and where. */
 export interface WebOptions {
@@ -148,13 +148,17 @@ function addPages(app: Hono, root: string): void {
   app.get('/assets/live.js', asset(LIVE_JS, 'text/javascript'));
   app.get('/assets/style.css', asset(STYLE_CSS, 'text/css'));
   app.get('/favicon.ico', (c) => c.body(null, 204));
-  app.get('/', (c) => html(c, 'Swarm', swarmPage(root)));
+  app.get('/', async (c) => html(c, 'Swarm', await swarmPage(root)));
   app.get('/runs', (c) => html(c, 'Runs', runsList(root)));
   app.get('/runs/:id', (c) => {
     const wf = runOfId(root, c.req.param('id'));
     return wf === undefined ? notFound(c) : html(c, wf.run_id, runPage(root, wf, csrfOf(c)));
   });
   app.get('/reviews', (c) => html(c, 'Reviews', reviewsPage(root)));
+  app.get('/reviews/:bead', (c) => {
+    const body = bookbagPage(root, c.req.param('bead'));
+    return body === undefined ? notFound(c) : html(c, 'Bookbag', body);
+  });
   app.get('/handoffs/:role/:id', async (c) => {
     const body = await handoffPage(root, c.req.param('role'), c.req.param('id'));
     return body === undefined ? notFound(c) : html(c, 'Handoff', body);

@@ -9,7 +9,10 @@ import { once } from 'node:events';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import { join } from 'node:path';
-import { runBin } from '../support/project.js';
+import { reviewPathsOf } from '../../lib/project/layout.js';
+import { itemNamesIn } from '../../lib/queue/index.js';
+import { BEAD, bookbagIn, finding, makeReviewProject } from '../support/bookbags.js';
+import { placeItem, runBin, type Project } from '../support/project.js';
 import { request, startWeb, type Web } from '../support/web.js';
 import { makeRunRepo, runAtApproval, runDirOf, snapshotOf } from '../support/runs.js';
 
@@ -235,5 +238,59 @@ describe('baton web: the command (built bin)', function () {
     await ended;
     assert.equal(code, 0);
     assert.equal(fs.existsSync(record), false);
+  });
+});
+
+describe('baton web: the swarm, a bookbag and a handoff (built bin)', function () {
+  this.timeout(60_000);
+  const HOSTILE = '<script>alert(9)</script><img src=x onerror=alert(8)>';
+  let project: Project;
+  let web: Web;
+  let cookie: string;
+  before(async () => {
+    project = makeReviewProject();
+    const bag = bookbagIn('CTO_REVIEWED', { cto: [finding('HIGH', 'security', HOSTILE)] });
+    const bags = reviewPathsOf(project.root).bookbags;
+    fs.mkdirSync(bags, { recursive: true });
+    fs.writeFileSync(join(bags, `${BEAD}.json`), JSON.stringify(bag));
+    await placeItem(project.box('coder').inboxNew, { to: 'coder' }, `${HOSTILE}\n`);
+    fs.writeFileSync(join(project.box('QA').inboxNew, '50_broken.handoff'), `${HOSTILE}\n`, {
+      mode: 0o600,
+    });
+    web = await startWeb(project.root, ['--port', '0']);
+    const opened = await request(web.port, { path: `/?token=${web.token}` });
+    cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+  });
+  after(async () => {
+    web.child.kill('SIGTERM');
+    await once(web.child, 'exit');
+    project.cleanup();
+  });
+  const get = (path: string) => request(web.port, { path, headers: { cookie } });
+
+  it('the swarm page lists the roles and what baton doctor would report, with its remedy', async () => {
+    const r = await get('/');
+    assert.equal(r.status, 200);
+    for (const role of ['coder', 'rev-cto', 'rev-coo', 'QA'])
+      assert.ok(r.body.includes(`<td>${role}</td>`));
+    assert.match(r.body, /<h2>Problems<\/h2>/);
+    assert.match(r.body, /unusable item: unreadable header line/, 'doctor sees the broken item');
+    assert.match(r.body, /readers skip it: give it a readable header/, 'with its remedy');
+    assert.ok(!r.body.includes('<script>alert'), "the item's text is escaped there too");
+  });
+
+  it('a bookbag and a handoff show what agents wrote as text', async () => {
+    const bag = await get(`/reviews/${BEAD}`);
+    assert.equal(bag.status, 200);
+    assert.ok(bag.body.includes('&lt;script&gt;alert(9)&lt;/script&gt;'));
+    assert.ok(!bag.body.includes('<script>alert') && !bag.body.includes('<img src=x'));
+    assert.match((await get('/reviews')).body, new RegExp(`href="/reviews/${BEAD}"`));
+    const id = itemNamesIn(project.box('coder').inboxNew)[0]!.replace(/^\d+_|_to_.*$/g, '');
+    const handoff = await get(`/handoffs/coder/${id}`);
+    assert.equal(handoff.status, 200);
+    assert.ok(handoff.body.includes('&lt;img src=x onerror=alert(8)&gt;'));
+    assert.ok(!handoff.body.includes('<img src=x'));
+    assert.equal((await get('/reviews/..%2F..%2Fetc%2Fpasswd')).status, 404);
+    assert.equal((await get(`/handoffs/nobody/${id}`)).status, 404);
   });
 });
