@@ -48,8 +48,8 @@ const FLOOR = ['fsx', 'proc', 'findings'];
  * (agent semantics) on project; admin (init, status, doctor) on handoff; the daemon and the
  * launcher are siblings that never import each other, nor do review and run (lib/cli, which
  * may import anything, wires them together); the agent hooks read the queue and the run
- * records and import nothing that runs anything; the web page reads what status, the runs
- * and the reviews read and calls the runtime's owner steps; the scripted agents and demo swarms sit
+ * records and import nothing that runs anything; the web page reads what status, the monitor,
+ * the runs and the reviews read and calls the runtime's owner steps; the scripted agents and demo swarms sit
  * above the stages they play; the adapters import only the floor. A lib folder missing
  * from this table is a violation until it is added.
  */
@@ -68,7 +68,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   review: [...FLOOR, 'admin', 'handoff', 'project', 'queue', 'adapters'],
   run: [...FLOOR, 'admin', 'handoff', 'project', 'queue', 'adapters'],
   hooks: [...FLOOR, 'run', 'handoff', 'project', 'queue'],
-  web: [...FLOOR, 'run', 'review', 'admin', 'handoff', 'project', 'queue'],
+  web: [...FLOOR, 'swarm', 'run', 'review', 'admin', 'handoff', 'project', 'queue', 'adapters'],
   scripted: [
     ...FLOOR,
     'swarm',

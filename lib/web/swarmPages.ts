@@ -4,18 +4,17 @@
 // a handoff is read without following a symlink.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { bridgeLines, bridgeViewOf } from '../admin/bridgeView.js';
+import { bridgeLines, type BridgeView } from '../admin/bridgeView.js';
 import { doctor } from '../admin/doctor.js';
-import { statusOf } from '../admin/status.js';
 import { readAgentReport } from '../project/agentObservation.js';
 import { daemonStatus } from '../project/daemonRecord.js';
 import { mailboxOf, reviewPathsOf } from '../project/layout.js';
-import { readPanes } from '../project/tmuxRecord.js';
 import { readRoles } from '../handoff/roles.js';
 import { itemNamesIn, readItem } from '../queue/index.js';
 import { isSafeBeadName } from '../review/bookbag/beads.js';
 import { listBookbags } from '../review/bookbag/listBookbags.js';
 import { loadBookbag } from '../review/bookbag/store.js';
+import { monitorView, type MonitorView } from '../swarm/monitor.js';
 import { h, type Markup } from './html.js';
 
 /** A handoff id: `<tsid>_<seq>_from_<sender>`. */
@@ -38,39 +37,41 @@ async function doctorSection(root: string): Promise<Markup> {
 }
 
 /** The bridge as status shows it, with a roster only. */
-function bridgeSection(root: string): Markup {
-  try {
-    const view = bridgeViewOf(root);
-    if (view === undefined) return h``;
-    return h`<h2>Bridge</h2><pre>${bridgeLines(view, []).join('\n')}</pre>`;
-  } catch (err) {
-    return h`<h2>Bridge</h2><p class="bad">${(err as Error).message.split('\n')[0]}</p>`;
-  }
+function bridgeSection(view: BridgeView | undefined): Markup {
+  if (view === undefined) return h``;
+  return h`<h2>Bridge</h2><pre>${bridgeLines(view, []).join('\n')}</pre>`;
 }
 
 /** The swarm: each role's queue and observed agent, handoffd, the bridge, doctor's problems. */
 export async function swarmPage(root: string): Promise<Markup> {
-  let rows: Markup[] = [];
+  let view: MonitorView | undefined;
   let problem = '';
   try {
-    const panes = readPanes(root);
-    rows = statusOf(root).map((r) => {
-      const agent = readAgentReport(root, r.role);
-      return h`<tr><td>${r.role}</td><td>${r.mode}</td><td>${panes.get(r.role) ?? ''}</td>
-<td>${agent ? `${agent.state} since ${agent.at}` : 'unknown'}</td><td>${r.new}</td>
-<td>${r.in_process}</td><td>${r.completed}</td><td>${r.failed}</td>
-<td>${r.rewakes_spent ? `unclaimed for ${r.unclaimed_min} min` : ''}</td></tr>`;
-    });
+    view = await monitorView(root);
   } catch (err) {
     problem = (err as Error).message.split('\n')[0]!;
   }
+  const rows = (view?.roles ?? []).map((r) => {
+    const agent = readAgentReport(root, r.role);
+    const node =
+      view?.bridge === undefined
+        ? ''
+        : (view.bridge.remote_roles[r.role] ?? view.bridge.node ?? '');
+    return h`<tr><td>${r.role}</td><td>${node}</td><td>${r.mode}</td>
+<td>${r.pane ?? ''} ${r.pane_state}</td>
+<td>${agent ? `${agent.state} since ${agent.at}` : 'unknown'}</td><td>${r.new}</td>
+<td>${r.in_process}</td><td>${r.completed}</td><td>${r.failed}</td>
+<td>${r.last_delivery_at ?? ''}</td><td>${r.last_wake_at ?? ''}</td>
+<td>${r.rewakes_spent ? `unclaimed for ${r.unclaimed_min} min` : ''}</td></tr>`;
+  });
   const d = daemonStatus(root);
   return h`<h1>Swarm</h1>
 <p>handoffd: ${d.running ? `running, pid ${d.pid}, last pass ${d.last_pass_at}, delivered ${d.delivered}, failed ${d.failed}, errors ${d.errors}` : 'not running'}</p>
 ${problem ? h`<p class="bad">${problem}</p>` : ''}
-<table><tr><th>role</th><th>mode</th><th>pane</th><th>agent</th><th>new</th><th>in process</th>
-<th>completed</th><th>failed</th><th>problem</th></tr>${rows}</table>
-${bridgeSection(root)}${await doctorSection(root)}`;
+<table><tr><th>role</th><th>node</th><th>mode</th><th>pane</th><th>agent</th><th>new</th>
+<th>in process</th><th>completed</th><th>failed</th><th>last delivery</th><th>last wake-up</th>
+<th>problem</th></tr>${rows}</table>
+${bridgeSection(view?.bridge)}${await doctorSection(root)}`;
 }
 
 /** The review stage's bookbags. */
