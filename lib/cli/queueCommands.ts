@@ -107,10 +107,14 @@ const status: CommandModule = {
     const rows = statusOf(root);
     const daemon = daemonStatus(root);
     const { runningWebUrl } = await import('../project/webRecord.js');
-    const web = runningWebUrl(root) ?? null;
+    const web = runningWebUrl(root);
     if (args.json)
       return write(
-        `${JSON.stringify({ roles: rows, daemon, web, ...(bridge ? { bridge } : {}) }, null, 2)}\n`,
+        `${JSON.stringify(
+          { roles: rows, daemon, ...(web ? { web } : {}), ...(bridge ? { bridge } : {}) },
+          null,
+          2,
+        )}\n`,
       );
     const unclaimed = unclaimedText(rows);
     write(

@@ -48,8 +48,8 @@ export interface MonitorView {
   daemon: DaemonStatus & { last_error: string | null; previous_run: PreviousRun | null };
   /** With a roster only (absent without one). */
   bridge?: BridgeView;
-  /** The address of the project's running `baton web`, without its token (docs/web.md §1). */
-  web: string | null;
+  /** The address of the project's running `baton web`, without its token (web.md §1). */
+  web?: string;
   roles: MonitorRole[];
 }
 
@@ -124,8 +124,14 @@ export async function monitorView(
   const daemon = status.running
     ? { ...status, last_error: run.last_error, previous_run: null }
     : { ...status, last_error: null, previous_run: ran ? run : null };
-  const web = runningWebUrl(root) ?? null;
-  return { at: new Date(now).toISOString(), daemon, ...(bridge ? { bridge } : {}), web, roles };
+  const web = runningWebUrl(root);
+  return {
+    at: new Date(now).toISOString(),
+    daemon,
+    ...(bridge ? { bridge } : {}),
+    ...(web ? { web } : {}),
+    roles,
+  };
 }
 
 function ago(iso: string | null, now: number): string {

@@ -38,6 +38,16 @@ export function h(strings: TemplateStringsArray, ...values: Value[]): Markup {
   return new Markup(out);
 }
 
+/** A table row of cells, each escaped (Markup kept). */
+export function row(...cells: Value[]): Markup {
+  return h`<tr>${cells.map((c) => h`<td>${c}</td>`)}</tr>`;
+}
+
+/** A table's heading row. */
+export function headRow(...names: string[]): Markup {
+  return h`<tr>${names.map((n) => h`<th>${n}</th>`)}</tr>`;
+}
+
 /** A whole page: the navigation, the content in `<main id="main">` (live updates swap it). */
 export function page(title: string, body: Markup): string {
   return `<!doctype html>${h`<html lang="en"><head><meta charset="utf-8">

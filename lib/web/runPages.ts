@@ -14,7 +14,7 @@ import { redactSecrets } from '../run/gates/redact.js';
 import { readWorkflow, runIdsOf } from '../run/record/runStore.js';
 import { isTerminal, RUN_ID_PATTERN, type Workflow } from '../run/record/workflow.js';
 import { runPathsOf, type RunPaths } from '../project/layout.js';
-import { h, type Markup } from './html.js';
+import { h, headRow, row, type Markup } from './html.js';
 
 /** A diff is shown for at most this many files, each at most this many bytes. */
 const DIFF_FILES = 200;
@@ -56,6 +56,12 @@ export function digestsOf(wf: Workflow): string {
   return wf.artifacts.map((a) => a.sha256).join(',');
 }
 
+/** A finding's validation in words ('' before the validator judged it). */
+function validationOf(f: Workflow['findings'][number]): string {
+  if (f.validation === null) return '';
+  return `${f.validation.valid ? 'valid' : 'invalid'}: ${f.validation.reason}`;
+}
+
 function findingsSection(wf: Workflow): Markup {
   const cycles = [...new Set(wf.findings.map((f) => f.cycle))].sort((a, b) => a - b);
   if (cycles.length === 0) return h`<h2>Findings</h2><p>None recorded.</p>`;
@@ -67,7 +73,7 @@ function findingsSection(wf: Workflow): Markup {
         (f) => h`<tr class="finding"><td>${f.id}</td><td>${f.lane}</td>
 <td class="${f.blocking ? 'bad' : ''}">${f.severity}</td><td>${f.title}</td>
 <td>${f.closed_in !== undefined ? `closed in cycle ${f.closed_in}` : (f.mark ?? '')}</td>
-<td>${f.validation === null ? '' : `${f.validation.valid ? 'valid' : 'invalid'}: ${f.validation.reason}`}</td>
+<td>${validationOf(f)}</td>
 <td>${f.resolved ? 'yes' : ''}</td></tr>`,
       )}</table>`,
   )}`;
@@ -165,7 +171,8 @@ function diffSection(wf: Workflow): Markup {
     .slice(0, DIFF_FILES)
     .map(([file, text]) => fileDiff(file, text))}${
     listed.length > 0
-      ? h`<p>Not shown (beyond ${DIFF_FILES} files):</p><ul>${listed.map(([f]) => h`<li>${f}</li>`)}</ul>`
+      ? h`<p>Not shown (beyond ${DIFF_FILES} files):</p>
+<ul>${listed.map(([f]) => h`<li>${f}</li>`)}</ul>`
       : ''
   }`;
 }
@@ -175,7 +182,8 @@ function awaitingSection(paths: RunPaths): Markup {
   if (awaiting.length === 0) return h`<h2>The controller awaits</h2><p>Nothing.</p>`;
   return h`<h2>The controller awaits</h2><ul>${awaiting.map(
     (a) =>
-      h`<li>${a.role}: ${a.kind} for cycle ${a.cycle} since ${a.sent_at}, deadline ${a.deadline_at}</li>`,
+      h`<li>${a.role}: ${a.kind} for cycle ${a.cycle} since ${a.sent_at},
+deadline ${a.deadline_at}</li>`,
   )}</ul>`;
 }
 
@@ -210,6 +218,12 @@ function actionsSection(wf: Workflow, csrf: string): Markup {
   return forms.length === 0 ? h`` : h`<h2>Decide</h2>${forms}`;
 }
 
+/** The reason a BLOCKED run gives, as a row of its facts. */
+function blockedRow(wf: Workflow): Markup {
+  if (wf.block_reason === null) return h``;
+  return h`<tr><th>blocked</th><td class="bad">${wf.block_reason}</td></tr>`;
+}
+
 /** A run's page (`notice`: an action's outcome or refusal, shown above it). */
 export function runPage(root: string, wf: Workflow, csrf: string, notice?: string): Markup {
   const paths = runPathsOf(root, wf.run_id);
@@ -222,8 +236,9 @@ export function runPage(root: string, wf: Workflow, csrf: string, notice?: strin
 <tr><th>owner</th><td>${wf.owner}</td></tr>
 <tr><th>base</th><td>${wf.base_ref} <code>${wf.base_commit.slice(0, 12)}</code></td></tr>
 <tr><th>current</th><td><code>${wf.current_commit.slice(0, 12)}</code></td></tr>
-<tr><th>review cycle</th><td>${wf.review_cycle} of ${wf.max_review_cycles}, ${wf.blocking_findings} blocking</td></tr>
-${wf.block_reason === null ? '' : h`<tr><th>blocked</th><td class="bad">${wf.block_reason}</td></tr>`}
+<tr><th>review cycle</th>
+<td>${wf.review_cycle} of ${wf.max_review_cycles}, ${wf.blocking_findings} blocking</td></tr>
+${blockedRow(wf)}
 </table>
 ${actionsSection(wf, csrf)}
 ${findingsSection(wf)}
@@ -231,9 +246,6 @@ ${acceptanceSection(paths, wf)}
 ${artifactsSection(paths, wf)}
 ${diffSection(wf)}
 ${awaitingSection(paths)}
-<h2>Timeline</h2><table><tr><th>at</th><th>actor</th><th>action</th><th>from → to</th><th>detail</th></tr>
-${wf.history.map(
-  (e) =>
-    h`<tr><td>${e.at}</td><td>${e.actor}</td><td>${e.action}</td><td>${e.from} → ${e.to}</td><td>${e.detail}</td></tr>`,
-)}</table>`;
+<h2>Timeline</h2><table>${headRow('at', 'actor', 'action', 'from → to', 'detail')}
+${wf.history.map((e) => row(e.at, e.actor, e.action, `${e.from} → ${e.to}`, e.detail))}</table>`;
 }

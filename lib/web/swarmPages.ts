@@ -15,7 +15,7 @@ import { isSafeBeadName } from '../review/bookbag/beads.js';
 import { listBookbags } from '../review/bookbag/listBookbags.js';
 import { loadBookbag } from '../review/bookbag/store.js';
 import { monitorView, type MonitorView } from '../swarm/monitor.js';
-import { h, type Markup } from './html.js';
+import { h, row, type Markup } from './html.js';
 
 /** A handoff id: `<tsid>_<seq>_from_<sender>`. */
 const HANDOFF_ID = /^[0-9]{8}T[0-9]{6}Z_[0-9]{6,}_from_[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -66,12 +66,27 @@ export async function swarmPage(root: string): Promise<Markup> {
   });
   const d = daemonStatus(root);
   return h`<h1>Swarm</h1>
-<p>handoffd: ${d.running ? `running, pid ${d.pid}, last pass ${d.last_pass_at}, delivered ${d.delivered}, failed ${d.failed}, errors ${d.errors}` : 'not running'}</p>
+<p>handoffd: ${daemonText(d)}</p>
 ${problem ? h`<p class="bad">${problem}</p>` : ''}
 <table><tr><th>role</th><th>node</th><th>mode</th><th>pane</th><th>agent</th><th>new</th>
 <th>in process</th><th>completed</th><th>failed</th><th>last delivery</th><th>last wake-up</th>
 <th>problem</th></tr>${rows}</table>
 ${bridgeSection(view?.bridge)}${await doctorSection(root)}`;
+}
+
+/** handoffd's state in one line, as status says it. */
+function daemonText(d: ReturnType<typeof daemonStatus>): string {
+  if (!d.running) return 'not running';
+  return (
+    `running, pid ${d.pid}, last pass ${d.last_pass_at}, delivered ${d.delivered}, ` +
+    `failed ${d.failed}, errors ${d.errors}`
+  );
+}
+
+/** A bookbag's invariant problems, when it has any. */
+function invariantsOf(problems: string[]): Markup {
+  if (problems.length === 0) return h``;
+  return h`<h2>Invariants</h2><ul>${problems.map((p) => h`<li class="bad">${p}</li>`)}</ul>`;
 }
 
 /** The review stage's bookbags. */
@@ -81,16 +96,23 @@ export function reviewsPage(root: string): Markup {
     bags.length === 0
       ? h`<p>No bookbags.</p>`
       : h`<table><tr><th>bead</th><th>state</th><th>CTO</th><th>COO</th><th>accepted</th>
-<th>archived</th></tr>${bags.map(
-          (
-            b,
-          ) => h`<tr><td><a href="/reviews/${b.bead}">${b.bead}</a></td><td>${b.state}</td><td>${String(b.cto_verdict)}</td>
-<td>${String(b.coo_verdict)}</td><td>${b.accepted ? 'yes' : ''}</td><td>${b.archived ? 'yes' : ''}</td></tr>`,
+<th>archived</th></tr>${bags.map((b) =>
+          row(
+            h`<a href="/reviews/${b.bead}">${b.bead}</a>`,
+            b.state,
+            b.cto_verdict,
+            b.coo_verdict,
+            b.accepted ? 'yes' : '',
+            b.archived ? 'yes' : '',
+          ),
         )}</table>`
   }`;
 }
 
-/** One bookbag (`/reviews/<bead>`): verdicts, scores, each lens's findings, its invariants' problems. */
+/**
+ * One bookbag (`/reviews/<bead>`): verdicts, scores, each lens's findings, its invariants'
+ * problems.
+ */
 export function bookbagPage(root: string, bead: string): Markup | undefined {
   if (!isSafeBeadName(bead)) return undefined;
   const paths = reviewPathsOf(root);
@@ -112,14 +134,13 @@ export function bookbagPage(root: string, bead: string): Markup | undefined {
   ) => h`<h2>${name.toUpperCase()}: ${bag[`${name}_verdict`] || 'no verdict yet'}${
     bag[`${name}_score`] === null ? '' : `, score ${bag[`${name}_score`]}`
   }</h2><p>${bag[`${name}_summary`]}</p><table><tr><th>severity</th><th>section</th><th>finding</th>
-<th>where</th></tr>${bag[`${name}_findings`].map(
-    (f) =>
-      h`<tr><td>${f.severity}</td><td>${f.section}</td><td>${f.description}</td><td>${f.citation ?? ''}</td></tr>`,
+<th>where</th></tr>${bag[`${name}_findings`].map((f) =>
+    row(f.severity, f.section, f.description, f.citation ?? ''),
   )}</table>`;
   return h`<h1>Bookbag ${bag.bead}</h1><table><tr><th>state</th><td>${bag.state}</td></tr>
 <tr><th>task</th><td>${bag.task}</td></tr><tr><th>student</th><td>${bag.student}</td></tr>
 <tr><th>accepted</th><td>${bag.accepted ? 'yes' : 'no'}</td></tr></table>
-${problems.length > 0 ? h`<h2>Invariants</h2><ul>${problems.map((p) => h`<li class="bad">${p}</li>`)}</ul>` : ''}
+${invariantsOf(problems)}
 ${lens('cto')}${lens('coo')}`;
 }
 

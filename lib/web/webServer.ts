@@ -108,7 +108,7 @@ interface WebState {
   port: number;
 }
 
-/** web.md §4 in order: Host, then the session (set from ?token=), then a POST's Origin and CSRF. */
+/** web.md §4 in order: Host, the session (set from ?token=), then a POST's Origin and CSRF. */
 function guard(state: WebState) {
   return async (c: Context, next: () => Promise<void>) => {
     const host = c.req.header('host') ?? '';

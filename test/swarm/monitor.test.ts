@@ -146,7 +146,7 @@ describe('lib/swarm/monitor', function () {
     writeRoster(p.root);
     try {
       const view = await monitorView(p.root, now, { BATON_NODE: 'a' });
-      assert.deepEqual(Object.keys(view), ['at', 'daemon', 'bridge', 'web', 'roles']);
+      assert.deepEqual(Object.keys(view), ['at', 'daemon', 'bridge', 'roles']);
       assert.deepEqual(view.bridge, {
         node: 'a',
         connected: false,
