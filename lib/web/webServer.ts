@@ -203,12 +203,19 @@ function addEvents(app: Hono, state: WebState): void {
     streamSSE(c, async (stream) => {
       let pending: NodeJS.Timeout | undefined;
       let n = 0;
-      const watcher = fs.watch(swarmDirOf(state.root), { recursive: true }, () => {
-        pending ??= setTimeout(() => {
-          pending = undefined;
-          void stream.writeSSE({ event: 'change', data: String(++n) });
-        }, 100);
-      });
+      let watcher: fs.FSWatcher;
+      try {
+        watcher = fs.watch(swarmDirOf(state.root), { recursive: true }, () => {
+          pending ??= setTimeout(() => {
+            pending = undefined;
+            void stream.writeSSE({ event: 'change', data: String(++n) });
+          }, 100);
+        });
+      } catch (err) {
+        // No .swarmforge/ to watch (yet): the stream ends; pages still work without it.
+        await stream.writeSSE({ event: 'unwatched', data: (err as Error).message });
+        return;
+      }
       await new Promise<void>((done) => {
         const end = () => {
           state.streams.delete(end);
