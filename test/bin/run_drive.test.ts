@@ -17,8 +17,8 @@ import { queueSystemHandoff } from '../../lib/handoff/systemSend.js';
 import { Tmux } from '../../lib/adapters/tmux.js';
 import { waitFor } from '../support/daemon.js';
 import { tearDownSwarm } from '../support/deadProcess.js';
-import { BIN_DIR, git, makeRepo, runBin } from '../support/project.js';
-import { batonRun, ok, runDirOf, startRun } from '../support/runs.js';
+import { BIN_DIR, runBin } from '../support/project.js';
+import { batonRun, ok, runDirOf, runSwarmProject, startRun } from '../support/runs.js';
 
 /** swarmforge.conf of a run's roles: scripted agents, the reviewer-a options given. */
 const confWith = (reviewerA: string, worker = '') =>
@@ -28,15 +28,6 @@ const confWith = (reviewerA: string, worker = '') =>
     'window reviewer-b baton-scripted-agent master',
     'window validator baton-scripted-agent master',
   ].join('\n') + '\n';
-
-function runProject(conf: string): string {
-  const root = makeRepo(conf);
-  fs.writeFileSync(join(root, 'spec.md'), 'spec\n');
-  fs.writeFileSync(join(root, 'accept.mjs'), 'process.exit(0)\n');
-  git(root, 'add', '-A');
-  git(root, 'commit', '-qm', 'spec');
-  return root;
-}
 
 const statusOf = (root: string, runId: string) => ok(batonRun(root, ['status', runId]));
 const recordOf = (root: string, runId: string) =>
@@ -101,7 +92,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
   });
 
   it('request-changes reopens the first stage of the same run in the next cycle; a stale cycle-1 reply arriving in cycle 2 is rejected and logged', async () => {
-    root = runProject(confWith(''));
+    root = runSwarmProject(confWith(''));
     const runId = await startRun(root);
     ok(batonRun(root, ['up', runId]));
     await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL');
@@ -152,7 +143,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     'misbehaving agents (a self-approval, hand-queued unusable replies, a stale reply) are refused or rejected, and the run still reaches the owner',
     'test/bin/run_owner_fence.test.ts (owner actions from a pane), test/run/controller/driveStep.test.ts (unusable and stale replies)',
     async () => {
-      root = runProject(
+      root = runSwarmProject(
         confWith(
           '--findings "1=sec-1 Important the token is logged" --misbehave malformed',
           '--misbehave self-approve,malformed,stale',
@@ -241,7 +232,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
       // Generation 2 is sent 1 s after the 5 s deadline (the backoff) and awaited for 5 s: the
       // late answer to generation 1 (at 8 s) comes 2 s after the re-send, and leaves generation 2
       // 3 s for a normal answer even on a loaded machine.
-      root = runProject(confWith('--misbehave slow --slow-ms 8000'));
+      root = runSwarmProject(confWith('--misbehave slow --slow-ms 8000'));
       const runId = await startRun(root);
       ok(batonRun(root, ['up', runId, '--reply-timeout', 'review=5s']));
       await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL', 90_000);
@@ -276,7 +267,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
   );
 
   it('a worker that crashes: seen dead within a poll (monitor and status), logged agent-dead, and after its deadlines the run blocks naming the worker and the fault', async () => {
-    root = runProject(confWith('', '--misbehave crash'));
+    root = runSwarmProject(confWith('', '--misbehave crash'));
     const runId = await startRun(root);
     ok(batonRun(root, ['up', runId, '--reply-timeout', 'work=2s']));
     const monitorAgents = () =>
@@ -319,7 +310,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     'unusable replies are bounded: the Nth (--reply-attempts 2) blocks the run naming the role, the kind and the last problem',
     'test/run/controller/driveStep.test.ts, the third unusable reply',
     async () => {
-      root = runProject(confWith('', '--misbehave malformed:2'));
+      root = runSwarmProject(confWith('', '--misbehave malformed:2'));
       const runId = await startRun(root);
       ok(batonRun(root, ['up', runId, '--reply-attempts', '2']));
       await untilStatus(root, runId, 'BLOCKED', 60_000);
@@ -339,7 +330,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     "the validator's edit while validating is detected: the run blocks naming what changed, before the worker is asked to resolve",
     'test/run/controller/driveStep.test.ts, a validator that changes the repository',
     async () => {
-      root = runProject(
+      root = runSwarmProject(
         [
           'window worker baton-scripted-agent master',
           'window reviewer-a baton-scripted-agent master --findings "1=sec-1 Important the token is logged"',
@@ -368,7 +359,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
   // restarted in npm test.
   for (const point of casesOf(['drive:rejection-sent'], () => false)) {
     it(`a controller SIGKILLed after sending a rejection, restarted with --reclaim-stale: one rejection, counted once, and the run reaches the owner (${point})`, async () => {
-      root = runProject(confWith('', '--misbehave malformed'));
+      root = runSwarmProject(confWith('', '--misbehave malformed'));
       const runId = await startRun(root);
       await crashThenRestart(root, runId, point);
       await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL');
@@ -385,7 +376,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     'the cycle limit blocks the run; the monitor shows the reason while every pane is idle',
     'test/bin/run_gates.test.ts, at the cycle limit the run blocks',
     async () => {
-      root = runProject(confWith('--findings "1=sec-1 Important the token is logged"'));
+      root = runSwarmProject(confWith('--findings "1=sec-1 Important the token is logged"'));
       const runId = await startRun(root, ['--max-cycles', '1']);
       ok(batonRun(root, ['up', runId]));
       await untilStatus(root, runId, 'BLOCKED');
@@ -411,7 +402,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     'a worker question: the run stays ACTIVE, the local phase waits for a person, the answer reaches the same worker',
     'test/run/controller/driveStep.test.ts, a question',
     async () => {
-      root = runProject(confWith('', '--ask "Which endpoint does the form post to?"'));
+      root = runSwarmProject(confWith('', '--ask "Which endpoint does the form post to?"'));
       const runId = await startRun(root);
       ok(batonRun(root, ['up', runId]));
       const question = () =>
@@ -446,7 +437,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
   // counts nothing twice. npm run soak only (request-queued stands for them in npm test).
   for (const point of casesOf(['drive:deadline-recorded', 'drive:resend-queued'], () => false)) {
     it(`a controller SIGKILLed at ${point} (a silent reviewer), restarted with --reclaim-stale: the miss counted once, generation 2 sent once, the run reaches the owner`, async () => {
-      root = runProject(confWith('--misbehave silent'));
+      root = runSwarmProject(confWith('--misbehave silent'));
       const runId = await startRun(root);
       await crashThenRestart(root, runId, point, ['--reply-timeout', 'review=2s']);
       await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL', 90_000);
@@ -468,7 +459,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
   // stand for it in npm test).
   for (const point of casesOf(['drive:observation-recorded'], () => false)) {
     it(`a controller SIGKILLed at ${point} (a worker that crashes), restarted: the worker is seen dead, each generation of its request sent once, the run blocked after its deadlines`, async () => {
-      root = runProject(confWith('', '--misbehave crash'));
+      root = runSwarmProject(confWith('', '--misbehave crash'));
       const runId = await startRun(root);
       await crashThenRestart(root, runId, point, ['--reply-timeout', 'work=2s']);
       await untilStatus(root, runId, 'BLOCKED', 90_000);
@@ -503,7 +494,7 @@ describe('baton run drive end to end in tmux (built bins)', function () {
   ];
   for (const point of casesOf(points, (_, i) => i < 1)) {
     it(`a controller SIGKILLed at ${point} and restarted with --reclaim-stale completes the run: no request sent twice, no reply used twice`, async () => {
-      root = runProject(confWith('--findings "1=sec-1 Important the token is logged"'));
+      root = runSwarmProject(confWith('--findings "1=sec-1 Important the token is logged"'));
       const runId = await startRun(root);
       const restarted = await crashThenRestart(root, runId, point);
       // A timeout says what the restarted controller printed and where the run stands.

@@ -9,23 +9,8 @@ import { join } from 'node:path';
 import { Tmux } from '../../lib/adapters/tmux.js';
 import { waitFor } from '../support/daemon.js';
 import { tearDownSwarm } from '../support/deadProcess.js';
-import { BIN_DIR, git, makeRepo, runBin, tempDir } from '../support/project.js';
-import { snapshotOf } from '../support/runs.js';
-
-/** Scripted agents for every role a run uses by default (the controller is added by run up). */
-const CONF =
-  ['worker', 'reviewer-a', 'reviewer-b', 'validator']
-    .map((r) => `window ${r} baton-scripted-agent master`)
-    .join('\n') + '\n';
-
-function runProject(): string {
-  const root = makeRepo(CONF);
-  fs.writeFileSync(join(root, 'spec.md'), 'spec\n');
-  fs.writeFileSync(join(root, 'accept.mjs'), 'process.exit(0)\n');
-  git(root, 'add', '-A');
-  git(root, 'commit', '-qm', 'spec');
-  return root;
-}
+import { BIN_DIR, runBin, tempDir } from '../support/project.js';
+import { runSwarmProject, snapshotOf } from '../support/runs.js';
 
 const runsOf = (root: string): string[] => {
   const dir = join(root, '.swarmforge', 'runs');
@@ -36,7 +21,7 @@ describe('baton run new (built bin)', function () {
   this.timeout(120_000);
   let root: string;
   beforeEach(() => {
-    root = runProject();
+    root = runSwarmProject();
   });
   afterEach(() => tearDownSwarm(root));
 

@@ -18,8 +18,8 @@ import { mailboxOf } from '../../lib/project/layout.js';
 import { processRunning } from '../../lib/fsx/processIdentity.js';
 import { waitFor } from '../support/daemon.js';
 import { tearDownSwarm } from '../support/deadProcess.js';
-import { BIN_DIR, git, makeRepo, runBin, tempDir } from '../support/project.js';
-import { runDirOf, startRun } from '../support/runs.js';
+import { BIN_DIR, runBin, tempDir } from '../support/project.js';
+import { runDirOf, runSwarmProject, startRun } from '../support/runs.js';
 
 const ROLES = ['worker', 'reviewer-a', 'reviewer-b', 'validator'];
 
@@ -30,11 +30,7 @@ describe('reviewer rotation in a real swarm (built bins, interactive stand-ins i
   let env: Record<string, string>;
   let restarted: ChildProcess | undefined;
   beforeEach(() => {
-    root = makeRepo(ROLES.map((r) => `window ${r} claude master`).join('\n') + '\n');
-    fs.writeFileSync(join(root, 'spec.md'), 'spec\n');
-    fs.writeFileSync(join(root, 'accept.mjs'), 'process.exit(0)\n');
-    git(root, 'add', '-A');
-    git(root, 'commit', '-qm', 'spec');
+    root = runSwarmProject(ROLES.map((r) => `window ${r} claude master`).join('\n') + '\n');
     // The replies' files: in the worktree, ignored by git (the validator's check sees no change).
     fs.appendFileSync(join(root, '.git', 'info', 'exclude'), 'evidence/\n');
     fs.mkdirSync(join(root, 'evidence'));

@@ -3,31 +3,15 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { batonRun, ok, startRun, snapshotOf } from '../support/runs.js';
+import { batonRun, ok, runSwarmProject, startRun, snapshotOf } from '../support/runs.js';
 import { tearDownSwarm } from '../support/deadProcess.js';
-import { git, makeRepo, runBin } from '../support/project.js';
-
-/** Scripted agents for every role a run uses by default (the controller is added by run up). */
-const CONF =
-  ['worker', 'reviewer-a', 'reviewer-b', 'validator']
-    .map((r) => `window ${r} baton-scripted-agent master`)
-    .join('\n') + '\n';
-
-/** A repository with the run roles' swarmforge.conf, a spec and an acceptance script. */
-function runProject(): string {
-  const root = makeRepo(CONF);
-  fs.writeFileSync(join(root, 'spec.md'), 'spec\n');
-  fs.writeFileSync(join(root, 'accept.mjs'), 'process.exit(0)\n');
-  git(root, 'add', '-A');
-  git(root, 'commit', '-qm', 'spec');
-  return root;
-}
+import { runBin } from '../support/project.js';
 
 describe('baton run up / down and the monitor (built bin)', function () {
   this.timeout(120_000);
   let root: string;
   beforeEach(() => {
-    root = runProject();
+    root = runSwarmProject();
   });
   afterEach(() => {
     tearDownSwarm(root);

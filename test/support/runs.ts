@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import { join, relative } from 'node:path';
 import { fixtureText } from './fixtures.js';
 import { type StartOptions } from '../../lib/run/owner/ownerSteps.js';
-import { commitIn, copyOfRepo, git, runBin, type RunResult } from './project.js';
+import { commitIn, copyOfRepo, git, makeRepo, runBin, type RunResult } from './project.js';
 import { parseAction } from '../../lib/cli/run/runCommand.js';
 import { RUN_ACTIONS } from '../../lib/cli/run/runActionTable.js';
 import { runContextOf } from '../../lib/run/record/runContext.js';
@@ -51,6 +51,22 @@ export function makeRunRepo(): string {
     },
     'baton-run-',
   );
+}
+
+/** The four agent roles of a run, each a scripted agent in ROOT (run up adds the controller). */
+export const RUN_SWARM_CONF =
+  ['worker', 'reviewer-a', 'reviewer-b', 'validator']
+    .map((r) => `window ${r} baton-scripted-agent master`)
+    .join('\n') + '\n';
+
+/** A repository with `conf` as swarmforge.conf, a spec and an acceptance script that passes. */
+export function runSwarmProject(conf = RUN_SWARM_CONF): string {
+  const root = makeRepo(conf);
+  fs.writeFileSync(join(root, 'spec.md'), 'spec\n');
+  fs.writeFileSync(join(root, 'accept.mjs'), 'process.exit(0)\n');
+  git(root, 'add', '-A');
+  git(root, 'commit', '-qm', 'spec');
+  return root;
 }
 
 /** `baton run ARGS` in `cwd`. */
@@ -135,11 +151,19 @@ export function laneFile(
   );
 }
 
-/** A run driven to REVIEW_PENDING (stage-start, acceptance, checkpoint with one artifact); returns its id and token. */
-export async function runAtReview(root: string): Promise<{ runId: string; token: string }> {
-  const runId = await startRun(root);
+/**
+ * A run driven to REVIEW_PENDING (stage-start, acceptance, checkpoint with one artifact);
+ * returns its id and token. `o.change` runs after the stage starts (a commit gives the
+ * checkpoint a diff); `o.request` names the request (req-1).
+ */
+export async function runAtReview(
+  root: string,
+  o: { request?: string; change?: () => void } = {},
+): Promise<{ runId: string; token: string }> {
+  const runId = await startRun(root, [], o.request);
   const token = await leaseFor(root, runId);
   await runInProcess(root, ['stage-start', runId, 'implementation', '--lease', token]);
+  o.change?.();
   await runInProcess(root, ['acceptance', runId, '--lease', token]);
   const work = evidence(root, 'work.md', 'the work\n');
   await runInProcess(root, [
@@ -164,23 +188,12 @@ export async function runAtApproval(
   title = 'a small thing',
   request = 'req-1',
 ): Promise<string> {
-  const runId = await startRun(root, [], request);
-  const token = await leaseFor(root, runId);
-  await runInProcess(root, ['stage-start', runId, 'implementation', '--lease', token]);
-  fs.writeFileSync(join(root, 'src.txt'), `line one\n<b>bold</b> line two\n${request}\n`);
-  git(root, 'add', 'src.txt');
-  commitIn(root, 'the change');
-  await runInProcess(root, ['acceptance', runId, '--lease', token]);
-  const work = evidence(root, 'work.md', 'the work\n');
-  await runInProcess(root, [
-    'checkpoint',
-    runId,
-    'implementation',
-    '--artifact',
-    `${work}:work`,
-    '--lease',
-    token,
-  ]);
+  const change = () => {
+    fs.writeFileSync(join(root, 'src.txt'), `line one\n<b>bold</b> line two\n${request}\n`);
+    git(root, 'add', 'src.txt');
+    commitIn(root, 'the change');
+  };
+  const { runId, token } = await runAtReview(root, { request, change });
   await runInProcess(root, [
     'review',
     runId,
