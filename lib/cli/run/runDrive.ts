@@ -11,7 +11,7 @@ import { wholeNumber } from './runActionTable.js';
 import { type DeadlineKind } from '../../run/controller/replyDeadlines.js';
 import { readWorkflow } from '../../run/record/runStore.js';
 import { readWindows } from '../../admin/init.js';
-import { knownAgentOf } from '../../handoff/knownAgents.js';
+import { clearCommandOf } from '../../handoff/knownAgents.js';
 import { readPanes, recordedSocketOf } from '../../project/tmuxRecord.js';
 import { Tmux } from '../../adapters/tmux.js';
 import { binDir } from '../swarmCommands.js';
@@ -39,12 +39,9 @@ function rotationByDefault(root: string, reviewers: readonly string[]): boolean 
   }
   return reviewers.every((role) => {
     const agent = windows.find((w) => w.role === role)?.agent;
-    return agent !== undefined && CLEAR_COMMANDS[knownAgentOf(agent) ?? ''] !== undefined;
+    return agent !== undefined && clearCommandOf(agent) !== undefined;
   });
 }
-
-/** The clear command of each agent that has one (runtime.md §12.3). */
-const CLEAR_COMMANDS: Record<string, string> = { claude: '/clear', codex: '/new' };
 
 /**
  * Gives a reviewer a fresh context: its agent's clear command typed into its pane (one
@@ -52,7 +49,7 @@ const CLEAR_COMMANDS: Record<string, string> = { claude: '/clear', codex: '/new'
  */
 async function rotateSessionOf(root: string, role: string): Promise<string> {
   const agent = readWindows(root).find((w) => w.role === role)?.agent;
-  const clear = CLEAR_COMMANDS[knownAgentOf(agent ?? '') ?? ''];
+  const clear = agent === undefined ? undefined : clearCommandOf(agent);
   if (clear === undefined) {
     const { restartRole } = await import('../../swarm/restart.js');
     const done = await restartRole(root, role, { binDir: binDir(), graceMs: 5_000 });

@@ -170,6 +170,5 @@ export async function ackRotation(
     },
     now,
   );
-  crashPoint('ack:queued');
   return rotateKeyOf(r);
 }
