@@ -680,6 +680,26 @@ describe('lib/run/controller/driveStep', () => {
       assert.equal(again.code, 2, 'an acknowledgement counts once');
     });
 
+    it('an ack run again after a kill once it had queued (two run_acks): one counts, the other is rejected, the review goes once', async () => {
+      await toCycleTwo();
+      await step();
+      const nonce = (await rotateItems()).find((h) => h.to === 'reviewer-a')!.nonce!;
+      // The first ack queued its run_ack and was killed before it could say so: the agent
+      // runs it again, and the controller has not taken the first one yet.
+      assert.equal(ack('reviewer-a', nonce).code, 0);
+      assert.equal(ack('reviewer-a', nonce).code, 0);
+      assert.equal(deliverFrom('reviewer-a').length, 2);
+      await pump();
+      assert.equal(said.filter((l) => l.startsWith('ROTATED: reviewer-a')).length, 1);
+      assert.equal(said.filter((l) => l.startsWith('REJECTED: run_ack from reviewer-a')).length, 1);
+      await step();
+      await step();
+      assert.deepEqual(
+        (await cycleTwoReviews()).map((r) => r[1]),
+        ['reviewer-a'],
+      );
+    });
+
     it('waits while the reviewer has work in process; a session that cannot be rotated is logged and reviewed without', async () => {
       await toCycleTwo();
       const held = await placeItem(mailboxOf(root, 'reviewer-a').inProcess, { to: 'reviewer-a' });
