@@ -15,7 +15,7 @@ import { crashPoint } from '../fsx/crash.js';
 import { renameSynced } from '../fsx/durable.js';
 import { type Mailbox } from './mailbox.js';
 import { mkdirSynced } from '../fsx/durable.js';
-import { entriesOf, isBatchName, isoOf, itemNamesIn } from './names.js';
+import { entriesOf, isBatchName, isoOf, itemNamesIn, nameHoldsId } from './names.js';
 import { stampIfMissing } from './claim.js';
 import { readItem, UnusableItem, type Item } from './item.js';
 
@@ -85,7 +85,7 @@ export async function findCompleted(box: Mailbox, id: string): Promise<string | 
   for (const path of completedItemPaths(box)) {
     const name = basename(path);
     if (name === id) return path;
-    if (!name.includes(`_${id}_to_`)) continue;
+    if (!nameHoldsId(name, id)) continue;
     try {
       if ((await readItem(path)).id === id) return path;
     } catch (err) {

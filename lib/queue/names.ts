@@ -41,6 +41,11 @@ export function handoffFileName(priority: string, id: string, recipients: string
   return `${priority}_${id}_to_${recipients[0]}_and_${recipients.length - 1}_more.handoff`;
 }
 
+/** True when `name` is the file name Baton gives the handoff `id` (handoffFileName). */
+export function nameHoldsId(name: string, id: string): boolean {
+  return name.includes(`_${id}_to_`);
+}
+
 /** True for names that are queue items: `*.handoff`, not a dot-file. */
 export function isItemName(name: string): boolean {
   return name.endsWith('.handoff') && !name.startsWith('.');

@@ -10,7 +10,7 @@ import { readAgentReport } from '../project/agentObservation.js';
 import { daemonStatus } from '../project/daemonRecord.js';
 import { mailboxOf, reviewPathsOf } from '../project/layout.js';
 import { readRoles } from '../handoff/roles.js';
-import { itemNamesIn, readItem } from '../queue/index.js';
+import { itemNamesIn, nameHoldsId, readItem } from '../queue/index.js';
 import { isSafeBeadName } from '../review/bookbag/beads.js';
 import { listBookbags } from '../review/bookbag/listBookbags.js';
 import { loadBookbag } from '../review/bookbag/store.js';
@@ -167,7 +167,7 @@ export async function handoffPage(
     ['sent', box.sent],
     ['failed', box.failed],
   ] as const) {
-    const name = itemNamesIn(dir).find((n) => n.includes(`_${id}_to_`));
+    const name = itemNamesIn(dir).find((n) => nameHoldsId(n, id));
     if (name === undefined) continue;
     let item;
     try {
