@@ -44,16 +44,17 @@ class LoopSignal {
     this.kick();
   }
 
-  /** Waits `ms`, or less when notified or stopped meanwhile. */
-  async sleep(ms: number): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
+  /** Waits `ms`, or less when notified or stopped meanwhile; true when that ended it. */
+  async sleep(ms: number): Promise<boolean> {
+    const kicked = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
       this.kick = () => {
         clearTimeout(timer);
-        resolve();
+        resolve(true);
       };
     });
     this.kick = () => undefined;
+    return kicked;
   }
 }
 
@@ -75,17 +76,20 @@ function removeLeftovers(state: DaemonState): void {
 }
 
 async function loop(state: DaemonState, signal: LoopSignal, pollIntervalMs: number): Promise<void> {
+  let quiet = false;
   for (let startup = true; !state.stopRequested(); startup = false) {
     signal.dirty = false;
-    await runPass(state, startup);
+    await runPass(state, startup, quiet);
     if (state.stopRequested()) return;
+    quiet = false;
     if (signal.dirty) continue;
     const deferred = state.policy.nextDeferred();
-    await signal.sleep(
+    // A pass after a wait that no notification ended is quiet: nothing watched changed.
+    quiet = !(await signal.sleep(
       deferred === undefined
         ? pollIntervalMs
         : Math.min(pollIntervalMs, Math.max(0, deferred - Date.now())),
-    );
+    ));
   }
 }
 
@@ -125,6 +129,7 @@ export async function runHandoffd(options: DaemonOptions): Promise<void> {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
     watchers.close();
+    state.listings.close();
     fs.rmSync(paths.pid, { force: true });
     fs.rmSync(paths.stop, { force: true });
     log.write('stopped', { pid: process.pid });

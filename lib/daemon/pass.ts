@@ -29,16 +29,18 @@ export interface Queued {
 
 /**
  * Runs one pass; `startup` makes every delivery search deep (the files may be partly delivered by a
- * killed daemon).
+ * killed daemon). `quiet`: no notification came since the last pass (the poll timer's pass), so
+ * the folders' watches are trusted instead of a stat of each (listingCache.ts).
  */
-export async function runPass(state: DaemonState, startup: boolean): Promise<void> {
+export async function runPass(state: DaemonState, startup: boolean, quiet = false): Promise<void> {
   const roles = currentRoles(state);
   const changedBefore = state.stats.delivered + state.stats.failed;
   const scope = scopeOf(state, roles);
   const received = state.bridge
     ? await receiveArrivals(state, scope, state.bridge)
     : new Set<string>();
-  const delivered = await deliverQueue(state, scope, outboxQueue(state, roles), startup);
+  const queue = outboxQueue(state, roles, quiet);
+  const delivered = await deliverQueue(state, scope, queue, startup);
   for (const role of received) delivered.add(role);
   const now = Date.now();
   const allViews = now >= state.viewsDueAt;
@@ -46,21 +48,23 @@ export async function runPass(state: DaemonState, startup: boolean): Promise<voi
     state.viewsDueAt = now + state.viewIntervalMs;
     state.ensured.clear();
   }
-  await scheduleWakes(state, roles, delivered, allViews, now);
+  await scheduleWakes(state, roles, delivered, allViews, now, quiet);
   state.log.refresh();
   recordPass(state, state.stats.delivered + state.stats.failed !== changedBefore, now);
 }
 
 /**
  * Every role's complete outbox files in delivery order (name, then sender); watches each outbox.
+ * `quiet`: a listing whose watch reported nothing stands without a stat.
  */
-export function outboxQueue(state: DaemonState, roles: Map<string, Role>): Queued[] {
+export function outboxQueue(state: DaemonState, roles: Map<string, Role>, quiet = false): Queued[] {
   const queue: Queued[] = [];
+  const names = quiet ? state.listings.watchedItemNames : state.listings.itemNames;
   for (const role of roles.keys()) {
     const box = boxOf(state, role);
     state.watch(box.outbox);
     try {
-      for (const name of state.listings.itemNames(box.outbox)) queue.push({ sender: role, name });
+      for (const name of names.call(state.listings, box.outbox)) queue.push({ sender: role, name });
     } catch (err) {
       const problem = (err as Error).message;
       reportOnce(state, `outbox:${role}:${problem}`, { what: 'outbox', role, problem });
@@ -136,6 +140,7 @@ async function copyOne(
   try {
     const result = await copyHandoff(scope, sender, name, startup || state.retryDeep.has(key));
     if (result.kind === 'copied') return result;
+    state.listings.forget(boxOf(state, sender).outbox);
     state.retryDeep.delete(key);
     state.stats.failed += 1;
     state.log.write('failed', { name, from: sender, reason: result.reason });
@@ -165,6 +170,8 @@ async function finishGroup(
   // Copies in new/ are worth a wake-up even if a remote publish keeps their original in the outbox.
   if (state.bridge) for (const c of group) for (const role of c.copied) delivered.add(role);
   const ready = state.bridge ? await settlePublishes(state, scope, group) : group;
+  // The originals leave their outboxes now: the next pass may list them before their watch says so.
+  for (const c of group) state.listings.forget(boxOf(state, c.from).outbox);
   try {
     for (const result of finishHandoffs(scope, ready)) {
       state.retryDeep.delete(`${result.from}/${result.name}`);

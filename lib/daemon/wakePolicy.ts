@@ -65,19 +65,20 @@ export class WakePolicy {
 
   /** The earliest time a deferred wake-up falls due (for scheduling the next pass), if any. */
   nextDeferred(): number | undefined {
-    const due = [...this.states.values()]
-      .map((s) => s.deferredAt)
-      .filter((t): t is number => t !== undefined);
-    return due.length ? Math.min(...due) : undefined;
+    // Loops, not array pipelines: an idle daemon asks this of every role on every pass.
+    let earliest: number | undefined;
+    for (const s of this.states.values())
+      if (s.deferredAt !== undefined && (earliest === undefined || s.deferredAt < earliest))
+        earliest = s.deferredAt;
+    return earliest;
   }
 
   /** The roles whose deferred wake-up is due at `now`. */
   deferredDue(now: number): Set<string> {
-    return new Set(
-      [...this.states]
-        .filter(([, s]) => s.deferredAt !== undefined && s.deferredAt <= now)
-        .map(([role]) => role),
-    );
+    const due = new Set<string>();
+    for (const [role, s] of this.states)
+      if (s.deferredAt !== undefined && s.deferredAt <= now) due.add(role);
+    return due;
   }
 
   /**
@@ -148,10 +149,8 @@ export class WakePolicy {
 
   /** The roles whose mail has waited through every re-wake, each with when that was found. */
   rewakesSpent(): Map<string, number> {
-    return new Map(
-      [...this.states]
-        .filter(([, s]) => s.spentAt !== undefined)
-        .map(([role, s]) => [role, s.spentAt!]),
-    );
+    const spent = new Map<string, number>();
+    for (const [role, s] of this.states) if (s.spentAt !== undefined) spent.set(role, s.spentAt);
+    return spent;
   }
 }

@@ -30,18 +30,22 @@ import { wake, wakeTargetOf } from './waker.js';
 
 /**
  * What the daemon sees of a role's inbox: usable items waiting in new/ (unusable ones are
- * quarantined), and whether anything is in process.
+ * quarantined), and whether anything is in process. `fresh` (all but a quiet pass's views of
+ * roles it did not deliver to): the folders are listed the stat way, not trusted to their
+ * watch, which may not have reported a change made a moment ago.
  */
 export async function inboxViewOf(
   state: DaemonState,
   role: string,
   now: number,
+  fresh = true,
 ): Promise<InboxView> {
   const box = boxOf(state, role);
-  const inProcess = state.listings
-    .entryNames(box.inProcess, now)
+  const entries = fresh ? state.listings.entryNames : state.listings.watchedEntryNames;
+  const inProcess = entries
+    .call(state.listings, box.inProcess, now)
     .filter((n) => isItemName(n) || isBatchName(n));
-  return { waiting: await usableWaiting(state, role, box, now), busy: inProcess.length > 0 };
+  return { waiting: await usableWaiting(state, role, box, now, fresh), busy: inProcess.length > 0 };
 }
 
 /**
@@ -54,13 +58,14 @@ export async function scheduleWakes(
   delivered: Set<string>,
   allViews: boolean,
   now: number,
+  quiet = false,
 ): Promise<void> {
   const due = state.policy.deferredDue(now);
   for (const role of roles.values()) {
     if (!allViews && !delivered.has(role.role) && !due.has(role.role)) continue;
     let view: InboxView;
     try {
-      view = await inboxViewOf(state, role.role, now);
+      view = await inboxViewOf(state, role.role, now, !quiet || delivered.has(role.role));
     } catch (err) {
       const problem = (err as Error).message;
       reportOnce(state, `inbox:${role.role}:${problem}`, {
@@ -84,8 +89,11 @@ async function usableWaiting(
   role: string,
   box: Mailbox,
   now: number,
+  fresh: boolean,
 ): Promise<number> {
-  const names = state.listings.itemNames(box.inboxNew, now);
+  const names = fresh
+    ? state.listings.itemNames(box.inboxNew, now)
+    : state.listings.watchedItemNames(box.inboxNew, now);
   if (names.length === 0) {
     state.newVerdicts.delete(box.inboxNew);
     return 0;

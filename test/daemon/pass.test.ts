@@ -10,6 +10,7 @@ import { daemonPathsOf } from '../../lib/project/layout.js';
 import { mkdirSynced } from '../../lib/fsx/durable.js';
 import { daemonLog } from '../support/daemon.js';
 import { itemsIn, makeProject, placeItem, type Project } from '../support/project.js';
+import { spyOnStats } from '../support/statSpy.js';
 
 describe('lib/daemon/pass', function () {
   this.timeout(60_000);
@@ -106,6 +107,40 @@ describe('lib/daemon/pass', function () {
       passes: number;
     };
     assert.deepEqual([health.pid, health.delivered, health.passes], [process.pid, names.length, 1]);
+  });
+
+  it('a quiet pass (no notification since the last) stats no mailbox folder, yet a watched change is delivered', async () => {
+    const folder = (path: string) => /\/(outbox|new|in_process)$/.test(path);
+    const spy = spyOnStats(p.root);
+    try {
+      state.viewsDueAt = 0;
+      await runPass(state, false, true); // the watches start, each folder is listed once
+      assert.ok(spy.paths.some(folder));
+      const before = spy.paths.length;
+      state.viewsDueAt = 0; // every role's inbox looked at too
+      await runPass(state, false, true);
+      assert.deepEqual(
+        spy.paths.slice(before).filter(folder),
+        [],
+        'a quiet pass trusts the watches of the outboxes and inboxes',
+      );
+      await runPass(state, false);
+      assert.ok(
+        spy.paths.slice(before).some((path) => path.endsWith('/outbox')),
+        'a pass after a notification stats them',
+      );
+    } finally {
+      spy.restore();
+    }
+    const name = await queue('coder', 'QA');
+    const deadline = Date.now() + 5000;
+    while (itemsIn(p.box('QA').inboxNew).length === 0) {
+      assert.ok(Date.now() < deadline, 'the watch reported the new handoff to a quiet pass');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await runPass(state, false, true);
+    }
+    assert.deepEqual(itemsIn(p.box('QA').inboxNew), [name]);
+    state.listings.close();
   });
 
   it('runPass writes health.json after a pass that changed something and every 5th pass, not after every idle pass', async () => {
