@@ -22,7 +22,6 @@ import {
   ReviewRefusal,
 } from '../review/bookbag/reviewErrors.js';
 import { printable } from '../fsx/printable.js';
-import { writeAllSync } from '../fsx/stdio.js';
 
 /** Every exit code Baton's commands use, by outcome. */
 export const EXIT_CODES = {
@@ -98,7 +97,7 @@ function rawFailure(program: string, err: unknown): { lines: string[]; exitCode:
 /** Prints a failure on stderr and sets the exit code. */
 export function reportFailure(program: string, err: unknown): void {
   const { lines, exitCode } = describeFailure(program, err);
-  writeAllSync(2, lines.map((l) => `${l}\n`).join(''));
+  process.stderr.write(lines.map((l) => `${l}\n`).join(''));
   process.exitCode = exitCode;
 }
 
