@@ -4,4 +4,7 @@
 import { runHook } from '../lib/hooks/runHook.js';
 import { sessionStartAnswer } from '../lib/hooks/sessionStart.js';
 
+/** What this bundle compiles before its code cache is saved (lib/cli/codeCache.ts). */
+export { warmRunValidators as warmCodeCache } from '../lib/run/record/validatorWarmup.js';
+
 void runHook('SessionStart', sessionStartAnswer);

@@ -103,4 +103,37 @@ describe('the code cache of baton’s bundles (built bin)', function () {
     assert.equal(off.code, 0);
     assert.equal(fs.existsSync(cacheDir()), false);
   });
+
+  it('a bundle’s warmCodeCache runs once, just before its cache is saved; the bundles whose commands validate records have one', () => {
+    const marker = join(tmp, 'warmed');
+    const fake = join(bin, 'fake-bundle.js');
+    fs.writeFileSync(
+      fake,
+      `exports.warmCodeCache = () => require('node:fs').appendFileSync(${JSON.stringify(marker)}, 'warm\\n');\n`,
+    );
+    const load = () =>
+      runExecutable(
+        process.execPath,
+        [
+          '-e',
+          `require(${JSON.stringify(join(bin, 'baton-code-cache.js'))}).loadBundle(${JSON.stringify(fake)})`,
+        ],
+        { cwd: tmp, env: { TMPDIR: tmp } },
+      );
+    assert.equal(load().code, 0);
+    assert.equal(
+      fs.readFileSync(marker, 'utf8'),
+      'warm\n',
+      'the call that saved the cache warmed it',
+    );
+    assert.equal(cached().length, 1);
+    assert.equal(load().code, 0);
+    assert.equal(fs.readFileSync(marker, 'utf8'), 'warm\n', 'a call that used the cache did not');
+    for (const name of ['baton-run.js', 'baton-review-verdict.js', 'hook-session-start.js'])
+      assert.match(
+        fs.readFileSync(join(bin, name), 'utf8'),
+        /warmCodeCache/,
+        `${name} exports warmCodeCache`,
+      );
+  });
 });

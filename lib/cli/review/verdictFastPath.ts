@@ -10,6 +10,9 @@ import { writeAllSync } from '../../fsx/stdio.js';
 import { reportFailure } from '../failure.js';
 import { recordVerdictOf } from './reviewVerdict.js';
 
+/** What this bundle compiles before its code cache is saved (lib/cli/codeCache.ts). */
+export { warmBookbagValidator as warmCodeCache } from '../../review/bookbag/store.js';
+
 const OPTIONS = {
   lens: { type: 'string' },
   verdict: { type: 'string' },

@@ -8,13 +8,16 @@
 import { parseArgs } from 'node:util';
 import { fail, CommandFailure } from '../../fsx/commandFailure.js';
 import { printable } from '../../fsx/printable.js';
-import { writeAllSync } from '../../fsx/stdio.js';
 import { exitAs, reportFailure } from '../failure.js';
 import { OWNER_ACTIONS } from '../../run/owner/ownerActionNames.js';
 import { RUN_ACTIONS, type RunAction, type RunValues } from './runActionTable.js';
 
-// fd 1 without Node's stdout stream: its first use loads the stream modules (lib/fsx/stdio.ts).
-const write = (text: string): void => writeAllSync(1, text);
+/** What this bundle compiles before its code cache is saved (lib/cli/codeCache.ts). */
+export { warmRunValidators as warmCodeCache } from '../../run/record/validatorWarmup.js';
+
+const write = (text: string): void => {
+  process.stdout.write(text);
+};
 
 /** `baton run --help`. */
 export function runUsage(): string {
@@ -122,7 +125,9 @@ export async function runRunCommand(argv: string[]): Promise<void> {
     write(`${JSON.stringify(result.status, null, 2)}\n`);
     if (result.blocked !== undefined) {
       const { redactSecrets } = await import('../../run/gates/redact.js');
-      writeAllSync(2, `baton run ${name}: blocked: ${printable(redactSecrets(result.blocked))}\n`);
+      process.stderr.write(
+        `baton run ${name}: blocked: ${printable(redactSecrets(result.blocked))}\n`,
+      );
       exitAs('refused');
     }
   } catch (err) {

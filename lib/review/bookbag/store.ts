@@ -105,3 +105,11 @@ export async function updateBookbag(
     return next;
   });
 }
+
+/**
+ * Runs the bookbag validator once on an empty object, ahead of a code cache (a bundle's
+ * `warmCodeCache`, lib/cli/codeCache.ts); the answer is not used.
+ */
+export function warmBookbagValidator(): void {
+  validateBookbagSchema({});
+}
