@@ -47,6 +47,7 @@ describe('lib/bridge/bridgeReport', function () {
       file: join(dir, 'nodes.conf'),
       swarm,
       urls: [nats.url],
+      replicas: 1,
       credentials,
       nodes: new Map([
         ['a', ['coder']],
