@@ -106,6 +106,7 @@ export class Bridge {
       swarm: config.roster.swarm,
       node: config.node,
       roles: this.localRoles,
+      replicas: config.roster.replicas,
       credentials: config.credentials,
       settings: config.settings,
       log: host.log,

@@ -22,6 +22,8 @@ export interface LinkConfig {
   node: string;
   /** The local roles (their consumers are set up at each connect). */
   roles: string[];
+  /** The stream's, the consumers' and the owners' bucket's replica count (the roster's). */
+  replicas: number;
   /** The credentials file's content, or '' without one. */
   credentials: string;
   settings: BridgeSettings;
@@ -129,11 +131,12 @@ export class BridgeLink {
    * announces nothing: the next reconnect sets up again.
    */
   private async setUp(nc: NatsConnection, generation: number): Promise<void> {
+    const { swarm, settings, replicas } = this.config;
     const jsm = await jetstreamManager(nc);
-    await ensureStream(jsm, this.config.swarm, this.config.settings);
+    await ensureStream(jsm, swarm, settings, replicas);
     for (const role of this.config.roles)
-      await ensureConsumer(jsm, this.config.swarm, role, this.config.settings);
-    const owners = await openOwners(nc, this.config.swarm);
+      await ensureConsumer(jsm, swarm, role, settings, replicas);
+    const owners = await openOwners(nc, swarm, replicas);
     if (this.closed || this.nc !== nc || generation !== this.generation) return;
     this.wire = {
       nc,

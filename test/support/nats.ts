@@ -11,6 +11,8 @@
 // here is SIGKILLed when the test process exits, and on SIGTERM/SIGHUP. The servers run in
 // the test process's process group (not detached), so Ctrl-C in a terminal reaches them
 // too. Only a test process killed with SIGKILL can leave one behind.
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import * as fs from 'node:fs';
 import { createServer } from 'node:net';
 import {
@@ -136,7 +138,33 @@ export async function startNatsCluster(count = 3): Promise<NatsClusterHandle> {
     },
   };
   await cluster.ready();
+  await untilPlaceable(cluster.urls, count);
   return cluster;
+}
+
+/**
+ * Waits until the cluster places a stream on all `count` servers: a meta leader answers before
+ * every peer has registered with it, and a stream of `count` replicas made then is refused
+ * ("no suitable peers for placement"). A probe stream is made, then deleted.
+ */
+async function untilPlaceable(urls: string[], count: number): Promise<void> {
+  const nc = await connect({ servers: urls });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const name = `PLACEMENT_PROBE_${process.pid}`;
+    await waitFor(
+      `a stream of ${count} replicas to be placeable`,
+      () =>
+        jsm.streams.add({ name, subjects: [`probe.${process.pid}`], num_replicas: count }).then(
+          () => true,
+          () => false,
+        ),
+      20_000,
+    );
+    await jsm.streams.delete(name);
+  } finally {
+    await nc.close();
+  }
 }
 
 /** Whether `port` can be listened on now. */
