@@ -36,9 +36,10 @@ function isNotFound(err: unknown): boolean {
 const RELEAD_WITHIN_MS = 15_000;
 
 /**
- * Waits until a stream or consumer whose replica count was just changed has a leader again:
- * until then the server answers nothing about it (a request times out), and the next step of
- * the set-up would fail for that alone. Bounded; the last failure is thrown at the deadline.
+ * Waits until a replicated stream or consumer just made, or whose replica count was just
+ * changed, has a leader: until then the server answers nothing about it (a request times
+ * out), and the next step of the set-up (or the first lease) would fail for that alone.
+ * Bounded; the last failure is thrown at the deadline.
  */
 async function untilLed(info: () => Promise<{ cluster?: { leader?: string } }>): Promise<void> {
   const deadline = Date.now() + RELEAD_WITHIN_MS;
@@ -97,6 +98,7 @@ export async function ensureStream(
       retention: RetentionPolicy.Workqueue,
       storage: StorageType.File,
     });
+    if (replicas > 1) await untilLed(() => jsm.streams.info(name));
     return;
   }
   refuseUnclustered(info, replicas);
@@ -144,6 +146,7 @@ export async function ensureConsumer(
       deliver_policy: DeliverPolicy.All,
       num_replicas: replicas,
     });
+    if (replicas > 1) await untilLed(() => jsm.consumers.info(stream, durable));
   }
 }
 
@@ -161,9 +164,9 @@ export async function openOwners(nc: NatsConnection, swarm: string, replicas = 1
   const jsm = await jetstreamManager(nc);
   const info = await jsm.streams.info(stream);
   refuseUnclustered(info, replicas);
-  if (info.config.num_replicas !== replicas) {
+  if (info.config.num_replicas !== replicas)
     await jsm.streams.update(stream, { num_replicas: replicas });
-    await untilLed(() => jsm.streams.info(stream));
-  }
+  // Also just after its creation: the first lease taken must not race the bucket's election.
+  await untilLed(() => jsm.streams.info(stream));
   return kv;
 }
