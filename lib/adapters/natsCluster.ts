@@ -22,9 +22,6 @@ import {
   type RunningNatsServer,
 } from './natsServer.js';
 
-/** The cluster sizes `baton nats up --cluster` starts: odd, so a majority stays a quorum. */
-export const CLUSTER_SIZES = [3, 5] as const;
-
 /** The largest cluster, hence the member folders `down` looks in. */
 const MAX_MEMBERS = 5;
 

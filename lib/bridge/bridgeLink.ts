@@ -96,7 +96,7 @@ export class BridgeLink {
           servers: this.config.urls,
           name: `baton-${this.config.node}`,
           // The roster's order, not a shuffle: a node uses the first server that answers, and
-          // the log and status say which (see CLIENT_TIMINGS).
+          // the log says which (docs/decisions.md, "A cluster").
           noRandomize: true,
           maxReconnectAttempts: -1,
           reconnectTimeWait: Math.min(1000, this.config.settings.backoffCapMs),

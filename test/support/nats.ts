@@ -1,6 +1,8 @@
 // A real nats-server for tests and benchmarks: `-js` on 127.0.0.1, a free port, a store of
 // its own, spawned through lib/adapters/natsServer.ts (argv, no shell) and waited for by
-// polling its INFO line with a deadline (never a fixed sleep).
+// polling its INFO line with a deadline (never a fixed sleep). startNatsCluster starts a
+// local JetStream cluster of such servers (lib/adapters/natsCluster.ts's plan), each member
+// a handle of its own to kill and restart on its store.
 //
 // Cleaning up: every caller stops what it started, in an `after`/`afterEach` hook:
 //   let nats: NatsServerHandle;
