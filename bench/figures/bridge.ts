@@ -14,13 +14,22 @@
 // that completes it (node b's last `received` or node a's last `delivered`, whichever is
 // later; on one node, the last `delivered`), runs alternating (ABBA). Every handoff is
 // fresh: the server drops a repeated id within its duplicate window.
+// 13c and 13d (docs/bridge.md §5): the same two lanes across two more nodes whose roster
+// says `replicas 3`, on a local 3-server cluster (test/support/nats.ts), node a on its first
+// server and node b on its second, against the one-server cross-node figures of the same
+// run (13a's and 13b's a → b samples), interleaved and ABBA as those are.
 import * as fs from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { mailboxOf } from '../../lib/project/layout.js';
 import { type Mailbox } from '../../lib/queue/mailbox.js';
 import { startPanes, waitFor } from '../../test/support/daemon.js';
-import { startNatsServer, type NatsServerHandle } from '../../test/support/nats.js';
+import {
+  startNatsCluster,
+  startNatsServer,
+  type NatsClusterHandle,
+  type NatsServerHandle,
+} from '../../test/support/nats.js';
 import { itemsIn, makeProject, type Project } from '../../test/support/project.js';
 import { makeTwoNodes } from '../../test/support/twoNodes.js';
 import { rawFsyncDir } from '../support/baselines.js';
@@ -63,7 +72,11 @@ interface Setup {
   a: Project;
   b: Project;
   single: Project;
-  daemons: { a: Daemon; b: Daemon; single: Daemon };
+  daemons: { a: Daemon; b: Daemon; single: Daemon; ra: Daemon; rb: Daemon };
+  /** The cluster and the two nodes on it (`replicas 3`). */
+  cluster: NatsClusterHandle;
+  ra: Project;
+  rb: Project;
 }
 
 function load(): string {
@@ -78,12 +91,22 @@ async function setUp(cleanups: Cleanups): Promise<Setup> {
   cleanups.add(() => nats.stop());
   const nodes = makeTwoNodes(nats);
   cleanups.add(() => nodes.cleanup());
+  const cluster = await startNatsCluster(3);
+  cleanups.add(() => cluster.stop());
+  const [u1, u2, u3] = cluster.urls;
+  const replicated = makeTwoNodes({ url: u1! }, 'replicas 3\n', {
+    a: [u1, u2, u3].join(','),
+    b: [u2, u3, u1].join(','),
+  });
+  cleanups.add(() => replicated.cleanup());
   const single = makeProject();
   cleanups.add(() => single.cleanup());
   const panesOf: [string, string[]][] = [
     [single.root, [SENDER, RECIPIENT, 'QA']],
     [nodes.a.root, [SENDER]],
     [nodes.b.root, [RECIPIENT, 'QA']],
+    [replicated.a.root, [SENDER]],
+    [replicated.b.root, [RECIPIENT, 'QA']],
   ];
   for (const [root, roles] of panesOf) {
     const panes = await startPanes(root, roles);
@@ -98,22 +121,36 @@ async function setUp(cleanups: Cleanups): Promise<Setup> {
     single: await start(single.root),
     a: await start(nodes.a.root, { BATON_NODE: 'a' }),
     b: await start(nodes.b.root, { BATON_NODE: 'b' }),
+    ra: await start(replicated.a.root, { BATON_NODE: 'a' }),
+    rb: await start(replicated.b.root, { BATON_NODE: 'b' }),
   };
   const connected = (p: Project) => logEvents(p.root).some((e) => e.event === 'bridge-connected');
   await waitFor(
-    'both nodes to connect to the server',
-    () => connected(nodes.a) && connected(nodes.b),
+    'all four nodes to connect to their servers',
+    () => [nodes.a, nodes.b, replicated.a, replicated.b].every(connected),
     30_000,
   );
-  return { nats, a: nodes.a, b: nodes.b, single, daemons };
+  return {
+    nats,
+    a: nodes.a,
+    b: nodes.b,
+    single,
+    daemons,
+    cluster,
+    ra: replicated.a,
+    rb: replicated.b,
+  };
 }
 
-/** The three latency lanes: a → b across the nodes, coder → reviewer on one node, coder → coder on node a. */
-function latencyLanes(s: Setup): { remote: Lane; single: Lane; onA: Lane } {
+/**
+ * The four latency lanes: a → b across the nodes, coder → reviewer on one node, coder → coder on
+ * node a, and a → b across the nodes on the cluster.
+ */
+function latencyLanes(s: Setup): { remote: Lane; single: Lane; onA: Lane; replicated: Lane } {
   const box = (p: Project, role: string) => mailboxOf(p.root, role);
   // node a's daemon counts the deliveries of both lanes that send from it
   const fromA = (): number => lanes.remote.sent + lanes.onA.sent;
-  const lanes: { remote: Lane; single: Lane; onA: Lane } = {
+  const lanes: { remote: Lane; single: Lane; onA: Lane; replicated: Lane } = {
     remote: laneOf(
       'a → b',
       SENDER,
@@ -136,17 +173,31 @@ function latencyLanes(s: Setup): { remote: Lane; single: Lane; onA: Lane } {
     onA: laneOf('a → a', SENDER, box(s.a, SENDER), SENDER, box(s.a, SENDER), () =>
       waitDelivered(s.a.root, fromA()),
     ),
+    replicated: laneOf(
+      'a → b (R3)',
+      SENDER,
+      box(s.ra, SENDER),
+      RECIPIENT,
+      box(s.rb, RECIPIENT),
+      async (_name, count) => {
+        await waitDelivered(s.rb.root, count);
+        await waitDelivered(s.ra.root, count);
+      },
+    ),
   };
   return lanes;
 }
 
-/** 13a: cross-node delivery latency against the one-node latency, sampled interleaved. */
-async function latencyFigure(s: Setup, cleanups: Cleanups): Promise<Figure> {
+/**
+ * 13a: cross-node delivery latency against the one-node latency; 13c: the same on the R3 cluster
+ * against 13a's. Sampled interleaved.
+ */
+async function latencyFigures(s: Setup, cleanups: Cleanups): Promise<Figure[]> {
   const lanes = latencyLanes(s);
   for (const lane of Object.values(lanes)) cleanups.add(() => lane.arrivals.close());
   console.log(`  load average before 13a: ${load()}`);
-  const [remoteMs, singleMs, onAMs] = await interleave(
-    [sender(lanes.remote), sender(lanes.single), sender(lanes.onA)],
+  const [remoteMs, singleMs, onAMs, replicatedMs] = await interleave(
+    [sender(lanes.remote), sender(lanes.single), sender(lanes.onA), sender(lanes.replicated)],
     WARMUP,
     RUNS,
   );
@@ -171,7 +222,16 @@ async function latencyFigure(s: Setup, cleanups: Cleanups): Promise<Figure> {
   console.log(
     `    detection: fs.watch saw ${arrivals.reduce((n, a) => n + a.byWatch, 0)} arrivals, the 2 ms fallback poll ${arrivals.reduce((n, a) => n + a.byPoll, 0)}; load average after: ${load()}`,
   );
-  return figure;
+  const replicated = figureOf(
+    '13c',
+    'cross-node delivery latency on a 3-server cluster, replicas 3',
+    summarize(replicatedMs!),
+    'the same across nodes on one server (13a)',
+    summarize(remoteMs!),
+    atMost(1.5),
+  );
+  printFigure(replicated);
+  return [figure, replicated];
 }
 
 /** One throughput contender: where its backlog goes in and comes out, which processes do the work. */
@@ -256,8 +316,11 @@ async function drainOnce(d: DrainLane, hz: number): Promise<Drain> {
   };
 }
 
-/** 13b: a backlog to a recipient on the other node against the same backlog on one node, ABBA. */
-async function throughputFigure(s: Setup): Promise<Figure> {
+/**
+ * 13b: a backlog to a recipient on the other node against the same backlog on one node; 13d: the
+ * same across nodes on the R3 cluster against 13b's. Rounds alternate their order.
+ */
+async function throughputFigures(s: Setup): Promise<Figure[]> {
   const { hz } = clockTicks();
   const lanes: DrainLane[] = [
     {
@@ -278,6 +341,16 @@ async function throughputFigure(s: Setup): Promise<Figure> {
       recipientRoot: s.single.root,
       arrivedEvent: 'delivered',
       pids: [s.daemons.single.pid],
+      seq: 100_000,
+    },
+    {
+      label: 'a → b R3',
+      sender: mailboxOf(s.ra.root, SENDER),
+      senderRoot: s.ra.root,
+      recipient: mailboxOf(s.rb.root, RECIPIENT),
+      recipientRoot: s.rb.root,
+      arrivedEvent: 'received',
+      pids: [s.daemons.ra.pid, s.daemons.rb.pid, ...s.cluster.servers.map((server) => server.pid)],
       seq: 100_000,
     },
   ];
@@ -304,20 +377,30 @@ async function throughputFigure(s: Setup): Promise<Figure> {
     const cpu = summarize(drains[i]!.map((d) => d.cpuMsPerHandoff)).median;
     console.log(
       `    ${lane.label.padEnd(8)} : ${drains[i]!.map((d) => PER_SECOND.format(d.rate)).join(', ')}; per handoff ${formatMs(1000 / rate)} wall,` +
-        ` ${formatMs(cpu)} CPU (user+sys of ${i === 0 ? 'both daemons and nats-server' : 'the daemon'})`,
+        ` ${formatMs(cpu)} CPU (user+sys of ${['both daemons and nats-server', 'the daemon', 'both daemons and the three servers'][i]})`,
     );
   }
+  const replicated = figureOf(
+    '13d',
+    `throughput to a remote recipient on a 3-server cluster, replicas 3 (${BACKLOG} queued)`,
+    rates[2]!,
+    'the same across nodes on one server (13b)',
+    rates[0]!,
+    atLeast(0.7),
+    PER_SECOND,
+  );
+  printFigure(replicated);
   console.log(`    load average after: ${load()}`);
-  return figure;
+  return [figure, replicated];
 }
 
 /** Measures cross-node delivery latency and throughput through the bridge against one node. */
 export async function benchBridge(): Promise<Figure[]> {
-  printHeading('13. handoffd across two nodes (NATS JetStream) vs one node');
+  printHeading('13. handoffd across two nodes (NATS JetStream) vs one node, and on a cluster');
   const cleanups = new Cleanups();
   try {
     const s = await setUp(cleanups);
-    return [await latencyFigure(s, cleanups), await throughputFigure(s)];
+    return [...(await latencyFigures(s, cleanups)), ...(await throughputFigures(s))];
   } finally {
     await cleanups.run();
   }

@@ -55,9 +55,37 @@ export function natsUrlOf(port: number): string {
   return `nats://${NATS_HOST}:${port}`;
 }
 
-/** The arguments of a local JetStream server on `port` with its store in `storeDir` (absolute). */
-export function natsServerArgv(port: number, storeDir: string): string[] {
-  return ['-js', '-a', NATS_HOST, '-p', String(port), '-sd', storeDir];
+/** What makes a local server one member of a local JetStream cluster (natsCluster.ts). */
+export interface ClusterMember {
+  /** Its server_name, unique in the cluster (what stream info names its replicas by). */
+  name: string;
+  /** The cluster's name, the same for every member. */
+  cluster: string;
+  /** The port it listens on for the other members' routes (127.0.0.1). */
+  routePort: number;
+  /** Every member's route port, its own included (nats-server ignores a route to itself). */
+  routes: number[];
+}
+
+/**
+ * The arguments of a local JetStream server on `port` with its store in `storeDir` (absolute),
+ * and with `member` those that join it to a local cluster.
+ */
+export function natsServerArgv(port: number, storeDir: string, member?: ClusterMember): string[] {
+  const argv = ['-js', '-a', NATS_HOST, '-p', String(port), '-sd', storeDir];
+  if (!member) return argv;
+  const route = (p: number) => `nats://${NATS_HOST}:${p}`;
+  return [
+    ...argv,
+    '--server_name',
+    member.name,
+    '--cluster_name',
+    member.cluster,
+    '--cluster',
+    route(member.routePort),
+    '--routes',
+    member.routes.map(route).join(','),
+  ];
 }
 
 /**
@@ -135,6 +163,8 @@ export interface RunningNatsServer {
   pid: number;
   /** Its port, from its command line (undefined where there is no /proc to read it). */
   port: number | undefined;
+  /** A cluster member's `--routes`, from its command line (undefined for a lone server). */
+  routes?: string;
 }
 
 /**
@@ -155,7 +185,11 @@ export function runningNatsServer(
   const option = (name: string) => argv[argv.indexOf(name) + 1];
   if (!argv.includes('-sd') || resolve(option('-sd') ?? '') !== resolve(storeDir)) return undefined;
   const port = Number(option('-p'));
-  return { pid, port: argv.includes('-p') && Number.isInteger(port) ? port : undefined };
+  return {
+    pid,
+    port: argv.includes('-p') && Number.isInteger(port) ? port : undefined,
+    ...(argv.includes('--routes') ? { routes: option('--routes') } : {}),
+  };
 }
 
 function pidIn(pidFile: string): number | undefined {
@@ -216,6 +250,8 @@ export interface SpawnOptions {
    * group (tests).
    */
   detached: boolean;
+  /** Joins it to a local cluster (natsCluster.ts); a lone server without. */
+  member?: ClusterMember;
 }
 
 /**
@@ -233,7 +269,7 @@ export function spawnNatsServer(options: SpawnOptions): SpawnedNatsServer {
   let logOffset: number;
   try {
     logOffset = fs.fstatSync(log).size;
-    child = spawn(binary, natsServerArgv(options.port, storeDir), {
+    child = spawn(binary, natsServerArgv(options.port, storeDir, options.member), {
       detached: options.detached,
       stdio: ['ignore', log, log],
     });
@@ -328,6 +364,8 @@ export interface UpOptions {
   logFile?: string;
   /** How long start-up may take (15 s by default). */
   timeoutMs?: number;
+  /** Joins it to a local cluster (natsCluster.ts). */
+  member?: ClusterMember;
 }
 
 /** What `baton nats up` found or started. */

@@ -11,7 +11,7 @@
 import * as fs from 'node:fs';
 import { printable } from '../fsx/printable.js';
 import { runningDaemon } from '../project/daemonRecord.js';
-import { readBridgeReport } from '../project/bridgeRecord.js';
+import { readBridgeReport, type StreamPlacement } from '../project/bridgeRecord.js';
 import { daemonPathsOf } from '../project/layout.js';
 import { knownLocalNodeOf, readRoster, type Roster } from '../handoff/roster.js';
 
@@ -27,6 +27,8 @@ export interface BridgeView {
   remote_roles: Record<string, string>;
   pending: Record<string, number>;
   unacked: Record<string, number>;
+  /** The stream's leader and replicas (§5), or null while unknown (no running, connected link). */
+  stream: StreamPlacement | null;
 }
 
 /**
@@ -38,7 +40,7 @@ export type LinkSource = 'daemon-not-running' | 'no-report' | 'report';
 /** The link part of a view, and where it comes from. */
 export interface BridgeLink {
   source: LinkSource;
-  link: Pick<BridgeView, 'connected' | 'last_error' | 'pending' | 'unacked'>;
+  link: Pick<BridgeView, 'connected' | 'last_error' | 'pending' | 'unacked' | 'stream'>;
 }
 
 /** last_error while no handoffd runs. */
@@ -78,7 +80,7 @@ export function runningHandoffdOf(root: string): number | undefined {
 export function bridgeLinkOf(root: string): BridgeLink {
   const down = (source: LinkSource, reason: string): BridgeLink => ({
     source,
-    link: { connected: false, last_error: reason, pending: {}, unacked: {} },
+    link: { connected: false, last_error: reason, pending: {}, unacked: {}, stream: null },
   });
   const pid = runningHandoffdOf(root);
   if (pid === undefined) return down('daemon-not-running', BRIDGE_DAEMON_NOT_RUNNING);
@@ -91,6 +93,7 @@ export function bridgeLinkOf(root: string): BridgeLink {
       last_error: report.last_error,
       pending: report.pending,
       unacked: report.unacked,
+      stream: report.stream,
     },
   };
 }
@@ -114,6 +117,7 @@ export function bridgeViewWith(
     remote_roles: remote,
     pending: link.pending,
     unacked: link.unacked,
+    stream: link.stream,
   };
 }
 
@@ -172,11 +176,29 @@ export function bridgeRoleLines(view: BridgeView, roles: string[]): string[] {
 }
 
 /**
- * `baton status`'s and `baton monitor`'s lines of the bridge: `bridge: <link>`, then a line per
- * role.
+ * Where the stream lives (§5): `BRIDGE STREAM: leader n1, replicas n2 (current), n3 (lagging)`
+ * (`leader none` during an election, `replicas none` on a lone server); undefined while unknown.
+ */
+export function bridgeStreamLine(view: BridgeView): string | undefined {
+  if (view.stream === null) return undefined;
+  const { leader, replicas } = view.stream;
+  const others = replicas.map((r) => `${r.name} (${r.current ? 'current' : 'lagging'})`);
+  return printable(
+    `BRIDGE STREAM: leader ${leader ?? 'none'}, replicas ${others.join(', ') || 'none'}`,
+  );
+}
+
+/**
+ * `baton status`'s and `baton monitor`'s lines of the bridge: `bridge: <link>`, where the stream
+ * lives once known, then a line per role.
  */
 export function bridgeLines(view: BridgeView, roles: string[]): string[] {
-  return [`bridge: ${bridgeLinkText(view)}`, ...bridgeRoleLines(view, roles)];
+  const stream = bridgeStreamLine(view);
+  return [
+    `bridge: ${bridgeLinkText(view)}`,
+    ...(stream ? [stream] : []),
+    ...bridgeRoleLines(view, roles),
+  ];
 }
 
 /** bridgeLines as text, a newline after each line; empty without a view (no roster). */

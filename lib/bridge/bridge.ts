@@ -19,6 +19,14 @@ import { orphansOf } from './orphanSweep.js';
 import { RoleLeases } from './roleLeases.js';
 import { consumerNameOf, messageIdOf, streamNameOf, subjectOf, wireSizeOf } from './wireNames.js';
 
+/**
+ * How long one pull waits at the server (its heartbeats come every half of it). A pull sent to
+ * a consumer leader that died is answered by nobody: the client notices two missed heartbeats
+ * and pulls again, from the new leader once elected. The client's default (30 s) would leave a
+ * role without deliveries for up to that long after a server of a cluster died (§5: 20 s).
+ */
+const PULL_EXPIRES_MS = 3_000;
+
 /** A message for a local role: its copy is written by the daemon, then it is acknowledged. */
 export interface Arrival {
   role: string;
@@ -89,6 +97,8 @@ export class Bridge {
    */
   private readonly sweeping = new Set<string>();
   private claimAgain = false;
+  private claimRetry: NodeJS.Timeout | undefined;
+  private closed = false;
   /** The report being written, awaited by close() so that none lands after the last. */
   private reporting: Promise<void> = Promise.resolve();
   private backoffUntil = 0;
@@ -106,6 +116,7 @@ export class Bridge {
       swarm: config.roster.swarm,
       node: config.node,
       roles: this.localRoles,
+      replicas: config.roster.replicas,
       credentials: config.credentials,
       settings: config.settings,
       log: host.log,
@@ -274,7 +285,24 @@ export class Bridge {
       this.link.error(err);
       // The consumer or the stream vanished under a live connection: set them up again.
       if (/not found/i.test((err as Error).message)) this.link.repair();
+      this.claimSoon();
     }
+  }
+
+  /**
+   * Runs the lease round again in a second after a failed claim (a timeout while a cluster
+   * elects a leader): a role must not wait the whole renewal interval for its consumer.
+   */
+  private claimSoon(): void {
+    if (this.claimRetry || this.closed) return;
+    this.claimRetry = setTimeout(
+      () => {
+        this.claimRetry = undefined;
+        void this.claimRoles();
+      },
+      Math.min(1_000, this.config.settings.leaseRenewMs),
+    );
+    this.claimRetry.unref();
   }
 
   /** Consumes `role` (the roster gives it to this node and this node holds its lease). */
@@ -292,6 +320,7 @@ export class Bridge {
     );
     const messages = await consumer.consume({
       max_messages: 256,
+      expires: PULL_EXPIRES_MS,
       callback: (m) => this.arrived(role, m),
     });
     this.consuming.set(role, messages);
@@ -370,6 +399,8 @@ export class Bridge {
    * can take them meanwhile.
    */
   async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.claimRetry);
     clearInterval(this.leaseTimer);
     clearInterval(this.reportTimer);
     for (const role of [...this.consuming.keys()]) this.stopConsuming(role);

@@ -15,6 +15,17 @@ import { type BridgeSettings } from './bridgeSettings.js';
 import { redactSecrets } from './secrets.js';
 import { ensureConsumer, ensureStream, openOwners } from './wireSetup.js';
 
+/**
+ * How soon the client gives up on a server that went silent (§5: on a cluster, a handoff
+ * queued after a server died is delivered within 20 s). A killed server's socket closes at
+ * once and the client moves to the next URL; a machine that vanished sends nothing, and the
+ * client's default (a ping every 2 min, two unanswered) would wait it out for minutes: here a
+ * ping every 5 s, two unanswered, moves it within about 15 s. A JetStream API request (the
+ * set-up's, an acknowledgement's) sent while a stream or consumer elects a new leader gets no
+ * answer: it fails after 2 s rather than the client's 5, and the set-up tries again sooner.
+ */
+export const CLIENT_TIMINGS = { pingIntervalMs: 5_000, maxPingOut: 2, apiTimeoutMs: 2_000 };
+
 /** What the link needs to know. */
 export interface LinkConfig {
   urls: string[];
@@ -22,6 +33,8 @@ export interface LinkConfig {
   node: string;
   /** The local roles (their consumers are set up at each connect). */
   roles: string[];
+  /** The stream's, the consumers' and the owners' bucket's replica count (the roster's). */
+  replicas: number;
   /** The credentials file's content, or '' without one. */
   credentials: string;
   settings: BridgeSettings;
@@ -82,9 +95,14 @@ export class BridgeLink {
         const nc = await connect({
           servers: this.config.urls,
           name: `baton-${this.config.node}`,
+          // The roster's order, not a shuffle: a node uses the first server that answers, and
+          // the log says which (docs/decisions.md, "A cluster").
+          noRandomize: true,
           maxReconnectAttempts: -1,
           reconnectTimeWait: Math.min(1000, this.config.settings.backoffCapMs),
           timeout: 5000,
+          pingInterval: CLIENT_TIMINGS.pingIntervalMs,
+          maxPingOut: CLIENT_TIMINGS.maxPingOut,
           ...(this.config.credentials
             ? {
                 authenticator: credsAuthenticator(
@@ -129,15 +147,16 @@ export class BridgeLink {
    * announces nothing: the next reconnect sets up again.
    */
   private async setUp(nc: NatsConnection, generation: number): Promise<void> {
-    const jsm = await jetstreamManager(nc);
-    await ensureStream(jsm, this.config.swarm, this.config.settings);
+    const { swarm, settings, replicas } = this.config;
+    const jsm = await jetstreamManager(nc, { timeout: CLIENT_TIMINGS.apiTimeoutMs });
+    await ensureStream(jsm, swarm, settings, replicas);
     for (const role of this.config.roles)
-      await ensureConsumer(jsm, this.config.swarm, role, this.config.settings);
-    const owners = await openOwners(nc, this.config.swarm);
+      await ensureConsumer(jsm, swarm, role, settings, replicas);
+    const owners = await openOwners(nc, swarm, replicas);
     if (this.closed || this.nc !== nc || generation !== this.generation) return;
     this.wire = {
       nc,
-      js: jetstream(nc),
+      js: jetstream(nc, { timeout: CLIENT_TIMINGS.apiTimeoutMs }),
       jsm,
       owners,
       maxPayload: nc.info?.max_payload ?? 1024 * 1024,

@@ -3,10 +3,12 @@
 // (temp + rename, no fsync), never read back by the daemon. Counts come from the server:
 // per role, `unacked` is what its consumer delivered without an acknowledgement yet and
 // `pending` what it has yet to deliver (the stream's count for the role's subject while no
-// consumer exists: its node never connected). Credentials never reach it (only the
-// node, the roles and redacted errors do).
+// consumer exists: its node never connected), and where the stream lives (§5: its leader
+// and replicas by server_name; a lone server, which names no cluster, is the leader).
+// Credentials never reach it (only the node, the roles and redacted errors do).
 import * as fs from 'node:fs';
-import { type BridgeReport } from '../project/bridgeRecord.js';
+import { type StreamInfo } from '@nats-io/jetstream';
+import { type BridgeReport, type StreamPlacement } from '../project/bridgeRecord.js';
 import { type Roster } from '../handoff/roster.js';
 import { type Wire } from './bridgeLink.js';
 import { orphansAmong } from './orphanSweep.js';
@@ -21,14 +23,32 @@ export interface ReportInput {
   wire: Wire | undefined;
 }
 
-/** Per role, the server's pending and unacknowledged counts (empty when not connected). */
+/**
+ * The stream's leader and other replicas; a server that is not clustered gives no cluster part
+ * and is itself the leader.
+ */
+export function placementOf(info: StreamInfo, connectedTo: string | undefined): StreamPlacement {
+  if (!info.cluster) return { leader: connectedTo ?? null, replicas: [] };
+  const leader = info.cluster.leader ?? null;
+  return {
+    leader,
+    replicas: (info.cluster.replicas ?? [])
+      .filter((r) => r.name !== leader)
+      .map((r) => ({ name: r.name, current: r.current })),
+  };
+}
+
+/**
+ * Per role, the server's pending and unacknowledged counts, and the stream's placement (empty and
+ * null when not connected).
+ */
 async function countsOf(
   wire: Wire | undefined,
   roster: Roster,
-): Promise<Pick<BridgeReport, 'pending' | 'unacked'>> {
+): Promise<Pick<BridgeReport, 'pending' | 'unacked' | 'stream'>> {
   const pending: Record<string, number> = {};
   const unacked: Record<string, number> = {};
-  if (!wire) return { pending, unacked };
+  if (!wire) return { pending, unacked, stream: null };
   const stream = streamNameOf(roster.swarm);
   const info = await wire.jsm.streams.info(stream, {
     subjects_filter: streamSubjectsOf(roster.swarm),
@@ -43,7 +63,7 @@ async function countsOf(
     const stored = info.state.subjects?.[subjectOf(roster.swarm, role)] ?? 0;
     pending[role] = consumer ? consumer.num_pending + orphansAmong(stored, consumer) : stored;
   }
-  return { pending, unacked };
+  return { pending, unacked, stream: placementOf(info, wire.nc.info?.server_name) };
 }
 
 /** Writes bridge.json; a failure to count or to write is ignored (the report is advisory). */
@@ -53,6 +73,7 @@ export async function writeBridgeReport(path: string, input: ReportInput): Promi
   const counts = await countsOf(input.wire, input.roster).catch(() => ({
     pending: {},
     unacked: {},
+    stream: null,
   }));
   const report: BridgeReport = {
     pid: process.pid,

@@ -10,6 +10,12 @@
 import { type KV } from '@nats-io/kv';
 import { type BridgeSettings } from './bridgeSettings.js';
 
+/** True when a create failed because the key exists (the server's "wrong last sequence"). */
+function isTaken(err: unknown): boolean {
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  return code === 10071 || code === 10164 || /wrong last sequence/i.test(String(message));
+}
+
 /** Why a lease was not taken, or undefined when it is held. */
 export type LeaseRefusal = { holder: string } | undefined;
 
@@ -49,8 +55,11 @@ export class RoleLeases {
     try {
       this.held.set(role, await this.kv.create(role, this.node));
       return undefined;
-    } catch {
-      // taken: look at the holder below
+    } catch (err) {
+      // Taken (the key has a revision): look at the holder below. Any other failure (a
+      // timeout while the bucket elects a leader) says nothing about a holder: the claim fails
+      // and is tried again, rather than refused as held by nobody known.
+      if (!isTaken(err)) throw err;
     }
     const entry = await this.kv.get(role);
     // Gone between the create and the get (a release): the next claim creates it.

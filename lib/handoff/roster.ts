@@ -3,6 +3,8 @@
 //   swarm <name>                          once; ^[a-z][a-z0-9-]{0,31}$
 //   nats <url>[,<url>...]                 once; nats://host:port or tls://host:port
 //   credentials <path>                    optional, once; absolute or relative to ROOT
+//   replicas <1|3|5>                      optional, once (default 1): the stream's, its
+//                                         consumers' and the owners' bucket's replica count
 //   node <node-name> <role>[,<role>...]   one line per node; every role of swarmforge.conf
 //                                         on exactly one node
 // Blank lines and lines starting with `#` are ignored; directives may come in any order.
@@ -24,6 +26,7 @@ export interface Roster {
   swarm: string; // ^[a-z][a-z0-9-]{0,31}$
   urls: string[]; // nats://host:port or tls://host:port, port required
   credentials?: string; // absolute path (relative ones resolved against ROOT); the file must exist
+  replicas: number; // 1, 3 or 5 (1 without a replicas line); the server decides if it can hold it
   nodes: Map<string, string[]>; // node name -> its roles, in file order
   nodeOfRole: Map<string, string>; // role -> node
 }
@@ -37,7 +40,7 @@ const URL_FORM = new RegExp(`^(?:nats|tls)://${HOST_FORM}:([1-9][0-9]{0,4})$`);
 
 const DIRECTIVES =
   "expected 'swarm <name>', 'nats <url>[,<url>...]', " +
-  "'credentials <path>' or 'node <node-name> " +
+  "'credentials <path>', 'replicas <1|3|5>' or 'node <node-name> " +
   "<role>[,<role>...]'";
 
 /** What has been read so far, and the errors found. */
@@ -48,6 +51,7 @@ interface Parse {
   swarm?: { line: number; name: string };
   nats?: { line: number; urls: string[] };
   credentials?: { line: number; path: string };
+  replicas?: { line: number; count: number };
   nodeLines: Map<string, number>;
   nodes: Map<string, string[]>;
   nodeOfRole: Map<string, string>;
@@ -110,6 +114,18 @@ function credentialsLine(parse: Parse, line: number, trimmed: string, err: Repor
   else if (!stat.isFile()) err(`credentials '${path}' is not a file`);
 }
 
+/** The replica counts a line may ask for: odd, so that a majority of the servers stays a quorum. */
+const REPLICA_COUNTS = ['1', '3', '5'];
+
+function replicasLine(parse: Parse, line: number, trimmed: string, err: Report): void {
+  if (parse.replicas) return err(`replicas is already set on line ${parse.replicas.line}`);
+  const fields = argumentOf(trimmed, 'replicas').split(/\s+/);
+  if (fields.length !== 1 || fields[0] === '') return err("a replicas line is 'replicas <1|3|5>'");
+  if (!REPLICA_COUNTS.includes(fields[0]!))
+    return err(`replicas must be 1, 3 or 5, not '${fields[0]}'`);
+  parse.replicas = { line, count: Number(fields[0]) };
+}
+
 /** Checks the roles of one node line and records the valid ones. */
 function nodeRoles(parse: Parse, node: string, line: number, listed: string[], err: Report): void {
   const roles: string[] = [];
@@ -154,6 +170,7 @@ const LINES: Record<string, (parse: Parse, line: number, trimmed: string, err: R
   swarm: swarmLine,
   nats: natsLine,
   credentials: credentialsLine,
+  replicas: replicasLine,
   node: nodeLine,
 };
 
@@ -205,6 +222,7 @@ export function parseRoster(
     file,
     swarm: parse.swarm!.name,
     urls: parse.nats!.urls,
+    replicas: parse.replicas?.count ?? 1,
     nodes: parse.nodes,
     nodeOfRole: parse.nodeOfRole,
   };

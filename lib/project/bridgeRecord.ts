@@ -5,6 +5,15 @@ import * as fs from 'node:fs';
 import { bridgePathsOf } from './layout.js';
 
 /**
+ * Where the swarm's stream lives (docs/bridge.md §5), servers by their server_name: the leader
+ * (null while none is elected) and the other replicas, each current or lagging.
+ */
+export interface StreamPlacement {
+  leader: string | null;
+  replicas: { name: string; current: boolean }[];
+}
+
+/**
  * The content of bridge.json, written by handoffd's bridge (lib/bridge/bridgeReport.ts) and read
  * here.
  */
@@ -17,6 +26,8 @@ export interface BridgeReport {
   remote_roles: Record<string, string>;
   pending: Record<string, number>;
   unacked: Record<string, number>;
+  /** Null while not connected (and in a report of a handoffd from before §5). */
+  stream: StreamPlacement | null;
   updated_at: string;
 }
 
@@ -34,6 +45,20 @@ function countsIn(value: unknown): Record<string, number> | undefined {
       (e): e is [string, number] => Number.isSafeInteger(e[1]) && (e[1] as number) >= 0,
     ),
   );
+}
+
+/** A report's stream placement, or null when it has none or not of that shape. */
+function placementIn(value: unknown): StreamPlacement | null {
+  if (!isRecord(value) || (value.leader !== null && typeof value.leader !== 'string')) return null;
+  if (!Array.isArray(value.replicas)) return null;
+  const replicas = value.replicas.filter(
+    (r): r is { name: string; current: boolean } =>
+      isRecord(r) && typeof r.name === 'string' && typeof r.current === 'boolean',
+  );
+  return {
+    leader: value.leader,
+    replicas: replicas.map(({ name, current }) => ({ name, current })),
+  };
 }
 
 /** ROOT's bridge.json, or undefined when it is missing, unreadable or not a report. */
@@ -55,5 +80,10 @@ export function readBridgeReport(root: string): BridgeReport | undefined {
   const lastError = parsed.last_error;
   if (!pending || !unacked || (lastError !== null && typeof lastError !== 'string'))
     return undefined;
-  return { ...(parsed as unknown as BridgeReport), pending, unacked };
+  return {
+    ...(parsed as unknown as BridgeReport),
+    pending,
+    unacked,
+    stream: placementIn(parsed.stream),
+  };
 }

@@ -47,6 +47,7 @@ describe('lib/admin/bridgeView', () => {
     last_error: reason,
     pending: {},
     unacked: {},
+    stream: null,
   });
 
   it('without swarmforge/nodes.conf: undefined, whatever bridge.json and the daemon say', () => {
@@ -64,8 +65,8 @@ describe('lib/admin/bridgeView', () => {
     });
     assert.deepEqual(
       Object.keys(bridgeViewOf(p.root, ENV)!),
-      ['node', 'connected', 'last_error', 'remote_roles', 'pending', 'unacked'],
-      'the keys of docs/bridge.md §4, in order',
+      ['node', 'connected', 'last_error', 'remote_roles', 'pending', 'unacked', 'stream'],
+      'the keys of docs/bridge.md §4 and §5, in order',
     );
   });
 
@@ -80,6 +81,7 @@ describe('lib/admin/bridgeView', () => {
       last_error: null,
       remote_roles: { reviewer: 'b', QA: 'b' },
       ...COUNTS,
+      stream: null,
     });
     writeBridgeJson(p.root, {
       pid: process.pid,
@@ -95,8 +97,68 @@ describe('lib/admin/bridgeView', () => {
         last_error: 'connection refused',
         pending: { coder: 2 },
         unacked: {},
+        stream: null,
       },
     });
+  });
+
+  it("the stream's placement from bridge.json (§5): leader and replicas as written; one of another shape, or none (a handoffd from before §5), reads null", () => {
+    writeRoster(p.root);
+    release = pretendDaemonRuns(p.root);
+    const stream = {
+      leader: 'n2',
+      replicas: [
+        { name: 'n1', current: true },
+        { name: 'n3', current: false },
+      ],
+    };
+    writeBridgeJson(p.root, { pid: process.pid, ...COUNTS, stream });
+    assert.deepEqual(bridgeViewOf(p.root, ENV)?.stream, stream);
+    writeBridgeJson(p.root, { pid: process.pid, stream: { leader: null, replicas: [] } });
+    assert.deepEqual(bridgeViewOf(p.root, ENV)?.stream, { leader: null, replicas: [] });
+    for (const bad of [{ leader: 3, replicas: [] }, { leader: 'n1' }, 'n1']) {
+      writeBridgeJson(p.root, { pid: process.pid, stream: bad as never });
+      assert.equal(bridgeViewOf(p.root, ENV)?.stream, null, JSON.stringify(bad));
+    }
+    const old = JSON.parse(fs.readFileSync(bridgePathsOf(p.root).state, 'utf8')) as object;
+    delete (old as { stream?: unknown }).stream;
+    fs.writeFileSync(bridgePathsOf(p.root).state, JSON.stringify(old));
+    assert.equal(bridgeViewOf(p.root, ENV)?.stream, null);
+    assert.equal(bridgeViewOf(p.root, ENV)?.connected, true);
+  });
+
+  it('the text of the stream: a BRIDGE STREAM line after the link line, replicas current or lagging; none during an election and on a lone server; no line while unknown', () => {
+    const view: BridgeView = {
+      node: 'a',
+      connected: true,
+      last_error: null,
+      remote_roles: { reviewer: 'b', QA: 'b' },
+      ...COUNTS,
+      stream: {
+        leader: 'n2',
+        replicas: [
+          { name: 'n1', current: true },
+          { name: 'n3', current: false },
+        ],
+      },
+    };
+    assert.deepEqual(bridgeLines(view, ['coder']).slice(0, 3), [
+      'bridge: node a, connected',
+      'BRIDGE STREAM: leader n2, replicas n1 (current), n3 (lagging)',
+      'local role coder on node a: pending 0, unacked 0',
+    ]);
+    assert.equal(
+      bridgeLines({ ...view, stream: { leader: null, replicas: [] } }, [])[1],
+      'BRIDGE STREAM: leader none, replicas none',
+    );
+    assert.equal(
+      bridgeLines({ ...view, stream: { leader: 'NBX2', replicas: [] } }, [])[1],
+      'BRIDGE STREAM: leader NBX2, replicas none',
+    );
+    assert.equal(
+      bridgeLines({ ...view, stream: null }, []).some((l) => l.startsWith('BRIDGE STREAM')),
+      false,
+    );
   });
 
   it('a killed handoffd\'s report is not believed: its dead pid in the pid file and in bridge.json reads "handoffd is not running"', () => {
@@ -213,6 +275,7 @@ describe('lib/admin/bridgeView', () => {
       last_error: null,
       remote_roles: { reviewer: 'b', QA: 'b' },
       ...COUNTS,
+      stream: null,
     };
     assert.deepEqual(bridgeLines(view, ['coder', 'reviewer', 'QA']), [
       'bridge: node a, connected',

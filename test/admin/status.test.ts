@@ -272,6 +272,7 @@ describe('lib/admin/status', () => {
       remote_roles: { QA: 'b' },
       pending: {},
       unacked: {},
+      stream: null,
     };
     assert.equal(
       statusTable(rows, bridge),

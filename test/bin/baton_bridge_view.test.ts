@@ -27,6 +27,14 @@ const ROLE_LINES = [
   'remote role reviewer on node b: pending 3, unacked 1',
   'remote role QA on node b: pending 1, unacked 0',
 ];
+const STREAM = {
+  leader: 'n2',
+  replicas: [
+    { name: 'n1', current: true },
+    { name: 'n3', current: false },
+  ],
+};
+const STREAM_LINE = 'BRIDGE STREAM: leader n2, replicas n1 (current), n3 (lagging)';
 const SECRET = 'SUAXQ7-do-not-print-me-7f3e9c1b';
 
 describe('baton status, monitor and doctor: the bridge (built bin)', function () {
@@ -71,22 +79,24 @@ describe('baton status, monitor and doctor: the bridge (built bin)', function ()
     );
   });
 
-  it("the running handoffd's report: status and monitor show the link line, a line per role, remote roles marked in the listing; --json has bridge as §4 names it", () => {
+  it("the running handoffd's report: status and monitor show the link line, where the stream lives (§5), a line per role, remote roles marked in the listing; --json has bridge as §4 and §5 name it", () => {
     writeRoster(p.root);
     release = pretendDaemonRuns(p.root);
-    writeBridgeJson(p.root, { pid: process.pid, ...COUNTS });
+    writeBridgeJson(p.root, { pid: process.pid, ...COUNTS, stream: STREAM });
     const bridge = {
       node: 'a',
       connected: true,
       last_error: null,
       remote_roles: { reviewer: 'b', QA: 'b' },
       ...COUNTS,
+      stream: STREAM,
     };
     const status = baton(['status']);
     assert.equal(status.code, 0, status.stderr);
-    assert.deepEqual(lines(status).slice(-6), [
+    assert.deepEqual(lines(status).slice(-7), [
       `handoffd: running (pid ${process.pid}), last pass none yet`,
       'bridge: node a, connected',
+      STREAM_LINE,
       ...ROLE_LINES,
       '',
     ]);
@@ -102,10 +112,15 @@ describe('baton status, monitor and doctor: the bridge (built bin)', function ()
     );
     const monitor = baton(['monitor', '--once']);
     assert.equal(monitor.code, 0, monitor.stderr);
-    assert.deepEqual(lines(monitor).slice(2, 7), ['bridge: node a, connected', ...ROLE_LINES, '']);
+    assert.deepEqual(lines(monitor).slice(2, 8), [
+      'bridge: node a, connected',
+      STREAM_LINE,
+      ...ROLE_LINES,
+      '',
+    ]);
     assert.deepEqual(
       lines(monitor)
-        .slice(8, 11)
+        .slice(9, 12)
         .map((l) => l.split(/\s{2,}/)[0]),
       ['coder', 'reviewer (on node b)', 'QA (on node b)'],
     );
@@ -179,6 +194,7 @@ describe('baton status, monitor and doctor: the bridge (built bin)', function ()
       remote_roles: { reviewer: 'b', QA: 'b' },
       pending: {},
       unacked: {},
+      stream: null,
     });
     assert.match(
       baton(['status']).stdout,

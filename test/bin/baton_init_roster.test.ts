@@ -96,7 +96,7 @@ describe('baton init with a roster (built bin)', () => {
   it('an invalid roster: exit 1, every error (nodes.conf:<line>: <rule>), nothing written, not even with --node', () => {
     fs.writeFileSync(
       rosterFile(),
-      'swarm demo\nnats nats://h\nnode laptop coder,reviewer,helper\nnode server QA,coder\n',
+      'swarm demo\nnats nats://h\nnode laptop coder,reviewer,helper\nnode server QA,coder\nreplicas 2\n',
     );
     for (const args of [[], ['--node', 'laptop']]) {
       const r = init(args);
@@ -107,6 +107,7 @@ describe('baton init with a roster (built bin)', () => {
           "nodes.conf:2: nats URL 'nats://h' must be nats://host:port or tls://host:port with a port from 1 to 65535",
           'nodes.conf:3: unknown role helper: swarmforge.conf has no window for it',
           'nodes.conf:4: role coder is on two nodes: laptop (line 3) and server',
+          "nodes.conf:5: replicas must be 1, 3 or 5, not '2'",
           '',
         ].join('\n'),
       );

@@ -6,10 +6,11 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { jetStreamAnswers, runningMembers } from '../../lib/adapters/natsCluster.js';
 import { natsInfoOf, runningNatsServer } from '../../lib/adapters/natsServer.js';
 import { bridgePathsOf } from '../../lib/project/layout.js';
 import { waitFor } from '../support/daemon.js';
-import { freePort } from '../support/nats.js';
+import { freeClusterPort, freePort } from '../support/nats.js';
 import {
   makeProject,
   runBin,
@@ -48,10 +49,14 @@ describe('baton nats up|down (built bin, real nats-server)', () => {
   afterEach(async () => {
     await new Promise<void>((done) => (other ? other.close(() => done()) : done()));
     other = undefined;
-    const left = runningNatsServer(paths().natsPid, paths().natsDir);
-    if (left) {
-      process.kill(left.pid, 'SIGKILL');
-      await waitFor('the left-over server to exit', () => !alive(left.pid));
+    const left = [
+      runningNatsServer(paths().natsPid, paths().natsDir),
+      ...runningMembers(paths().natsDir).values(),
+    ];
+    for (const server of left) {
+      if (!server) continue;
+      process.kill(server.pid, 'SIGKILL');
+      await waitFor('the left-over server to exit', () => !alive(server.pid));
     }
     p.cleanup();
   });
@@ -96,6 +101,58 @@ describe('baton nats up|down (built bin, real nats-server)', () => {
       escalated: false,
     });
     assert.deepEqual(JSON.parse(ok(nats('down', '--json'))), { stopped: false });
+  });
+
+  it('up --cluster 3: three servers forming one JetStream cluster (a store each in nats/<n>/, client ports P..P+2, route ports P+100..), the nats line; up again already up; a lone up refused beside it; down stops all three', async () => {
+    const first = await freeClusterPort(3);
+    const urls = [0, 1, 2].map((i) => `nats://127.0.0.1:${first + i}`);
+    const out = ok(nats('up', '--cluster', '3', '--port', String(first)));
+    const pids = [...out.matchAll(/n(\d) \(pid (\d+)\)/g)].map((m) => Number(m[2]));
+    assert.equal(
+      out,
+      `nats cluster up: n1 (pid ${pids[0]}), n2 (pid ${pids[1]}), n3 (pid ${pids[2]})\n` +
+        `nats ${urls.join(',')}\n`,
+    );
+    const members = runningMembers(paths().natsDir);
+    assert.deepEqual(
+      [...members].map(([index, m]) => [index, m.pid, m.port]),
+      [1, 2, 3].map((n) => [n, pids[n - 1], first + n - 1]),
+    );
+    assert.equal(
+      members.get(1)?.routes,
+      [100, 101, 102].map((d) => `nats://127.0.0.1:${first + d}`).join(','),
+    );
+    for (const n of [1, 2, 3])
+      assert.ok(fs.existsSync(join(paths().natsDir, String(n), 'jetstream')), `store of n${n}`);
+    for (const i of [0, 1, 2]) assert.equal(await jetStreamAnswers(first + i), true);
+    assert.deepEqual(
+      JSON.parse(ok(nats('up', '--cluster', '3', '--port', String(first), '--json'))),
+      {
+        started: false,
+        urls,
+        servers: [1, 2, 3].map((n) => ({
+          name: `n${n}`,
+          url: urls[n - 1],
+          pid: pids[n - 1],
+          started: false,
+        })),
+        nats_line: `nats ${urls.join(',')}`,
+      },
+    );
+    const lone = nats('up', '--port', String(port));
+    assert.deepEqual([lone.code, lone.stdout], [1, '']);
+    assert.match(lone.stderr, /^baton: a local cluster runs '.*': baton nats down first/);
+    const bad = nats('up', '--cluster', '4');
+    assert.deepEqual(
+      [bad.code, bad.stderr],
+      [1, "baton: nats up: --cluster must be 3 or 5, not '4'\n"],
+    );
+    assert.equal(
+      ok(nats('down')),
+      pids.map((pid, i) => `nats-server n${i + 1} stopped (pid ${pid})\n`).join(''),
+    );
+    assert.ok(pids.every((pid) => !alive(pid)));
+    assert.equal(ok(nats('down')), 'nats-server not running\n');
   });
 
   it('two `baton nats up` at once start one server: one says up, the other already up, the same pid', async () => {
@@ -197,5 +254,6 @@ describe('baton nats up|down (built bin, real nats-server)', () => {
       );
     }
     assert.match(nats('up', '--help').stdout, /--port .*\[default: 4222\]/);
+    assert.match(nats('up', '--help').stdout, /--cluster .*\(3 or 5\)/);
   });
 });

@@ -70,6 +70,7 @@ describe('lib/bridge/bridge', function () {
       file: join(dir, 'nodes.conf'),
       swarm,
       urls: [nats.url],
+      replicas: 1,
       nodes: new Map([
         ['a', ['coder']],
         ['b', ['reviewer', 'QA']],

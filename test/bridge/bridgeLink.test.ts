@@ -47,6 +47,7 @@ describe('lib/bridge/bridgeLink', function () {
       swarm: `link-${swarms}`,
       node: 'b',
       roles: ['reviewer', 'QA'],
+      replicas: 1,
       credentials: '',
       settings,
       log: (event, details) => w.events.push({ event, details }),

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type StreamInfo } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { type Wire } from '../../lib/bridge/bridgeLink.js';
-import { writeBridgeReport } from '../../lib/bridge/bridgeReport.js';
+import { placementOf, writeBridgeReport } from '../../lib/bridge/bridgeReport.js';
 import { type BridgeReport } from '../../lib/project/bridgeRecord.js';
 import { bridgeSettingsOf } from '../../lib/bridge/bridgeSettings.js';
 import { consumerNameOf, streamNameOf, subjectOf } from '../../lib/bridge/wireNames.js';
@@ -47,6 +47,7 @@ describe('lib/bridge/bridgeReport', function () {
       file: join(dir, 'nodes.conf'),
       swarm,
       urls: [nats.url],
+      replicas: 1,
       credentials,
       nodes: new Map([
         ['a', ['coder']],
@@ -97,6 +98,7 @@ describe('lib/bridge/bridgeReport', function () {
       'pending',
       'pid',
       'remote_roles',
+      'stream',
       'swarm',
       'unacked',
       'updated_at',
@@ -113,6 +115,11 @@ describe('lib/bridge/bridgeReport', function () {
     );
     assert.deepEqual(report.pending, { coder: 0, reviewer: 0, QA: 0 });
     assert.deepEqual(report.unacked, { coder: 0, reviewer: 0, QA: 0 });
+    assert.deepEqual(
+      report.stream,
+      { leader: nc.info!.server_name, replicas: [] },
+      'a lone server names no cluster: it is the leader, and there are no other replicas',
+    );
     assert.ok(
       Date.parse(report.updated_at) >= before - 1000 &&
         Date.parse(report.updated_at) <= Date.now() + 1000,
@@ -123,6 +130,45 @@ describe('lib/bridge/bridgeReport', function () {
       ['bridge.json', 'user.creds'],
       'no temp file left',
     );
+  });
+
+  it('the stream of a cluster: its leader and the other replicas, current or lagging, by server_name', () => {
+    const info = {
+      cluster: {
+        name: 'baton',
+        leader: 'n2',
+        replicas: [
+          { name: 'n1', current: true, active: 1 },
+          { name: 'n3', current: false, active: 9, offline: true },
+        ],
+      },
+    } as unknown as StreamInfo;
+    assert.deepEqual(placementOf(info, 'n1'), {
+      leader: 'n2',
+      replicas: [
+        { name: 'n1', current: true },
+        { name: 'n3', current: false },
+      ],
+    });
+    // During an election (or just after a scale-up) the server lists every peer and no leader.
+    const electing = {
+      cluster: { name: 'baton', replicas: [{ name: 'n1', current: true, active: 0 }] },
+    } as unknown as StreamInfo;
+    assert.deepEqual(placementOf(electing, 'n1'), {
+      leader: null,
+      replicas: [{ name: 'n1', current: true }],
+    });
+  });
+
+  it('not connected: no counts and no stream', async () => {
+    await writeBridgeReport(reportPath(), {
+      connected: false,
+      last_error: 'down',
+      node: 'b',
+      roster,
+      wire: undefined,
+    });
+    assert.deepEqual([read().pending, read().stream], [{}, null]);
   });
 
   it("from node a's side, the remote roles are reviewer and QA on b", async () => {

@@ -10,7 +10,9 @@ import {
   StorageType,
   jetstream,
   jetstreamManager,
+  type ConsumerInfo,
   type JetStreamManager,
+  type StreamInfo,
 } from '@nats-io/jetstream';
 import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
 import { bridgeSettingsOf, type BridgeSettings } from '../../lib/bridge/bridgeSettings.js';
@@ -21,7 +23,13 @@ import {
   subjectOf,
 } from '../../lib/bridge/wireNames.js';
 import { ensureConsumer, ensureStream, openOwners } from '../../lib/bridge/wireSetup.js';
-import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
+import { waitFor } from '../support/daemon.js';
+import {
+  startNatsCluster,
+  startNatsServer,
+  type NatsClusterHandle,
+  type NatsServerHandle,
+} from '../support/nats.js';
 
 describe('lib/bridge/wireSetup', function () {
   this.timeout(30_000);
@@ -80,6 +88,24 @@ describe('lib/bridge/wireSetup', function () {
       assert.equal(info.config.retention, RetentionPolicy.Workqueue);
       assert.equal(info.state.messages, 1);
       assert.equal(info.created, created);
+    });
+
+    it('replicas 3 on a lone server: a new stream is refused in the server\'s words; an existing one (which nats-server 2.9 would "update" and keep at one copy) is refused and left as it was', async () => {
+      await assert.rejects(
+        ensureStream(jsm, swarm, settings, 3),
+        /replicas > 1 not supported in non-clustered mode/,
+      );
+      await ensureStream(jsm, swarm, settings, 1);
+      await assert.rejects(
+        ensureStream(jsm, swarm, settings, 3),
+        new RegExp(
+          `stream ${streamNameOf(swarm)} cannot have 3 replicas: its server is not clustered`,
+        ),
+      );
+      assert.equal((await jsm.streams.info(streamNameOf(swarm))).config.num_replicas, 1);
+      await assert.rejects(openOwners(nc, `${swarm}-kv`, 3), /replicas > 1 not supported/);
+      await openOwners(nc, `${swarm}-kv2`, 1);
+      await assert.rejects(openOwners(nc, `${swarm}-kv2`, 3), /its server is not clustered/);
     });
 
     it("a stream with other subjects (made by hand) gets the swarm's subjects back", async () => {
@@ -170,6 +196,82 @@ describe('lib/bridge/wireSetup', function () {
       const entry = await again.get('reviewer');
       assert.equal(entry?.string(), 'node-a');
       assert.equal(entry?.revision, revision);
+    });
+  });
+
+  describe('on a 3-server cluster (§5)', function () {
+    let cluster: NatsClusterHandle;
+    let cnc: NatsConnection;
+    let cjsm: JetStreamManager;
+    before(async () => {
+      cluster = await startNatsCluster(3);
+      cnc = await connect({ servers: cluster.urls });
+      cjsm = await jetstreamManager(cnc);
+    });
+    after(async () => {
+      await cnc?.close();
+      await cluster?.stop();
+    });
+
+    it('creates the stream, a consumer and the bucket with 3 replicas, placed on the three servers', async () => {
+      await ensureStream(cjsm, swarm, settings, 3);
+      await ensureConsumer(cjsm, swarm, 'reviewer', settings, 3);
+      await openOwners(cnc, swarm, 3);
+      const stream = await cjsm.streams.info(streamNameOf(swarm));
+      assert.equal(stream.config.num_replicas, 3);
+      const consumer = await cjsm.consumers.info(streamNameOf(swarm), consumerNameOf('reviewer'));
+      assert.equal(consumer.config.num_replicas, 3);
+      const bucket = await cjsm.streams.info(`KV_${ownersBucketOf(swarm)}`);
+      assert.equal(bucket.config.num_replicas, 3);
+      const peers = (i: StreamInfo | ConsumerInfo) =>
+        [i.cluster?.leader, ...(i.cluster?.replicas ?? []).map((r) => r.name)].sort();
+      assert.deepEqual(peers(stream), cluster.names);
+      assert.deepEqual(peers(consumer), cluster.names);
+    });
+
+    it('an existing stream, consumer and bucket with one replica are updated to 3 in place: same creation time, messages, delivered-not-acked state and values kept', async () => {
+      await ensureStream(cjsm, swarm, settings, 1);
+      await ensureConsumer(cjsm, swarm, 'reviewer', settings, 1);
+      const kv = await openOwners(cnc, swarm, 1);
+      await kv.create('reviewer', 'node-b');
+      for (const text of ['one', 'two'])
+        await jetstream(cnc).publish(subjectOf(swarm, 'reviewer'), text);
+      const consumer = await jetstream(cnc).consumers.get(
+        streamNameOf(swarm),
+        consumerNameOf('reviewer'),
+      );
+      assert.ok(await consumer.next({ expires: 5_000 }), 'one delivered, not acknowledged');
+      const before = await cjsm.consumers.info(streamNameOf(swarm), consumerNameOf('reviewer'));
+      const created = (await cjsm.streams.info(streamNameOf(swarm))).created;
+
+      await ensureStream(cjsm, swarm, settings, 3);
+      await ensureConsumer(cjsm, swarm, 'reviewer', settings, 3);
+      await openOwners(cnc, swarm, 3);
+      // Scaled up, the consumer elects a leader among its new peers: its state is read from it.
+      const info = () => cjsm.consumers.info(streamNameOf(swarm), consumerNameOf('reviewer'));
+      await waitFor('the scaled consumer to elect a leader', async () =>
+        Boolean((await info().catch(() => undefined))?.cluster?.leader),
+      );
+
+      const stream = await cjsm.streams.info(streamNameOf(swarm));
+      assert.deepEqual(
+        [stream.config.num_replicas, stream.created, stream.state.messages],
+        [3, created, 2],
+      );
+      const after = await info();
+      assert.deepEqual(
+        [after.config.num_replicas, after.created, after.num_ack_pending, after.num_pending],
+        [3, before.created, 1, 1],
+      );
+      assert.equal((await cjsm.streams.info(`KV_${ownersBucketOf(swarm)}`)).config.num_replicas, 3);
+      assert.equal((await kv.get('reviewer'))?.string(), 'node-b');
+    });
+
+    it("replicas 5 on three servers: refused in the server's own words", async () => {
+      await assert.rejects(
+        ensureStream(cjsm, swarm, settings, 5),
+        /no suitable peers for placement/,
+      );
     });
   });
 });

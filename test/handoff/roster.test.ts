@@ -54,6 +54,7 @@ describe('lib/handoff/roster', () => {
         swarm: 'my-swarm-2',
         urls: ['nats://a.example:4222', 'tls://10.0.0.2:4443', 'nats://[::1]:65535'],
         credentials: join(root, 'secrets', 'swarm.creds'),
+        replicas: 1,
         nodes: new Map([
           ['laptop', ['coder', 'architect']],
           ['build-1', ['QA', 'reviewer']],
@@ -82,9 +83,39 @@ describe('lib/handoff/roster', () => {
       );
     });
 
+    it('replicas: 1 without the line; 1, 3 or 5 whatever the number of URLs (the server decides what it can hold)', () => {
+      const nodes = 'node a architect,coder,reviewer,QA\n';
+      assert.equal(rosterOf(`${HEAD}${nodes}`).replicas, 1);
+      for (const count of [1, 3, 5])
+        assert.equal(rosterOf(`${HEAD}  replicas   ${count}  \r\n${nodes}`).replicas, count);
+      assert.equal(
+        rosterOf(`swarm s\nnats nats://h:1,nats://h:2,nats://h:3\nreplicas 5\n${nodes}`).replicas,
+        5,
+      );
+    });
+
+    it('replicas: twice, without a count, two counts, and a count other than 1, 3 or 5; nothing parsed on any error', () => {
+      const nodes = 'node a architect,coder,reviewer,QA\n';
+      assert.deepEqual(errorsOf(`${HEAD}replicas 3\n${nodes}replicas 1\n`), [
+        'nodes.conf:5: replicas is already set on line 3',
+      ]);
+      assert.deepEqual(errorsOf(`${HEAD}replicas\n${nodes}`), [
+        "nodes.conf:3: a replicas line is 'replicas <1|3|5>'",
+      ]);
+      assert.deepEqual(errorsOf(`${HEAD}replicas 3 5\n${nodes}`), [
+        "nodes.conf:3: a replicas line is 'replicas <1|3|5>'",
+      ]);
+      for (const bad of ['0', '2', '4', '7', '03', '3.0', '-1', 'three'])
+        assert.deepEqual(
+          errorsOf(`${HEAD}replicas ${bad}\n${nodes}`),
+          [`nodes.conf:3: replicas must be 1, 3 or 5, not '${bad}'`],
+          bad,
+        );
+    });
+
     it('an unknown directive', () => {
       assert.deepEqual(errorsOf(`${HEAD}node a architect,coder,reviewer,QA\nwindow b coder\n`), [
-        "nodes.conf:4: unknown directive 'window'; expected 'swarm <name>', 'nats <url>[,<url>...]', 'credentials <path>' or 'node <node-name> <role>[,<role>...]'",
+        "nodes.conf:4: unknown directive 'window'; expected 'swarm <name>', 'nats <url>[,<url>...]', 'credentials <path>', 'replicas <1|3|5>' or 'node <node-name> <role>[,<role>...]'",
       ]);
     });
 
@@ -237,7 +268,7 @@ describe('lib/handoff/roster', () => {
           'nodes.conf:5: role coder is on two nodes: a (line 4) and b',
           'nodes.conf:6: node a is already defined on line 4',
           'nodes.conf:7: node c has no roles',
-          "nodes.conf:8: unknown directive 'bogus'; expected 'swarm <name>', 'nats <url>[,<url>...]', 'credentials <path>' or 'node <node-name> <role>[,<role>...]'",
+          "nodes.conf:8: unknown directive 'bogus'; expected 'swarm <name>', 'nats <url>[,<url>...]', 'credentials <path>', 'replicas <1|3|5>' or 'node <node-name> <role>[,<role>...]'",
           'nodes.conf:8: role architect is on no node',
           'nodes.conf:8: role reviewer is on no node',
         ],

@@ -16,7 +16,7 @@ export function writeRoster(root: string, text = TWO_NODES): void {
   fs.writeFileSync(bridgePathsOf(root).roster, text);
 }
 
-/** Writes ROOT/.swarmforge/bridge.json as the bridge does: `{pid, node, swarm, connected, last_error, remote_roles, pending, unacked, updated_at}`. */
+/** Writes ROOT/.swarmforge/bridge.json as the bridge does: `{pid, node, swarm, connected, last_error, remote_roles, pending, unacked, stream, updated_at}`. */
 export function writeBridgeJson(
   root: string,
   report: Partial<BridgeReport> & { pid: number },
@@ -29,6 +29,7 @@ export function writeBridgeJson(
     remote_roles: { reviewer: 'b', QA: 'b' },
     pending: {},
     unacked: {},
+    stream: null,
     updated_at: new Date().toISOString(),
     ...report,
   };

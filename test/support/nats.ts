@@ -1,6 +1,8 @@
 // A real nats-server for tests and benchmarks: `-js` on 127.0.0.1, a free port, a store of
 // its own, spawned through lib/adapters/natsServer.ts (argv, no shell) and waited for by
-// polling its INFO line with a deadline (never a fixed sleep).
+// polling its INFO line with a deadline (never a fixed sleep). startNatsCluster starts a
+// local JetStream cluster of such servers (lib/adapters/natsCluster.ts's plan), each member
+// a handle of its own to kill and restart on its store.
 //
 // Cleaning up: every caller stops what it started, in an `after`/`afterEach` hook:
 //   let nats: NatsServerHandle;
@@ -11,16 +13,25 @@
 // here is SIGKILLed when the test process exits, and on SIGTERM/SIGHUP. The servers run in
 // the test process's process group (not detached), so Ctrl-C in a terminal reaches them
 // too. Only a test process killed with SIGKILL can leave one behind.
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import * as fs from 'node:fs';
 import { createServer } from 'node:net';
+import {
+  clusterPlan,
+  jetStreamAnswers,
+  ROUTE_PORT_OFFSET,
+} from '../../lib/adapters/natsCluster.js';
 import {
   NATS_HOST,
   NatsPortBusy,
   natsUrlOf,
   spawnNatsServer,
   waitUntilHealthy,
+  type ClusterMember,
   type SpawnedNatsServer,
 } from '../../lib/adapters/natsServer.js';
+import { waitFor } from './daemon.js';
 import { tempDir } from './project.js';
 
 /** A running test server. */
@@ -37,6 +48,8 @@ export interface NatsServerHandle {
   restart: () => Promise<void>;
   /** SIGTERM, wait (SIGKILL after 5 s), then remove the store if this module made it. Call it in `after`. */
   stop: () => Promise<void>;
+  /** True while its current process runs (false after kill(), until restart()). */
+  running: () => boolean;
   /** For a failure message: whether the server runs, else how it ended, and its log's last lines. */
   state: () => string;
 }
@@ -47,6 +60,8 @@ export interface NatsServerOptions {
   storeDir?: string;
   /** The port; a free one on 127.0.0.1 by default. */
   port?: number;
+  /** Joins it to a local cluster (startNatsCluster). */
+  member?: ClusterMember;
 }
 
 /** What is running, for the exit-time safety net. */
@@ -68,6 +83,92 @@ export async function freePort(): Promise<number> {
   }
 }
 
+/**
+ * A first client port P for a local cluster of `count`: P..P+count-1 and the route ports
+ * P+100.. all free now, drawn as freePort draws one.
+ */
+export async function freeClusterPort(count: number): Promise<number> {
+  for (let attempt = 1; ; attempt += 1) {
+    const port = 20_000 + Math.floor(Math.random() * (12_000 - ROUTE_PORT_OFFSET - count));
+    const ports = Array.from({ length: count }, (_, i) => [port + i, port + ROUTE_PORT_OFFSET + i]);
+    if ((await Promise.all(ports.flat().map(bindable))).every(Boolean)) return port;
+    if (attempt === 50) throw new Error(`no ${count} free cluster ports in 20000-31999`);
+  }
+}
+
+/** A running local cluster of test servers. */
+export interface NatsClusterHandle {
+  /** Every member's URL, in member order (the `nats` line of a roster). */
+  urls: string[];
+  /** The members in order; each kill()s and restart()s on its store as a lone server does. */
+  servers: NatsServerHandle[];
+  /** The members' server_names (`n1`, `n2`, ...), in order. */
+  names: string[];
+  /** Waits until every running member answers JetStream requests (the cluster has a leader). */
+  ready: (timeoutMs?: number) => Promise<void>;
+  /** Stops every member and removes the stores. Call it in `after`. */
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts a local JetStream cluster of `count` servers (lib/adapters/natsCluster.ts's plan, stores
+ * in a temporary folder) and resolves once it has elected its meta leader.
+ */
+export async function startNatsCluster(count = 3): Promise<NatsClusterHandle> {
+  const dir = tempDir('baton-nats-cluster-');
+  ownedStores.add(dir);
+  const plan = clusterPlan(count, await freeClusterPort(count), dir);
+  const servers = await Promise.all(
+    plan.map((m) => startNatsServer({ storeDir: m.storeDir, port: m.port, member: m.member })),
+  );
+  const cluster: NatsClusterHandle = {
+    urls: servers.map((s) => s.url),
+    servers,
+    names: plan.map((m) => m.member.name),
+    ready: (timeoutMs = 20_000) =>
+      waitFor(
+        'every running cluster member to answer JetStream requests',
+        async () =>
+          (
+            await Promise.all(servers.map(async (s) => !s.running() || jetStreamAnswers(s.port)))
+          ).every(Boolean),
+        timeoutMs,
+      ),
+    stop: async () => {
+      await Promise.all(servers.map((s) => s.stop()));
+      if (ownedStores.delete(dir)) fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  await cluster.ready();
+  await untilPlaceable(cluster.urls, count);
+  return cluster;
+}
+
+/**
+ * Waits until the cluster places a stream on all `count` servers: a meta leader answers before
+ * every peer has registered with it, and a stream of `count` replicas made then is refused
+ * ("no suitable peers for placement"). A probe stream is made, then deleted.
+ */
+async function untilPlaceable(urls: string[], count: number): Promise<void> {
+  const nc = await connect({ servers: urls });
+  try {
+    const jsm = await jetstreamManager(nc);
+    const name = `PLACEMENT_PROBE_${process.pid}`;
+    await waitFor(
+      `a stream of ${count} replicas to be placeable`,
+      () =>
+        jsm.streams.add({ name, subjects: [`probe.${process.pid}`], num_replicas: count }).then(
+          () => true,
+          () => false,
+        ),
+      20_000,
+    );
+    await jsm.streams.delete(name);
+  } finally {
+    await nc.close();
+  }
+}
+
 /** Whether `port` can be listened on now. */
 function bindable(port: number): Promise<boolean> {
   return new Promise((done) => {
@@ -82,7 +183,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   installSafetyNet();
   const storeDir = options.storeDir ?? tempDir('baton-nats-');
   if (options.storeDir === undefined) ownedStores.add(storeDir);
-  let server = await launch(storeDir, options.port);
+  let server = await launch(storeDir, options.port, options.member);
   const handle: NatsServerHandle = {
     url: natsUrlOf(server.port),
     port: server.port,
@@ -91,13 +192,14 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     kill: (signal = 'SIGKILL') => endProcess(server, signal),
     restart: async () => {
       await endProcess(server, 'SIGKILL');
-      server = await launch(storeDir, handle.port);
+      server = await launch(storeDir, handle.port, options.member);
       handle.pid = server.child.pid!;
     },
     stop: async () => {
       await endProcess(server, 'SIGTERM');
       if (ownedStores.delete(storeDir)) fs.rmSync(storeDir, { recursive: true, force: true });
     },
+    running: () => !server.ended(),
     state: () => stateOf(server),
   };
   return handle;
@@ -108,9 +210,18 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
  * taken by a parallel test before the server binds it: without a port of its own choosing,
  * the caller gets a fresh port and another try (three in all).
  */
-async function launch(storeDir: string, port: number | undefined): Promise<SpawnedNatsServer> {
+async function launch(
+  storeDir: string,
+  port: number | undefined,
+  member?: ClusterMember,
+): Promise<SpawnedNatsServer> {
   for (let attempt = 1; ; attempt += 1) {
-    const server = spawnNatsServer({ port: port ?? (await freePort()), storeDir, detached: false });
+    const server = spawnNatsServer({
+      port: port ?? (await freePort()),
+      storeDir,
+      detached: false,
+      ...(member ? { member } : {}),
+    });
     running.add(server);
     installSafetyNet();
     try {

@@ -34,16 +34,26 @@ export interface TwoNodes {
   cleanup: () => Promise<void>;
 }
 
-/** Makes two initialised ROOTs sharing one roster on `nats`. */
-export function makeTwoNodes(nats: NatsServerHandle, rosterExtra = ''): TwoNodes {
+/**
+ * Makes two initialised ROOTs sharing one roster on `nats`; `urls` gives each node its own `nats`
+ * line instead (a cluster's URLs in another order, so that each node connects to another server).
+ */
+export function makeTwoNodes(
+  nats: Pick<NatsServerHandle, 'url'>,
+  rosterExtra = '',
+  urls?: Record<'a' | 'b', string>,
+): TwoNodes {
   swarms += 1;
   const swarm = `t${process.pid}-${swarms}`;
   const a = makeProject();
   const b = makeProject();
-  for (const p of [a, b])
+  for (const [node, p] of [
+    ['a', a],
+    ['b', b],
+  ] as const)
     fs.writeFileSync(
       join(p.root, 'swarmforge', 'nodes.conf'),
-      nodesConf(swarm, nats.url, rosterExtra),
+      nodesConf(swarm, urls?.[node] ?? nats.url, rosterExtra),
     );
   const nodes: TwoNodes = {
     swarm,

@@ -154,6 +154,7 @@ describe('lib/swarm/monitor', function () {
         remote_roles: { reviewer: 'b', QA: 'b' },
         pending: {},
         unacked: {},
+        stream: null,
       });
       const lines = monitorText(view).split('\n');
       assert.deepEqual(lines.slice(4, 9), [
