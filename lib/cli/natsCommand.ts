@@ -45,7 +45,8 @@ export function clusterUpText(cluster: NatsClusterUp, asJson: boolean): string {
       pid,
       started,
     }));
-    return `${JSON.stringify({ started: cluster.started, urls: cluster.urls, servers, nats_line: natsLine })}\n`;
+    const report = { started: cluster.started, urls: cluster.urls, servers, nats_line: natsLine };
+    return `${JSON.stringify(report)}\n`;
   }
   const members = cluster.members.map((m) => `${m.name} (pid ${m.pid})`).join(', ');
   return `nats cluster ${cluster.started ? 'up' : 'already up'}: ${members}\n${natsLine}\n`;
@@ -67,8 +68,10 @@ export function downText(
         : { stopped: false },
     )}\n`;
   if (!stopped && members.length === 0) return 'nats-server not running\n';
-  const line = (name: string, s: { pid: number; escalated: boolean }) =>
-    `nats-server ${name}stopped (pid ${s.pid})${s.escalated ? ' (killed after the timeout)' : ''}\n`;
+  const line = (name: string, s: { pid: number; escalated: boolean }) => {
+    const how = s.escalated ? ' (killed after the timeout)' : '';
+    return `nats-server ${name}stopped (pid ${s.pid})${how}\n`;
+  };
   return `${stopped ? line('', stopped) : ''}${members.map((m) => line(`${m.name} `, m)).join('')}`;
 }
 

@@ -59,8 +59,11 @@ const URL_PASSWORD = /((?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^/\s
  * left alone: most task lines and commands have none, and the rules' expressions cost a
  * few milliseconds to compile on their first use in a call.
  */
-const ANY_RULE_NEEDS =
-  /token|secret|key|passw|credential|authorization|bearer|sk-|gh[pousr]_|github_pat_|akia|asia|:\/\//i;
+const ANY_RULE_NEEDS = new RegExp(
+  'token|secret|key|passw|credential|authorization|bearer|' +
+    'sk-|gh[pousr]_|github_pat_|akia|asia|://',
+  'i',
+);
 
 /** `text` with every secret the rules know replaced by [REDACTED]. */
 export function redactSecrets(text: string): string {
