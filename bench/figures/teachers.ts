@@ -183,7 +183,8 @@ export async function benchTeachers(): Promise<Figure[]> {
       summarize(timed(subject)),
       "raw: fsync'd file, fs.watch, spawn (×2)",
       summarize(timed(baseline)),
-      budget('p50 ≤ 50 ms', (s) => s.median <= 50),
+      // issue 22: within 2× the raw spawners
+      budget('p50 ≤ 2× baseline', (s, b) => s.median <= 2 * b.median),
     );
     printFigure(figure);
     const submitMs = quantile(timed(parts.submit), 0.5);
