@@ -8,13 +8,10 @@
 // handoffs per kill and the 2,000-handoff soak with random kills of any server or handoffd.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
-import { join } from 'node:path';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { streamNameOf } from '../../lib/bridge/wireNames.js';
 import { queueSystemHandoff } from '../../lib/handoff/systemSend.js';
-import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { daemonLog, waitFor } from '../support/daemon.js';
 import {
   startNatsCluster,
@@ -24,7 +21,14 @@ import {
 } from '../support/nats.js';
 import { itemsIn, runBin, type Project } from '../support/project.js';
 import { byTier, itInSoak, sizeFrom } from '../support/tier.js';
-import { bridgeDrained, heldCopies, makeTwoNodes, type TwoNodes } from '../support/twoNodes.js';
+import {
+  bodiesHeld,
+  bridgeDrained,
+  heldCopies,
+  makeTwoNodes,
+  type TwoNodes,
+} from '../support/twoNodes.js';
+import { mulberry32 } from '../support/seededRandom.js';
 
 /** Short redelivery and backoff; the client's own timings (pull, ping) are the product's. */
 const QUICK = {
@@ -36,17 +40,6 @@ const REPLICAS = 'replicas 3\n';
 
 /** §5: while a quorum stands, a handoff queued after a kill is delivered within this. */
 const AFTER_KILL_MS = 20_000;
-
-/** A small PRNG (mulberry32) so a failing seed can be replayed with BATON_CLUSTER_SOAK_SEED. */
-function prng(seed: number): () => number {
-  let t = seed >>> 0;
-  return () => {
-    t = (t + 0x6d2b79f5) >>> 0;
-    let r = Math.imul(t ^ (t >>> 15), 1 | t);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('the bridge on a 3-server NATS cluster, replicas 3 (built bins, SIGKILL)', function () {
   this.timeout(byTier({ short: 120_000, full: 2_400_000 }));
@@ -301,7 +294,7 @@ describe('the bridge on a 3-server NATS cluster, replicas 3 (built bins, SIGKILL
       const seed = Number(
         process.env.BATON_CLUSTER_SOAK_SEED ?? Math.floor(Math.random() * 2 ** 31),
       );
-      const rand = prng(seed);
+      const rand = mulberry32(seed);
       process.stderr.write(`      cluster soak: seed ${seed} (BATON_CLUSTER_SOAK_SEED replays)\n`);
       const n = twoNodes();
       await n.start('a', QUICK);
@@ -391,24 +384,6 @@ describe('the bridge on a 3-server NATS cluster, replicas 3 (built bins, SIGKILL
 interface StreamView {
   leader: string;
   replicas: { name: string; current: boolean }[];
-}
-
-/** Every copy in a role's inbox folders (batches included): id → the hashes of its bodies. */
-async function bodiesHeld(p: Project, role: string): Promise<Map<string, string[]>> {
-  const box = p.box(role);
-  const dirs = [box.inboxNew, box.inProcess, box.completed];
-  for (const dir of [box.inProcess, box.completed])
-    for (const e of fs.readdirSync(dir, { withFileTypes: true }))
-      if (e.isDirectory()) dirs.push(join(dir, e.name));
-  const copies = new Map<string, string[]>();
-  for (const dir of dirs)
-    for (const name of itemsIn(dir)) {
-      const { headers, body } = await parseEnvelope(fs.readFileSync(join(dir, name)));
-      assert.equal(headers.recipient, role);
-      const hash = createHash('sha256').update(body).digest('hex');
-      copies.set(headers.id!, [...(copies.get(headers.id!) ?? []), hash]);
-    }
-  return copies;
 }
 
 describe('replicas 3 on a lone nats-server (built bins)', function () {

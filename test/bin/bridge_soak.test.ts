@@ -9,50 +9,18 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { queueSystemHandoff } from '../../lib/handoff/systemSend.js';
-import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { daemonLog, waitFor } from '../support/daemon.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
-import { itemsIn, runBinAsync, type Project } from '../support/project.js';
+import { itemsIn, runBinAsync } from '../support/project.js';
 import { byTier, sizeFrom } from '../support/tier.js';
-import { bridgeDrained, makeTwoNodes, type TwoNodes } from '../support/twoNodes.js';
+import { bodiesHeld, bridgeDrained, makeTwoNodes, type TwoNodes } from '../support/twoNodes.js';
+import { mulberry32 } from '../support/seededRandom.js';
 
 const QUICK = { BATON_BRIDGE_ACK_WAIT_MS: '1500', BATON_BRIDGE_BACKOFF_CAP_MS: '500' };
 const ROUTES = {
   a: { from: 'coder', to: ['reviewer', 'QA', 'coder'] },
   b: { from: 'reviewer', to: ['coder', 'QA', 'reviewer'] },
 } as const;
-
-/** A small PRNG (mulberry32) so a failing seed can be replayed with BATON_BRIDGE_SOAK_SEED. */
-function prng(seed: number): () => number {
-  let t = seed >>> 0;
-  return () => {
-    t = (t + 0x6d2b79f5) >>> 0;
-    let r = Math.imul(t ^ (t >>> 15), 1 | t);
-    r = (r + Math.imul(r ^ (r >>> 7), 61 | r)) ^ r;
-    return ((r ^ (r >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Every copy in a role's inbox folders (batches included): id → [body hash, ...]; throws on a file that does not parse. */
-async function copiesOf(p: Project, role: string): Promise<Map<string, string[]>> {
-  const box = p.box(role);
-  const dirs = [box.inboxNew, box.inProcess, box.completed];
-  for (const dir of [box.inProcess, box.completed])
-    for (const e of fs.readdirSync(dir, { withFileTypes: true }))
-      if (e.isDirectory()) dirs.push(join(dir, e.name));
-  const copies = new Map<string, string[]>();
-  for (const dir of dirs) {
-    for (const name of itemsIn(dir)) {
-      const { headers, body } = await parseEnvelope(fs.readFileSync(join(dir, name)));
-      assert.equal(headers.recipient, role, `${dir}/${name} is addressed to ${role}`);
-      copies.set(headers.id!, [
-        ...(copies.get(headers.id!) ?? []),
-        createHash('sha256').update(body).digest('hex'),
-      ]);
-    }
-  }
-  return copies;
-}
 
 describe('the bridge soak (built bins, real nats-server, random SIGKILLs)', function () {
   const HANDOFFS = sizeFrom('BATON_BRIDGE_SOAK_HANDOFFS', { short: 60, full: 2000 });
@@ -112,7 +80,7 @@ describe('the bridge soak (built bins, real nats-server, random SIGKILLs)', func
   }
 
   it(`delivers handoffs × 3 recipients over two nodes exactly once across random kills of either handoffd or the server`, async () => {
-    const rand = prng(seed);
+    const rand = mulberry32(seed);
     process.stderr.write(
       `      bridge soak: ${HANDOFFS} handoffs, ${KILLS} kills, seed ${seed} (BATON_BRIDGE_SOAK_SEED replays)\n`,
     );
@@ -161,7 +129,7 @@ describe('the bridge soak (built bins, real nats-server, random SIGKILLs)', func
     assert.equal(killed.length, KILLS);
     for (const role of ['coder', 'reviewer', 'QA']) {
       const node = role === 'coder' ? nodes.a : nodes.b;
-      const copies = await copiesOf(node, role);
+      const copies = await bodiesHeld(node, role);
       const expected = [...bodies.keys()].sort();
       assert.deepEqual([...copies.keys()].sort(), expected, `${role}: every handoff once (0 lost)`);
       for (const [id, hashes] of copies) {

@@ -35,6 +35,7 @@ import {
   type RunResult,
 } from '../support/project.js';
 import { sizeFrom } from '../support/tier.js';
+import { mulberry32 } from '../support/seededRandom.js';
 
 // ---------------------------------------------------------------------------------------
 // The contract, written out from protocol.md (independent of lib/handoff/draft.ts).
@@ -306,16 +307,9 @@ function canonical(errors: string[]): string[] {
 
 /** mulberry32: small, fast, good enough to pick test inputs. */
 class Rng {
-  private state: number;
+  readonly next: () => number;
   constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = mulberry32(seed);
   }
   int(n: number): number {
     return Math.floor(this.next() * n);

@@ -31,6 +31,7 @@ import {
 } from '../support/project.js';
 import { fixtureText } from '../support/fixtures.js';
 import { byTier, casesOf, describeInSoak, sizeFrom } from '../support/tier.js';
+import { mulberry32 } from '../support/seededRandom.js';
 
 /** coder sends to a, b (task mode) and c (batch mode). */
 const CONF = fixtureText('conf', 'fan-out.conf');
@@ -441,18 +442,6 @@ function newProject(): Project {
   return p;
 }
 
-/** A seeded PRNG (mulberry32): uniform in [0, 1). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 // ---------------------------------------------------------------------------------------
 
 describe('handoffd crash safety', () => {
@@ -788,7 +777,7 @@ describe('handoffd crash safety', () => {
 
     it(`delivers ${HANDOFFS.toLocaleString('en')} handoffs to three recipients exactly once across ${TIMER_KILLS + CRASH_AT_KILLS} SIGKILLs, at every crash point (seed ${seed})`, async function () {
       this.timeout(240_000);
-      const rand = prng(seed);
+      const rand = mulberry32(seed);
       const p = newProject();
       const box = p.box('coder');
       const started = Date.now();

@@ -16,6 +16,7 @@ import { tearDownSwarm } from '../support/deadProcess.js';
 import { git, makeRepo } from '../support/project.js';
 import { batonRun, ok, runDirOf, startRun } from '../support/runs.js';
 import { sizeFrom } from '../support/tier.js';
+import { mulberry32 } from '../support/seededRandom.js';
 
 const ROLES = ['worker', 'reviewer-a', 'reviewer-b', 'validator'] as const;
 type Role = (typeof ROLES)[number];
@@ -25,18 +26,6 @@ const DEADLINE_S = 3;
 const ATTEMPTS = 3;
 const BACKOFF_MS = 500;
 
-/** A small seeded generator (mulberry32): the same seed, the same runs. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** One role's faults: `--misbehave` entries and the slow answer's delay. */
 interface RoleFaults {
   misbehave: string[];
@@ -45,7 +34,7 @@ interface RoleFaults {
 
 /** The faults of one run, drawn from `seed`. */
 function faultsOf(seed: number): Record<Role, RoleFaults> {
-  const random = generator(seed);
+  const random = mulberry32(seed);
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
   const out = {} as Record<Role, RoleFaults>;
   for (const role of ROLES) {

@@ -3,6 +3,8 @@
 // real nats-server on 127.0.0.1, and a handoffd per node started as a child process
 // (BATON_NODE names its node). Each test uses its own swarm name, so tests sharing a
 // server never see each other's stream.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
@@ -132,4 +134,26 @@ export function bridgeDrained(p: Project): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Every copy in a role's inbox folders (batches included): id → the SHA-256 of each copy's body
+ * (two entries: a duplicate; a body unlike the sender's: torn). Throws on a file that does not
+ * parse or is addressed to another role.
+ */
+export async function bodiesHeld(p: Project, role: string): Promise<Map<string, string[]>> {
+  const box = p.box(role);
+  const dirs = [box.inboxNew, box.inProcess, box.completed];
+  for (const dir of [box.inProcess, box.completed])
+    for (const e of fs.readdirSync(dir, { withFileTypes: true }))
+      if (e.isDirectory()) dirs.push(join(dir, e.name));
+  const copies = new Map<string, string[]>();
+  for (const dir of dirs)
+    for (const name of itemsIn(dir)) {
+      const { headers, body } = await parseEnvelope(fs.readFileSync(join(dir, name)));
+      assert.equal(headers.recipient, role, `${dir}/${name} is addressed to ${role}`);
+      const hash = createHash('sha256').update(body).digest('hex');
+      copies.set(headers.id!, [...(copies.get(headers.id!) ?? []), hash]);
+    }
+  return copies;
 }
