@@ -1,18 +1,49 @@
-// SHA-256 digests and random hex for names and tokens. node:crypto is loaded on first use,
-// not at start-up: a command that hashes nothing must not pay its load (about 10 ms of an
-// agent command's start, issue 22).
-import type { Hash } from 'node:crypto';
+// SHA-256 digests, random hex for names and tokens, and secrets compared in constant time.
+// Loading node:crypto costs a command about 10 ms (it loads every crypto module and the
+// stream modules with them), more than hashing what an agent or owner command hashes: a
+// handoff, a record's few artifacts. So a digest of up to SMALL_BYTES is computed by
+// @noble/hashes (audited, pure JavaScript, no dependencies), a larger one by node:crypto
+// (OpenSSL is several times faster per byte, which a large artifact repays). Both compute
+// the same function; test/fsx/digests.test.ts checks them against each other around the
+// threshold. Random bytes still come from node:crypto (a run's start, a lease's token).
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+
+/** The largest input hashed without node:crypto. */
+export const SMALL_BYTES = 1024 * 1024;
 
 const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
-/** Lowercase hex SHA-256 of `data`. */
-export function sha256Hex(data: string | Uint8Array): string {
-  return nodeCrypto().createHash('sha256').update(data).digest('hex');
+/** A SHA-256 fed in pieces. */
+export interface Sha256Hasher {
+  update(data: Uint8Array): Sha256Hasher;
+  /** Lowercase hex. */
+  digest(): string;
 }
 
-/** A SHA-256 hash fed in pieces (files streamed in blocks). */
-export function sha256Hasher(): Hash {
-  return nodeCrypto().createHash('sha256');
+/** Lowercase hex SHA-256 of `data`. */
+export function sha256Hex(data: string | Uint8Array): string {
+  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+  if (bytes.length <= SMALL_BYTES) return bytesToHex(sha256(bytes));
+  return nodeCrypto().createHash('sha256').update(bytes).digest('hex');
+}
+
+/** A SHA-256 fed in pieces (files streamed in blocks) of about `expectedBytes` in all. */
+export function sha256Hasher(expectedBytes: number): Sha256Hasher {
+  if (expectedBytes > SMALL_BYTES) {
+    const hash = nodeCrypto().createHash('sha256');
+    const native: Sha256Hasher = {
+      update: (data) => (hash.update(data), native),
+      digest: () => hash.digest('hex'),
+    };
+    return native;
+  }
+  const hash = sha256.create();
+  const small: Sha256Hasher = {
+    update: (data) => (hash.update(data), small),
+    digest: () => bytesToHex(hash.digest()),
+  };
+  return small;
 }
 
 /** `bytes` cryptographically strong random bytes as lowercase hex. */
@@ -20,7 +51,14 @@ export function randomHex(bytes: number): string {
   return nodeCrypto().randomBytes(bytes).toString('hex');
 }
 
-/** Whether two secrets are equal, compared in constant time (lengths are not secret). */
-export function sameSecret(a: Buffer, b: Buffer): boolean {
-  return a.length === b.length && nodeCrypto().timingSafeEqual(a, b);
+/**
+ * Whether two secrets are equal, compared in constant time (lengths are not secret): every byte
+ * is looked at, whatever differs, without node:crypto's timingSafeEqual (a lease heartbeat
+ * would load the whole module for it).
+ */
+export function sameSecret(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a[i]! ^ b[i]!;
+  return difference === 0;
 }

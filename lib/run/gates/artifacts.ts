@@ -60,11 +60,11 @@ export function sha256Of(file: string): string {
 }
 
 function hashOfFd(fd: number): string {
-  const hash = sha256Hasher();
+  const hash = sha256Hasher(fs.fstatSync(fd).size);
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   for (let n = fs.readSync(fd, buffer); n > 0; n = fs.readSync(fd, buffer))
     hash.update(buffer.subarray(0, n));
-  return hash.digest('hex');
+  return hash.digest();
 }
 
 /**
@@ -457,7 +457,7 @@ function reuse(paths: RunPaths, relPath: string, sha256: string): { path: string
 
 /** The digest of the first `length` bytes of `file`. */
 function sha256OfStart(file: string, length: number): string {
-  const hash = sha256Hasher();
+  const hash = sha256Hasher(length);
   const fd = fs.openSync(file, fs.constants.O_RDONLY);
   try {
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -468,7 +468,7 @@ function sha256OfStart(file: string, length: number): string {
   } finally {
     fs.closeSync(fd);
   }
-  return hash.digest('hex');
+  return hash.digest();
 }
 
 function realPathOfSource(source: string, named: string): string {
@@ -563,12 +563,12 @@ function openNewArtifact(to: string, relPath: string): number {
 }
 
 function copyAndHash(input: number, output: number): string {
-  const hash = sha256Hasher();
+  const hash = sha256Hasher(fs.fstatSync(input).size);
   const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
   for (let n = fs.readSync(input, buffer); n > 0; n = fs.readSync(input, buffer)) {
     const chunk = buffer.subarray(0, n);
     hash.update(chunk);
     for (let written = 0; written < n;) written += fs.writeSync(output, chunk, written);
   }
-  return hash.digest('hex');
+  return hash.digest();
 }
