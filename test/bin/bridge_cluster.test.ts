@@ -287,97 +287,86 @@ describe('the bridge on a 3-server NATS cluster, replicas 3 (built bins, SIGKILL
   const SOAK = sizeFrom('BATON_CLUSTER_SOAK_HANDOFFS', { short: 24, full: 2000 });
   const SOAK_KILLS = sizeFrom('BATON_CLUSTER_SOAK_KILLS', { short: 2, full: 24 });
 
-  itInSoak(
-    `soak: ${SOAK} handoffs × 3 recipients over two nodes with ${SOAK_KILLS} random SIGKILLs of any one server (restarted on its store) or either handoffd: 0 lost, 0 duplicated, 0 torn`,
-    'the three kills in turn, at a short size',
-    async () => {
-      const seed = Number(
-        process.env.BATON_CLUSTER_SOAK_SEED ?? Math.floor(Math.random() * 2 ** 31),
-      );
-      const rand = mulberry32(seed);
-      process.stderr.write(`      cluster soak: seed ${seed} (BATON_CLUSTER_SOAK_SEED replays)\n`);
-      const n = twoNodes();
-      await n.start('a', QUICK);
-      await n.start('b', QUICK);
-      const routes = {
-        a: { from: 'coder', to: ['reviewer', 'QA', 'coder'] },
-        b: { from: 'reviewer', to: ['coder', 'QA', 'reviewer'] },
-      } as const;
-      const bodies = new Map<string, string>();
-      const killAt = new Set(
-        Array.from({ length: SOAK_KILLS }, (_, i) =>
-          Math.floor(((i + 1) * SOAK) / (SOAK_KILLS + 1)),
-        ),
-      );
-      const killed: string[] = [];
-      for (let i = 0; i < SOAK; i++) {
-        const node = rand() < 0.5 ? 'a' : 'b';
-        const body = Buffer.from(`handoff ${i}\n${'x'.repeat(Math.floor(rand() * 2000))}\nend ✓\n`);
-        const path = await queueSystemHandoff(n[node].root, routes[node].from, {
-          to: [...routes[node].to],
-          priority: '50',
-          type: 'note',
-          headers: { message: `m${i}` },
-          body,
-        });
-        bodies.set(idOf(path), createHash('sha256').update(body).digest('hex'));
-        if (!killAt.has(i)) continue;
-        const target = Math.floor(rand() * 5);
-        if (target < 3) {
-          // Any one server; restarted on its store once the next few handoffs are queued.
-          killed.push(cluster.names[target]!);
-          await cluster.servers[target]!.kill();
-          for (let j = 0; j < 3 && i + 1 < SOAK; j++) {
-            i += 1;
-            const body2 = Buffer.from(`handoff ${i} while ${cluster.names[target]} is down\n`);
-            const p2 = await queueSystemHandoff(n.a.root, 'coder', {
-              to: ['reviewer', 'QA', 'coder'],
-              priority: '50',
-              type: 'note',
-              headers: { message: `m${i}` },
-              body: body2,
-            });
-            bodies.set(idOf(p2), createHash('sha256').update(body2).digest('hex'));
-          }
-          await cluster.servers[target]!.restart();
-        } else {
-          const node = target === 3 ? 'a' : 'b';
-          killed.push(`handoffd ${node}`);
-          await n.kill(node);
-          await n.start(node, QUICK);
-        }
-      }
-      await waitFor(
-        'both outboxes empty and every message acknowledged',
-        () =>
-          itemsIn(n.a.box('coder').outbox).length === 0 &&
-          itemsIn(n.b.box('reviewer').outbox).length === 0 &&
-          bridgeDrained(n.a) &&
-          bridgeDrained(n.b),
-        byTier({ short: 90_000, full: 1_200_000 }),
-      ).catch((err: Error) => {
-        throw new Error(`${err.message} (seed ${seed}, kills ${killed.join(', ')})`);
+  // npm test runs it short (24 handoffs, 2 kills); npm run soak at full size.
+  it(`soak: ${SOAK} handoffs × 3 recipients over two nodes with ${SOAK_KILLS} random SIGKILLs of any one server (restarted on its store) or either handoffd: 0 lost, 0 duplicated, 0 torn`, async () => {
+    const seed = Number(process.env.BATON_CLUSTER_SOAK_SEED ?? Math.floor(Math.random() * 2 ** 31));
+    const rand = mulberry32(seed);
+    process.stderr.write(`      cluster soak: seed ${seed} (BATON_CLUSTER_SOAK_SEED replays)\n`);
+    const n = twoNodes();
+    await n.start('a', QUICK);
+    await n.start('b', QUICK);
+    const routes = {
+      a: { from: 'coder', to: ['reviewer', 'QA', 'coder'] },
+      b: { from: 'reviewer', to: ['coder', 'QA', 'reviewer'] },
+    } as const;
+    const bodies = new Map<string, string>();
+    const killAt = new Set(
+      Array.from({ length: SOAK_KILLS }, (_, i) => Math.floor(((i + 1) * SOAK) / (SOAK_KILLS + 1))),
+    );
+    const killed: string[] = [];
+    for (let i = 0; i < SOAK; i++) {
+      const node = rand() < 0.5 ? 'a' : 'b';
+      const body = Buffer.from(`handoff ${i}\n${'x'.repeat(Math.floor(rand() * 2000))}\nend ✓\n`);
+      const path = await queueSystemHandoff(n[node].root, routes[node].from, {
+        to: [...routes[node].to],
+        priority: '50',
+        type: 'note',
+        headers: { message: `m${i}` },
+        body,
       });
-      assert.equal(killed.length, SOAK_KILLS);
-      for (const role of ['coder', 'reviewer', 'QA']) {
-        const p = role === 'coder' ? n.a : n.b;
-        const copies = await bodiesHeld(p, role);
-        assert.deepEqual([...copies.keys()].sort(), [...bodies.keys()].sort(), `${role}: 0 lost`);
-        for (const [id, hashes] of copies) {
-          assert.equal(
-            hashes.length,
-            1,
-            `${role}: ${id} held ${hashes.length} times (0 duplicated)`,
-          );
-          assert.equal(hashes[0], bodies.get(id), `${role}: ${id}'s body intact (0 torn)`);
+      bodies.set(idOf(path), createHash('sha256').update(body).digest('hex'));
+      if (!killAt.has(i)) continue;
+      const target = Math.floor(rand() * 5);
+      if (target < 3) {
+        // Any one server; restarted on its store once the next few handoffs are queued.
+        killed.push(cluster.names[target]!);
+        await cluster.servers[target]!.kill();
+        for (let j = 0; j < 3 && i + 1 < SOAK; j++) {
+          i += 1;
+          const body2 = Buffer.from(`handoff ${i} while ${cluster.names[target]} is down\n`);
+          const p2 = await queueSystemHandoff(n.a.root, 'coder', {
+            to: ['reviewer', 'QA', 'coder'],
+            priority: '50',
+            type: 'note',
+            headers: { message: `m${i}` },
+            body: body2,
+          });
+          bodies.set(idOf(p2), createHash('sha256').update(body2).digest('hex'));
         }
+        await cluster.servers[target]!.restart();
+      } else {
+        const node = target === 3 ? 'a' : 'b';
+        killed.push(`handoffd ${node}`);
+        await n.kill(node);
+        await n.start(node, QUICK);
       }
-      assert.deepEqual(
-        [...itemsIn(n.a.box('coder').failed), ...itemsIn(n.b.box('reviewer').failed)],
-        [],
-      );
-    },
-  );
+    }
+    await waitFor(
+      'both outboxes empty and every message acknowledged',
+      () =>
+        itemsIn(n.a.box('coder').outbox).length === 0 &&
+        itemsIn(n.b.box('reviewer').outbox).length === 0 &&
+        bridgeDrained(n.a) &&
+        bridgeDrained(n.b),
+      byTier({ short: 90_000, full: 1_200_000 }),
+    ).catch((err: Error) => {
+      throw new Error(`${err.message} (seed ${seed}, kills ${killed.join(', ')})`);
+    });
+    assert.equal(killed.length, SOAK_KILLS);
+    for (const role of ['coder', 'reviewer', 'QA']) {
+      const p = role === 'coder' ? n.a : n.b;
+      const copies = await bodiesHeld(p, role);
+      assert.deepEqual([...copies.keys()].sort(), [...bodies.keys()].sort(), `${role}: 0 lost`);
+      for (const [id, hashes] of copies) {
+        assert.equal(hashes.length, 1, `${role}: ${id} held ${hashes.length} times (0 duplicated)`);
+        assert.equal(hashes[0], bodies.get(id), `${role}: ${id}'s body intact (0 torn)`);
+      }
+    }
+    assert.deepEqual(
+      [...itemsIn(n.a.box('coder').failed), ...itemsIn(n.b.box('reviewer').failed)],
+      [],
+    );
+  });
 });
 
 /** The stream as `baton status --json` shows it. */
