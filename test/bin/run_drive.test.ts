@@ -505,6 +505,11 @@ status: ${status}
 controller stderr:
 ${restarted.stderr()}`);
       });
+      // Killed at the approval wait, the run already waits: the restarted controller's
+      // reclaim is awaited, not assumed to come before the owner's approval.
+      await waitFor('the restarted controller to reclaim the lease', () =>
+        recordOf(root, runId).history.some((h) => h.action === 'lease reclaim'),
+      );
       ok(batonRun(root, ['approve', runId]));
       const history = recordOf(root, runId).history;
       assert.ok(
