@@ -20,6 +20,7 @@ import {
   headOf,
   isAncestor,
   modifiedTrackedFiles,
+  repoSnapshotOf,
   resolveWorkTree,
 } from '../gates/repoState.js';
 import { SCHEMA_VERSION, type Workflow } from '../record/workflow.js';
@@ -112,6 +113,7 @@ function repositoryProblems(wf: Workflow, kind: ContinueKind, root: string): str
   const repo = wf.repo_root;
   const notWorkTree = repoRootProblem(repo, root);
   if (notWorkTree !== undefined) return [notWorkTree];
+  if (kind === 'resume' && resumesCleanly(wf, repo)) return [];
   const problems: string[] = [];
   const baseExists = commitExists(repo, wf.base_commit);
   if (!baseExists) problems.push(`base commit ${wf.base_commit} does not exist`);
@@ -128,6 +130,24 @@ function repositoryProblems(wf: Workflow, kind: ContinueKind, root: string): str
   if (head !== undefined) problems.push(...headStateProblems(wf, kind, head, baseExists));
   if (kind === 'resume') problems.push(...modifiedProblems(wf, repo));
   return problems;
+}
+
+/**
+ * The common resume, told by two git processes where the checks one by one take five (the owner
+ * waits on each): HEAD is the commit resume needs (so it exists), no tracked file differs from
+ * it, and base_commit is its ancestor (so the base exists). When any of that is not so, false,
+ * and the checks one by one say what is wrong in their own words.
+ */
+function resumesCleanly(wf: Workflow, repo: string): boolean {
+  const needed = wf.last_checkpoint_commit ?? wf.base_commit;
+  try {
+    const { head, modified } = repoSnapshotOf(repo);
+    if (head !== needed || Object.keys(modified).length > 0) return false;
+    return head === wf.base_commit || isAncestor(repo, wf.base_commit, head);
+  } catch (err) {
+    if (err instanceof CommandFailure) return false;
+    throw err;
+  }
 }
 
 /**

@@ -196,6 +196,20 @@ describe('lib/run/owner/verifyResume', () => {
       ]);
     });
 
+    it('resume at the checkpoint, clean, from a base it does not descend from: still refused', () => {
+      git(repo, 'checkout', '-q', '-b', 'fork', base);
+      const forkBase = commitIn(repo, 'elsewhere');
+      git(repo, 'checkout', '-q', 'main');
+      const wf = checkpointed(sampleWorkflow(repo, forkBase), checkpoint);
+      assert.deepEqual(resumeProblems(wf, 'resume', factsFor(wf)), [
+        `HEAD ${checkpoint} does not descend from base commit ${forkBase}`,
+      ]);
+      const gone = checkpointed(sampleWorkflow(repo, MISSING), checkpoint);
+      assert.deepEqual(resumeProblems(gone, 'resume', factsFor(gone)), [
+        `base commit ${MISSING} does not exist`,
+      ]);
+    });
+
     it('resume: HEAD is the last checkpoint', () => {
       const later = commitIn(repo, 'after the pause');
       assert.deepEqual(resumeProblems(paused, 'resume', factsFor(paused)), [
