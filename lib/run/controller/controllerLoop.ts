@@ -163,8 +163,10 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
     if (!isTerminal(first.status) && first.status !== 'PAUSED')
       d.token = await takeLease(ctx, runId, o.reclaimStale, o.say);
     for (;;) {
-      const wf = readWorkflow(ctx.root, runId).workflow;
+      const read = readWorkflow(ctx.root, runId);
+      const wf = read.workflow;
       if (isTerminal(wf.status) || o.signal?.aborted) return wf.status;
+      const leased = d.token;
       if (wf.status === 'PAUSED' || wf.status === 'BLOCKED') d.token = '';
       else if (!d.token) d.token = await takeLease(ctx, runId, false, o.say);
       // Replies taken now are completed after the step their answer allows (its request is on
@@ -173,7 +175,9 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
         wf.status === 'ACTIVE' || wf.status === 'WAITING_FOR_HUMAN_APPROVAL'
           ? await takeReplies(d, wf)
           : [];
-      const current = readWorkflow(ctx.root, runId);
+      // A reply handled or a lease taken changes the record; with neither, it is the one read.
+      const unchanged = taken.length === 0 && d.token === leased;
+      const current = unchanged ? read : readWorkflow(ctx.root, runId);
       const now = current.workflow;
       let moved: 'moved' | 'waiting' = 'waiting';
       pruneAwaiting(d, now);

@@ -160,6 +160,12 @@ export async function nextReply(
 ): Promise<Item | undefined> {
   const box = mailboxOf(root, controller);
   ensureMailbox(box);
+  // The controller is its inbox's only reader: with nothing waiting and nothing in process but
+  // what it took this turn, there is nothing to take, and seeing so needs no lock (a reply
+  // arriving meanwhile wakes the loop again).
+  const untaken = (name: string) => !taken.has(name);
+  if (itemNamesIn(box.inboxNew).length === 0 && !itemNamesIn(box.inProcess).some(untaken))
+    return undefined;
   return withLock(box.inboxLock, async () => {
     const inProcess = await readItemsIn(box.inProcess, () => undefined);
     const left = inProcess.find((i) => !taken.has(i.name));
