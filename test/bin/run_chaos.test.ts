@@ -1,13 +1,14 @@
 // Chaos, end to end in tmux (docs/runtime.md §11): runs whose scripted agents are each given
 // random misbehaviours (seeded: the seed is printed, and BATON_CHAOS_SEED=S replays it;
 // BATON_CHAOS_RUNS=N sets how many runs: 6 in npm test, about 30 s in three rounds of two,
-// and 40 in npm run soak). Each run is a
-// real swarm (tmux on a private socket, handoffd, the controller, four scripted agents) with
-// reply deadlines of 3 s. Every run must end, within the bound the deadlines give, either
-// COMPLETED through the owner's approve from outside the swarm (expected whenever the faults
-// were recoverable within the attempts) or BLOCKED with a reason naming the role and the
-// fault; while it runs it is never ACTIVE past an expired deadline; no rejected reply is
-// ever among the run's evidence, and every piece of evidence comes from the role asked.
+// and 40 in npm run soak). Each run is a real swarm (tmux on a private socket, handoffd, the
+// controller, four scripted agents) with reply deadlines of 3 s. Every run must end, within
+// the bound the deadlines give (deadline × attempts + backoff for each of the six requests a
+// run makes in sequence at most, + 30 s), either COMPLETED through the owner's approve from
+// outside the swarm (expected whenever the faults were recoverable within the attempts) or
+// BLOCKED with a reason naming the role and the fault; while it runs it is never ACTIVE past
+// an expired deadline, nor for long with nothing awaited; no rejected reply is ever among the
+// run's evidence, and every piece of evidence comes from the role asked.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -154,13 +155,19 @@ async function chaosRun(seed: number): Promise<string> {
     const backoff = BACKOFF_MS * (2 ** (ATTEMPTS - 1) - 1);
     const bound = 6 * (DEADLINE_S * 1000 * ATTEMPTS + backoff) + 30_000;
     let status = '';
+    // Since when the run has been ACTIVE with nothing awaited (the controller between steps).
+    let unawaitedSince: number | undefined;
     await waitFor(
       `run ended (${where})`,
       () => {
         status = recordOf(root, runId).status;
         if (status !== 'ACTIVE') return status !== 'PAUSED';
         const now = Date.now();
-        for (const a of phaseOf(root, runId).awaiting ?? []) {
+        const awaiting = phaseOf(root, runId).awaiting ?? [];
+        unawaitedSince = awaiting.length > 0 ? undefined : (unawaitedSince ?? now);
+        const unawaited = now - (unawaitedSince ?? now);
+        assert.ok(unawaited < 5000, `ACTIVE with nothing awaited for ${unawaited} ms (${where})`);
+        for (const a of awaiting) {
           const late = a.resend_at === undefined ? now - Date.parse(a.deadline_at) : 0;
           assert.ok(late < 5000, `ACTIVE ${late} ms past the deadline of ${a.key} (${where})`);
         }

@@ -6,8 +6,10 @@
 // person's answer, which reaches the same worker; a stale reply of cycle 1 arriving in
 // cycle 2 is rejected and logged; a controller SIGKILLed at each of its steps and restarted
 // with --reclaim-stale completes the run, sending no request twice and using no reply twice.
-// `npm test` keeps the paths no faster test shows end to end; the others (itInSoak) run in
-// `npm run soak`, each naming the test of `npm test` that shows its behaviour.
+// `npm test` keeps the paths no faster test shows end to end and one of each §11 fault (a
+// misbehaving agent, bounded unusable replies, a missed deadline, the validator's edit, a kill
+// after a rejection); the others (itInSoak, casesOf) run in `npm run soak`, each naming the
+// test of `npm test` that shows its behaviour.
 import { casesOf, itInSoak } from '../support/tier.js';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -139,132 +141,124 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     );
   });
 
-  itInSoak(
-    'misbehaving agents (a self-approval, hand-queued unusable replies, a stale reply) are refused or rejected, and the run still reaches the owner',
-    'test/bin/run_owner_fence.test.ts (owner actions from a pane), test/run/controller/driveStep.test.ts (unusable and stale replies)',
-    async () => {
-      root = runSwarmProject(
-        confWith(
-          '--findings "1=sec-1 Important the token is logged" --misbehave malformed',
-          '--misbehave self-approve,malformed,stale',
-        ),
-      );
-      const runId = await startRun(root);
-      ok(batonRun(root, ['up', runId]));
-      await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL', 90_000);
-      const log = fs.readFileSync(
-        join(runDirOf(root, runId), 'controller', 'controller.log'),
-        'utf8',
-      );
-      assert.match(log, / REJECTED unusable \(1 of 3\): work of worker for cycle 1: /);
-      assert.match(log, / REJECTED unusable \(1 of 3\): review structured of reviewer-a /);
-      const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
-      const rejection = fs
-        .readdirSync(sent)
-        .map((n) => fs.readFileSync(join(sent, n), 'utf8'))
-        .find((t) => /\ntype: run_rejected\n/.test(t) && /\nto: reviewer-a\n/.test(t))!;
-      for (const header of [
-        `run_id: ${runId}`,
-        'stage: review',
-        'cycle: 1',
-        'kind: review',
-        `reply_key: ${runId}/review/review/c1/g0/structured`,
-      ])
-        assert.ok(rejection.includes(`\n${header}\n`), `${header} in\n${rejection}`);
-      assert.match(rejection, /\nrejected: \S+\n/);
-      assert.match(
-        rejection,
-        /was not used: its artifact artifacts\/\S+ is missing or not a regular file/,
-      );
-      assert.match(rejection, /Expected: JSON \{lane, cycle, findings: /);
-      assert.match(
-        rejection,
-        new RegExp(
-          `\n  baton run reply ${runId} --kind review --stage review --cycle 1 --lane structured --file FILE\n`,
-        ),
-      );
-      const record = recordOf(root, runId);
-      assert.equal(
-        record.history.filter((h) => h.action === 'approve').length,
-        0,
-        "the worker's approve was refused",
-      );
-      const artifacts = (
-        JSON.parse(fs.readFileSync(join(runDirOf(root, runId), 'workflow.json'), 'utf8')) as {
-          artifacts: { path: string; type: string }[];
-        }
-      ).artifacts;
-      assert.ok(
-        artifacts.some((a) => a.type === 'work' && /-c1-work-a2\./.test(a.path)),
-        `the work is the second attempt: ${artifacts.map((a) => a.path).join(' ')}`,
-      );
-      const socket = fs.readFileSync(join(root, '.swarmforge', 'tmux-socket'), 'utf8').trim();
-      const workerPane = /^worker\t(\S+)$/m.exec(
-        fs.readFileSync(join(root, '.swarmforge', 'panes.tsv'), 'utf8'),
-      )![1]!;
-      const screen = await new Tmux(socket).run([
-        'capture-pane',
-        '-p',
-        '-J',
-        '-S',
-        '-500',
-        '-t',
-        workerPane,
-      ]);
-      assert.match(
-        screen,
-        /tried baton run approve \S+: baton run approve: approve is the owner's decision and cannot be made from an agent's pane \(role worker\)/,
-      );
-      assert.match(screen, /first for another cycle: reply work .* failed: .*is in cycle 1, not 2/);
-      ok(batonRun(root, ['approve', runId]));
-      const approve = recordOf(root, runId).history.filter((h) => h.action === 'approve');
-      assert.deepEqual(
-        approve.map((h) => h.detail),
-        ['channel=cli'],
-      );
-    },
-  );
+  it('misbehaving agents (a self-approval, hand-queued unusable replies, a stale reply) are refused or rejected, and the run still reaches the owner', async () => {
+    root = runSwarmProject(
+      confWith(
+        '--findings "1=sec-1 Important the token is logged" --misbehave malformed',
+        '--misbehave self-approve,malformed,stale',
+      ),
+    );
+    const runId = await startRun(root);
+    ok(batonRun(root, ['up', runId]));
+    await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL', 90_000);
+    const log = fs.readFileSync(
+      join(runDirOf(root, runId), 'controller', 'controller.log'),
+      'utf8',
+    );
+    assert.match(log, / REJECTED unusable \(1 of 3\): work of worker for cycle 1: /);
+    assert.match(log, / REJECTED unusable \(1 of 3\): review structured of reviewer-a /);
+    const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
+    const rejection = fs
+      .readdirSync(sent)
+      .map((n) => fs.readFileSync(join(sent, n), 'utf8'))
+      .find((t) => /\ntype: run_rejected\n/.test(t) && /\nto: reviewer-a\n/.test(t))!;
+    for (const header of [
+      `run_id: ${runId}`,
+      'stage: review',
+      'cycle: 1',
+      'kind: review',
+      `reply_key: ${runId}/review/review/c1/g0/structured`,
+    ])
+      assert.ok(rejection.includes(`\n${header}\n`), `${header} in\n${rejection}`);
+    assert.match(rejection, /\nrejected: \S+\n/);
+    assert.match(
+      rejection,
+      /was not used: its artifact artifacts\/\S+ is missing or not a regular file/,
+    );
+    assert.match(rejection, /Expected: JSON \{lane, cycle, findings: /);
+    assert.match(
+      rejection,
+      new RegExp(
+        `\n  baton run reply ${runId} --kind review --stage review --cycle 1 --lane structured --file FILE\n`,
+      ),
+    );
+    const record = recordOf(root, runId);
+    assert.equal(
+      record.history.filter((h) => h.action === 'approve').length,
+      0,
+      "the worker's approve was refused",
+    );
+    const artifacts = (
+      JSON.parse(fs.readFileSync(join(runDirOf(root, runId), 'workflow.json'), 'utf8')) as {
+        artifacts: { path: string; type: string }[];
+      }
+    ).artifacts;
+    assert.ok(
+      artifacts.some((a) => a.type === 'work' && /-c1-work-a2\./.test(a.path)),
+      `the work is the second attempt: ${artifacts.map((a) => a.path).join(' ')}`,
+    );
+    const socket = fs.readFileSync(join(root, '.swarmforge', 'tmux-socket'), 'utf8').trim();
+    const workerPane = /^worker\t(\S+)$/m.exec(
+      fs.readFileSync(join(root, '.swarmforge', 'panes.tsv'), 'utf8'),
+    )![1]!;
+    const screen = await new Tmux(socket).run([
+      'capture-pane',
+      '-p',
+      '-J',
+      '-S',
+      '-500',
+      '-t',
+      workerPane,
+    ]);
+    assert.match(
+      screen,
+      /tried baton run approve \S+: baton run approve: approve is the owner's decision and cannot be made from an agent's pane \(role worker\)/,
+    );
+    assert.match(screen, /first for another cycle: reply work .* failed: .*is in cycle 1, not 2/);
+    ok(batonRun(root, ['approve', runId]));
+    const approve = recordOf(root, runId).history.filter((h) => h.action === 'approve');
+    assert.deepEqual(
+      approve.map((h) => h.detail),
+      ['channel=cli'],
+    );
+  });
 
-  itInSoak(
-    'a slow reviewer: its deadline is missed once (a provider failure), the request is re-sent as generation 2 with the same key, the late reply to generation 1 is rejected as stale, generation 2 is answered, and the run reaches the owner',
-    'test/run/controller/replyDeadlines.test.ts, a missed deadline',
-    async () => {
-      // Generation 2 is sent 1 s after the 5 s deadline (the backoff) and awaited for 5 s: the
-      // late answer to generation 1 (at 8 s) comes 2 s after the re-send, and leaves generation 2
-      // 3 s for a normal answer even on a loaded machine.
-      root = runSwarmProject(confWith('--misbehave slow --slow-ms 8000'));
-      const runId = await startRun(root);
-      ok(batonRun(root, ['up', runId, '--reply-timeout', 'review=5s']));
-      await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL', 90_000);
-      const log = fs.readFileSync(
-        join(runDirOf(root, runId), 'controller', 'controller.log'),
-        'utf8',
-      );
-      assert.match(
-        log,
-        / DEADLINE: reviewer-a did not answer review for cycle 1 within 5s \(1 of 3\)/,
-      );
-      assert.match(log, / RESEND: review to reviewer-a as generation 2 /);
-      assert.match(
-        log,
-        / REJECTED unusable \(1 of 3\): review structured of reviewer-a for cycle 1: it answers generation 1 of the request, and generation 2 is awaited/,
-      );
-      const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
-      const reviews = fs
-        .readdirSync(sent)
-        .map((n) => fs.readFileSync(join(sent, n), 'utf8'))
-        .filter((t) => /\ntype: run_review\n/.test(t) && /\nlane: structured\n/.test(t));
-      assert.deepEqual(
-        reviews.map((t) => /\ngeneration: (\d+)\n/.exec(t)?.[1]),
-        ['1', '2'],
-        'generation 1, then 2, each once',
-      );
-      assert.equal(new Set(reviews.map((t) => /\nkey: (\S+)\n/.exec(t)?.[1])).size, 1, 'one key');
-      const provider = recordOf(root, runId).history.filter((h) => h.action === 'provider');
-      assert.match(provider[0]!.detail, /^reviewer-a failed \(attempt 1 of 3\): no review reply/);
-      assert.equal(provider.at(-1)!.detail, 'reviewer-a succeeded');
-    },
-  );
+  it('a slow reviewer: its deadline is missed once (a provider failure), the request is re-sent as generation 2 with the same key, the late reply to generation 1 is rejected as stale, generation 2 is answered, and the run reaches the owner', async () => {
+    // Generation 2 is sent 1 s after the 5 s deadline (the backoff) and awaited for 5 s: the
+    // late answer to generation 1 (at 8 s) comes 2 s after the re-send, and leaves generation 2
+    // 3 s for a normal answer even on a loaded machine.
+    root = runSwarmProject(confWith('--misbehave slow --slow-ms 8000'));
+    const runId = await startRun(root);
+    ok(batonRun(root, ['up', runId, '--reply-timeout', 'review=5s']));
+    await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL', 90_000);
+    const log = fs.readFileSync(
+      join(runDirOf(root, runId), 'controller', 'controller.log'),
+      'utf8',
+    );
+    assert.match(
+      log,
+      / DEADLINE: reviewer-a did not answer review for cycle 1 within 5s \(1 of 3\)/,
+    );
+    assert.match(log, / RESEND: review to reviewer-a as generation 2 /);
+    assert.match(
+      log,
+      / REJECTED unusable \(1 of 3\): review structured of reviewer-a for cycle 1: it answers generation 1 of the request, and generation 2 is awaited/,
+    );
+    const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
+    const reviews = fs
+      .readdirSync(sent)
+      .map((n) => fs.readFileSync(join(sent, n), 'utf8'))
+      .filter((t) => /\ntype: run_review\n/.test(t) && /\nlane: structured\n/.test(t));
+    assert.deepEqual(
+      reviews.map((t) => /\ngeneration: (\d+)\n/.exec(t)?.[1]),
+      ['1', '2'],
+      'generation 1, then 2, each once',
+    );
+    assert.equal(new Set(reviews.map((t) => /\nkey: (\S+)\n/.exec(t)?.[1])).size, 1, 'one key');
+    const provider = recordOf(root, runId).history.filter((h) => h.action === 'provider');
+    assert.match(provider[0]!.detail, /^reviewer-a failed \(attempt 1 of 3\): no review reply/);
+    assert.equal(provider.at(-1)!.detail, 'reviewer-a succeeded');
+  });
 
   it('a worker that crashes: seen dead within a poll (monitor and status), logged agent-dead, and after its deadlines the run blocks naming the worker and the fault', async () => {
     root = runSwarmProject(confWith('', '--misbehave crash'));
@@ -306,58 +300,50 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     assert.equal(failures.length, 2, 'two misses recorded as provider failures, the third blocks');
   });
 
-  itInSoak(
-    'unusable replies are bounded: the Nth (--reply-attempts 2) blocks the run naming the role, the kind and the last problem',
-    'test/run/controller/driveStep.test.ts, the third unusable reply',
-    async () => {
-      root = runSwarmProject(confWith('', '--misbehave malformed:2'));
-      const runId = await startRun(root);
-      ok(batonRun(root, ['up', runId, '--reply-attempts', '2']));
-      await untilStatus(root, runId, 'BLOCKED', 60_000);
-      assert.match(
-        statusOf(root, runId).block_reason as string,
-        /^worker's work for cycle 1 was unusable 2 times: its artifact artifacts\/\S+ is missing or not a regular file$/,
-      );
-      const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
-      const rejections = fs
-        .readdirSync(sent)
-        .filter((n) => /\ntype: run_rejected\n/.test(fs.readFileSync(join(sent, n), 'utf8')));
-      assert.equal(rejections.length, 2, 'each unusable reply answered with one run_rejected');
-    },
-  );
+  it('unusable replies are bounded: the Nth (--reply-attempts 2) blocks the run naming the role, the kind and the last problem', async () => {
+    root = runSwarmProject(confWith('', '--misbehave malformed:2'));
+    const runId = await startRun(root);
+    ok(batonRun(root, ['up', runId, '--reply-attempts', '2']));
+    await untilStatus(root, runId, 'BLOCKED', 60_000);
+    assert.match(
+      statusOf(root, runId).block_reason as string,
+      /^worker's work for cycle 1 was unusable 2 times: its artifact artifacts\/\S+ is missing or not a regular file$/,
+    );
+    const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
+    const rejections = fs
+      .readdirSync(sent)
+      .filter((n) => /\ntype: run_rejected\n/.test(fs.readFileSync(join(sent, n), 'utf8')));
+    assert.equal(rejections.length, 2, 'each unusable reply answered with one run_rejected');
+  });
 
-  itInSoak(
-    "the validator's edit while validating is detected: the run blocks naming what changed, before the worker is asked to resolve",
-    'test/run/controller/driveStep.test.ts, a validator that changes the repository',
-    async () => {
-      root = runSwarmProject(
-        [
-          'window worker baton-scripted-agent master',
-          'window reviewer-a baton-scripted-agent master --findings "1=sec-1 Important the token is logged"',
-          'window reviewer-b baton-scripted-agent master',
-          'window validator baton-scripted-agent master --misbehave edit-while-validating',
-        ].join('\n') + '\n',
-      );
-      const runId = await startRun(root);
-      ok(batonRun(root, ['up', runId]));
-      await untilStatus(root, runId, 'BLOCKED', 60_000);
-      assert.match(
-        statusOf(root, runId).block_reason as string,
-        /^the validator changed the repository while validating: tracked files changed: \S/,
-      );
-      const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
-      assert.ok(
-        !fs
-          .readdirSync(sent)
-          .some((n) => /\ntype: run_resolve\n/.test(fs.readFileSync(join(sent, n), 'utf8'))),
-        'the worker was never asked to resolve',
-      );
-    },
-  );
+  it("the validator's edit while validating is detected: the run blocks naming what changed, before the worker is asked to resolve", async () => {
+    root = runSwarmProject(
+      [
+        'window worker baton-scripted-agent master',
+        'window reviewer-a baton-scripted-agent master --findings "1=sec-1 Important the token is logged"',
+        'window reviewer-b baton-scripted-agent master',
+        'window validator baton-scripted-agent master --misbehave edit-while-validating',
+      ].join('\n') + '\n',
+    );
+    const runId = await startRun(root);
+    ok(batonRun(root, ['up', runId]));
+    await untilStatus(root, runId, 'BLOCKED', 60_000);
+    assert.match(
+      statusOf(root, runId).block_reason as string,
+      /^the validator changed the repository while validating: tracked files changed: \S/,
+    );
+    const sent = join(root, '.swarmforge', 'handoffs', 'controller', 'sent');
+    assert.ok(
+      !fs
+        .readdirSync(sent)
+        .some((n) => /\ntype: run_resolve\n/.test(fs.readFileSync(join(sent, n), 'utf8'))),
+      'the worker was never asked to resolve',
+    );
+  });
 
   // npm run soak only: the request-queued case below stands for a controller killed and
   // restarted in npm test.
-  for (const point of casesOf(['drive:rejection-sent'], () => false)) {
+  for (const point of ['drive:rejection-sent']) {
     it(`a controller SIGKILLed after sending a rejection, restarted with --reclaim-stale: one rejection, counted once, and the run reaches the owner (${point})`, async () => {
       root = runSwarmProject(confWith('', '--misbehave malformed'));
       const runId = await startRun(root);
