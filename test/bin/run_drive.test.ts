@@ -300,6 +300,29 @@ describe('baton run drive end to end in tmux (built bins)', function () {
     assert.equal(failures.length, 2, 'two misses recorded as provider failures, the third blocks');
   });
 
+  it('a worker that crashes, with --restart-dead (given to run up): restarted once in its pane at its deadline; the re-sent request reaches the new session and the run reaches the owner', async () => {
+    root = runSwarmProject(confWith('', '--misbehave crash'));
+    const runId = await startRun(root);
+    ok(batonRun(root, ['up', runId, '--reply-timeout', 'work=4s', '--restart-dead']));
+    const controllerLog = join(runDirOf(root, runId), 'controller', 'controller.log');
+    const logText = () =>
+      fs.existsSync(controllerLog) ? fs.readFileSync(controllerLog, 'utf8') : '';
+    await waitFor('the worker seen dead', () => logText().includes(' agent-dead role=worker\n'));
+    // The owner mends the worker's launch line before its deadline: baton restart types the
+    // line swarmforge.conf has then (the scripted agent's fault count is its process's own).
+    const conf = join(root, 'swarmforge', 'swarmforge.conf');
+    fs.writeFileSync(conf, fs.readFileSync(conf, 'utf8').replace(' --misbehave crash', ''));
+    await untilStatus(root, runId, 'WAITING_FOR_HUMAN_APPROVAL', 90_000);
+    const restarts = logText().match(/ agent-restarted role=worker \(restarted, pid \d+\)\n/g);
+    assert.equal(restarts?.length, 1, logText());
+    const failures = recordOf(root, runId).history.filter((h) => h.action === 'provider');
+    assert.equal(failures.filter((h) => /no work reply/.test(h.detail)).length, 1);
+    const phase = JSON.parse(
+      fs.readFileSync(join(runDirOf(root, runId), 'controller', 'phase.json'), 'utf8'),
+    ) as { restarted?: string[] };
+    assert.deepEqual(phase.restarted, ['worker']);
+  });
+
   it('unusable replies are bounded: the Nth (--reply-attempts 2) blocks the run naming the role, the kind and the last problem', async () => {
     root = runSwarmProject(confWith('', '--misbehave malformed:2'));
     const runId = await startRun(root);

@@ -367,7 +367,8 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
   drive: {
     usage:
       'drive RUN-ID [--reclaim-stale] [--poll-interval S] [--reply-attempts N] ' +
-      '[--reply-timeout KIND=DURATION]... [--rotate-reviewers | --no-rotate-reviewers]',
+      '[--reply-timeout KIND=DURATION]... [--rotate-reviewers | --no-rotate-reviewers] ' +
+      '[--restart-dead]',
     describe: "Run the controller: move the run's work between agents over the queue until it ends",
     options: {
       'reclaim-stale': flag,
@@ -376,6 +377,7 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
       'reply-timeout': { type: 'string', multiple: true },
       'rotate-reviewers': flag,
       'no-rotate-reviewers': flag,
+      'restart-dead': flag,
     },
     positionals: ['run-id'],
     run: async (ctx, v, p) => {
@@ -398,6 +400,7 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
             : v['no-rotate-reviewers'] === true
               ? false
               : undefined,
+        restartDead: v['restart-dead'] === true,
       });
     },
   },
@@ -421,15 +424,20 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
   up: {
     usage:
       'up RUN-ID [--request R] [--ready-timeout S] [--reply-attempts N] ' +
-      '[--reply-timeout KIND=DURATION]...',
+      '[--reply-timeout KIND=DURATION]... [--rotate-reviewers | --no-rotate-reviewers] ' +
+      '[--restart-dead]',
     describe:
       'Start the swarm for an ACTIVE run, with its controller (baton run drive, given the ' +
-      '--reply-* options) and the monitor; waits up to --ready-timeout S (120) for each agent',
+      '--reply-*, rotation and --restart-dead options) and the monitor; waits up to ' +
+      '--ready-timeout S (120) for each agent',
     options: {
       request: str,
       'ready-timeout': str,
       'reply-attempts': str,
       'reply-timeout': { type: 'string', multiple: true },
+      'rotate-reviewers': flag,
+      'no-rotate-reviewers': flag,
+      'restart-dead': flag,
     },
     positionals: ['run-id'],
     run: async (ctx, v, p) => {
@@ -439,7 +447,16 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
       if (typeof problem === 'string') fail('usage', `up: ${problem}`);
       const attempts = v['reply-attempts'] === undefined ? [] : ['--reply-attempts'];
       if (attempts.length > 0) attempts.push(String(wholeNumber(v, 'reply-attempts', 'up', 1, 1)));
-      const driveArgs = [...attempts, ...timeouts.flatMap((t) => ['--reply-timeout', t])];
+      if (v['rotate-reviewers'] === true && v['no-rotate-reviewers'] === true)
+        fail('usage', 'up: --rotate-reviewers and --no-rotate-reviewers contradict each other');
+      const flags = ['rotate-reviewers', 'no-rotate-reviewers', 'restart-dead'].filter(
+        (f) => v[f] === true,
+      );
+      const driveArgs = [
+        ...attempts,
+        ...timeouts.flatMap((t) => ['--reply-timeout', t]),
+        ...flags.map((f) => `--${f}`),
+      ];
       const readyTimeoutMs = wholeNumber(v, 'ready-timeout', 'up', 120) * 1000;
       return (await import('./runSwarm.js')).runUp(
         ctx,

@@ -1,7 +1,7 @@
 // `baton run drive`: the controller on the command line. It prints one line per event on
 // stdout (SENT, REPLY, REJECTED, DEADLINE, RESEND, STAGE, ACCEPTANCE, CHECKPOINT, REVIEW,
-// RESOLVED, QUESTION, APPROVAL, WAITING, DONE, OBSERVED, agent-dead, ROTATING, ROTATED,
-// ROTATION SKIPPED), warnings on stderr;
+// RESOLVED, QUESTION, APPROVAL, WAITING, DONE, OBSERVED, agent-dead, agent-restarted,
+// agent-restart-failed, ROTATING, ROTATED, ROTATION SKIPPED), warnings on stderr;
 // SIGTERM or SIGINT end it after its current step (the lease stays until it expires, or is
 // reclaimed). Exit 0 when the run ended.
 import { driveRun } from '../../run/controller/controllerLoop.js';
@@ -24,6 +24,8 @@ export interface DriveCliOptions {
   replyTimeouts?: Record<DeadlineKind, number>;
   /** --rotate-reviewers (true), --no-rotate-reviewers (false), or the default (undefined). */
   rotateReviewers?: boolean;
+  /** --restart-dead: a dead agent is restarted once at its deadline (runtime.md §11.4). */
+  restartDead?: boolean;
 }
 
 /**
@@ -50,11 +52,7 @@ function rotationByDefault(root: string, reviewers: readonly string[]): boolean 
 async function rotateSessionOf(root: string, role: string): Promise<string> {
   const agent = readWindows(root).find((w) => w.role === role)?.agent;
   const clear = agent === undefined ? undefined : clearCommandOf(agent);
-  if (clear === undefined) {
-    const { restartRole } = await import('../../swarm/restart.js');
-    const done = await restartRole(root, role, { binDir: binDir(), graceMs: 5_000 });
-    return `restarted, pid ${done.pid}`;
-  }
+  if (clear === undefined) return restartAgentOf(root, role);
   const socket = recordedSocketOf(root);
   const pane = readPanes(root).get(role);
   if (!socket || pane === undefined) throw new Error(`${role} has no pane (is the swarm up?)`);
@@ -64,12 +62,20 @@ async function rotateSessionOf(root: string, role: string): Promise<string> {
   return `${clear} typed`;
 }
 
+/** Restarts a role's agent in its pane, as `baton restart` does; says with which process. */
+async function restartAgentOf(root: string, role: string): Promise<string> {
+  const { restartRole } = await import('../../swarm/restart.js');
+  const done = await restartRole(root, role, { binDir: binDir(), graceMs: 5_000 });
+  return `restarted, pid ${done.pid}`;
+}
+
 /** Drives the run until it ends; returns its final status. */
 export async function driveFromCli(
   ctx: RunContext,
   runId: string,
-  { reclaimStale, pollInterval, replyAttempts, replyTimeouts, rotateReviewers }: DriveCliOptions,
+  o: DriveCliOptions,
 ): Promise<ActionReport> {
+  const { reclaimStale, pollInterval, replyAttempts, replyTimeouts, rotateReviewers } = o;
   const { workflow } = readWorkflow(ctx.root, runId);
   const rotate = rotateReviewers ?? rotationByDefault(ctx.root, workflow.roles.reviewers);
   const pollMs = pollInterval === undefined ? 1000 : Math.round(Number(pollInterval) * 1000);
@@ -86,6 +92,7 @@ export async function driveFromCli(
       replyAttempts,
       replyTimeouts,
       rotateSession: rotate ? (role) => rotateSessionOf(ctx.root, role) : undefined,
+      restartAgent: o.restartDead ? (role) => restartAgentOf(ctx.root, role) : undefined,
       signal: stop.signal,
       say: (line) => process.stdout.write(`${line}\n`),
       warn: (line) => process.stderr.write(`baton run drive: warning: ${line}\n`),

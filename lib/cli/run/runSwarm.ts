@@ -13,7 +13,7 @@ import { binDir, daemonControl } from '../swarmCommands.js';
 
 /**
  * Verifies the run, then starts its swarm and controller (`driveArgs`: checked options of
- * `baton run drive`, --reply-attempts and --reply-timeout, whose values hold no spaces).
+ * `baton run drive`, --reply-attempts, --reply-timeout and flags, whose values hold no spaces).
  */
 export async function runUp(
   ctx: RunContext,

@@ -38,6 +38,8 @@ export interface DriveOptions {
   signal?: AbortSignal;
   /** Rotates reviewers' sessions between review cycles (runtime.md §12.3); none: no rotation. */
   rotateSession?: (role: string) => Promise<string>;
+  /** Restarts a dead agent once at its deadline (--restart-dead); none: it is only reported. */
+  restartAgent?: (role: string) => Promise<string>;
 }
 
 /**
@@ -132,6 +134,7 @@ async function driverOf(ctx: RunContext, runId: string, o: DriveOptions): Promis
     replyTimeouts: o.replyTimeouts,
     personas: await studentPersonasOf(ctx.root, o.warn),
     rotateSession: o.rotateSession,
+    restartAgent: o.restartAgent,
   };
   d.phase.sent = [
     ...new Set([...d.phase.sent, ...queuedKeys(ctx.root, workflow.roles.controller)]),

@@ -73,6 +73,8 @@ export interface ControllerPhase {
   rejections?: Record<string, number>;
   /** Reviewers' session rotations, oldest first. */
   rotations?: Rotation[];
+  /** Roles restarted after their agent was found dead at a deadline (--restart-dead, once). */
+  restarted?: string[];
   /** A worker's open question. */
   question: null | { text: string; from: string; stage: string; cycle: number; since: string };
   updated_at: string;

@@ -48,6 +48,11 @@ export interface Driver {
    * restarts the role's agent and says how; throws when it cannot. None: no rotation.
    */
   rotateSession?: (role: string) => Promise<string>;
+  /**
+   * Restarts a role's dead agent in its pane (--restart-dead, runtime.md §11.4) and says how;
+   * throws when it cannot. None: a dead agent is only reported.
+   */
+  restartAgent?: (role: string) => Promise<string>;
   /** The roles' personas, by name (runtime.md §12.5); none: requests carry no persona. */
   personas?: ReadonlyMap<string, PromptPersona>;
 }

@@ -1,6 +1,7 @@
 // Silence is bounded (docs/runtime.md §11.4): every reply the controller awaits has a
 // deadline by kind (`--reply-timeout KIND=DURATION`). At the deadline the controller looks at
-// the role's agent (a dead one is logged `agent-dead role=R`), records `provider --name R
+// the role's agent (a dead one is logged `agent-dead role=R`, and restarted once with
+// --restart-dead), records `provider --name R
 // --failed`, and after the backoff the runtime gives it re-sends the same request as the next
 // generation (the pane is woken by handoffd's delivery; a late reply to an older generation
 // is rejected as stale). The Nth missed deadline of one request (N: the run's
@@ -106,6 +107,27 @@ function missTag(a: AwaitedRequest): string {
 }
 
 /**
+ * With --restart-dead, a dead agent restarted in its pane (baton restart), once per role in a
+ * run: the re-sent request then reaches a live session. The role is counted before the restart
+ * is tried, so a controller killed meanwhile (its phase not yet written) tries at most once
+ * more, and only if the agent is dead again; an agent that dies after its restart is left to
+ * the deadlines, which block the run naming it.
+ */
+async function restartOnce(d: Driver, role: string): Promise<void> {
+  const restarted = (d.phase.restarted ??= []);
+  if (d.restartAgent === undefined || restarted.includes(role)) return;
+  restarted.push(role);
+  let line: string;
+  try {
+    line = `agent-restarted role=${role} (${await d.restartAgent(role)})`;
+  } catch (err) {
+    line = `agent-restart-failed role=${role}: ${(err as Error).message.split('\n')[0]}`;
+  }
+  d.say(line);
+  logLine(d.paths, line);
+}
+
+/**
  * One missed deadline: recorded as a provider failure (once per generation, found again in the
  * history after a crash), or the blocking outcome when it is the request's last attempt.
  * Returns the line to say.
@@ -119,8 +141,10 @@ async function missDeadline(
   const within = durationText(timeoutOf(d, a.kind));
   const missed = a.attempts + 1;
   // The role as last observed (one poll old at most): a dead agent is said so at its deadline.
-  if (wf.observations.panes[a.role]?.status === 'dead')
+  if (wf.observations.panes[a.role]?.status === 'dead') {
     logLine(d.paths, `agent-dead role=${a.role} (its ${a.kind} for cycle ${a.cycle} is due)`);
+    await restartOnce(d, a.role);
+  }
   const max = wf.retry_policy.max_attempts;
   if (missed >= max) {
     const reason =

@@ -2,8 +2,8 @@
 // mailboxes, a missed deadline recorded as a provider failure once per generation (again
 // after a lost phase file: not twice), the request re-sent as the next generation after the
 // backoff (same key, `generation: 2`), a reply to generation 1 rejected as stale and counted,
-// the reply to generation 2 used, and the last attempt's miss blocking the run with a reason
-// naming the role and the fault.
+// the reply to generation 2 used, the last attempt's miss blocking the run with a reason
+// naming the role and the fault, and --restart-dead restarting a dead agent once per run.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
@@ -182,6 +182,35 @@ describe('lib/run/controller/replyDeadlines', () => {
       assert.match(said.at(-1)!, /^REPLY: work of worker/);
       assert.equal(d.phase.awaiting!.length, 0, 'nothing awaited once answered');
       assert.equal(record().provider_attempts, 0, 'the answer recorded as the provider succeeding');
+    });
+
+    it('--restart-dead: an agent seen dead at its deadline is restarted once per run; a failed restart is said, not thrown', async () => {
+      await stepActiveRun(d, record());
+      await stepActiveRun(d, record());
+      const restarts: string[] = [];
+      d.restartAgent = async (role) => {
+        restarts.push(role);
+        if (restarts.length > 1) throw new Error('no pane\nmore');
+        return 'restarted, pid 42';
+      };
+      const dead = () => {
+        const wf = record();
+        const seen = { pane: '%1', status: 'dead', seen_at: new Date().toISOString() };
+        return { ...wf, observations: { ...wf.observations, panes: { worker: seen } } };
+      };
+      await enforceDeadlines(d, dead(), at(61_000));
+      assert.deepEqual(restarts, ['worker'], said.join('\n'));
+      assert.ok(said.includes('agent-restarted role=worker (restarted, pid 42)'), said.join('\n'));
+      assert.deepEqual(d.phase.restarted, ['worker']);
+      await deadlines(71_000);
+      await stepActiveRun(d, record());
+      await enforceDeadlines(d, dead(), at(200_000));
+      assert.deepEqual(restarts, ['worker'], 'once per role in a run');
+      d.phase.restarted = [];
+      await deadlines(210_000);
+      await stepActiveRun(d, record());
+      await enforceDeadlines(d, dead(), at(400_000));
+      assert.ok(said.includes('agent-restart-failed role=worker: no pane'), said.join('\n'));
     });
 
     it("the last attempt's missed deadline blocks the run, naming the role and the fault", async () => {
