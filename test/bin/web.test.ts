@@ -96,6 +96,8 @@ describe('baton web over HTTP (built bin)', function () {
     assert.ok(!r.body.includes('<script>alert'), 'no agent script in the page');
     assert.ok(!r.body.includes('<img src=x'));
     assert.ok(r.body.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
+    assert.ok(r.body.includes('javascript:alert(3)'), 'the javascript: text shown as text');
+    assert.doesNotMatch(r.body, /(href|src|action)="\s*javascript:/i, 'never a javascript: link');
     assert.ok(r.body.includes('&lt;b&gt;bold&lt;/b&gt; line two'), 'the diff is text too');
     assert.equal((r.body.match(/<script /g) ?? []).length, 1, "only the page's own script");
     assert.match(r.body, /WAITING_FOR_HUMAN_APPROVAL/);
@@ -151,13 +153,18 @@ describe('baton web over HTTP (built bin)', function () {
     assert.match((await get(`/runs/${runId}`)).body, /id="status">COMPLETED</);
   });
 
-  it('status shows the address without the token while it runs; a change on disk reaches /events', async () => {
+  it('status and monitor show the address without the token while it runs; a change on disk reaches /events', async () => {
     fs.mkdirSync(join(root, 'swarmforge'), { recursive: true });
     fs.writeFileSync(join(root, 'swarmforge', 'swarmforge.conf'), 'window worker x master\n');
     assert.equal(runBin('baton', ['init'], { cwd: root }).code, 0);
     const status = runBin('baton', ['status'], { cwd: root });
     assert.ok(status.stdout.includes(`WEB: http://127.0.0.1:${web.port}/\n`), status.stdout);
     assert.ok(!status.stdout.includes(web.token));
+    const monitor = runBin('baton', ['monitor', '--once'], { cwd: root });
+    assert.ok(monitor.stdout.includes(`web: http://127.0.0.1:${web.port}/\n`), monitor.stdout);
+    const monitorJson = runBin('baton', ['monitor', '--once', '--json'], { cwd: root });
+    assert.equal(JSON.parse(monitorJson.stdout).web, `http://127.0.0.1:${web.port}/`);
+    assert.ok(!`${monitor.stdout}${monitorJson.stdout}`.includes(web.token));
     const events = await new Promise<string>((resolve, reject) => {
       const req = http.get(
         { host: '127.0.0.1', port: web.port, path: '/events', headers: { cookie } },
