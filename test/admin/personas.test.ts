@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { personaPathOf } from '../../lib/project/layout.js';
@@ -96,5 +97,20 @@ describe('lib/admin/personas', () => {
   it('an empty SOUL.md counts as none: the shipped persona is used', async () => {
     put(personaPathOf(root, 'teacher-cto'), '\n\n');
     assert.equal((await personaOf(root, 'teacher-cto', { HOME: home })).source, 'shipped');
+  });
+
+  it('the package ships the persona of every name (npm pack lists personas/<name>.md)', () => {
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }),
+    ) as { files: { path: string }[] }[];
+    const files = new Set(packed[0]!.files.map((f) => f.path));
+    for (const name of PERSONA_NAMES) {
+      const shipped = shippedPersonaPathOf(name);
+      assert.ok(files.has(`personas/${name}.md`), `personas/${name}.md is not in the package`);
+      assert.equal(shipped, resolve('personas', `${name}.md`));
+    }
   });
 });

@@ -29,9 +29,19 @@ export interface DriveCliOptions {
 }
 
 /**
- * The agent of each reviewer role, by swarmforge.conf; rotation is on by default only when
- * every one of them is claude or codex, whose clear commands Baton knows (runtime.md §12.3).
+ * Whether reviewers are rotated: as --rotate-reviewers / --no-rotate-reviewers say, else by
+ * default only when every reviewer role's agent in swarmforge.conf is claude or codex, whose
+ * clear commands Baton knows (runtime.md §12.3).
  */
+export function rotationOn(
+  root: string,
+  reviewers: readonly string[],
+  flag: boolean | undefined,
+): boolean {
+  return flag ?? rotationByDefault(root, reviewers);
+}
+
+/** Rotation's default: every reviewer role's agent has a clear command Baton knows. */
 function rotationByDefault(root: string, reviewers: readonly string[]): boolean {
   let windows: { role: string; agent: string }[];
   try {
@@ -77,7 +87,7 @@ export async function driveFromCli(
 ): Promise<ActionReport> {
   const { reclaimStale, pollInterval, replyAttempts, replyTimeouts, rotateReviewers } = o;
   const { workflow } = readWorkflow(ctx.root, runId);
-  const rotate = rotateReviewers ?? rotationByDefault(ctx.root, workflow.roles.reviewers);
+  const rotate = rotationOn(ctx.root, workflow.roles.reviewers, rotateReviewers);
   const pollMs = pollInterval === undefined ? 1000 : Math.round(Number(pollInterval) * 1000);
   if (!Number.isFinite(pollMs) || pollMs <= 0)
     wholeNumber({ 'poll-interval': pollInterval }, 'poll-interval', 'drive', 1, 1);

@@ -250,6 +250,16 @@ describe('lib/cli/run/runActionTable', () => {
       ],
       ['provider', { lease: 't', succeeded: true }, 'provider: --name is required'],
       ['provider', { lease: 't', name: 'p', failed: ' ' }, 'provider: --failed must not be empty'],
+      [
+        'drive',
+        { 'rotate-reviewers': true, 'no-rotate-reviewers': true },
+        'drive: --rotate-reviewers and --no-rotate-reviewers contradict each other',
+      ],
+      [
+        'up',
+        { 'rotate-reviewers': true, 'no-rotate-reviewers': true },
+        'up: --rotate-reviewers and --no-rotate-reviewers contradict each other',
+      ],
     ];
     for (const [name, v, message, p] of cases) {
       it(`${name} ${JSON.stringify(v)}${p ? ` ${p.slice(1).join(' ')}` : ''}: ${message}`, async () => {

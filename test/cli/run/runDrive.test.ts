@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { runPathsOf } from '../../../lib/project/layout.js';
-import { driveFromCli } from '../../../lib/cli/run/runDrive.js';
+import { join } from 'node:path';
+import { driveFromCli, rotationOn } from '../../../lib/cli/run/runDrive.js';
 import { readLease } from '../../../lib/run/record/lease.js';
 import { endStep, startStep } from '../../../lib/run/owner/ownerSteps.js';
 import { type RunContext } from '../../../lib/run/record/runContext.js';
@@ -47,6 +48,24 @@ describe('lib/cli/run/runDrive', () => {
       process.stdout.write = realWrite;
     }
   }
+
+  it('reviewers are rotated as the flags say, else by default only when every reviewer is claude or codex', () => {
+    const conf = (a: string, b: string) => {
+      fs.mkdirSync(join(root, 'swarmforge'), { recursive: true });
+      fs.writeFileSync(
+        join(root, 'swarmforge', 'swarmforge.conf'),
+        `window reviewer-a ${a} master\nwindow reviewer-b ${b} master\n`,
+      );
+    };
+    const reviewers = ['reviewer-a', 'reviewer-b'];
+    assert.equal(rotationOn(root, reviewers, undefined), false, 'no swarmforge.conf: off');
+    conf('claude', 'codex');
+    assert.equal(rotationOn(root, reviewers, undefined), true);
+    assert.equal(rotationOn(root, reviewers, false), false, '--no-rotate-reviewers');
+    conf('claude', 'baton-scripted-agent');
+    assert.equal(rotationOn(root, reviewers, undefined), false, 'one reviewer without a clear');
+    assert.equal(rotationOn(root, reviewers, true), true, '--rotate-reviewers');
+  });
 
   it('refuses a poll interval that is not a positive number before doing anything', async () => {
     for (const bad of ['0', '-1', 'abc', '']) {
