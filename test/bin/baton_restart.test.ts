@@ -1,11 +1,12 @@
 // Black-box: `baton restart <role>` (docs/runtime.md §12.2) on a swarm of stand-in agents in a
 // real tmux server: one agent stopped (TERM, then KILL after --grace) and started again in its
-// pane (handoffd wakes it there), the other agent and the role's mailbox untouched; refusals
+// pane (handoffd wakes it there), the other agent and the role's mailbox untouched (a claude
+// session restarted with a task in process is told so by its SessionStart hook); refusals
 // before anything is signalled; a restart killed after either step and run again ends with
 // one agent.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { Tmux } from '../../lib/adapters/tmux.js';
 import { WAKE_TEXT } from '../../lib/daemon/waker.js';
 import { processRunning } from '../../lib/fsx/processIdentity.js';
@@ -81,6 +82,35 @@ describe('baton restart (built bin, stand-in agents in tmux)', function () {
     assert.equal(plain.code, 0, plain.stderr);
     const qa = await agentPid('QA', before.QA);
     assert.equal(plain.stdout, `RESTARTED: QA in pane ${readPanes(root).get('QA')}, pid ${qa}\n`);
+  });
+
+  it('a claude session restarted with a task in process is told so by its SessionStart hook', async () => {
+    // The interactive stand-in, linked as claude, runs the hooks Baton gives claude.
+    fs.writeFileSync(join(root, 'swarmforge', 'swarmforge.conf'), 'window coder claude master\n');
+    fs.symlinkSync(resolve('test/support/interactiveAgent.mjs'), join(standIns.bin, 'claude'));
+    const events = () =>
+      (fs.existsSync(join(standIns.records, 'claude.coder.events'))
+        ? fs.readFileSync(join(standIns.records, 'claude.coder.events'), 'utf8')
+        : ''
+      )
+        .split('\n')
+        .filter(Boolean)
+        .map(
+          (l) => JSON.parse(l) as { event: string; pid: number; name?: string; stdout?: string },
+        );
+    const sessionStarts = () =>
+      events().filter((e) => e.event === 'hook' && e.name === 'SessionStart');
+    assert.equal(baton(['up', '--ready-timeout', '20']).code, 0);
+    await waitFor('the first session started', () => sessionStarts().length === 1);
+    const first = sessionStarts()[0]!;
+    assert.match(first.stdout ?? '', /In process: nothing\./);
+    const item = await placeItem(projectAt(root).box('coder').inProcess, { to: 'coder' });
+    const r = baton(['restart', 'coder', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const { pid } = JSON.parse(r.stdout) as { pid: number };
+    await waitFor('the new session started', () => sessionStarts().some((e) => e.pid === pid));
+    const told = sessionStarts().find((e) => e.pid === pid)!;
+    assert.ok((told.stdout ?? '').includes(`In process: handoff ${item} (note`), told.stdout);
   });
 
   it('an agent that ignores SIGTERM is killed after --grace; a pane that is gone is made again and recorded', async () => {

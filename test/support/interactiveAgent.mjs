@@ -61,7 +61,8 @@ function runHooks(event, extra = {}) {
       ...extra,
     });
     const r = spawnSync(unquote(command), [], { input, encoding: 'utf8', timeout: 30_000 });
-    record('hook', { name: event, status: r.status });
+    // What the hook told the agent (its context, for SessionStart), as the agent would read it.
+    record('hook', { name: event, status: r.status, stdout: (r.stdout ?? '').slice(0, 4000) });
   }
 }
 
