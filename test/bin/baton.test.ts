@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { copyFixture } from '../support/fixtures.js';
+import { makeRunRepo } from '../support/runs.js';
 import {
   commitIn,
   git,
@@ -61,6 +62,37 @@ describe('baton (built bin)', () => {
         );
       } finally {
         p.cleanup();
+      }
+    });
+
+    it("a run started in a ROOT in no git repository: refused in Baton's words, once; none of git's on stderr; nothing made", () => {
+      const plain = tempDir();
+      const repo = makeRunRepo();
+      try {
+        fs.writeFileSync(join(plain, 'spec.md'), 'spec\n');
+        const start = runBin(
+          'baton',
+          ['run', 'start', '--request', 'r', '--task', 't', '--spec', 'spec.md'].concat([
+            '--acceptance',
+            'node accept.mjs',
+            '--repo',
+            repo,
+          ]),
+          { cwd: plain, env: { SWARMFORGE_ROOT: plain } },
+        );
+        assert.deepEqual(
+          [start.code, start.stdout, start.stderr],
+          [
+            2,
+            '',
+            `baton run start: ROOT '${plain}' is not in a git repository, so '${repo}' ` +
+              'cannot be a work tree of it\n',
+          ],
+        );
+        assert.deepEqual(fs.readdirSync(plain), ['spec.md'], 'nothing made');
+      } finally {
+        fs.rmSync(plain, { recursive: true, force: true });
+        fs.rmSync(repo, { recursive: true, force: true });
       }
     });
 

@@ -456,7 +456,7 @@ describe('lib/run/record/runStore', () => {
       assert.equal(fs.readFileSync(path, 'utf8'), workflowText(changed));
     });
 
-    it('refuses an invalid record (schema or cross-field) and leaves the file as it was', () => {
+    it('refuses an invalid record (schema, cross-field, an impossible time) and leaves the file as it was', () => {
       const path = placeRecord(workflowText(valid));
       const bytes = fs.readFileSync(path);
       assert.throws(
@@ -466,6 +466,10 @@ describe('lib/run/record/runStore', () => {
       assert.throws(
         () => writeWorkflow(path, { ...valid, status: 'BLOCKED' }),
         /refusing to write an invalid record '.*': \/block_reason must be set when the status is BLOCKED$/,
+      );
+      assert.throws(
+        () => writeWorkflow(path, { ...valid, updated_at: '2026-13-45T25:61:61Z' }),
+        /refusing to write an invalid record '.*': \/updated_at '2026-13-45T25:61:61Z' is not a real date and time$/,
       );
       assert.deepEqual(fs.readFileSync(path), bytes);
       assert.deepEqual(fs.readdirSync(runPathsOf(root, RUN_ID).dir), ['workflow.json']);
