@@ -11,25 +11,19 @@
 import * as fs from 'node:fs';
 import { printable } from '../fsx/printable.js';
 import { runningDaemon } from '../project/daemonRecord.js';
-import { readBridgeReport, type StreamPlacement } from '../project/bridgeRecord.js';
+import { readBridgeReport, type BridgeReport } from '../project/bridgeRecord.js';
 import { daemonPathsOf } from '../project/layout.js';
 import { knownLocalNodeOf, readRoster, type Roster } from '../handoff/roster.js';
 
 /**
- * The bridge as status, monitor and doctor show it: `bridge` in their --json (docs/bridge.md §4).
+ * The bridge as status, monitor and doctor show it: `bridge` in their --json (docs/bridge.md §4):
+ * the running handoffd's report without its bookkeeping, and `node`, the local node, null while
+ * it is unknown. `remote_roles` maps every role the roster puts on another node to that node;
+ * `stream` is null while unknown (no running, connected link).
  */
-export interface BridgeView {
-  /** The local node, or null while it is unknown. */
+export type BridgeView = Omit<BridgeReport, 'pid' | 'node' | 'swarm' | 'updated_at'> & {
   node: string | null;
-  connected: boolean;
-  last_error: string | null;
-  /** Role -> node, for every role the roster puts on another node than the local one. */
-  remote_roles: Record<string, string>;
-  pending: Record<string, number>;
-  unacked: Record<string, number>;
-  /** The stream's leader and replicas (§5), or null while unknown (no running, connected link). */
-  stream: StreamPlacement | null;
-}
+};
 
 /**
  * Where the link state comes from: no handoffd runs, the running one wrote no report, or its
