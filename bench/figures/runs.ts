@@ -2,7 +2,9 @@
 // (a) `baton run status` (the record read and checked against the schema, every digest
 // recomputed); (b) the mutating actions a controller repeats most (a lease heartbeat, a
 // provider report, an owner's pause and resume; each a locked read-check-write with fsyncs);
-// (c) `status` of a record with 1,000 artifacts (1,000 files hashed).
+// (c) `status` of a record with 1,000 artifacts (1,000 files hashed); (d) an agent's `baton
+// run reply` (its file checked, kept as an immutable artifact, a run_result queued), each
+// sample answering its own run's work request.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -66,9 +68,9 @@ async function measure(
   root: string,
   argsInTurn: string[][],
   goal: number,
+  env: NodeJS.ProcessEnv = ownerEnv(),
 ): Promise<Figure> {
   const baton = join(BIN_DIR, 'baton.js');
-  const env = ownerEnv();
   let turn = 0;
   const [subject, base] = await interleave(
     [
@@ -121,6 +123,25 @@ function manyArtifacts(root: string, runId: string): void {
   fs.writeFileSync(join(dir, 'workflow.json'), `${JSON.stringify(record, null, 2)}\n`);
 }
 
+/**
+ * Runs whose implementation stage is started (the worker's work awaited), one per sample of
+ * the reply figure: a run takes one work reply.
+ */
+function runsAwaitingWork(root: string, count: number): string[] {
+  fs.writeFileSync(join(root, 'work.md'), 'the work\n');
+  return Array.from({ length: count }, (_, i) => {
+    const runId = setUp(root, [
+      'start',
+      ...['--request', `reply-${i}`, '--task', 'bench', '--spec', 'spec.md'],
+      ...['--acceptance', 'node accept.mjs'],
+    ]).run_id as string;
+    const token = setUp(root, ['lease', runId, 'acquire', '--pid', String(process.pid)]).lease
+      .token as string;
+    setUp(root, ['stage-start', runId, 'implementation', '--lease', token]);
+    return runId;
+  });
+}
+
 /** Measures status, the mutating actions, and status over 1,000 artifacts. */
 export async function benchRuns(): Promise<Figure[]> {
   printHeading('10. Runs: baton run status and mutating actions vs node -e 0');
@@ -154,6 +175,21 @@ export async function benchRuns(): Promise<Figure[]> {
         1.3,
       ),
     ];
+    const replying = runsAwaitingWork(root, WARMUP + RUNS);
+    figures.push(
+      await measure(
+        '10f',
+        'run reply (an agent, one work reply)',
+        root,
+        replying.map((id) => [
+          'reply',
+          id,
+          ...['--kind', 'work', '--stage', 'implementation', '--cycle', '1', '--file', 'work.md'],
+        ]),
+        1.2,
+        { ...ownerEnv(), SWARMFORGE_ROLE: 'worker' },
+      ),
+    );
     manyArtifacts(root, runId);
     figures.push(
       await measure(

@@ -52,8 +52,9 @@ const requestKeys = (root: string) => {
     .filter((k): k is string => k !== undefined);
 };
 
-/** The stderr of the controller a test started (crashThenRestart). */
+/** The controller a test started (crashThenRestart), and what it wrote on stderr. */
 let driver: ChildProcess | undefined;
+let driverStderr = () => '(none)';
 
 /**
  * `baton run up` with the controller to die at `point`, then, once its lease is stale, a new
@@ -81,15 +82,31 @@ async function crashThenRestart(
   });
   let stderr = '';
   driver.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  driverStderr = () => stderr;
   return { stderr: () => stderr };
 }
 
 describe('baton run drive end to end in tmux (built bins)', function () {
   this.timeout(180_000);
   let root: string;
-  afterEach(() => {
+  afterEach(function () {
+    // A failure shows what the controllers and handoffd saw.
+    if (this.currentTest?.state === 'failed') {
+      const runs = join(root, '.swarmforge', 'runs');
+      for (const id of fs.existsSync(runs) ? fs.readdirSync(runs) : []) {
+        const dir = join(runs, id, 'controller');
+        for (const f of fs.existsSync(dir) ? fs.readdirSync(dir) : [])
+          process.stderr.write(
+            `${id}/controller/${f}:\n${fs.readFileSync(join(dir, f), 'utf8')}\n`,
+          );
+      }
+      const log = join(root, '.swarmforge', 'daemon', 'handoffd.log');
+      if (fs.existsSync(log)) process.stderr.write(fs.readFileSync(log, 'utf8').slice(-4000));
+      process.stderr.write(`restarted controller's stderr:\n${driverStderr()}\n`);
+    }
     driver?.kill('SIGKILL');
     driver = undefined;
+    driverStderr = () => '(none)';
     tearDownSwarm(root);
   });
 
