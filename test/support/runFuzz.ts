@@ -607,7 +607,10 @@ async function drive(job: DriverJob): Promise<void> {
       return true;
     }) as typeof process.stderr.write;
     try {
-      await runRunCommand(args.map((a) => (a === 'RUN' ? job.runId : a)));
+      await runRunCommand(
+        args.map((a) => (a === 'RUN' ? job.runId : a)),
+        (text) => void process.stdout.write(text),
+      );
     } catch (err) {
       stderr += `uncaught: ${(err as Error).stack ?? String(err)}\n`;
     } finally {

@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import { fail, CommandFailure } from '../../fsx/commandFailure.js';
 import { printable } from '../../fsx/printable.js';
+import { writeAllSync } from '../../fsx/stdio.js';
 import { exitAs, reportFailure } from '../failure.js';
 import { OWNER_ACTIONS } from '../../run/owner/ownerActionNames.js';
 import { RUN_ACTIONS, type RunAction, type RunValues } from './runActionTable.js';
@@ -15,9 +16,11 @@ import { RUN_ACTIONS, type RunAction, type RunValues } from './runActionTable.js
 /** What this bundle compiles before its code cache is saved (lib/cli/codeCache.ts). */
 export { warmRunValidators as warmCodeCache } from '../../run/record/validatorWarmup.js';
 
-const write = (text: string): void => {
-  process.stdout.write(text);
-};
+/**
+ * Prints to fd 1 without Node's stdout stream, whose first use loads the stream modules: about
+ * 5 ms of every `baton run` call the controller and the agents make (lib/fsx/stdio.ts).
+ */
+const toStdout = (text: string): void => writeAllSync(1, text);
 
 /** `baton run --help`. */
 export function runUsage(): string {
@@ -95,8 +98,8 @@ function named(err: unknown, action: string | undefined): unknown {
   );
 }
 
-/** Runs `baton run` with its arguments (after `run`); sets the exit code. */
-export async function runRunCommand(argv: string[]): Promise<void> {
+/** Runs `baton run` with its arguments (after `run`), printing through `write`; sets the exit code. */
+export async function runRunCommand(argv: string[], write = toStdout): Promise<void> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h') {
     write(runUsage());

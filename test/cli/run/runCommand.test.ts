@@ -58,7 +58,7 @@ function startBatonRun(
     err.push(Buffer.from(chunk).toString()) > 0) as typeof process.stderr.write;
   const done = (async () => {
     try {
-      await runRunCommand(argv);
+      await runRunCommand(argv, (text) => void process.stdout.write(text));
       return { stdout: out.join(''), stderr: err.join(''), exitCode: process.exitCode };
     } finally {
       process.stdout.write = saved.out;
