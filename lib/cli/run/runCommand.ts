@@ -98,7 +98,10 @@ function named(err: unknown, action: string | undefined): unknown {
   );
 }
 
-/** Runs `baton run` with its arguments (after `run`), printing through `write`; sets the exit code. */
+/**
+ * Runs `baton run` with its arguments (after `run`), printing through `write`; sets the exit
+ * code.
+ */
 export async function runRunCommand(argv: string[], write = toStdout): Promise<void> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h') {
