@@ -1,7 +1,7 @@
 // Entry point of `npm run bench`: start-up, claim, swarm_handoff and handoffd figures, each
 // a ratio to a baseline measured in the same run, then one summary table. Expects the bins
 // built. Arguments name sections to run (startup claim handoff latency throughput idle
-// wake review teachers runs hooks controller web bridge; bridge needs nats-server on the PATH);
+// wake review teachers runs hooks controller bridge web; bridge needs nats-server on the PATH);
 // none runs them all. bench/figures/ holds one file per figure of docs/performance.md's
 // section (named after its section), bench/support/ the code they share.
 import * as fs from 'node:fs';
@@ -38,11 +38,8 @@ const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   runs: benchRuns,
   hooks: benchHooks,
   controller: benchController,
-  // The page's figure runs its server in this process: before the bridge's, after which this
-  // process does the same work several times slower (14a 197–266 ms after section 13,
-  // 47–105 ms before it, its in-process baseline alike).
-  web: benchWeb,
   bridge: benchBridge,
+  web: benchWeb,
 };
 
 function load(): string {
