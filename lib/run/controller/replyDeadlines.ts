@@ -19,6 +19,7 @@ import { awaitedKeys } from './awaited.js';
 import { logLine, type AwaitedRequest } from './controllerPhase.js';
 import type { Driver } from './driveStep.js';
 import { durationMs, durationText } from '../../fsx/duration.js';
+import { printable } from '../../fsx/printable.js';
 
 /** The kinds of request that have a deadline. */
 export const DEADLINE_KINDS = ['work', 'review', 'validation', 'resolution'] as const;
@@ -121,7 +122,8 @@ async function restartOnce(d: Driver, role: string): Promise<void> {
   try {
     line = `agent-restarted role=${role} (${await d.restartAgent(role)})`;
   } catch (err) {
-    line = `agent-restart-failed role=${role}: ${(err as Error).message.split('\n')[0]}`;
+    const why = printable((err as Error).message.split('\n')[0]!);
+    line = `agent-restart-failed role=${role}: ${why}`;
   }
   d.say(line);
   logLine(d.paths, line);
@@ -140,12 +142,13 @@ async function missDeadline(
 ): Promise<string> {
   const within = durationText(timeoutOf(d, a.kind));
   const missed = a.attempts + 1;
-  // The role as last observed (one poll old at most): a dead agent is said so at its deadline.
+  const max = wf.retry_policy.max_attempts;
+  // The role as last observed (one poll old at most): a dead agent is said so at its deadline,
+  // and restarted (--restart-dead) when a re-send is still to come.
   if (wf.observations.panes[a.role]?.status === 'dead') {
     logLine(d.paths, `agent-dead role=${a.role} (its ${a.kind} for cycle ${a.cycle} is due)`);
-    await restartOnce(d, a.role);
+    if (missed < max) await restartOnce(d, a.role);
   }
-  const max = wf.retry_policy.max_attempts;
   if (missed >= max) {
     const reason =
       `${a.role} did not answer ${a.kind} for cycle ${a.cycle}: ` +

@@ -184,19 +184,20 @@ describe('lib/run/controller/replyDeadlines', () => {
       assert.equal(record().provider_attempts, 0, 'the answer recorded as the provider succeeding');
     });
 
-    it('--restart-dead: an agent seen dead at its deadline is restarted once per run; a failed restart is said, not thrown', async () => {
+    /** The record with the worker observed dead. */
+    const dead = () => {
+      const wf = record();
+      const seen = { pane: '%1', status: 'dead', seen_at: new Date().toISOString() };
+      return { ...wf, observations: { ...wf.observations, panes: { worker: seen } } };
+    };
+
+    it('--restart-dead: an agent seen dead at its deadline is restarted once per run, and not at the last attempt, which blocks', async () => {
       await stepActiveRun(d, record());
       await stepActiveRun(d, record());
       const restarts: string[] = [];
       d.restartAgent = async (role) => {
         restarts.push(role);
-        if (restarts.length > 1) throw new Error('no pane\nmore');
         return 'restarted, pid 42';
-      };
-      const dead = () => {
-        const wf = record();
-        const seen = { pane: '%1', status: 'dead', seen_at: new Date().toISOString() };
-        return { ...wf, observations: { ...wf.observations, panes: { worker: seen } } };
       };
       await enforceDeadlines(d, dead(), at(61_000));
       assert.deepEqual(restarts, ['worker'], said.join('\n'));
@@ -209,8 +210,27 @@ describe('lib/run/controller/replyDeadlines', () => {
       d.phase.restarted = [];
       await deadlines(210_000);
       await stepActiveRun(d, record());
-      await enforceDeadlines(d, dead(), at(400_000));
-      assert.ok(said.includes('agent-restart-failed role=worker: no pane'), said.join('\n'));
+      assert.deepEqual(await enforceDeadlines(d, dead(), at(400_000)), [
+        'BLOCKED: worker did not answer work for cycle 1: 3 deadlines of 1m missed',
+      ]);
+      assert.deepEqual(restarts, ['worker'], 'no restart when no re-send is to come');
+    });
+
+    it('--restart-dead: a restart that fails is said, printable, and the deadline goes on', async () => {
+      await stepActiveRun(d, record());
+      await stepActiveRun(d, record());
+      d.restartAgent = async () => {
+        throw new Error('no pane \u001b[2J\nmore');
+      };
+      const lines = await enforceDeadlines(d, dead(), at(61_000));
+      assert.ok(
+        said.includes('agent-restart-failed role=worker: no pane \\u001b[2J'),
+        said.join('\n'),
+      );
+      assert.match(
+        lines[0]!,
+        /^DEADLINE: worker did not answer work for cycle 1 within 1m \(1 of 3\)/,
+      );
     });
 
     it("the last attempt's missed deadline blocks the run, naming the role and the fault", async () => {
