@@ -8,6 +8,8 @@
 // handoffs per kill and the 2,000-handoff soak with random kills of any server or handoffd.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { streamNameOf } from '../../lib/bridge/wireNames.js';
@@ -355,7 +357,15 @@ describe('the bridge on a 3-server NATS cluster, replicas 3 (built bins, SIGKILL
         bridgeDrained(n.b),
       byTier({ short: 90_000, full: 1_200_000 }),
     ).catch((err: Error) => {
-      throw new Error(`${err.message} (seed ${seed}, kills ${killed.join(', ')})`);
+      // What was left: each outbox's count and each node's bridge.json as it stood.
+      const report = (p: Project) => {
+        const path = join(p.root, '.swarmforge', 'bridge.json');
+        return fs.existsSync(path) ? fs.readFileSync(path, 'utf8') : '(no bridge.json)';
+      };
+      const left =
+        `outboxes: a ${itemsIn(n.a.box('coder').outbox).length}, ` +
+        `b ${itemsIn(n.b.box('reviewer').outbox).length}; a: ${report(n.a)}; b: ${report(n.b)}`;
+      throw new Error(`${err.message} (seed ${seed}, kills ${killed.join(', ')}; ${left})`);
     });
     assert.equal(killed.length, SOAK_KILLS);
     for (const role of ['coder', 'reviewer', 'QA']) {
