@@ -25,7 +25,7 @@ import { itemsIn, runBin, type Project } from '../support/project.js';
 import { byTier, itInSoak, sizeFrom } from '../support/tier.js';
 import {
   bodiesHeld,
-  bridgeDrained,
+  settledCheck,
   heldCopies,
   makeTwoNodes,
   type TwoNodes,
@@ -247,8 +247,7 @@ describe('the bridge on a 3-server NATS cluster, replicas 3 (built bins, SIGKILL
     );
     await waitFor(
       'the outbox empty and both nodes drained',
-      () =>
-        itemsIn(n.a.box('coder').outbox).length === 0 && bridgeDrained(n.a) && bridgeDrained(n.b),
+      settledCheck([n.a, n.b], [n.a.box('coder').outbox]),
       60_000,
     );
     await exactlyOnce(n, { reviewer: [...held.reviewer, ...ids], QA: [...held.QA, ...ids] });
@@ -350,11 +349,7 @@ describe('the bridge on a 3-server NATS cluster, replicas 3 (built bins, SIGKILL
     }
     await waitFor(
       'both outboxes empty and every message acknowledged',
-      () =>
-        itemsIn(n.a.box('coder').outbox).length === 0 &&
-        itemsIn(n.b.box('reviewer').outbox).length === 0 &&
-        bridgeDrained(n.a) &&
-        bridgeDrained(n.b),
+      settledCheck([n.a, n.b], [n.a.box('coder').outbox, n.b.box('reviewer').outbox]),
       byTier({ short: 90_000, full: 1_200_000 }),
     ).catch((err: Error) => {
       // What was left: each outbox's count and each node's bridge.json as it stood.

@@ -13,7 +13,7 @@ import { daemonLog, waitFor } from '../support/daemon.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
 import { itemsIn, runBinAsync } from '../support/project.js';
 import { byTier, sizeFrom } from '../support/tier.js';
-import { bodiesHeld, bridgeDrained, makeTwoNodes, type TwoNodes } from '../support/twoNodes.js';
+import { bodiesHeld, makeTwoNodes, settledCheck, type TwoNodes } from '../support/twoNodes.js';
 import { mulberry32 } from '../support/seededRandom.js';
 
 const QUICK = { BATON_BRIDGE_ACK_WAIT_MS: '1500', BATON_BRIDGE_BACKOFF_CAP_MS: '500' };
@@ -51,14 +51,8 @@ describe('the bridge soak (built bins, real nats-server, random SIGKILLs)', func
   }
 
   /** Both handoffds and the server up, nothing in either outbox, every message acknowledged. */
-  function settled(): boolean {
-    return (
-      itemsIn(nodes.a.box('coder').outbox).length === 0 &&
-      itemsIn(nodes.b.box('reviewer').outbox).length === 0 &&
-      bridgeDrained(nodes.a) &&
-      bridgeDrained(nodes.b)
-    );
-  }
+  const settledNow = () =>
+    settledCheck([nodes.a, nodes.b], [nodes.a.box('coder').outbox, nodes.b.box('reviewer').outbox]);
 
   /** What each node holds and reports, for a failure message. */
   function stateOf(): string {
@@ -119,7 +113,7 @@ describe('the bridge soak (built bins, real nats-server, random SIGKILLs)', func
     }
     await waitFor(
       'both outboxes empty and every message acknowledged',
-      settled,
+      settledNow(),
       byTier({ short: 120_000, full: 1_200_000 }),
     ).catch((err: Error) => {
       throw new Error(`${err.message} (seed ${seed}): ${stateOf()}`);

@@ -118,15 +118,20 @@ export async function heldCopies(p: Project, role: string): Promise<Map<string, 
   return counts;
 }
 
-/** True when `p`'s handoffd reports a live link and every role's pending and unacked counts at 0 (its bridge.json). */
-export function bridgeDrained(p: Project): boolean {
+/**
+ * True when `p`'s handoffd reports a live link and every role's pending and unacked counts at 0
+ * (its bridge.json), in a report written after `since` (ms since the epoch).
+ */
+export function bridgeDrained(p: Project, since = 0): boolean {
   try {
     const r = JSON.parse(fs.readFileSync(join(p.root, '.swarmforge', 'bridge.json'), 'utf8')) as {
       connected: boolean;
       pending: Record<string, number>;
       unacked: Record<string, number>;
+      updated_at: string;
     };
     return (
+      Date.parse(r.updated_at) > since &&
       r.connected &&
       Object.keys(r.pending).length > 0 &&
       [...Object.values(r.pending), ...Object.values(r.unacked)].every((n) => n === 0)
@@ -134,6 +139,23 @@ export function bridgeDrained(p: Project): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A check for waitFor: `outboxes` empty and every node's bridge drained, by reports written
+ * after the outboxes were seen empty. A report from before may predate the last publish and
+ * say nothing is pending while messages are still to come (seen under load in the soaks).
+ */
+export function settledCheck(nodes: Project[], outboxes: string[]): () => boolean {
+  let emptyAt: number | undefined;
+  return () => {
+    if (outboxes.some((dir) => itemsIn(dir).length > 0)) {
+      emptyAt = undefined;
+      return false;
+    }
+    emptyAt ??= Date.now();
+    return nodes.every((p) => bridgeDrained(p, emptyAt));
+  };
 }
 
 /**
