@@ -7,13 +7,11 @@
 // held to 20 s. `npm test` runs short sizes on one shared cluster; `npm run soak` runs 200
 // handoffs per kill and the 2,000-handoff soak with random kills of any server or handoffd.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { streamNameOf } from '../../lib/bridge/wireNames.js';
-import { queueSystemHandoff } from '../../lib/handoff/systemSend.js';
 import { daemonLog, waitFor } from '../support/daemon.js';
 import {
   startNatsCluster,
@@ -28,6 +26,7 @@ import {
   settledCheck,
   heldCopies,
   makeTwoNodes,
+  queueSoakHandoff,
   type TwoNodes,
 } from '../support/twoNodes.js';
 import { mulberry32 } from '../support/seededRandom.js';
@@ -301,10 +300,6 @@ describe('the bridge on a 3-server NATS cluster, replicas 3 (built bins, SIGKILL
     const n = twoNodes();
     await n.start('a', QUICK);
     await n.start('b', QUICK);
-    const routes = {
-      a: { from: 'coder', to: ['reviewer', 'QA', 'coder'] },
-      b: { from: 'reviewer', to: ['coder', 'QA', 'reviewer'] },
-    } as const;
     const bodies = new Map<string, string>();
     const killAt = new Set(
       Array.from({ length: SOAK_KILLS }, (_, i) => Math.floor(((i + 1) * SOAK) / (SOAK_KILLS + 1))),
@@ -313,14 +308,7 @@ describe('the bridge on a 3-server NATS cluster, replicas 3 (built bins, SIGKILL
     for (let i = 0; i < SOAK; i++) {
       const node = rand() < 0.5 ? 'a' : 'b';
       const body = Buffer.from(`handoff ${i}\n${'x'.repeat(Math.floor(rand() * 2000))}\nend ✓\n`);
-      const path = await queueSystemHandoff(n[node].root, routes[node].from, {
-        to: [...routes[node].to],
-        priority: '50',
-        type: 'note',
-        headers: { message: `m${i}` },
-        body,
-      });
-      bodies.set(idOf(path), createHash('sha256').update(body).digest('hex'));
+      await queueSoakHandoff(n[node], node, i, body, bodies);
       if (!killAt.has(i)) continue;
       const target = Math.floor(rand() * 5);
       if (target < 3) {
@@ -330,14 +318,7 @@ describe('the bridge on a 3-server NATS cluster, replicas 3 (built bins, SIGKILL
         for (let j = 0; j < 3 && i + 1 < SOAK; j++) {
           i += 1;
           const body2 = Buffer.from(`handoff ${i} while ${cluster.names[target]} is down\n`);
-          const p2 = await queueSystemHandoff(n.a.root, 'coder', {
-            to: ['reviewer', 'QA', 'coder'],
-            priority: '50',
-            type: 'note',
-            headers: { message: `m${i}` },
-            body: body2,
-          });
-          bodies.set(idOf(p2), createHash('sha256').update(body2).digest('hex'));
+          await queueSoakHandoff(n.a, 'a', i, body2, bodies);
         }
         await cluster.servers[target]!.restart();
       } else {

@@ -5,22 +5,23 @@
 // body), and nothing pending (both outboxes empty, every stream message acknowledged).
 // `npm test` runs the short size; `npm run soak` 2,000 handoffs with 24 kills.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { queueSystemHandoff } from '../../lib/handoff/systemSend.js';
 import { daemonLog, waitFor } from '../support/daemon.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
 import { itemsIn, runBinAsync } from '../support/project.js';
 import { byTier, sizeFrom } from '../support/tier.js';
-import { bodiesHeld, makeTwoNodes, settledCheck, type TwoNodes } from '../support/twoNodes.js';
+import {
+  bodiesHeld,
+  makeTwoNodes,
+  queueSoakHandoff,
+  settledCheck,
+  SOAK_ROUTES,
+  type TwoNodes,
+} from '../support/twoNodes.js';
 import { mulberry32 } from '../support/seededRandom.js';
 
 const QUICK = { BATON_BRIDGE_ACK_WAIT_MS: '1500', BATON_BRIDGE_BACKOFF_CAP_MS: '500' };
-const ROUTES = {
-  a: { from: 'coder', to: ['reviewer', 'QA', 'coder'] },
-  b: { from: 'reviewer', to: ['coder', 'QA', 'reviewer'] },
-} as const;
 
 describe('the bridge soak (built bins, real nats-server, random SIGKILLs)', function () {
   const HANDOFFS = sizeFrom('BATON_BRIDGE_SOAK_HANDOFFS', { short: 60, full: 2000 });
@@ -60,7 +61,7 @@ describe('the bridge soak (built bins, real nats-server, random SIGKILLs)', func
       .map((node) => {
         const p = nodes[node];
         const root = p.root;
-        const outbox = itemsIn(p.box(ROUTES[node].from).outbox).length;
+        const outbox = itemsIn(p.box(SOAK_ROUTES[node].from).outbox).length;
         const report = fs.existsSync(join(root, '.swarmforge', 'bridge.json'))
           ? fs.readFileSync(join(root, '.swarmforge', 'bridge.json'), 'utf8').trim()
           : 'no bridge.json';
@@ -91,16 +92,7 @@ describe('the bridge soak (built bins, real nats-server, random SIGKILLs)', func
       const body = Buffer.from(
         `handoff ${i}\n${'x'.repeat(Math.floor(rand() * 2000))}\n---\nend ${i} é ✓\n`,
       );
-      const path = await queueSystemHandoff(nodes[node].root, ROUTES[node].from, {
-        to: [...ROUTES[node].to],
-        priority: '50',
-        type: 'note',
-        headers: { message: `m${i}` },
-        body,
-      });
-      // The id is in the name (`<priority>_<id>_to_<recipients>.handoff`): the file itself may be in sent/ already.
-      const id = /^\d+_(.+?)_to_/.exec(path.split('/').pop()!)![1]!;
-      bodies.set(id, createHash('sha256').update(body).digest('hex'));
+      await queueSoakHandoff(nodes[node], node, i, body, bodies);
       if (killAt.has(i)) {
         const target = (['a', 'b', 'server'] as const)[Math.floor(rand() * 3)]!;
         killed.push(target);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { queueSystemHandoff } from '../../lib/handoff/systemSend.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { startHandoffd, type DaemonChild } from './daemon.js';
 import { type NatsServerHandle } from './nats.js';
@@ -178,4 +179,33 @@ export async function bodiesHeld(p: Project, role: string): Promise<Map<string, 
       copies.set(headers.id!, [...(copies.get(headers.id!) ?? []), hash]);
     }
   return copies;
+}
+
+/** The soaks' senders: a's coder and b's reviewer, each to three roles across both nodes. */
+export const SOAK_ROUTES = {
+  a: { from: 'coder', to: ['reviewer', 'QA', 'coder'] },
+  b: { from: 'reviewer', to: ['coder', 'QA', 'reviewer'] },
+} as const;
+
+/**
+ * Queues soak handoff `i` with `body` from `node`'s sender (SOAK_ROUTES) in `p`, and records the
+ * body's SHA-256 in `bodies` under the handoff's id (taken from the file's name
+ * `<priority>_<id>_to_<recipients>.handoff`: the file itself may be in sent/ already).
+ */
+export async function queueSoakHandoff(
+  p: Project,
+  node: 'a' | 'b',
+  i: number,
+  body: Buffer,
+  bodies: Map<string, string>,
+): Promise<void> {
+  const path = await queueSystemHandoff(p.root, SOAK_ROUTES[node].from, {
+    to: [...SOAK_ROUTES[node].to],
+    priority: '50',
+    type: 'note',
+    headers: { message: `m${i}` },
+    body,
+  });
+  const id = /^\d+_(.+?)_to_/.exec(path.split('/').pop()!)![1]!;
+  bodies.set(id, createHash('sha256').update(body).digest('hex'));
 }
