@@ -17,6 +17,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { queueSystemHandoff } from '../../lib/handoff/systemSend.js';
 import { Tmux } from '../../lib/adapters/tmux.js';
+import { processRunning } from '../../lib/fsx/processIdentity.js';
 import { waitFor } from '../support/daemon.js';
 import { tearDownSwarm } from '../support/deadProcess.js';
 import { BIN_DIR, runBin } from '../support/project.js';
@@ -70,8 +71,11 @@ async function crashThenRestart(
   await waitFor(
     `the controller killed at ${point}`,
     () => {
+      // Its process gone, not only its lease stale: a status read between the lease's write
+      // and its history entry (one locked mutation, read without the lock) sees the lease
+      // unrecorded, so stale, while the controller still runs toward its crash point.
       const s = statusOf(root, runId);
-      return s.lease.held && s.lease.stale;
+      return s.lease.held && s.lease.stale && !processRunning(s.lease.pid);
     },
     60_000,
   );
