@@ -9,9 +9,9 @@ import { configPathOf } from '../project/layout.js';
 export function mailboxRemedy(finding: Finding, role: string, box: Mailbox): string {
   switch (finding.kind) {
     case 'folder-mode':
-      return `chmod 700 '${finding.path}'`;
+      return `chmod ${finding.expectedMode ?? '700'} '${finding.path}'`;
     case 'file-mode':
-      return `chmod 600 '${finding.path}'`;
+      return `chmod ${finding.expectedMode ?? '600'} '${finding.path}'`;
     case 'symlink':
       return (
         'remove the link (Baton never follows one); to queue the file ' +

@@ -40,6 +40,8 @@ export const EXIT_CODES = {
 export type Outcome = keyof typeof EXIT_CODES;
 
 const TEMPORARY_CODES = new Set(['ENOSPC', 'EDQUOT', 'EAGAIN', 'EBUSY', 'EMFILE', 'ENFILE']);
+/** The errno codes of a file the user may not touch. */
+const DENIED_CODES = new Set(['EACCES', 'EPERM']);
 
 /**
  * Stderr lines and exit code for any thrown value; never a stack trace. Every line is made
@@ -85,8 +87,10 @@ function rawFailure(program: string, err: unknown): { lines: string[]; exitCode:
   if (sys && typeof sys.code === 'string') {
     const where = sys.path ? ` '${sys.path}'` : '';
     const exitCode = TEMPORARY_CODES.has(sys.code) ? EXIT_CODES.temporary : EXIT_CODES.environment;
+    // In a project shared with agents of another user (`baton share`), this is the wall.
+    const denied = DENIED_CODES.has(sys.code) ? ' (permission denied to this user)' : '';
     return {
-      lines: [`${program}: ${sys.syscall ?? 'operation'} failed${where}: ${sys.code}`],
+      lines: [`${program}: ${sys.syscall ?? 'operation'} failed${where}: ${sys.code}${denied}`],
       exitCode,
     };
   }

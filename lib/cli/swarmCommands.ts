@@ -202,6 +202,31 @@ const restart: CommandModule = {
   },
 };
 
+const share: CommandModule = {
+  command: 'share',
+  describe:
+    'Share the project with agents run as another OS user in --group: mailboxes and replies ' +
+    'writable, the run records only readable (docs/runtime.md, "A hard boundary")',
+  builder: (y) =>
+    json(y)
+      .option('group', {
+        type: 'string',
+        demandOption: true,
+        describe: "The group the owner and the agents' user share (a name or a gid)",
+      })
+      .option('dry-run', flag('Count what would change; change nothing')),
+  handler: async (args) => {
+    const { shareProject } = await import('../admin/share.js');
+    const root = findRoot(process.cwd(), process.env);
+    const report = shareProject(root, String(args.group), args['dry-run'] === true);
+    if (args.json) return write(`${JSON.stringify(report)}\n`);
+    const verb = report.dryRun ? 'WOULD SHARE' : 'SHARED';
+    for (const part of report.parts)
+      write(`${verb}: ${part.path} (${part.changed} of ${part.entries} changed)\n`);
+    write(`${verb}: group ${report.group} (gid ${report.gid})\n`);
+  },
+};
+
 const attach: CommandModule = {
   command: 'attach',
   describe: "Attach this terminal to the swarm's tmux session",
@@ -301,4 +326,13 @@ const demo: CommandModule = {
 };
 
 /** The swarm commands, for the `baton` command line. */
-export const SWARM_COMMANDS: CommandModule[] = [daemon, up, down, restart, attach, monitor, demo];
+export const SWARM_COMMANDS: CommandModule[] = [
+  daemon,
+  up,
+  down,
+  restart,
+  share,
+  attach,
+  monitor,
+  demo,
+];

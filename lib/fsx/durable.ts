@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import { isCode } from './absent.js';
+import { fileModeIn, folderModeIn, keepSharedMode } from './sharedFolders.js';
 
 const { O_CREAT, O_EXCL, O_WRONLY, O_TRUNC, O_NOFOLLOW, O_RDONLY, O_DIRECTORY } = fs.constants;
 
@@ -19,7 +20,8 @@ export function fsyncDir(dir: string): void {
 }
 
 /**
- * Writes bytes to a new file (mode 0600, or `mode` less the umask) and fsyncs it.
+ * Writes bytes to a new file (mode 0600, or `mode` less the umask; group-readable in a shared
+ * folder, sharedFolders.ts) and fsyncs it; returns the mode asked of the file.
  * `exclusive` refuses an existing file; otherwise an existing regular file is truncated (for
  * temp names owned by a lock holder). The directory entry itself is not fsync'd: the caller
  * publishes the file with a rename or link and fsyncs that directory.
@@ -29,15 +31,18 @@ export function writeFileSynced(
   data: Uint8Array | string,
   exclusive: boolean,
   mode = 0o600,
-): void {
+): number {
   const flags = O_CREAT | O_WRONLY | O_NOFOLLOW | (exclusive ? O_EXCL : O_TRUNC);
-  const fd = fs.openSync(path, flags, mode);
+  const given = fileModeIn(dirname(path), mode);
+  const fd = fs.openSync(path, flags, given);
   try {
+    if (given !== mode) keepSharedMode(fd, given);
     fs.writeFileSync(fd, data);
     fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }
+  return given;
 }
 
 /** Renames within or across directories of one file system, then fsyncs both directories. */
@@ -70,7 +75,10 @@ export function unlinkSynced(path: string): boolean {
   return true;
 }
 
-/** Creates a directory (and missing parents) with mode 0700, fsyncing each parent. */
+/**
+ * Creates a directory (and missing parents) with mode 0700, or its parent's group bits in a
+ * shared folder (sharedFolders.ts), fsyncing each parent.
+ */
 export function mkdirSynced(dir: string): void {
   const missing: string[] = [];
   for (let d = dir; ; d = dirname(d)) {
@@ -79,8 +87,10 @@ export function mkdirSynced(dir: string): void {
     if (dirname(d) === d) break;
   }
   for (const d of missing) {
+    const mode = folderModeIn(dirname(d));
     try {
-      fs.mkdirSync(d, { mode: 0o700 });
+      fs.mkdirSync(d, { mode });
+      keepSharedMode(d, mode);
     } catch (err) {
       if (!isCode(err, 'EEXIST')) throw err;
     }

@@ -18,6 +18,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { ignoreEnoent, isCode, readTextIfPresent as readText } from './absent.js';
 import { mkdirSynced } from './durable.js';
+import { fileModeIn, keepSharedMode } from './sharedFolders.js';
 import { bootId, hostName, identityAlive, processIdentityOf } from './processIdentity.js';
 
 let selfIdentity: string | undefined;
@@ -72,7 +73,10 @@ function tryTake(dir: string): { taken: number } | { owner: string } | undefined
   }
   const mine = top + 1;
   const draft = join(dir, `tmp.${process.pid}.${Math.random().toString(36).slice(2)}`);
-  fs.writeFileSync(draft, `${identityOfSelf()}\n`, { mode: 0o600 });
+  // Others read the owner line: in a shared mailbox, an agent of another user and handoffd.
+  const mode = fileModeIn(dir);
+  fs.writeFileSync(draft, `${identityOfSelf()}\n`, { mode });
+  keepSharedMode(draft, mode);
   try {
     fs.linkSync(draft, join(dir, `lock.${mine}`));
   } catch (err) {
@@ -106,8 +110,8 @@ function removeQuietly(path: string): void {
 export type Release = () => void;
 
 /**
- * Takes the lock in `dir` (created 0700 if missing), waiting with backoff while a live process
- * holds it; throws LockBusy after `timeoutMs`.
+ * Takes the lock in `dir` (created 0700, or shared like its parent, if missing), waiting with
+ * backoff while a live process holds it; throws LockBusy after `timeoutMs`.
  */
 export function acquireLock(dir: string, timeoutMs = lockTimeoutMs()): Release {
   const deadline = Date.now() + timeoutMs;

@@ -4,10 +4,12 @@
 // schema-error formatter.
 //
 // Crash contract: a write is a temp file in the same folder (unique to the writing process),
-// written, fsync'd, given its mode (0600 unless said), renamed over the target, then an
+// written, fsync'd, given its mode (0600 unless said; group-readable in a shared folder,
+// sharedFolders.ts), renamed over the target, then an
 // fsync of the folder, so a reader sees the old content or the new, never a torn one, and a
 // success reported after it survives power loss. A crash may leave the temp file
-// (`<name>.<pid>.<n>.tmp`), never a torn target. The folder is created (0700) when missing.
+// (`<name>.<pid>.<n>.tmp`), never a torn target. The folder is created (0700, or
+// shared like its parent) when missing.
 // A symlink in the target's place is refused, never written through, and reads never follow
 // one (O_NOFOLLOW).
 //
@@ -63,8 +65,8 @@ function writeWhole(path: string, data: string | Buffer, mode: number | 'keep'):
   const existing = mode === 'keep' ? fs.statSync(path, { throwIfNoEntry: false }) : undefined;
   const temp = `${path}.${process.pid}.${++tempsMade}.tmp`;
   try {
-    writeFileSynced(temp, data, true, mode === 'keep' ? 0o666 : mode);
-    if (mode !== 'keep') fs.chmodSync(temp, mode);
+    const given = writeFileSynced(temp, data, true, mode === 'keep' ? 0o666 : mode);
+    if (mode !== 'keep') fs.chmodSync(temp, given);
     else if (existing) {
       fs.chmodSync(temp, existing.mode & 0o7777);
       if (process.getuid?.() === 0) fs.chownSync(temp, existing.uid, existing.gid);

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { crashPoint } from '../fsx/crash.js';
 import { fsyncDir, mkdirSynced, writeFileSynced } from '../fsx/durable.js';
 import { isCode } from '../fsx/absent.js';
+import { fileModeIn, keepSharedMode } from '../fsx/sharedFolders.js';
 import { type Mailbox } from './mailbox.js';
 import { entriesOf, isBatchName, itemNamesIn } from './names.js';
 
@@ -24,7 +25,11 @@ export function deliverCopy(
   newDir: string,
   name: string,
 ): boolean {
-  writeFileSynced(tempPath, bytes, false);
+  // The temp is in the daemon's own folder: the copy takes the mode of the inbox it joins
+  // (group-readable in a shared project, for an agent of another user).
+  const mode = fileModeIn(newDir);
+  writeFileSynced(tempPath, bytes, false, mode);
+  keepSharedMode(tempPath, mode);
   crashPoint('deliver:copy-synced');
   try {
     fs.linkSync(tempPath, join(newDir, name));

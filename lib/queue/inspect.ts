@@ -5,7 +5,8 @@
 // the inbox (new/, in_process/, completed/) or of the outbox side (outbox/, sent/, failed/);
 // no interrupted batch claim; folders 0700 and files 0600.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { isSharedFolderMode } from '../fsx/sharedFolders.js';
 import { readItem, UnusableItem } from './item.js';
 import { type Mailbox } from './mailbox.js';
 import { entriesOf, isBatchName, isItemName } from './names.js';
@@ -29,6 +30,8 @@ export interface Finding {
   problem: string;
   kind: MailboxProblem;
   staleTemp?: boolean;
+  /** A mode problem's right mode, in octal (a shared mailbox keeps its group's access). */
+  expectedMode?: string;
 }
 
 /** One inspection under way: the mailbox, its instant, what it found, the ids seen per side. */
@@ -83,9 +86,12 @@ async function checkFolder(
 ): Promise<void> {
   const mode = fs.lstatSync(dir, { throwIfNoEntry: false })?.mode;
   if (mode === undefined) return;
-  if ((mode & 0o077) !== 0) {
-    const problem = `folder mode ${(mode & 0o777).toString(8)}, expected 700`;
-    run.findings.push({ path: dir, kind: 'folder-mode', problem });
+  // A folder shared with a group (sharedFolders.ts) may give that group access, never others.
+  const shared = isSharedFolderMode(mode);
+  if ((mode & (shared ? 0o007 : 0o077)) !== 0) {
+    const expectedMode = (shared ? mode & 0o2770 : 0o700).toString(8);
+    const problem = `folder mode ${(mode & 0o7777).toString(8)}, expected ${expectedMode}`;
+    run.findings.push({ path: dir, kind: 'folder-mode', problem, expectedMode });
   }
   for (const entry of entriesOf(dir)) {
     const path = join(dir, entry.name);
@@ -139,12 +145,14 @@ async function checkItem(
     run.findings.push({ path, kind: 'not-regular', problem: 'not a regular file' });
     return;
   }
-  if ((fs.lstatSync(path).mode & 0o077) !== 0) {
-    run.findings.push({
-      path,
-      kind: 'file-mode',
-      problem: 'file readable by others, expected mode 600',
-    });
+  // In a shared folder an item is group-readable (0640).
+  const shared = isSharedFolderMode(fs.statSync(dirname(path)).mode);
+  if ((fs.lstatSync(path).mode & (shared ? 0o037 : 0o077)) !== 0) {
+    const expectedMode = shared ? '640' : '600';
+    const problem = shared
+      ? 'file open to others or writable by its group, expected mode 640'
+      : 'file readable by others, expected mode 600';
+    run.findings.push({ path, kind: 'file-mode', problem, expectedMode });
   }
   if (!ids) return;
   try {

@@ -2,6 +2,7 @@
 // aliases) as symlinks in ROOT/.swarmforge/bin to the built bins, put first on each pane's PATH.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
+import { mkdirSynced } from '../fsx/durable.js';
 import { commandDirOf } from '../project/layout.js';
 
 /** Command name → built bin file. */
@@ -22,7 +23,7 @@ export const COMMANDS: Record<string, string> = {
 /** (Re)creates ROOT/.swarmforge/bin with one symlink per command; returns the folder. */
 export function installCommandLinks(root: string, binDir: string): string {
   const dir = commandDirOf(root);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  mkdirSynced(dir);
   for (const [name, file] of Object.entries(COMMANDS)) {
     const link = join(dir, name);
     fs.rmSync(link, { force: true });

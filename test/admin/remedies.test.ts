@@ -34,6 +34,13 @@ describe('lib/admin/remedies', () => {
       assert.equal(mailboxRemedy(finding(kind as MailboxProblem), 'QA', box), remedy, kind);
   });
 
+  it('a mode problem in a shared mailbox: the chmod keeps the group its access', () => {
+    const shared = (kind: MailboxProblem, expectedMode: string) =>
+      mailboxRemedy({ ...finding(kind), expectedMode }, 'QA', box);
+    assert.equal(shared('folder-mode', '2770'), "chmod 2770 '/p/x'");
+    assert.equal(shared('file-mode', '640'), "chmod 640 '/p/x'");
+  });
+
   it('the role table, a receive mode and a removed role are fixed in swarmforge.conf, then baton init', () => {
     assert.equal(
       rolesTableRemedy('/p'),

@@ -167,7 +167,12 @@ describe('lib/cli/failure', () => {
   it('other system errors → 1, one line naming the syscall and the path', () => {
     assert.deepEqual(
       describeFailure('baton', systemError('EACCES', 'open', '/r/.swarmforge/roles.tsv')),
-      { lines: ["baton: open failed '/r/.swarmforge/roles.tsv': EACCES"], exitCode: 1 },
+      {
+        lines: [
+          "baton: open failed '/r/.swarmforge/roles.tsv': EACCES (permission denied to this user)",
+        ],
+        exitCode: 1,
+      },
     );
     assert.deepEqual(describeFailure('baton', systemError('EIO', 'fsync')), {
       lines: ['baton: fsync failed: EIO'],
@@ -215,7 +220,7 @@ describe('lib/cli/failure', () => {
     ]);
     assert.deepEqual(
       describeFailure('p', systemError('EACCES', 'open', '/m/new/\x1b[31m.handoff')).lines,
-      ["p: open failed '/m/new/\\u001b[31m.handoff': EACCES"],
+      ["p: open failed '/m/new/\\u001b[31m.handoff': EACCES (permission denied to this user)"],
     );
     assert.deepEqual(describeFailure('p', new UnsafeMailbox('/m/\x07box', 'is a symlink')).lines, [
       "p: refusing mailbox folder '/m/\\u0007box': is a symlink",

@@ -8,10 +8,10 @@ import { makeProject, runBin, tempDir, type Project } from '../support/project.j
 describe('lib/cli/swarmCommands', function () {
   this.timeout(30_000);
 
-  it('exports daemon, up, down, restart, attach, monitor and demo, each described in baton --help', () => {
+  it('exports daemon, up, down, restart, share, attach, monitor and demo, each described in baton --help', () => {
     assert.deepEqual(
       SWARM_COMMANDS.map((c) => c.command),
-      ['daemon <action>', 'up', 'down', 'restart <role>', 'attach', 'monitor', 'demo'],
+      ['daemon <action>', 'up', 'down', 'restart <role>', 'share', 'attach', 'monitor', 'demo'],
     );
     const help = runBin('baton', ['--help'], { cwd: process.cwd() });
     for (const c of SWARM_COMMANDS)

@@ -71,6 +71,22 @@ describe('lib/queue/inspect', () => {
     ]);
   });
 
+  it('a mailbox shared with a group (baton share): group access is fine, access by others is not', async () => {
+    for (const d of [box.dir, box.inboxNew, box.sent, box.failed]) fs.chmodSync(d, 0o2770);
+    const item = await placeItem(box.inboxNew, {});
+    fs.chmodSync(item, 0o640);
+    assert.deepEqual(await problems(), []);
+    fs.chmodSync(box.sent, 0o2775);
+    fs.writeFileSync(join(box.failed, '50_open.handoff'), '---\nid: open\n---\n', { mode: 0o644 });
+    fs.chmodSync(join(box.failed, '50_open.handoff'), 0o660);
+    assert.deepEqual((await problems()).sort(), [
+      'failed/50_open.handoff: file open to others or writable by its group, expected mode 640',
+      'sent: folder mode 2775, expected 2770',
+    ]);
+    const expected = (await inspectMailbox(box)).map((f) => f.expectedMode).sort();
+    assert.deepEqual(expected, ['2770', '640']);
+  });
+
   it('reports temp files older than 36 h and interrupted batch claims', async () => {
     const old = join(box.inProcess, '.50_a.handoff.tmp');
     fs.writeFileSync(old, '');

@@ -33,6 +33,7 @@ import { sha256Hasher, sha256Hex } from '../../fsx/digests.js';
 import { type RunPaths } from '../../project/layout.js';
 import { crashPoint } from '../../fsx/crash.js';
 import { fsyncDir, mkdirSynced, writeFileSynced } from '../../fsx/durable.js';
+import { dropFolderModeIn, fileModeIn, keepSharedMode } from '../../fsx/sharedFolders.js';
 import { isCode } from '../../fsx/absent.js';
 import { printable } from '../../fsx/printable.js';
 import { type Artifact, type Workflow } from '../record/workflow.js';
@@ -250,13 +251,26 @@ export function checkArtifacts(
 }
 
 /**
- * Makes sure artifacts/ is a real folder (created 0700 with its parent fsync'd when missing);
+ * Creates the run's artifacts/ (not fsync'd): 0700, or in a shared run folder 3770, since there
+ * agents of another user copy their replies (sharedFolders.ts).
+ */
+export function makeArtifactsFolder(paths: RunPaths): void {
+  const mode = dropFolderModeIn(paths.dir);
+  fs.mkdirSync(paths.artifacts, { mode });
+  keepSharedMode(paths.artifacts, mode);
+}
+
+/**
+ * Makes sure artifacts/ is a real folder (created with its parent fsync'd when missing);
  * refuses a symlink or a file there.
  */
 function ensureArtifactsFolder(paths: RunPaths): void {
   const stat = fs.lstatSync(paths.artifacts, { throwIfNoEntry: false });
-  if (stat === undefined) mkdirSynced(paths.artifacts);
-  else if (!stat.isDirectory())
+  if (stat === undefined) {
+    mkdirSynced(paths.dir);
+    makeArtifactsFolder(paths);
+    fsyncDir(paths.dir);
+  } else if (!stat.isDirectory())
     fail(
       'refused',
       `artifact folder '${paths.artifacts}' is ` +
@@ -555,7 +569,10 @@ function copyIntoArtifacts(paths: RunPaths, source: string, from: string, relPat
 function openNewArtifact(to: string, relPath: string): number {
   const { O_CREAT, O_EXCL, O_WRONLY, O_NOFOLLOW } = fs.constants;
   try {
-    return fs.openSync(to, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW, 0o600);
+    const mode = fileModeIn(dirname(to));
+    const fd = fs.openSync(to, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW, mode);
+    keepSharedMode(fd, mode);
+    return fd;
   } catch (err) {
     if (isCode(err, 'EEXIST') || isCode(err, 'ELOOP')) refuseOverwrite(relPath);
     throw err;

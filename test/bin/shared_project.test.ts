@@ -1,0 +1,269 @@
+// Black-box: the owner fence's hard boundary (docs/runtime.md, "A hard boundary"). Two real OS
+// users in one group: the owner runs handoffd and the run's controller, the agents run as
+// another user. After `baton share --group`, the agents do all their work (claim, reply, hand
+// off, commit), and the run's records cannot be written from their side whatever they do:
+// `baton run approve` with every fence signal cleared fails on the file system and changes
+// nothing; only the owner's approve completes the run. Needs root, to make the two users
+// (CI runs as root); the bins run from a copy every user may read.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { installCommandLinks } from '../../lib/swarm/commandLinks.js';
+import { waitFor } from '../support/daemon.js';
+import { BIN_DIR, tempDir } from '../support/project.js';
+import { runSwarmProject } from '../support/runs.js';
+
+const GROUP = 'baton-share-t';
+const OWNER = 'baton-owner-t';
+const AGENT = 'baton-agent-t';
+
+/** An OS user of the test: its ids and a home of its own. */
+interface TestUser {
+  name: string;
+  uid: number;
+  gid: number;
+  home: string;
+}
+
+/** The id of `name` in the `database` (passwd or group) of the system, if there is one. */
+function idOf(database: 'passwd' | 'group', name: string): number | undefined {
+  const r = spawnSync('getent', [database, name], { encoding: 'utf8' });
+  return r.status === 0 ? Number(r.stdout.split(':')[2]) : undefined;
+}
+
+/** Makes (once) the group and a user of it, with a fresh home for this test. */
+function userOf(name: string, scratch: string): TestUser {
+  spawnSync('groupadd', ['-f', GROUP]);
+  if (idOf('passwd', name) === undefined)
+    spawnSync('useradd', ['-M', '-N', '-g', GROUP, '-s', '/bin/sh', name]);
+  const uid = idOf('passwd', name);
+  const gid = idOf('group', GROUP);
+  assert.ok(uid !== undefined && gid !== undefined, `useradd ${name} failed`);
+  const home = join(scratch, name);
+  fs.mkdirSync(home, { mode: 0o700 });
+  fs.chownSync(home, uid, gid);
+  return { name, uid, gid, home };
+}
+
+/** What every process of `user` gets: its home, git's identity, Baton's project. */
+function envOf(user: TestUser, root: string, extra: Record<string, string> = {}) {
+  return {
+    PATH: `${join(root, '.swarmforge', 'bin')}:/usr/local/bin:/usr/bin:/bin`,
+    HOME: user.home,
+    GIT_AUTHOR_NAME: user.name,
+    GIT_AUTHOR_EMAIL: `${user.name}@t`,
+    GIT_COMMITTER_NAME: user.name,
+    GIT_COMMITTER_EMAIL: `${user.name}@t`,
+    // The agents commit in the owner's repository: git asks its user to trust it.
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'safe.directory',
+    GIT_CONFIG_VALUE_0: '*',
+    ...extra,
+  };
+}
+
+describe('a project shared with agents of another OS user (baton share, built bins)', function () {
+  this.timeout(120_000);
+  let scratch: string;
+  let bins: string;
+  let root: string;
+  let owner: TestUser;
+  let agent: TestUser;
+  const children: ChildProcess[] = [];
+
+  /** Runs a copied bin as `user` to its end. */
+  const as = (user: TestUser, bin: string, args: string[], env: Record<string, string> = {}) => {
+    const r = spawnSync(process.execPath, [join(bins, `${bin}.js`), ...args], {
+      cwd: root,
+      uid: user.uid,
+      gid: user.gid,
+      env: envOf(user, root, env),
+      encoding: 'utf8',
+    });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  /** Starts a copied bin as `user`, killed after the test. */
+  const start = (user: TestUser, bin: string, args: string[], env: Record<string, string>) => {
+    const child = spawn(process.execPath, [join(bins, `${bin}.js`), ...args], {
+      cwd: root,
+      uid: user.uid,
+      gid: user.gid,
+      env: envOf(user, root, env),
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+    children.push(child);
+    return { child, stderr: () => stderr };
+  };
+  const record = (runId: string) =>
+    JSON.parse(
+      fs.readFileSync(join(root, '.swarmforge', 'runs', runId, 'workflow.json'), 'utf8'),
+    ) as { status: string; history: { action: string; detail: string }[] };
+  const modeOf = (path: string) => (fs.statSync(join(root, path)).mode & 0o7777).toString(8);
+
+  before(function () {
+    assert.equal(
+      process.getuid?.(),
+      0,
+      'these tests make two OS users (groupadd, useradd): run npm test as root, as CI does',
+    );
+    scratch = tempDir('baton-share-');
+    fs.chmodSync(scratch, 0o755);
+    bins = join(scratch, 'bin');
+    fs.cpSync(BIN_DIR, bins, { recursive: true });
+    owner = userOf(OWNER, scratch);
+    agent = userOf(AGENT, scratch);
+  });
+  afterEach(() => {
+    for (const child of children.splice(0)) child.kill('SIGKILL');
+    if (root) as(owner, 'baton', ['daemon', 'stop']);
+  });
+  after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+  it('refuses an unknown group, and a group its user is not in, each in one line', () => {
+    root = join(scratch, 'refusals');
+    fs.renameSync(runSwarmProject(), root);
+    spawnSync('chown', ['-R', `${owner.uid}:${owner.gid}`, root]);
+    assert.equal(as(owner, 'baton', ['init']).code, 0);
+    const unknown = as(owner, 'baton', ['share', '--group', 'no-such-group-t']);
+    assert.deepEqual(
+      [unknown.code, unknown.stderr],
+      [1, "baton share: no group 'no-such-group-t' (make it with groupadd)\n"],
+    );
+    const notMine = as(owner, 'baton', ['share', '--group', 'root']);
+    assert.equal(notMine.code, 1);
+    assert.match(
+      notMine.stderr,
+      /^baton share: cannot give '.+' group 0: you must own it and be in the group .*\n$/,
+    );
+  });
+
+  it("the agents claim, reply, hand off and commit; the records stay the owner's: an approve from the agents' user fails on the file system and changes nothing", async () => {
+    const conf = ['worker', 'reviewer-a', 'reviewer-b', 'validator']
+      .map((role) => `window ${role} baton-scripted-agent master\n`)
+      .join('')
+      .concat('window controller baton master\n');
+    root = join(scratch, 'project');
+    fs.renameSync(runSwarmProject(conf), root);
+    // The command links `baton up` makes, to the copied bins: the agents call them by name.
+    installCommandLinks(root, bins);
+    spawnSync('chown', ['-R', `${owner.uid}:${owner.gid}`, root]);
+    const ownerOk = (bin: string, args: string[]) => {
+      const r = as(owner, bin, args);
+      assert.equal(r.code, 0, `${bin} ${args.join(' ')}: ${r.stderr}`);
+      return r.stdout;
+    };
+    ownerOk('baton', ['init']);
+    const dry = ownerOk('baton', ['share', '--group', GROUP, '--dry-run']);
+    assert.match(dry, /^WOULD SHARE: \.swarmforge\/handoffs \([1-9]\d* of \d+ changed\)$/m);
+    assert.equal(
+      modeOf('.swarmforge/handoffs/worker/inbox/new'),
+      '700',
+      'a dry run changes nothing',
+    );
+    const shared = ownerOk('baton', ['share', '--group', GROUP]);
+    assert.match(shared, /^SHARED: \.swarmforge\/handoffs \(\d+ of \d+ changed\)$/m);
+    assert.match(shared, new RegExp(`^SHARED: group ${GROUP} \\(gid ${owner.gid}\\)$`, 'm'));
+    assert.deepEqual(
+      [modeOf('.swarmforge'), modeOf('.swarmforge/handoffs/worker/inbox/new')],
+      ['2750', '2770'],
+    );
+    // Again: nothing drifted, nothing changed.
+    const again = ownerOk('baton', ['share', '--group', GROUP, '--json']);
+    const parts = (JSON.parse(again) as { parts: { changed: number }[] }).parts;
+    assert.deepEqual(
+      parts.map((p) => p.changed),
+      parts.map(() => 0),
+    );
+
+    const started = JSON.parse(
+      ownerOk('baton', [
+        'run',
+        'start',
+        '--request',
+        'req-1',
+        '--task',
+        'add the thing',
+        '--spec',
+        'spec.md',
+        '--acceptance',
+        'node accept.mjs',
+      ]),
+    ) as { run_id: string };
+    const runId = started.run_id;
+    assert.deepEqual(
+      [modeOf(`.swarmforge/runs/${runId}`), modeOf(`.swarmforge/runs/${runId}/artifacts`)],
+      ['2750', '3770'],
+    );
+    ownerOk('baton', ['daemon', 'start']);
+    const controller = start(owner, 'baton', ['run', 'drive', runId, '--poll-interval', '0.2'], {});
+    // The agents, outside tmux: each wakes when a line naming ready_for_next reaches its stdin.
+    const agents = ['worker', 'reviewer-a', 'reviewer-b', 'validator'].map((role) =>
+      start(agent, 'baton-scripted-agent', [], { SWARMFORGE_ROLE: role, SWARMFORGE_ROOT: root }),
+    );
+    const wake = setInterval(() => {
+      for (const a of agents) a.child.stdin!.write('ready_for_next\n');
+    }, 300);
+    try {
+      await waitFor(
+        'the run to wait for the owner',
+        () => record(runId).status === 'WAITING_FOR_HUMAN_APPROVAL',
+        60_000,
+      ).catch((err: Error) => {
+        const said = agents.map((a) => a.stderr()).join('\n');
+        throw new Error(`${err.message}\ncontroller: ${controller.stderr()}\nagents: ${said}`);
+      });
+    } finally {
+      clearInterval(wake);
+    }
+    const artifacts = join(root, '.swarmforge', 'runs', runId, 'artifacts');
+    const theirs = fs.readdirSync(artifacts).filter((n) => {
+      return fs.statSync(join(artifacts, n)).uid === agent.uid;
+    });
+    assert.deepEqual(theirs.sort(), [
+      'implementation-c1-work.md',
+      'review-c1-review-independent.txt',
+      'review-c1-review-structured.txt',
+    ]);
+    const log = fs.readFileSync(join(root, '.git', 'logs', 'HEAD'), 'utf8');
+    assert.match(log, new RegExp(`${AGENT} <${AGENT}@t>`), 'the worker committed');
+
+    // The wall: no fence signal (no role, no tmux), and still nothing changes.
+    const before = fs.readFileSync(join(root, '.swarmforge', 'runs', runId, 'workflow.json'));
+    const refused = as(agent, 'baton', ['run', 'approve', runId]);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /^baton run: open failed '.+': EACCES \(permission denied to /);
+    assert.equal(refused.code, 1);
+    const tamper = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('fs');
+         const dir = process.argv[1];
+         const tries = [
+           () => fs.writeFileSync(dir + '/workflow.json', '{}'),
+           () => fs.writeFileSync(dir + '/new.json', '{}'),
+           () => fs.unlinkSync(dir + '/lease.json'),
+           () => fs.unlinkSync(dir + '/artifacts/' + process.argv[2]),
+         ];
+         for (const t of tries) { try { t(); console.log('done'); } catch (e) { console.log(e.code); } }`,
+        join(root, '.swarmforge', 'runs', runId),
+        fs.readdirSync(artifacts).find((n) => fs.statSync(join(artifacts, n)).uid === owner.uid)!,
+      ],
+      { uid: agent.uid, gid: agent.gid, encoding: 'utf8' },
+    );
+    assert.deepEqual(tamper.stdout.trim().split('\n'), ['EACCES', 'EACCES', 'EACCES', 'EPERM']);
+    assert.deepEqual(
+      fs.readFileSync(join(root, '.swarmforge', 'runs', runId, 'workflow.json')),
+      before,
+    );
+    ownerOk('baton', ['run', 'approve', runId]);
+    assert.equal(record(runId).status, 'COMPLETED');
+    assert.match(record(runId).history.at(-1)!.detail, /channel=cli/);
+    // The owner's doctor takes the shared modes for what they are.
+    const doctor = as(owner, 'baton', ['doctor']);
+    assert.equal(doctor.code, 0, doctor.stdout + doctor.stderr);
+  });
+});
