@@ -2,7 +2,8 @@
 // - nats-server, for the bridge tests (Debian package `nats-server`, installed as
 //   /usr/sbin/nats-server, which is not on a user's PATH);
 // - chromium, for the web page's browser tests (Debian package `chromium`, /usr/bin/chromium,
-//   driven by playwright-core: nothing is downloaded by npm).
+//   driven by playwright-core: nothing is downloaded by npm);
+// - sudo, through which `baton up --agents-user` starts the agents' panes.
 // Each found on PATH or in the system folders: nothing to do. Else, as root, apt-get installs
 // what is missing (`apt-get update` first only when the install fails: the package lists may
 // be stale or absent in a fresh container); else exit 1 saying what to install. apt-get runs
@@ -15,6 +16,7 @@ import { delimiter, resolve } from 'node:path';
 const TOOLS = [
   { program: 'nats-server', pkg: 'nats-server', needer: 'the bridge tests' },
   { program: 'chromium', pkg: 'chromium', needer: "the web page's browser tests" },
+  { program: 'sudo', pkg: 'sudo', needer: 'the tests of agents run as another user' },
 ];
 
 /** The executable `program` on PATH or in the system folders, else undefined. */

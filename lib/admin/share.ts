@@ -16,13 +16,13 @@
 // What is not listed (daemon/, launching/, gc-trash/, the bridge's files) stays the owner's
 // alone. Afterwards Baton keeps new files and folders shared by the folder rule
 // (lib/fsx/sharedFolders.ts). Re-running changes only what drifted; --dry-run changes nothing.
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fail } from '../fsx/commandFailure.js';
 import { isCode } from '../fsx/absent.js';
 import { printable } from '../fsx/printable.js';
 import { gitAnswer, gitCommonDirOf, runGit } from '../proc/git.js';
+import { accountIdOf } from '../proc/osAccounts.js';
 import {
   agentPromptPathOf,
   agentsDirOf,
@@ -96,15 +96,9 @@ export interface ShareReport {
 
 /** The gid of group `name` (a name or a number), from the system's group database. */
 export function gidOf(name: string): number {
-  if (/^\d+$/.test(name)) return Number(name);
-  let line: string;
-  try {
-    line = execFileSync('getent', ['group', '--', name], { encoding: 'utf8' });
-  } catch {
+  const gid = accountIdOf('group', name);
+  if (gid === undefined)
     fail('usage', `baton share: no group '${printable(name)}' (make it with groupadd)`);
-  }
-  const gid = Number(line.split(':')[2]);
-  if (!Number.isInteger(gid)) fail('usage', `baton share: group '${printable(name)}' has no gid`);
   return gid;
 }
 

@@ -121,6 +121,12 @@ const up: CommandModule = {
         type: 'number',
         default: 60,
         describe: 'handoffd: seconds before an idle recipient with mail is woken again',
+      })
+      .option('agents-user', {
+        type: 'string',
+        describe:
+          'Run the agents as this OS user, through sudo (after baton share; ' +
+          'docs/runtime.md, "A hard boundary")',
       }),
   handler: async (args) => {
     const readyTimeoutMs = readyTimeoutMsOf(args, 'baton up');
@@ -136,6 +142,7 @@ const up: CommandModule = {
       daemon: await daemonControl(),
       daemonArgs,
       readyTimeoutMs,
+      ...(args['agents-user'] === undefined ? {} : { agentsUser: String(args['agents-user']) }),
     });
     if (args.json) {
       write(

@@ -168,6 +168,11 @@ export function launchHoldsDirOf(root: string): string {
   return join(root, SWARM_DIR_NAME, 'launching');
 }
 
+/** `ROOT/.swarmforge/agents-user`: the user `baton up --agents-user` runs the agents as. */
+export function agentsUserPathOf(root: string): string {
+  return join(root, SWARM_DIR_NAME, 'agents-user');
+}
+
 /** `ROOT/.swarmforge/run-defaults.json`: the last answers of `baton run new` (0600). */
 export function runDefaultsPathOf(root: string): string {
   return join(root, SWARM_DIR_NAME, 'run-defaults.json');

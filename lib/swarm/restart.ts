@@ -20,6 +20,7 @@ import { fail } from '../fsx/commandFailure.js';
 import { crashPoint } from '../fsx/crash.js';
 import { publishWhole } from '../fsx/durable.js';
 import { printable } from '../fsx/printable.js';
+import { endGroupAs, readAgentsUser } from './agentsUser.js';
 import { endGroup, until } from '../proc/ending.js';
 import { panesFileOf, sessionNameOf } from '../project/layout.js';
 import { formatPanes, readPanes, recordedSocketOf } from '../project/tmuxRecord.js';
@@ -58,6 +59,16 @@ function paneJobOf(shellPid: number): PaneJob | undefined {
   // Fields after the command's closing parenthesis: state ppid pgrp session tty_nr tpgid.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { shellGroup: Number(fields[2]), foreground: Number(fields[5]) };
+}
+
+/** A child process of `pid` (the first found in /proc), if it has one. */
+function childOf(pid: number): number | undefined {
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = readTextIfPresent(`/proc/${name}/stat`);
+    if (stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === String(pid)) return Number(name);
+  }
+  return undefined;
 }
 
 /** The process group of the agent running in the pane's shell, if one runs. */
@@ -111,12 +122,16 @@ async function paneOf(
   root: string,
   role: Role,
   commandDir: string,
+  asUser: string | undefined,
 ): Promise<string> {
   const panes = readPanes(root);
   const recorded = panes.get(role.role);
   const live = await tmux.listPanes(session);
   if (recorded !== undefined && live.some((p) => p.id === recorded && !p.dead)) return recorded;
-  const pane = await tmux.newWindow(session, roleWindowOf(role, swarmEnvOf(root, commandDir)));
+  const pane = await tmux.newWindow(
+    session,
+    roleWindowOf(role, swarmEnvOf(root, commandDir), asUser),
+  );
   await waitForShells(tmux, [pane], 15_000);
   panes.set(role.role, pane);
   publishWhole(panesFileOf(root), formatPanes(panes));
@@ -134,11 +149,17 @@ export async function restartRole(
   const { tmux, session } = await runningSwarm(root);
   const entry = roleEntryOf(root, role);
   const commandDir = installCommandLinks(root, options.binDir);
-  const pane = await paneOf(tmux, session, root, entry, commandDir);
-  const shellPid = Number(await tmux.display(pane, '#{pane_pid}'));
+  // Baton's own window (a run's controller) is the owner's; an agent's may be another user's.
+  const asUser = window.agent === 'baton' ? undefined : readAgentsUser(root);
+  const pane = await paneOf(tmux, session, root, entry, commandDir, asUser);
+  const panePid = Number(await tmux.display(pane, '#{pane_pid}'));
+  // In a pane of another user's agent the pane's process is sudo; the shell is its child.
+  const shellPid = asUser === undefined ? panePid : (childOf(panePid) ?? panePid);
   const running = agentGroupOf(shellPid);
   if (running !== undefined) {
-    await endGroup(running, options.graceMs ?? 5_000);
+    const graceMs = options.graceMs ?? 5_000;
+    if (asUser === undefined) await endGroup(running, graceMs);
+    else await endGroupAs(asUser, running, graceMs, () => agentGroupOf(shellPid) === undefined);
     const back = await until(() => agentGroupOf(shellPid) === undefined, 5_000);
     if (!back)
       fail('temporary', `baton restart: the agent of ${role} (group ${running}) did not end`);

@@ -33,7 +33,9 @@ import { formatPanes, recordedSocketOf } from '../project/tmuxRecord.js';
 import { failPoint } from '../fsx/crash.js';
 import { holdWakeups, releaseAllWakeups } from '../project/launchHold.js';
 import { publishWhole } from '../fsx/durable.js';
+import { shareProject } from '../admin/share.js';
 import { agentCommandLine, type LaunchHooks } from './agentLaunch.js';
+import { checkAgentsUser, paneCommandAs, recordAgentsUser } from './agentsUser.js';
 import { prepareLaunchHooks } from './agentHooks.js';
 import { findProgram } from './agentPath.js';
 import { checkPackPrompts, writeAgentPrompts } from './agentPrompts.js';
@@ -71,6 +73,8 @@ export interface UpOptions {
    * Roles to add to the configured ones, each with its window (e.g. `baton run up`'s controller).
    */
   extraWindows?: WindowConfig[];
+  /** The user the configured roles' agents run as (lib/swarm/agentsUser.ts); the owner if none. */
+  agentsUser?: string;
 }
 
 /** What `baton up` started. */
@@ -106,11 +110,14 @@ export function swarmEnvOf(root: string, commandDir: string): Record<string, str
 export function roleWindowOf(
   role: Role,
   swarmEnv: Record<string, string>,
-): { name: string; cwd: string; env: Record<string, string> } {
+  asUser?: string,
+): { name: string; cwd: string; env: Record<string, string>; command?: string[] } {
+  const env = { ...swarmEnv, SWARMFORGE_ROLE: role.role };
   return {
     name: role.role,
     cwd: role.worktreePath,
-    env: { ...swarmEnv, SWARMFORGE_ROLE: role.role },
+    env,
+    ...(asUser === undefined ? {} : { command: paneCommandAs(asUser, env) }),
   };
 }
 
@@ -190,10 +197,13 @@ async function startPanes(
   plan: Plan,
   roles: Role[],
   baseEnv: Record<string, string>,
-  binDir: string,
+  options: UpOptions,
   undo: UndoStack,
   readyTimeoutMs: number,
 ): Promise<Map<string, string>> {
+  const binDir = options.binDir;
+  const baton = new Set((options.extraWindows ?? []).map((w) => w.role));
+  const userOf = (role: Role) => (baton.has(role.role) ? undefined : options.agentsUser);
   const { root, tmux, session } = plan;
   undo.push(`tmux server ${plan.socket}`, async () => {
     await tmux.killServer();
@@ -203,7 +213,7 @@ async function startPanes(
   });
   const panes = new Map<string, string>();
   for (const [i, role] of roles.entries()) {
-    const start = roleWindowOf(role, baseEnv);
+    const start = roleWindowOf(role, baseEnv, userOf(role));
     panes.set(
       role.role,
       i === 0
@@ -274,6 +284,8 @@ export async function typeAgentLaunch(tmux: Tmux, pane: string, start: AgentStar
 export async function swarmUp(cwd: string, options: UpOptions): Promise<SwarmUp> {
   const plan = await planSwarm(cwd, options.extraWindows ?? [], options.shellTimeoutMs ?? 15_000);
   const readyTimeoutMs = options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS;
+  const groupId =
+    options.agentsUser === undefined ? undefined : checkAgentsUser(plan.root, options.agentsUser);
   const undo = new UndoStack();
   try {
     const { roles: allRoles, imports } = await initProject(plan.root, options.extraWindows ?? []);
@@ -281,8 +293,11 @@ export async function swarmUp(cwd: string, options: UpOptions): Promise<SwarmUp>
     prepareWorktrees(plan, undo);
     const commandDir = installCommandLinks(plan.root, options.binDir);
     const prompts = plan.isPack ? writeAgentPrompts(plan.root, roles) : new Map<string, string>();
+    // What up made (worktrees, mailboxes, prompts) shared like the rest.
+    if (groupId !== undefined) shareProject(plan.root, String(groupId), false);
+    recordAgentsUser(plan.root, options.agentsUser);
     const baseEnv = swarmEnvOf(plan.root, commandDir);
-    const panes = await startPanes(plan, roles, baseEnv, options.binDir, undo, readyTimeoutMs);
+    const panes = await startPanes(plan, roles, baseEnv, options, undo, readyTimeoutMs);
     const daemonPid = await ensureDaemon(plan.root, options, undo);
     const hooks = prepareLaunchHooks(
       plan.root,

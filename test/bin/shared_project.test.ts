@@ -17,6 +17,7 @@ import { runSwarmProject } from '../support/runs.js';
 const GROUP = 'baton-share-t';
 const OWNER = 'baton-owner-t';
 const AGENT = 'baton-agent-t';
+const SUDOERS = '/etc/sudoers.d/baton-agent-t';
 
 /** An OS user of the test: its ids and a home of its own. */
 interface TestUser {
@@ -115,12 +116,25 @@ describe('a project shared with agents of another OS user (baton share, built bi
     fs.cpSync(BIN_DIR, bins, { recursive: true });
     owner = userOf(OWNER, scratch);
     agent = userOf(AGENT, scratch);
+    // For the panes started through sudo (baton up --agents-user): the agent's program in the
+    // pane's own terminal, and git's trust and identity in the agent user's home.
+    fs.writeFileSync(SUDOERS, `Defaults>${AGENT} !use_pty\n`, { mode: 0o440 });
+    const home = spawnSync('getent', ['passwd', AGENT], { encoding: 'utf8' }).stdout.split(':')[5]!;
+    fs.mkdirSync(home, { recursive: true });
+    fs.writeFileSync(
+      join(home, '.gitconfig'),
+      `[safe]\n\tdirectory = *\n[user]\n\tname = ${AGENT}\n\temail = ${AGENT}@t\n`,
+    );
+    spawnSync('chown', ['-R', `${agent.uid}:${agent.gid}`, home]);
   });
   afterEach(() => {
     for (const child of children.splice(0)) child.kill('SIGKILL');
     if (root) as(owner, 'baton', ['daemon', 'stop']);
   });
-  after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+  after(() => {
+    fs.rmSync(SUDOERS, { force: true });
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
 
   it('refuses an unknown group, and a group its user is not in, each in one line', () => {
     root = join(scratch, 'refusals');
@@ -266,4 +280,111 @@ describe('a project shared with agents of another OS user (baton share, built bi
     const doctor = as(owner, 'baton', ['doctor']);
     assert.equal(doctor.code, 0, doctor.stdout + doctor.stderr);
   });
+
+  it("baton run up --agents-user: each agent pane is a shell of that user (sudo), the controller the owner's; the run reaches the owner with the agents' replies theirs", async () => {
+    root = join(scratch, 'swarm');
+    fs.renameSync(runSwarmProject(AGENT_CONF), root);
+    const baton = (args: string[]) => {
+      const r = spawnSync(process.execPath, [join(bins, 'baton.js'), ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, SWARMFORGE_ROLE: '', TMUX: '', TMUX_PANE: '' },
+      });
+      assert.equal(r.status, 0, `baton ${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stderr, '', 'every agent ready (the program seen in its pane)');
+      return r.stdout;
+    };
+    baton(['init']);
+    const runId = (JSON.parse(baton(START)) as { run_id: string }).run_id;
+    const unshared = spawnSync(
+      process.execPath,
+      [join(bins, 'baton.js'), 'run', 'up', runId, '--agents-user', AGENT],
+      { cwd: root, encoding: 'utf8' },
+    );
+    assert.deepEqual(
+      [unshared.status, unshared.stderr],
+      [
+        2,
+        `baton run up: baton: --agents-user ${AGENT}: the project is not shared; run baton share ` +
+          `--group G first (G: a group of yours and ${AGENT}'s)\n`,
+      ],
+    );
+    baton(['share', '--group', GROUP]);
+    try {
+      baton(['run', 'up', runId, '--agents-user', AGENT, '--ready-timeout', '30']);
+      await waitFor(
+        'the run to wait for the owner',
+        () => record(runId).status === 'WAITING_FOR_HUMAN_APPROVAL',
+        60_000,
+      );
+      const artifacts = join(root, '.swarmforge', 'runs', runId, 'artifacts');
+      const owners = new Map(
+        fs.readdirSync(artifacts).map((n) => [n, fs.statSync(join(artifacts, n)).uid]),
+      );
+      assert.equal(owners.get('implementation-c1-work.md'), agent.uid, 'the worker is the agent');
+      assert.equal(owners.get('review-c1-review-structured.txt'), agent.uid);
+      const panes = fs.readFileSync(join(root, '.swarmforge', 'panes.tsv'), 'utf8');
+      assert.match(panes, /^controller\t%\d+$/m);
+      assert.equal(fs.readFileSync(join(root, '.swarmforge', 'agents-user'), 'utf8'), `${AGENT}\n`);
+      // One agent restarted: the live one, another user's, ended through sudo; the new one
+      // that user's again.
+      const before = agentPidOf(root, 'worker');
+      assert.match(fs.readFileSync(`/proc/${before}/status`, 'utf8'), uidLine(agent.uid));
+      const restarted = JSON.parse(baton(['restart', 'worker', '--json', '--grace', '1'])) as {
+        pid: number;
+      };
+      assert.notEqual(restarted.pid, before);
+      assert.equal(fs.existsSync(`/proc/${before}`), false, 'the old agent is gone');
+      assert.match(fs.readFileSync(`/proc/${restarted.pid}/status`, 'utf8'), uidLine(agent.uid));
+      baton(['run', 'approve', runId]);
+      assert.equal(record(runId).status, 'COMPLETED');
+    } finally {
+      spawnSync(process.execPath, [join(bins, 'baton.js'), 'down'], { cwd: root });
+    }
+  });
 });
+
+/** The `Uid:` line of /proc/PID/status of a process whose real uid is `uid`. */
+const uidLine = (uid: number) => new RegExp(`^Uid:\\t${uid}\\t`, 'm');
+
+/** The pid of the program running in `role`'s pane (the scripted agent). */
+function agentPidOf(root: string, role: string): number {
+  const socket = fs.readFileSync(join(root, '.swarmforge', 'tmux-socket'), 'utf8').trim();
+  const pane = new Map(
+    fs
+      .readFileSync(join(root, '.swarmforge', 'panes.tsv'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t') as [string, string]),
+  ).get(role)!;
+  const shell = spawnSync('tmux', ['-S', socket, 'display', '-p', '-t', pane, '#{pane_pid}'], {
+    encoding: 'utf8',
+  }).stdout.trim();
+  const ps = spawnSync('ps', ['-e', '-o', 'pid=,ppid=,comm='], { encoding: 'utf8' }).stdout;
+  const rows = ps
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/));
+  // sudo → the user's shell → the agent (node)
+  const sh = rows.find((r) => r[1] === shell)?.[0];
+  return Number(rows.find((r) => r[1] === sh && r[2] === 'node')?.[0]);
+}
+
+/** A run's four scripted agents in the main work tree, and its controller's role. */
+const AGENT_CONF = ['worker', 'reviewer-a', 'reviewer-b', 'validator']
+  .map((role) => `window ${role} baton-scripted-agent master\n`)
+  .join('');
+
+/** `baton run start` of the tests' run. */
+const START = [
+  'run',
+  'start',
+  '--request',
+  'req-1',
+  '--task',
+  'add the thing',
+  '--spec',
+  'spec.md',
+  '--acceptance',
+  'node accept.mjs',
+];

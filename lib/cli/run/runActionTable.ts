@@ -378,6 +378,7 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
       'rotate-reviewers': flag,
       'no-rotate-reviewers': flag,
       'restart-dead': flag,
+      'agents-user': str,
     },
     positionals: ['run-id'],
     run: async (ctx, v, p) => {
@@ -425,11 +426,11 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
     usage:
       'up RUN-ID [--request R] [--ready-timeout S] [--reply-attempts N] ' +
       '[--reply-timeout KIND=DURATION]... [--rotate-reviewers | --no-rotate-reviewers] ' +
-      '[--restart-dead]',
+      '[--restart-dead] [--agents-user USER]',
     describe:
       'Start the swarm for an ACTIVE run, with its controller (baton run drive, given the ' +
       '--reply-*, rotation and --restart-dead options) and the monitor; waits up to ' +
-      '--ready-timeout S (120) for each agent',
+      '--ready-timeout S (120) for each agent; --agents-user as baton up',
     options: {
       request: str,
       'ready-timeout': str,
@@ -438,6 +439,7 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
       'rotate-reviewers': flag,
       'no-rotate-reviewers': flag,
       'restart-dead': flag,
+      'agents-user': str,
     },
     positionals: ['run-id'],
     run: async (ctx, v, p) => {
@@ -464,6 +466,7 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
         v.request as string | undefined,
         driveArgs,
         readyTimeoutMs,
+        v['agents-user'] as string | undefined,
       );
     },
   },

@@ -21,6 +21,7 @@ export async function runUp(
   request: string | undefined,
   driveArgs: string[] = [],
   readyTimeoutMs?: number,
+  agentsUser?: string,
 ): Promise<ActionReport> {
   const { workflow } = readWorkflow(ctx.root, runId);
   if (request !== undefined && workflow.request_id !== request)
@@ -48,6 +49,7 @@ export async function runUp(
     daemon: await daemonControl(),
     extraWindows: [controller],
     readyTimeoutMs,
+    ...(agentsUser === undefined ? {} : { agentsUser }),
   });
   // The report's text form is the run's status: a role not ready is said on stderr too.
   for (const r of swarm.readiness.filter((x) => !x.ready))
