@@ -34,17 +34,10 @@ import {
   ok,
   runDirOf,
   snapshotOf,
+  startArgsOf,
 } from '../support/runs.js';
 import { type RunResult } from '../support/project.js';
 
-const START_ARGS = [
-  '--task',
-  'add the thing',
-  '--spec',
-  'spec.md',
-  '--acceptance',
-  'node accept.mjs',
-];
 const ACCEPTANCE = 'artifacts/implementation-c1-acceptance.json';
 
 /** The record of a run, parsed. */
@@ -110,7 +103,7 @@ function restore(dir: string, snapshot: Map<string, string>): void {
 
 /** A run started in a new repository, with this process's lease (ttl 1 h); its id and token. */
 function leasedRun(root: string): { runId: string; token: string } {
-  const runId = ok(batonRun(root, ['start', '--request', 'req-1', ...START_ARGS])).run_id as string;
+  const runId = ok(batonRun(root, startArgsOf('req-1'))).run_id as string;
   const token = ok(
     batonRun(root, ['lease', runId, 'acquire', '--pid', String(process.pid), '--ttl', '3600']),
   ).lease.token as string;
@@ -211,7 +204,7 @@ describe('baton run crashes (built bin)', function () {
 
     it('killed at run:start-folder-made: a folder without a record is no run; the rerun makes the one run of the request', () => {
       const before = fs.existsSync(join(root, '.swarmforge', 'runs')) ? folders() : [];
-      killedAt(root, ['start', '--request', 'req-folder', ...START_ARGS], 'run:start-folder-made');
+      killedAt(root, startArgsOf('req-folder'), 'run:start-folder-made');
       const orphans = folders().filter((n) => !before.includes(n));
       assert.equal(orphans.length, 1);
       assert.deepEqual(
@@ -223,7 +216,7 @@ describe('baton run crashes (built bin)', function () {
         'artifacts',
       ]);
       assert.deepEqual(runsOf('req-folder'), [], 'list (exit 0) shows no run of the request');
-      const status = ok(batonRun(root, ['start', '--request', 'req-folder', ...START_ARGS]));
+      const status = ok(batonRun(root, startArgsOf('req-folder')));
       assert.notEqual(status.run_id, orphans[0]);
       assert.deepEqual(
         runsOf('req-folder').map((r) => [r.run_id, r.status, r.phase]),
@@ -233,7 +226,7 @@ describe('baton run crashes (built bin)', function () {
     });
 
     it('killed at run:workflow-written: the run exists; the rerun is refused (the request has its run), still one run', () => {
-      killedAt(root, ['start', '--request', 'req-written', ...START_ARGS], 'run:workflow-written');
+      killedAt(root, startArgsOf('req-written'), 'run:workflow-written');
       const runs = runsOf('req-written');
       assert.deepEqual(
         runs.map((r) => [r.status, r.phase]),
@@ -245,7 +238,7 @@ describe('baton run crashes (built bin)', function () {
       refusedRerun(
         root,
         runId,
-        ['start', '--request', 'req-written', ...START_ARGS],
+        startArgsOf('req-written'),
         2,
         new RegExp(
           `^baton run start: start: request req-written already has run ${runId} \\(ACTIVE\\)`,
@@ -612,7 +605,7 @@ describe('baton run crashes (built bin)', function () {
       >;
     before(async () => {
       root = makeRunRepo();
-      runId = ok(batonRun(root, ['start', '--request', 'req-1', ...START_ARGS])).run_id as string;
+      runId = ok(batonRun(root, startArgsOf('req-1'))).run_id as string;
       const controller = startSleeper();
       await waitFor(
         'the controller to run',
@@ -673,8 +666,7 @@ describe('baton run crashes (built bin)', function () {
 
     it('a fresh acquire killed at either step: the rerun with --reclaim-stale succeeds at once', () => {
       ok(batonRun(root, ['cancel', runId, '--reason', 'another run']));
-      const fresh = ok(batonRun(root, ['start', '--request', 'req-2', ...START_ARGS]))
-        .run_id as string;
+      const fresh = ok(batonRun(root, startArgsOf('req-2'))).run_id as string;
       const acquire = [
         'lease',
         fresh,

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { installCommandLinks } from '../../lib/swarm/commandLinks.js';
 import { waitFor } from '../support/daemon.js';
 import { BIN_DIR, tempDir } from '../support/project.js';
-import { runSwarmProject } from '../support/runs.js';
+import { runSwarmProject, startArgsOf } from '../support/runs.js';
 
 const GROUP = 'baton-share-t';
 const OWNER = 'baton-owner-t';
@@ -192,21 +192,7 @@ describe('a project shared with agents of another OS user (baton share, built bi
       parts.map(() => 0),
     );
 
-    const started = JSON.parse(
-      ownerOk('baton', [
-        'run',
-        'start',
-        '--request',
-        'req-1',
-        '--task',
-        'add the thing',
-        '--spec',
-        'spec.md',
-        '--acceptance',
-        'node accept.mjs',
-      ]),
-    ) as { run_id: string };
-    const runId = started.run_id;
+    const runId = (JSON.parse(ownerOk('baton', START)) as { run_id: string }).run_id;
     assert.deepEqual(
       [modeOf(`.swarmforge/runs/${runId}`), modeOf(`.swarmforge/runs/${runId}/artifacts`)],
       ['2750', '3770'],
@@ -376,15 +362,4 @@ const AGENT_CONF = ['worker', 'reviewer-a', 'reviewer-b', 'validator']
   .join('');
 
 /** `baton run start` of the tests' run. */
-const START = [
-  'run',
-  'start',
-  '--request',
-  'req-1',
-  '--task',
-  'add the thing',
-  '--spec',
-  'spec.md',
-  '--acceptance',
-  'node accept.mjs',
-];
+const START = ['run', ...startArgsOf()];

@@ -102,26 +102,28 @@ export async function runInProcess(cwd: string, args: string[]): Promise<Record<
   return JSON.parse(JSON.stringify(result.status)) as Record<string, any>;
 }
 
+/** The `baton run start` arguments of the tests' run (request `request`). */
+export function startArgsOf(request = 'req-1'): string[] {
+  return [
+    'start',
+    '--request',
+    request,
+    '--task',
+    'add the thing',
+    '--spec',
+    'spec.md',
+    '--acceptance',
+    'node accept.mjs',
+  ];
+}
+
 /** Starts a run of `root` (request `req`); returns its id. */
 export async function startRun(
   root: string,
   extra: string[] = [],
   request = 'req-1',
 ): Promise<string> {
-  return (
-    await runInProcess(root, [
-      'start',
-      '--request',
-      request,
-      '--task',
-      'add the thing',
-      '--spec',
-      'spec.md',
-      '--acceptance',
-      'node accept.mjs',
-      ...extra,
-    ])
-  ).run_id as string;
+  return (await runInProcess(root, [...startArgsOf(request), ...extra])).run_id as string;
 }
 
 /** Acquires the lease for the test process; returns its token. */
