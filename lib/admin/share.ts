@@ -123,6 +123,9 @@ function shareEntry(
 ): boolean {
   const stat = fs.lstatSync(path);
   if (stat.isSymbolicLink()) return false;
+  // What the agents made is theirs: its group is already G (the folder's set-group-ID bit)
+  // and only its owner (or root) may change it; Baton gave it its mode when it was made.
+  if (stat.uid !== process.geteuid?.() && process.geteuid?.() !== 0) return false;
   const mode = modeBy(rule, stat.mode, stat.isDirectory(), artifacts);
   const changed = stat.gid !== gid || (stat.mode & 0o7777) !== mode;
   if (!changed || dryRun) return changed;

@@ -261,6 +261,8 @@ describe('a project shared with agents of another OS user (baton share, built bi
     );
     ownerOk('baton', ['run', 'approve', runId]);
     assert.equal(record(runId).status, 'COMPLETED');
+    // Shared again after the agents made files (theirs, which the owner may not chmod).
+    ownerOk('baton', ['share', '--group', GROUP]);
     assert.match(record(runId).history.at(-1)!.detail, /channel=cli/);
     // The owner's doctor takes the shared modes for what they are.
     const doctor = as(owner, 'baton', ['doctor']);
