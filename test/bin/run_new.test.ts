@@ -132,4 +132,30 @@ describe('baton run new (built bin)', function () {
     assert.ok(out.includes(`UP: baton run up ${runId} --request req-yes`), r.stdout);
     assert.ok(fs.existsSync(join(root, '.swarmforge', 'panes.tsv')), 'its swarm is up');
   });
+
+  it('passes --agents-user to up: a user that does not exist stops up, the run stays started', () => {
+    const options = ['--request', 'req-as', '--task', 'do it', '--acceptance', 'node accept.mjs'];
+    const r = runBin(
+      'baton',
+      ['run', 'new', '--yes', ...options, '--spec', 'spec.md', '--agents-user', 'no-user-t'],
+      { cwd: root },
+    );
+    const [runId] = runsOf(root);
+    assert.ok(
+      r.stdout.includes(`UP: baton run up ${runId} --request req-as --agents-user no-user-t\n`),
+      r.stdout,
+    );
+    assert.deepEqual(
+      [r.code, r.stderr.split('\n').slice(0, 2)],
+      [
+        1,
+        [
+          "baton run up: baton: --agents-user: no user 'no-user-t'",
+          `baton run new: baton run up exited 1; run ${runId} is started: ` +
+            `baton run up ${runId} once the cause is mended`,
+        ],
+      ],
+    );
+    assert.equal(fs.existsSync(join(root, '.swarmforge', 'panes.tsv')), false, 'no swarm');
+  });
 });

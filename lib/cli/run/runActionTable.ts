@@ -104,11 +104,11 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
     usage:
       'new [--request R] [--task T] [--repo DIR] [--spec PATH] [--acceptance CMD] ' +
       '[--base REF] [--worker R] [--reviewers A,B] [--validator R] [--controller R] ' +
-      "[start's other options] [--ready-timeout S] [--yes]",
+      "[start's other options] [--ready-timeout S] [--agents-user USER] [--yes]",
     describe:
       'Ask for a run (last answers offered), show its start command, then run start and up; ' +
       '--yes asks nothing',
-    options: { ...START_OPTIONS, 'ready-timeout': str, yes: flag },
+    options: { ...START_OPTIONS, 'ready-timeout': str, 'agents-user': str, yes: flag },
     positionals: [],
     run: async (ctx, v) => (await import('./runNew.js')).runNew(ctx, v),
   },

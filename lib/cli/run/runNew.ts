@@ -183,7 +183,8 @@ export async function runNew(ctx: RunContext, v: RunValues): Promise<void> {
     mkdirSynced(swarmDirOf(ctx.root));
     replaceJson(runDefaultsPathOf(ctx.root), answers, { mode: 0o600 });
     const upArgs = ['run', 'up', runId, '--request', answers.request!];
-    if (typeof v['ready-timeout'] === 'string') upArgs.push('--ready-timeout', v['ready-timeout']);
+    for (const option of ['ready-timeout', 'agents-user'])
+      if (typeof v[option] === 'string') upArgs.push(`--${option}`, v[option]);
     process.stdout.write(`UP: baton ${upArgs.map(shellWord).join(' ')}\n`);
     const up = runBaton(upArgs, ctx.cwd);
     process.stdout.write(up.stdout);
