@@ -253,7 +253,8 @@ async function publish(
   fs.renameSync(temp, target);
   crashPoint('send:published');
   fsyncDir(box.outbox);
-  fsyncDir(box.outboxTmp);
+  // outbox/tmp/ is fsync'd once, with the journal's removal below: a crash before that may
+  // bring the temp back beside its journal, and recovery (completeSend) renames it again.
   removeDraft(draftId.path);
   crashPoint('send:draft-removed');
   unlinkSynced(journalPathOf(box, name));

@@ -10,7 +10,7 @@
 // missing and queues it again. After the rename it is queued exactly once.
 import { join } from 'node:path';
 import { crashPoint } from '../fsx/crash.js';
-import { fsyncDir, renameSynced, writeFileSynced } from '../fsx/durable.js';
+import { renameSynced, writeFileSynced } from '../fsx/durable.js';
 import {
   ensureMailbox,
   handoffFileName,
@@ -58,9 +58,9 @@ export async function queueSystemHandoff(
     writeFileSynced(temp, await serializeEnvelope(headers, Buffer.from(handoff.body)), true);
     crashPoint('system-send:temp-synced');
     const target = join(box.outbox, name);
+    // renameSynced fsyncs outbox/ and outbox/tmp/ both.
     renameSynced(temp, target);
     crashPoint('system-send:published');
-    fsyncDir(box.outboxTmp);
     return target;
   });
 }
