@@ -348,11 +348,21 @@ function agentPidOf(root: string, role: string): number {
   const shell = spawnSync('tmux', ['-S', socket, 'display', '-p', '-t', pane, '#{pane_pid}'], {
     encoding: 'utf8',
   }).stdout.trim();
-  const ps = spawnSync('ps', ['-e', '-o', 'pid=,ppid=,comm='], { encoding: 'utf8' }).stdout;
-  const rows = ps
-    .trim()
-    .split('\n')
-    .map((l) => l.trim().split(/\s+/));
+  // [pid, ppid, command] of every process, from /proc (no ps on a minimal system).
+  const rows = fs
+    .readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .flatMap((pid) => {
+      let stat: string;
+      try {
+        stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        return []; // gone meanwhile
+      }
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const ppid = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]!;
+      return [[pid, ppid, comm]];
+    });
   // sudo → the user's shell → the agent (node)
   const sh = rows.find((r) => r[1] === shell)?.[0];
   return Number(rows.find((r) => r[1] === sh && r[2] === 'node')?.[0]);
