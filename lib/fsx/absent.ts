@@ -27,3 +27,18 @@ export function readIfPresent(path: string): Buffer | undefined {
 export function readTextIfPresent(path: string): string | undefined {
   return ignoreEnoent<string | undefined>(() => fs.readFileSync(path, 'utf8'), undefined);
 }
+
+/**
+ * The text of a process's file under /proc (`/proc/<pid>/stat`), or undefined when the process
+ * is gone: no such file (ENOENT), or it ended between the open and the read (ESRCH, which a
+ * lock's liveness check met when the holder exited at that moment). `path` may be an open
+ * file descriptor of one.
+ */
+export function readProcessFile(path: string | number): string | undefined {
+  try {
+    return fs.readFileSync(path, 'utf8');
+  } catch (err) {
+    if (isCode(err, 'ENOENT') || isCode(err, 'ESRCH')) return undefined;
+    throw err;
+  }
+}

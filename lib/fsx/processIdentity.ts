@@ -5,7 +5,7 @@
 // running: its liveness cannot be seen from here.
 import * as fs from 'node:fs';
 import { hostname } from 'node:os';
-import { isCode, readTextIfPresent as readText } from './absent.js';
+import { isCode, readProcessFile, readTextIfPresent as readText } from './absent.js';
 
 /** This host's name as identities record it (white space replaced). */
 export function hostName(): string {
@@ -36,7 +36,7 @@ export function bootId(): string {
  * zombie.
  */
 export function startTimeOf(pid: number): string | undefined {
-  const stat = readText(`/proc/${pid}/stat`);
+  const stat = readProcessFile(`/proc/${pid}/stat`);
   if (stat === undefined) return undefined;
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return fields[0] === 'Z' ? undefined : fields[19];

@@ -15,7 +15,7 @@ import { readWindows } from '../admin/init.js';
 import { type WindowConfig } from '../handoff/config.js';
 import { readRoles, type Role } from '../handoff/roles.js';
 import { localNodeOf, readRoster } from '../handoff/roster.js';
-import { readTextIfPresent } from '../fsx/absent.js';
+import { readProcessFile } from '../fsx/absent.js';
 import { fail } from '../fsx/commandFailure.js';
 import { crashPoint } from '../fsx/crash.js';
 import { publishWhole } from '../fsx/durable.js';
@@ -54,7 +54,7 @@ interface PaneJob {
 }
 
 function paneJobOf(shellPid: number): PaneJob | undefined {
-  const stat = readTextIfPresent(`/proc/${shellPid}/stat`);
+  const stat = readProcessFile(`/proc/${shellPid}/stat`);
   if (stat === undefined) return undefined;
   // Fields after the command's closing parenthesis: state ppid pgrp session tty_nr tpgid.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -65,7 +65,7 @@ function paneJobOf(shellPid: number): PaneJob | undefined {
 function childOf(pid: number): number | undefined {
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    const stat = readTextIfPresent(`/proc/${name}/stat`);
+    const stat = readProcessFile(`/proc/${name}/stat`);
     if (stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === String(pid)) return Number(name);
   }
   return undefined;
