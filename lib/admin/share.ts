@@ -15,10 +15,12 @@
 //
 // What is not listed (daemon/, launching/, gc-trash/, the bridge's files) stays the owner's
 // alone. Afterwards Baton keeps new files and folders shared by the folder rule
-// (lib/fsx/sharedFolders.ts). Re-running changes only what drifted; --dry-run changes nothing.
+// (lib/fsx/sharedFolders.ts). Re-running changes only what drifted (and so finishes a share that
+// was killed midway); --dry-run changes nothing.
 import * as fs from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fail } from '../fsx/commandFailure.js';
+import { crashPoint } from '../fsx/crash.js';
 import { isCode } from '../fsx/absent.js';
 import { printable } from '../fsx/printable.js';
 import { gitAnswer, gitCommonDirOf, runGit } from '../proc/git.js';
@@ -132,6 +134,7 @@ function shareEntry(
   try {
     if (stat.gid !== gid) fs.chownSync(path, -1, gid);
     fs.chmodSync(path, mode);
+    crashPoint('share:entry-shared');
   } catch (err) {
     if (isCode(err, 'EPERM'))
       fail(

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import { isCode } from './absent.js';
-import { fileModeIn, folderModeIn, keepSharedMode } from './sharedFolders.js';
+import { fileModeIn, folderModeIn, keepSharedMode, makeFolder } from './sharedFolders.js';
 
 const { O_CREAT, O_EXCL, O_WRONLY, O_TRUNC, O_NOFOLLOW, O_RDONLY, O_DIRECTORY } = fs.constants;
 
@@ -87,10 +87,8 @@ export function mkdirSynced(dir: string): void {
     if (dirname(d) === d) break;
   }
   for (const d of missing) {
-    const mode = folderModeIn(dirname(d));
     try {
-      fs.mkdirSync(d, { mode });
-      keepSharedMode(d, mode);
+      makeFolder(d, folderModeIn(dirname(d)));
     } catch (err) {
       if (!isCode(err, 'EEXIST')) throw err;
     }

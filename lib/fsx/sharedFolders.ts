@@ -8,6 +8,8 @@
 // file is 0600 and a folder 0700. Linux gives what is created in a set-group-ID folder the
 // folder's group; `baton share` marks the folders agents may write (mode 2770) and read (2750).
 import * as fs from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { crashPoint } from './crash.js';
 
 /** The set-group-ID bit of a folder's mode. */
 const SET_GROUP_ID = 0o2000;
@@ -53,4 +55,38 @@ export function keepSharedMode(pathOrFd: string | number, mode: number): void {
   if ((mode & 0o3070) === 0) return;
   if (typeof pathOrFd === 'number') fs.fchmodSync(pathOrFd, mode);
   else fs.chmodSync(pathOrFd, mode);
+}
+
+/** A folder's mode bits a umask may take away: the group's, set-group-ID, sticky. */
+const UMASKABLE = 0o3070;
+
+/**
+ * Creates the folder `path` with exactly `mode`, or throws EEXIST when something is there. A
+ * shared mode (bits a umask may take) is given whole before the folder appears: made under a
+ * hidden temp name (`.<name>.<pid>.new`), chmod'ed, then renamed into place, so that a crash
+ * never leaves a folder the group cannot write at its name (a kill may leave the temp). A
+ * private mode is exact from mkdir itself.
+ */
+export function makeFolder(path: string, mode: number): void {
+  if ((mode & UMASKABLE) === 0) {
+    fs.mkdirSync(path, { mode });
+    return;
+  }
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.new`);
+  fs.mkdirSync(temp, { mode });
+  fs.chmodSync(temp, mode);
+  crashPoint('folder:shared-made');
+  const taken = () => Object.assign(new Error(`EEXIST: '${path}'`), { code: 'EEXIST', path });
+  // rename() would replace an empty folder made meanwhile: the check keeps the EEXIST answer.
+  if (fs.existsSync(path)) {
+    fs.rmdirSync(temp);
+    throw taken();
+  }
+  try {
+    fs.renameSync(temp, path);
+  } catch (err) {
+    fs.rmdirSync(temp);
+    const code = (err as NodeJS.ErrnoException).code;
+    throw code === 'ENOTEMPTY' || code === 'EEXIST' ? taken() : err;
+  }
 }

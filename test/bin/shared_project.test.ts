@@ -154,6 +154,39 @@ describe('a project shared with agents of another OS user (baton share, built bi
     );
   });
 
+  it('a share killed midway (share:entry-shared#5) is finished by the next one: then nothing is left to change', () => {
+    root = join(scratch, 'killed');
+    fs.renameSync(runSwarmProject(), root);
+    spawnSync('chown', ['-R', `${owner.uid}:${owner.gid}`, root]);
+    assert.equal(as(owner, 'baton', ['init']).code, 0);
+    const killed = spawnSync(
+      process.execPath,
+      [join(bins, 'baton.js'), 'share', '--group', GROUP],
+      {
+        cwd: root,
+        uid: owner.uid,
+        gid: owner.gid,
+        env: { ...envOf(owner, root), BATON_CRASH_AT: 'share:entry-shared#5' },
+      },
+    );
+    assert.equal(killed.signal, 'SIGKILL');
+    const rest = JSON.parse(as(owner, 'baton', ['share', '--group', GROUP, '--json']).stdout) as {
+      parts: { changed: number }[];
+    };
+    assert.ok(
+      rest.parts.some((p) => p.changed > 0),
+      'the kill left work to do',
+    );
+    const again = JSON.parse(as(owner, 'baton', ['share', '--group', GROUP, '--json']).stdout) as {
+      parts: { changed: number }[];
+    };
+    assert.deepEqual(
+      again.parts.map((p) => p.changed),
+      again.parts.map(() => 0),
+    );
+    assert.equal(modeOf('.swarmforge/handoffs/worker/inbox/new'), '2770');
+  });
+
   it("the agents claim, reply, hand off and commit; the records stay the owner's: an approve from the agents' user fails on the file system and changes nothing", async () => {
     const conf = ['worker', 'reviewer-a', 'reviewer-b', 'validator']
       .map((role) => `window ${role} baton-scripted-agent master\n`)

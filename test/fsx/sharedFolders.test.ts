@@ -1,10 +1,16 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { mkdirSynced, writeFileSynced } from '../../lib/fsx/durable.js';
 import { acquireLock } from '../../lib/fsx/lock.js';
 import { replaceJson } from '../../lib/fsx/records.js';
-import { dropFolderModeIn, fileModeIn, folderModeIn } from '../../lib/fsx/sharedFolders.js';
+import {
+  dropFolderModeIn,
+  fileModeIn,
+  folderModeIn,
+  makeFolder,
+} from '../../lib/fsx/sharedFolders.js';
 import { tempDir } from '../support/project.js';
 
 const modeOf = (path: string) => (fs.statSync(path).mode & 0o7777).toString(8);
@@ -55,6 +61,40 @@ describe('lib/fsx/sharedFolders (the folder rule)', () => {
       ],
       ['640', '640', '2770', '2770', '640'],
     );
+  });
+
+  it('a shared folder appears whole: a kill after its making leaves nothing at its name (only a hidden temp), and the rerun makes it 2770', () => {
+    fs.chmodSync(dir, 0o2770);
+    const box = join(dir, 'box');
+    const make = (crashAt?: string) =>
+      spawnSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          '--input-type=module',
+          '-e',
+          `import { mkdirSynced } from './lib/fsx/durable.ts'; process.umask(0o022); ` +
+            `mkdirSynced(${JSON.stringify(box)});`,
+        ],
+        { env: { ...process.env, BATON_CRASH_AT: crashAt ?? '' } },
+      );
+    assert.equal(make('folder:shared-made').signal, 'SIGKILL');
+    assert.equal(fs.existsSync(box), false, 'no folder the group cannot write');
+    assert.deepEqual(
+      fs.readdirSync(dir).map((n) => n.replace(/\d+/, 'PID')),
+      ['.box.PID.new'],
+    );
+    assert.equal(make().status, 0);
+    assert.equal(modeOf(box), '2770');
+  });
+
+  it('makeFolder: EEXIST for a name taken, whatever the mode, and no temp left', () => {
+    fs.chmodSync(dir, 0o2770);
+    fs.mkdirSync(join(dir, 'taken'));
+    assert.throws(() => makeFolder(join(dir, 'taken'), 0o2770), { code: 'EEXIST' });
+    assert.throws(() => makeFolder(join(dir, 'taken'), 0o700), { code: 'EEXIST' });
+    assert.deepEqual(fs.readdirSync(dir), ['taken']);
   });
 
   it('a folder shared for reading (2750): its new folders 2750; a drop folder in it 3770', () => {

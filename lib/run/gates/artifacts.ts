@@ -33,7 +33,12 @@ import { sha256Hasher, sha256Hex } from '../../fsx/digests.js';
 import { type RunPaths } from '../../project/layout.js';
 import { crashPoint } from '../../fsx/crash.js';
 import { fsyncDir, mkdirSynced, writeFileSynced } from '../../fsx/durable.js';
-import { dropFolderModeIn, fileModeIn, keepSharedMode } from '../../fsx/sharedFolders.js';
+import {
+  dropFolderModeIn,
+  fileModeIn,
+  keepSharedMode,
+  makeFolder,
+} from '../../fsx/sharedFolders.js';
 import { isCode } from '../../fsx/absent.js';
 import { printable } from '../../fsx/printable.js';
 import { type Artifact, type Workflow } from '../record/workflow.js';
@@ -255,9 +260,7 @@ export function checkArtifacts(
  * agents of another user copy their replies (sharedFolders.ts).
  */
 export function makeArtifactsFolder(paths: RunPaths): void {
-  const mode = dropFolderModeIn(paths.dir);
-  fs.mkdirSync(paths.artifacts, { mode });
-  keepSharedMode(paths.artifacts, mode);
+  makeFolder(paths.artifacts, dropFolderModeIn(paths.dir));
 }
 
 /**

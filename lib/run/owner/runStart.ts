@@ -8,7 +8,6 @@
 // Crash contract: the run folder is made first, then workflow.json is written atomically.
 // A kill between them leaves a folder without a record, which is no run: every reader
 // skips it, and the request has no run until a start completes.
-import * as fs from 'node:fs';
 import { fail } from '../../fsx/commandFailure.js';
 import { randomHex } from '../../fsx/digests.js';
 import { excludeSwarmDir } from '../../project/gitExclude.js';
@@ -16,7 +15,7 @@ import { runPathsOf, runsDirOf } from '../../project/layout.js';
 import { batonVersion } from '../../proc/version.js';
 import { crashPoint } from '../../fsx/crash.js';
 import { fsyncDir, mkdirSynced } from '../../fsx/durable.js';
-import { folderModeIn, keepSharedMode } from '../../fsx/sharedFolders.js';
+import { folderModeIn, makeFolder } from '../../fsx/sharedFolders.js';
 import { makeArtifactsFolder } from '../gates/artifacts.js';
 import { tsidOf } from '../../queue/index.js';
 import { printable } from '../../fsx/printable.js';
@@ -139,9 +138,7 @@ export async function startRun(root: string, r: StartRequest, now = new Date()):
     const runId = `run-${tsidOf(now)}-${randomHex(3)}`;
     const paths = runPathsOf(root, runId);
     mkdirSynced(runsDirOf(root));
-    const mode = folderModeIn(runsDirOf(root));
-    fs.mkdirSync(paths.dir, { mode });
-    keepSharedMode(paths.dir, mode);
+    makeFolder(paths.dir, folderModeIn(runsDirOf(root)));
     makeArtifactsFolder(paths);
     fsyncDir(paths.dir);
     fsyncDir(runsDirOf(root));
