@@ -64,7 +64,7 @@ function generations(dir: string): number[] {
 }
 
 /** Tries once to take the lock; returns the generation taken or the live owner's line. */
-function tryTake(dir: string): { taken: number } | { owner: string } | undefined {
+function tryTake(dir: string, mode: number): { taken: number } | { owner: string } | undefined {
   const top = Math.max(0, ...generations(dir));
   if (top > 0 && !fs.existsSync(join(dir, `lock.${top}.released`))) {
     const owner = readText(join(dir, `lock.${top}`));
@@ -73,8 +73,6 @@ function tryTake(dir: string): { taken: number } | { owner: string } | undefined
   }
   const mine = top + 1;
   const draft = join(dir, `tmp.${process.pid}.${Math.random().toString(36).slice(2)}`);
-  // Others read the owner line: in a shared mailbox, an agent of another user and handoffd.
-  const mode = fileModeIn(dir);
   fs.writeFileSync(draft, `${identityOfSelf()}\n`, { mode });
   keepSharedMode(draft, mode);
   try {
@@ -116,8 +114,10 @@ export type Release = () => void;
 export function acquireLock(dir: string, timeoutMs = lockTimeoutMs()): Release {
   const deadline = Date.now() + timeoutMs;
   if (!fs.existsSync(dir)) mkdirSynced(dir);
+  // Others read the owner line: in a shared mailbox, an agent of another user and handoffd.
+  const mode = fileModeIn(dir);
   for (let attempt = 0; ; attempt++) {
-    const result = tryTake(dir);
+    const result = tryTake(dir, mode);
     if (result && 'taken' in result) {
       const released = join(dir, `lock.${result.taken}.released`);
       return () => fs.closeSync(fs.openSync(released, 'w', 0o600));

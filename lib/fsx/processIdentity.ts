@@ -36,10 +36,18 @@ export function bootId(): string {
  * zombie.
  */
 export function startTimeOf(pid: number): string | undefined {
+  const fields = processStatOf(pid);
+  return fields === undefined || fields[0] === 'Z' ? undefined : fields[19];
+}
+
+/**
+ * The fields of `/proc/<pid>/stat` after the command name (state, ppid, pgrp, session, tty_nr,
+ * tpgid, ...), or undefined when the process is gone.
+ */
+export function processStatOf(pid: number): string[] | undefined {
   const stat = readProcessFile(`/proc/${pid}/stat`);
-  if (stat === undefined) return undefined;
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return fields[0] === 'Z' ? undefined : fields[19];
+  // The command name, in parentheses, may hold spaces and parentheses: read after the last.
+  return stat === undefined ? undefined : stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 /** True while process `pid` runs (a zombie not yet reaped by its parent counts as gone). */

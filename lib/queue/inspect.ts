@@ -5,7 +5,7 @@
 // the inbox (new/, in_process/, completed/) or of the outbox side (outbox/, sent/, failed/);
 // no interrupted batch claim; folders 0700 and files 0600.
 import * as fs from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { isSharedFolderMode } from '../fsx/sharedFolders.js';
 import { readItem, UnusableItem } from './item.js';
 import { type Mailbox } from './mailbox.js';
@@ -100,7 +100,7 @@ async function checkFolder(
       await checkFolder(run, path, ids, 1);
       continue;
     }
-    if (isItemName(entry.name)) await checkItem(run, path, entry, ids);
+    if (isItemName(entry.name)) await checkItem(run, path, entry, ids, shared);
   }
 }
 
@@ -140,13 +140,13 @@ async function checkItem(
   path: string,
   entry: fs.Dirent,
   ids: Map<string, string> | undefined,
+  shared: boolean,
 ): Promise<void> {
   if (!entry.isFile()) {
     run.findings.push({ path, kind: 'not-regular', problem: 'not a regular file' });
     return;
   }
   // In a shared folder an item is group-readable (0640).
-  const shared = isSharedFolderMode(fs.statSync(dirname(path)).mode);
   if ((fs.lstatSync(path).mode & (shared ? 0o037 : 0o077)) !== 0) {
     const expectedMode = shared ? '640' : '600';
     const problem = shared

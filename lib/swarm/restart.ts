@@ -15,7 +15,7 @@ import { readWindows } from '../admin/init.js';
 import { type WindowConfig } from '../handoff/config.js';
 import { readRoles, type Role } from '../handoff/roles.js';
 import { localNodeOf, readRoster } from '../handoff/roster.js';
-import { readProcessFile } from '../fsx/absent.js';
+import { processStatOf } from '../fsx/processIdentity.js';
 import { fail } from '../fsx/commandFailure.js';
 import { crashPoint } from '../fsx/crash.js';
 import { publishWhole } from '../fsx/durable.js';
@@ -54,19 +54,15 @@ interface PaneJob {
 }
 
 function paneJobOf(shellPid: number): PaneJob | undefined {
-  const stat = readProcessFile(`/proc/${shellPid}/stat`);
-  if (stat === undefined) return undefined;
-  // Fields after the command's closing parenthesis: state ppid pgrp session tty_nr tpgid.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { shellGroup: Number(fields[2]), foreground: Number(fields[5]) };
+  const fields = processStatOf(shellPid);
+  return fields && { shellGroup: Number(fields[2]), foreground: Number(fields[5]) };
 }
 
 /** A child process of `pid` (the first found in /proc), if it has one. */
 function childOf(pid: number): number | undefined {
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    const stat = readProcessFile(`/proc/${name}/stat`);
-    if (stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[1] === String(pid)) return Number(name);
+    if (processStatOf(Number(name))?.[1] === String(pid)) return Number(name);
   }
   return undefined;
 }

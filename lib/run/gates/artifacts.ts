@@ -271,7 +271,11 @@ function ensureArtifactsFolder(paths: RunPaths): void {
   const stat = fs.lstatSync(paths.artifacts, { throwIfNoEntry: false });
   if (stat === undefined) {
     mkdirSynced(paths.dir);
-    makeArtifactsFolder(paths);
+    try {
+      makeArtifactsFolder(paths);
+    } catch (err) {
+      if (!isCode(err, 'EEXIST')) throw err; // made meanwhile by another writer of the run
+    }
     fsyncDir(paths.dir);
   } else if (!stat.isDirectory())
     fail(

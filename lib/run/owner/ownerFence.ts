@@ -12,15 +12,14 @@ import * as fs from 'node:fs';
 import { resolve } from 'node:path';
 import { Tmux } from '../../adapters/tmux.js';
 import { fail } from '../../fsx/commandFailure.js';
+import { processStatOf } from '../../fsx/processIdentity.js';
 import { readPanes, recordedSocketOf } from '../../project/tmuxRecord.js';
 import { runRootOf } from '../record/runRoot.js';
 
 /** The parent pid of `pid` from /proc (undefined where there is no /proc entry). */
 function parentOf(pid: number): number | undefined {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name, in parentheses, may hold spaces and parentheses: read after the last.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const ppid = Number(processStatOf(pid)?.[1]);
     return Number.isInteger(ppid) && ppid > 0 ? ppid : undefined;
   } catch {
     return undefined;
