@@ -2,7 +2,9 @@
 // loads the NATS client (handoffd imports this module only when the project has a
 // roster). It publishes handoffs for remote recipients and hands the daemon the
 // messages that arrive for local roles; the daemon writes every copy (the files stay the
-// truth) and acknowledges a message only after its copy is durable.
+// truth) and acknowledges a message only after its copy is durable, then puts its receipt
+// (the sender's ledger, lib/daemon/awaitingReceipts.ts, waits for it). Each lease round also
+// sweeps orphans (orphanSweep.ts) and judges each consumed role's consumer (stallWatch.ts).
 //
 // Concurrency contract: one bridge per handoffd (which holds the daemon lock). A role is
 // consumed only by the node the roster gives it to, and only while that node holds the
@@ -12,12 +14,27 @@
 import { type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { type Roster } from '../handoff/roster.js';
-import { BridgeLink, type Wire } from './bridgeLink.js';
+import { BridgeLink, CLIENT_TIMINGS, type Wire } from './bridgeLink.js';
 import { writeBridgeReport } from './bridgeReport.js';
 import { type BridgeSettings } from './bridgeSettings.js';
-import { orphansOf } from './orphanSweep.js';
+import { orphansOf, orphanStateOf, sameStoredMessage, type OrphanState } from './orphanSweep.js';
 import { RoleLeases } from './roleLeases.js';
-import { consumerNameOf, messageIdOf, streamNameOf, subjectOf, wireSizeOf } from './wireNames.js';
+import { StallWatch } from './stallWatch.js';
+import { stepDownConsumer } from './wireSetup.js';
+import {
+  consumerNameOf,
+  messageIdOf,
+  receiptKeyOf,
+  streamNameOf,
+  subjectOf,
+  wireSizeOf,
+} from './wireNames.js';
+
+/** True when `err` is the server's answer that no message has the sequence number asked for. */
+function isNoMessage(err: unknown): boolean {
+  const code = (err as { code?: unknown; api_error?: { err_code?: unknown } }).code;
+  return code === 10037 || /no message found/i.test((err as Error).message);
+}
 
 /**
  * How long one pull waits at the server (its heartbeats come every half of it). A pull sent to
@@ -55,7 +72,7 @@ export interface Outgoing {
 /** Where the bridge reports to (handoffd). */
 export interface BridgeHost {
   log: (
-    event: 'bridge-connected' | 'bridge-error' | 'bridge-refused',
+    event: 'bridge-connected' | 'bridge-error' | 'bridge-refused' | 'bridge-stalled',
     details: Record<string, string>,
   ) => void;
   /** A pass should run now (messages arrived, the link came up, a backoff ended). */
@@ -77,7 +94,14 @@ export interface BridgeConfig {
  * What became of a publish: stored by the server (a duplicate counts), or refused for good because
  * it is too large.
  */
-export type PublishOutcome = { kind: 'stored' } | { kind: 'too-large'; reason: string };
+export type PublishOutcome =
+  { kind: 'stored'; seq: number } | { kind: 'too-large'; reason: string };
+
+/**
+ * Where a published copy stands for its sender: its receipt is there, its message still waits on
+ * the server, or it vanished from the server without a receipt.
+ */
+export type Confirmation = 'confirmed' | 'waiting' | 'vanished';
 
 /** The bridge of one handoffd. */
 export class Bridge {
@@ -89,6 +113,8 @@ export class Bridge {
   private reportTimer: NodeJS.Timeout | undefined;
   /** Per role, the node whose lease refused this one (logged once per holder). */
   private readonly refusedBy = new Map<string, string>();
+  /** Judges each consumed role's consumer at every lease round (stallWatch.ts). */
+  private readonly stalls: StallWatch;
   /** True while claimRoles runs (a slow server must not start a second run beside it). */
   private claiming = false;
   /**
@@ -111,6 +137,7 @@ export class Bridge {
     private readonly host: BridgeHost,
   ) {
     this.localRoles = config.roster.nodes.get(config.node) ?? [];
+    this.stalls = new StallWatch(config.settings.stallAfterMs);
     this.link = new BridgeLink({
       urls: config.roster.urls,
       swarm: config.roster.swarm,
@@ -163,11 +190,16 @@ export class Bridge {
       : undefined;
   }
 
+  /** The bridge's timings. */
+  get settings(): BridgeSettings {
+    return this.config.settings;
+  }
+
   /**
-   * Publishes one handoff to one remote role; resolves when the server has stored it; throws on a
-   * temporary failure.
+   * Publishes one handoff to one remote role (the `resend`th time again under a new message id);
+   * resolves when the server has stored it; throws on a temporary failure.
    */
-  async publish(role: string, handoff: Outgoing): Promise<PublishOutcome> {
+  async publish(role: string, handoff: Outgoing, resend = 0): Promise<PublishOutcome> {
     const wire = this.link.wire;
     if (!wire) throw new Error('not connected');
     const tooLarge = this.tooLarge(handoff, [role]);
@@ -176,13 +208,13 @@ export class Bridge {
     h.set('Baton-Name', handoff.name);
     h.set('Baton-From', handoff.from);
     try {
-      await wire.js.publish(subjectOf(this.config.roster.swarm, role), handoff.bytes, {
-        msgID: messageIdOf(handoff.id, role),
+      const ack = await wire.js.publish(subjectOf(this.config.roster.swarm, role), handoff.bytes, {
+        msgID: messageIdOf(handoff.id, role, resend),
         headers: h,
         timeout: 5000,
       });
       this.backoffMs = 0;
-      return { kind: 'stored' };
+      return { kind: 'stored', seq: ack.seq };
     } catch (err) {
       // A safety net: the client's own size check (should its header encoding ever grow).
       if (/max_payload/.test((err as Error).message))
@@ -212,6 +244,35 @@ export class Bridge {
     this.backoffMs = Math.min(Math.max(250, this.backoffMs * 2), this.config.settings.backoffCapMs);
     this.backoffUntil = Date.now() + this.backoffMs;
     setTimeout(() => this.host.notify(), this.backoffMs).unref();
+  }
+
+  /**
+   * Puts the receipt of a copy of `id` that `role` holds (made or found): the sender stops
+   * waiting for it. In the background; one that fails is put again when the sender publishes the
+   * handoff anew.
+   */
+  confirm(role: string, id: string): void {
+    this.link.wire?.receipts
+      .put(receiptKeyOf(id, role), this.config.node)
+      .catch((err: unknown) => this.link.error(err));
+  }
+
+  /**
+   * Where the copy of `id` for `role`, stored at `seq`, stands (Confirmation); throws when the
+   * server cannot say now.
+   */
+  async confirmationOf(role: string, id: string, seq: number): Promise<Confirmation> {
+    const wire = this.link.wire;
+    if (!wire) throw new Error('not connected');
+    const receipt = await wire.receipts.get(receiptKeyOf(id, role));
+    if (receipt?.operation === 'PUT') return 'confirmed';
+    const stream = streamNameOf(this.config.roster.swarm);
+    const there = await wire.jsm.streams.getMessage(stream, { seq }).catch((err: unknown) => {
+      if (isNoMessage(err)) return null;
+      throw err;
+    });
+    const msgId = there?.header?.get('Nats-Msg-Id') ?? '';
+    return msgId.startsWith(messageIdOf(id, role)) ? 'waiting' : 'vanished';
   }
 
   /** The arrivals queued since the last call (the daemon copies, then acknowledges them). */
@@ -270,6 +331,7 @@ export class Bridge {
       const refusal = await leases.claim(role);
       if (refusal) {
         this.stopConsuming(role);
+        this.stalls.forget(role);
         if (this.refusedBy.get(role) !== refusal.holder)
           this.host.log('bridge-refused', {
             role,
@@ -279,7 +341,9 @@ export class Bridge {
       } else {
         this.refusedBy.delete(role);
         if (!this.consuming.has(role)) await this.consume(wire, role);
-        await this.sweep(wire, role);
+        const state = await orphanStateOf(wire.jsm, this.config.roster.swarm, role);
+        await this.sweep(wire, role, state);
+        await this.watchStall(wire, role, state);
       }
     } catch (err) {
       this.link.error(err);
@@ -337,15 +401,20 @@ export class Bridge {
    * Queues the role's orphans (orphanSweep.ts) as arrivals whose acknowledgement removes them from
    * the stream.
    */
-  private async sweep(wire: Wire, role: string): Promise<void> {
+  private async sweep(wire: Wire, role: string, state: OrphanState): Promise<void> {
     const stream = streamNameOf(this.config.roster.swarm);
     let queued = 0;
-    for (const m of await orphansOf(wire.jsm, this.config.roster.swarm, role)) {
+    for (const m of await orphansOf(wire.jsm, this.config.roster.swarm, role, state)) {
       const key = `${role}:${m.seq}`;
       if (this.sweeping.has(key)) continue;
       this.sweeping.add(key);
+      // Only the message swept is removed: a server restarted on a store that lost its tail
+      // can give its sequence number to another message meanwhile, which a blind delete by
+      // number would lose.
       const remove = async () => {
-        await wire.jsm.streams.deleteMessage(stream, m.seq).catch(() => false);
+        const there = await wire.jsm.streams.getMessage(stream, { seq: m.seq }).catch(() => null);
+        if (there && sameStoredMessage(there, m))
+          await wire.jsm.streams.deleteMessage(stream, m.seq).catch(() => false);
         this.sweeping.delete(key);
       };
       this.arrivals.push({
@@ -361,7 +430,43 @@ export class Bridge {
     if (queued > 0) this.host.notify();
   }
 
+  /**
+   * Answers a stalled consumer (stallWatch.ts): logs it with the role, asks its leader to step
+   * down when consuming afresh did not help, and consumes the role afresh.
+   */
+  private async watchStall(wire: Wire, role: string, state: OrphanState): Promise<void> {
+    const { consumer } = state;
+    const remedy = this.stalls.judge(
+      role,
+      {
+        pending: consumer.num_pending,
+        delivered: consumer.delivered.consumer_seq,
+        ackFloor: consumer.ack_floor.consumer_seq,
+      },
+      Date.now(),
+    );
+    if (remedy === 'none') return;
+    const stepDown = remedy === 'step-down';
+    this.host.log('bridge-stalled', {
+      role,
+      problem:
+        `${consumer.num_pending} waiting and nothing delivered since the last round: ` +
+        (stepDown ? 'its consumer leader asked to step down, and ' : '') +
+        'consumed afresh',
+    });
+    if (stepDown)
+      await stepDownConsumer(
+        wire.nc,
+        this.config.roster.swarm,
+        role,
+        CLIENT_TIMINGS.apiTimeoutMs,
+      ).catch((err: unknown) => this.link.error(err));
+    this.stopConsuming(role);
+    await this.consume(wire, role);
+  }
+
   private arrived(role: string, m: JsMsg): void {
+    this.stalls.arrived(role);
     this.arrivals.push({
       role,
       name: m.headers?.get('Baton-Name') || undefined,

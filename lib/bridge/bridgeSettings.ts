@@ -16,6 +16,16 @@ export interface BridgeSettings {
   backoffCapMs: number;
   /** How often bridge.json's counts are refreshed while connected (2 s). */
   countsIntervalMs: number;
+  /**
+   * A consumer with messages waiting and no progress over two lease rounds at least this far
+   * apart is stalled (stallWatch.ts; 8 s: more than a pull's expiry and two missed heartbeats).
+   */
+  stallAfterMs: number;
+  /**
+   * A handoff published to a remote role and not confirmed by the role's node within this is
+   * looked for on the server, and published again if it vanished there (30 s).
+   */
+  confirmAfterMs: number;
 }
 
 const DEFAULTS: BridgeSettings = {
@@ -25,6 +35,8 @@ const DEFAULTS: BridgeSettings = {
   leaseRenewMs: 10_000,
   backoffCapMs: 10_000,
   countsIntervalMs: 2_000,
+  stallAfterMs: 8_000,
+  confirmAfterMs: 30_000,
 };
 
 const VARIABLES: Record<keyof BridgeSettings, string> = {
@@ -34,6 +46,8 @@ const VARIABLES: Record<keyof BridgeSettings, string> = {
   leaseRenewMs: 'BATON_BRIDGE_LEASE_RENEW_MS',
   backoffCapMs: 'BATON_BRIDGE_BACKOFF_CAP_MS',
   countsIntervalMs: 'BATON_BRIDGE_COUNTS_INTERVAL_MS',
+  stallAfterMs: 'BATON_BRIDGE_STALL_AFTER_MS',
+  confirmAfterMs: 'BATON_BRIDGE_CONFIRM_AFTER_MS',
 };
 
 /**

@@ -15,6 +15,15 @@ import {
 } from '@nats-io/jetstream';
 import { consumerNameOf, streamNameOf, streamSubjectsOf, subjectOf } from './wireNames.js';
 
+/** True when two reads of a stream's message are one message: its id, subject and bytes. */
+export function sameStoredMessage(a: StoredMsg, b: StoredMsg): boolean {
+  return (
+    a.subject === b.subject &&
+    a.header?.get('Nats-Msg-Id') === b.header?.get('Nats-Msg-Id') &&
+    Buffer.from(a.data).equals(Buffer.from(b.data))
+  );
+}
+
 /** At most this many orphans are taken per role and round (the next round takes more). */
 const ROUND_LIMIT = 256;
 
@@ -35,12 +44,18 @@ export async function orphanCountOf(
   return (await orphanStateOf(jsm, swarm, role)).count;
 }
 
+/** A role's consumer and how many orphans the stream holds for it. */
+export interface OrphanState {
+  count: number;
+  consumer: ConsumerInfo;
+}
+
 /** The role's consumer and how many orphans the stream holds for it (one read of each). */
-async function orphanStateOf(
+export async function orphanStateOf(
   jsm: JetStreamManager,
   swarm: string,
   role: string,
-): Promise<{ count: number; consumer: ConsumerInfo }> {
+): Promise<OrphanState> {
   const stream = streamNameOf(swarm);
   const [info, consumer] = await Promise.all([
     jsm.streams.info(stream, { subjects_filter: streamSubjectsOf(swarm) }),
@@ -54,14 +69,15 @@ async function orphanStateOf(
 
 /**
  * The messages of `role`'s subject at or below its consumer's ack floor, oldest first (none when
- * the counts agree).
+ * the counts agree); `state` when the caller read it already.
  */
 export async function orphansOf(
   jsm: JetStreamManager,
   swarm: string,
   role: string,
+  state?: OrphanState,
 ): Promise<StoredMsg[]> {
-  const { count, consumer } = await orphanStateOf(jsm, swarm, role);
+  const { count, consumer } = state ?? (await orphanStateOf(jsm, swarm, role));
   if (count === 0) return [];
   const stream = streamNameOf(swarm);
   // Behind the ack floor; with nothing awaiting an acknowledgement, behind what the

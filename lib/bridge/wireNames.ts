@@ -28,9 +28,26 @@ export function ownersBucketOf(swarm: string): string {
   return `baton_${swarm}_owners`;
 }
 
-/** The `Nats-Msg-Id` of one (handoff, recipient) pair. */
-export function messageIdOf(id: string, role: string): string {
-  return `${id}:${role}`;
+/**
+ * The KV bucket of receipts: a node puts one per copy it made (or found held) from the wire, and
+ * the sending node reads them to know which of its publishes arrived.
+ */
+export function receiptsBucketOf(swarm: string): string {
+  return `baton_${swarm}_receipts`;
+}
+
+/** The receipt key of one (handoff, recipient) pair (roles and ids are subject-safe). */
+export function receiptKeyOf(id: string, role: string): string {
+  return `${role}.${id}`;
+}
+
+/**
+ * The `Nats-Msg-Id` of one (handoff, recipient) pair; the `resend`th publish again of a pair whose
+ * message vanished from the server carries a new one (the server's duplicate window must not drop
+ * it).
+ */
+export function messageIdOf(id: string, role: string, resend = 0): string {
+  return resend === 0 ? `${id}:${role}` : `${id}:${role}:${resend}`;
 }
 
 /**

@@ -21,6 +21,7 @@ import { type BridgeSettings } from './bridgeSettings.js';
 import {
   consumerNameOf,
   ownersBucketOf,
+  receiptsBucketOf,
   streamNameOf,
   streamSubjectsOf,
   subjectOf,
@@ -150,17 +151,37 @@ export async function ensureConsumer(
   }
 }
 
+/** How long a receipt is kept: a sender checks its publishes long before (bridge.md §3). */
+const RECEIPT_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+
+/** The owners' KV bucket (openBucket). */
+export function openOwners(nc: NatsConnection, swarm: string, replicas = 1): Promise<KV> {
+  return openBucket(nc, ownersBucketOf(swarm), replicas);
+}
+
+/** The receipts' KV bucket (openBucket; a receipt expires after a week). */
+export function openReceipts(nc: NatsConnection, swarm: string, replicas = 1): Promise<KV> {
+  return openBucket(nc, receiptsBucketOf(swarm), replicas, RECEIPT_MAX_AGE_MS);
+}
+
 /**
- * The owners' KV bucket (created if missing; file storage, one value per key, `replicas` copies).
- * The KV client opens an existing bucket whatever its replica count: its stream is updated here.
+ * A KV bucket (created if missing; file storage, one value per key, `replicas` copies, values
+ * kept `maxAgeMs` when given). The KV client opens an existing bucket whatever its replica count:
+ * its stream is updated here.
  */
-export async function openOwners(nc: NatsConnection, swarm: string, replicas = 1): Promise<KV> {
-  const kv = await new Kvm(nc).create(ownersBucketOf(swarm), {
+async function openBucket(
+  nc: NatsConnection,
+  bucket: string,
+  replicas: number,
+  maxAgeMs?: number,
+): Promise<KV> {
+  const kv = await new Kvm(nc).create(bucket, {
     history: 1,
     storage: StorageType.File,
     replicas,
+    ...(maxAgeMs ? { ttl: maxAgeMs } : {}),
   });
-  const stream = `KV_${ownersBucketOf(swarm)}`;
+  const stream = `KV_${bucket}`;
   const jsm = await jetstreamManager(nc);
   const info = await jsm.streams.info(stream);
   refuseUnclustered(info, replicas);
@@ -169,4 +190,21 @@ export async function openOwners(nc: NatsConnection, swarm: string, replicas = 1
   // Also just after its creation: the first lease taken must not race the bucket's election.
   await untilLed(() => jsm.streams.info(stream));
   return kv;
+}
+
+/**
+ * Asks the leader of `role`'s consumer to step down (the server elects another; a replicated
+ * consumer only). Throws with the server's words when it refuses.
+ */
+export async function stepDownConsumer(
+  nc: NatsConnection,
+  swarm: string,
+  role: string,
+  timeoutMs: number,
+): Promise<void> {
+  const subject = `$JS.API.CONSUMER.LEADER.STEPDOWN.${streamNameOf(swarm)}.` + consumerNameOf(role);
+  const reply = (await nc.request(subject, '', { timeout: timeoutMs })).json<{
+    error?: { description?: string };
+  }>();
+  if (reply.error) throw new Error(`step-down refused: ${reply.error.description ?? 'no reason'}`);
 }

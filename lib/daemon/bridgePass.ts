@@ -7,12 +7,17 @@
 //
 // Crash contract: killed after the publishes were stored and before the move to sent/,
 // the restarted daemon publishes again with the same Nats-Msg-Id (a duplicate for the
-// server within its window, a copy the receiver finds by id after it); killed after a
-// copy and before its acknowledgement, the message is redelivered and found by id.
+// server within its window, a copy the receiver finds by id after it); the ledger entries
+// of the group's remote copies (awaitingReceipts.ts) are written before the move, so a
+// handoff in sent/ always has one until its receipts came. Killed after a copy and before
+// its acknowledgement, the message is redelivered and found by id; a receipt is put after
+// the acknowledgement, and one never put costs the sender one publish again.
 import { crashPoint } from '../fsx/crash.js';
 import { fsyncDir } from '../fsx/durable.js';
 import type { Arrival, Bridge, PublishOutcome } from '../bridge/bridge.js';
 import { failHandoff, tooLargeReason, type Copied, type DeliveryScope } from './deliver.js';
+import { bridgePathsOf } from '../project/layout.js';
+import { recordAwaiting, type AwaitingEntry } from './awaitingReceipts.js';
 import { copyArrival, type ArrivalOutcome } from './deliverArrival.js';
 import { reportOnce, type DaemonState } from './state.js';
 
@@ -45,6 +50,7 @@ export async function settlePublishes(
   group: Copied[],
 ): Promise<Copied[]> {
   const ready: Copied[] = [];
+  const awaiting: AwaitingEntry[] = [];
   for (const copied of group) {
     const publishes = inFlight.get(copied);
     if (!publishes) {
@@ -69,6 +75,7 @@ export async function settlePublishes(
       state.log.write('failed', { name: copied.name, from: copied.from, reason: failed.reason });
     } else if (results.every((r) => r.status === 'fulfilled')) {
       ready.push(copied);
+      awaiting.push(awaitingOf(copied, results));
     } else {
       // It waits in the outbox; its local copies, woken now, are made durable now.
       state.retryDeep.add(`${copied.from}/${copied.name}`);
@@ -76,7 +83,22 @@ export async function settlePublishes(
     }
   }
   if (group.some((c) => c.remote)) crashPoint('bridge:publish-stored');
+  recordAwaiting(bridgePathsOf(state.root).awaiting, awaiting);
   return ready;
+}
+
+/** The ledger entry of a copied handoff whose every remote publish was stored. */
+function awaitingOf(
+  copied: Copied,
+  results: PromiseSettledResult<PublishOutcome>[],
+): AwaitingEntry {
+  const roles: Record<string, number> = {};
+  copied.remote!.roles.forEach((role, i) => {
+    const result = results[i];
+    if (result?.status === 'fulfilled' && result.value.kind === 'stored')
+      roles[role] = result.value.seq;
+  });
+  return { id: copied.id, from: copied.from, name: copied.name, roles, resends: 0 };
 }
 
 /** How long an arrival this node cannot take now waits before its redelivery. */
@@ -125,6 +147,8 @@ export async function receiveArrivals(
           problem: (err as Error).message,
         });
       }
+      // Found held or made: the sender stops waiting for this copy.
+      bridge.confirm(arrival.role, id);
       if (!copied) return;
       received.add(arrival.role);
       state.stats.delivered += 1;

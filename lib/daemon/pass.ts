@@ -10,6 +10,8 @@
 import * as fs from 'node:fs';
 import { fsyncDir, publishWhole } from '../fsx/durable.js';
 import { type Role } from '../handoff/roles.js';
+import { bridgePathsOf } from '../project/layout.js';
+import { checkAwaitingWhenDue } from './awaitingReceipts.js';
 import { receiveArrivals, settlePublishes, startPublishing } from './bridgePass.js';
 import { copyHandoff, finishHandoffs, type Copied, type DeliveryScope } from './deliver.js';
 import { boxOf, currentRoles, reportOnce, type DaemonState } from './state.js';
@@ -39,6 +41,8 @@ export async function runPass(state: DaemonState, startup: boolean, quiet = fals
   const received = state.bridge
     ? await receiveArrivals(state, scope, state.bridge)
     : new Set<string>();
+  if (state.bridge)
+    checkAwaitingWhenDue(state, state.bridge, bridgePathsOf(state.root).awaiting, Date.now());
   const queue = outboxQueue(state, roles, quiet);
   const delivered = await deliverQueue(state, scope, queue, startup);
   for (const role of received) delivered.add(role);

@@ -25,7 +25,9 @@ export type DaemonEvent =
   | 'received'
   | 'bridge-connected'
   | 'bridge-error'
-  | 'bridge-refused';
+  | 'bridge-refused'
+  | 'bridge-stalled'
+  | 'bridge-resent';
 
 /**
  * Formats one log line (without the newline); a value with a non-printable character is JSON-quoted

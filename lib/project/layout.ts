@@ -30,6 +30,8 @@
 //       the local node's name, `<role>\t<node>` rows
 //   .swarmforge/bridge.json
 //       handoffd's bridge view (link, counts)
+//   .swarmforge/bridge/awaiting/<id>
+//       the handoffs whose remote copies await their receipts
 //   .swarmforge/nats/
 //       `baton nats up`'s server store and pid
 //   .claude/settings.json, .codex/hooks.json
@@ -369,6 +371,11 @@ export interface BridgePaths {
    * state).
    */
   state: string;
+  /**
+   * `ROOT/.swarmforge/bridge/awaiting/`: one entry per handoff whose remote copies await their
+   * receipts (lib/daemon/awaitingReceipts.ts).
+   */
+  awaiting: string;
   /** `ROOT/.swarmforge/nats/`: the store of a local `nats-server -js` (`baton nats up`). */
   natsDir: string;
   /** `ROOT/.swarmforge/nats/nats-server.pid`. */
@@ -384,6 +391,7 @@ export function bridgePathsOf(root: string): BridgePaths {
     node: join(dir, 'node'),
     nodesTable: join(dir, 'nodes.tsv'),
     state: join(dir, 'bridge.json'),
+    awaiting: join(dir, 'bridge', 'awaiting'),
     natsDir,
     natsPid: join(natsDir, 'nats-server.pid'),
   };

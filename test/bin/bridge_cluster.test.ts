@@ -34,6 +34,7 @@ import { mulberry32 } from '../support/seededRandom.js';
 /** Short redelivery and backoff; the client's own timings (pull, ping) are the product's. */
 const QUICK = {
   BATON_BRIDGE_ACK_WAIT_MS: '5000',
+  BATON_BRIDGE_CONFIRM_AFTER_MS: '5000',
   BATON_BRIDGE_BACKOFF_CAP_MS: '500',
   BATON_BRIDGE_COUNTS_INTERVAL_MS: '500',
 };

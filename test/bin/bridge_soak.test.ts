@@ -21,7 +21,11 @@ import {
 } from '../support/twoNodes.js';
 import { mulberry32 } from '../support/seededRandom.js';
 
-const QUICK = { BATON_BRIDGE_ACK_WAIT_MS: '1500', BATON_BRIDGE_BACKOFF_CAP_MS: '500' };
+const QUICK = {
+  BATON_BRIDGE_ACK_WAIT_MS: '1500',
+  BATON_BRIDGE_BACKOFF_CAP_MS: '500',
+  BATON_BRIDGE_CONFIRM_AFTER_MS: '2000',
+};
 
 describe('the bridge soak (built bins, real nats-server, random SIGKILLs)', function () {
   const HANDOFFS = sizeFrom('BATON_BRIDGE_SOAK_HANDOFFS', { short: 60, full: 2000 });

@@ -141,11 +141,12 @@ describe('lib/bridge/bridge', function () {
       const a = start('a');
       await connected(a);
       const h = outgoing();
-      assert.deepEqual(await a.bridge.publish('reviewer', h), { kind: 'stored' });
+      const outcome = await a.bridge.publish('reviewer', h);
       const stored = await jsm.streams.getMessage(streamNameOf(swarm), {
         last_by_subj: subjectOf(swarm, 'reviewer'),
       });
       assert.ok(stored);
+      assert.deepEqual(outcome, { kind: 'stored', seq: stored.seq }, 'with its sequence number');
       assert.equal(stored.subject, `baton.${swarm}.inbox.reviewer`);
       assert.equal(stored.header.get('Nats-Msg-Id'), `${h.id}:reviewer`);
       assert.equal(stored.header.get('Baton-Name'), h.name);
@@ -158,10 +159,10 @@ describe('lib/bridge/bridge', function () {
       await connected(a);
       const h = outgoing();
       await a.bridge.publish('reviewer', h);
-      assert.deepEqual(await a.bridge.publish('reviewer', h), { kind: 'stored' });
+      assert.deepEqual(await a.bridge.publish('reviewer', h), { kind: 'stored', seq: 1 });
       assert.deepEqual(
         await a.bridge.publish('reviewer', { ...h, bytes: Buffer.from('other bytes, same id') }),
-        { kind: 'stored' },
+        { kind: 'stored', seq: 1 },
       );
       assert.equal(await streamMessages(), 1, 'stored once');
       await a.bridge.publish('QA', h);
@@ -203,7 +204,7 @@ describe('lib/bridge/bridge', function () {
       const exact = { ...outgoing(), bytes: Buffer.alloc(0) };
       exact.bytes = Buffer.alloc(1024 * 1024 - wireSizeOf('reviewer', exact), 'x');
       assert.equal(wireSizeOf('reviewer', exact), 1024 * 1024);
-      assert.deepEqual(await a.bridge.publish('reviewer', exact), { kind: 'stored' });
+      assert.deepEqual(await a.bridge.publish('reviewer', exact), { kind: 'stored', seq: 1 });
     });
 
     it('while disconnected: publish throws, canPublish() is false; reconnected: true again', async () => {
@@ -223,7 +224,7 @@ describe('lib/bridge/bridge', function () {
         await nats.restart();
       }
       await connected(a);
-      assert.deepEqual(await a.bridge.publish('reviewer', outgoing()), { kind: 'stored' });
+      assert.equal((await a.bridge.publish('reviewer', outgoing())).kind, 'stored');
     });
 
     it('a publish that fails for now (the stream deleted under a live link) throws, logs bridge-error once for the group, backs off, asks for a pass, and the stream is set up again', async () => {
@@ -275,27 +276,35 @@ describe('lib/bridge/bridge', function () {
     });
   });
 
+  /**
+   * An orphan made on purpose (a work-queue stream forbids it): a limits stream, a message for
+   * reviewer, then reviewer's consumer starting after it. Returns the stream's config and it.
+   */
+  const orphanBehindConsumer = async (withName: boolean) => {
+    const limits = {
+      name: streamNameOf(swarm),
+      subjects: [`baton.${swarm}.inbox.*`],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+    };
+    await jsm.streams.add(limits);
+    const lost = outgoing('lost');
+    const h = natsHeaders();
+    if (withName) h.set('Baton-Name', lost.name);
+    await jetstream(nc).publish(subjectOf(swarm, 'reviewer'), lost.bytes, { headers: h });
+    await jsm.consumers.add(streamNameOf(swarm), {
+      durable_name: consumerNameOf('reviewer'),
+      filter_subject: subjectOf(swarm, 'reviewer'),
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: 2,
+    });
+    return { limits, lost };
+  };
+
   describe('orphans (messages behind the consumer, as a SIGKILLed server 2.9 can leave them)', () => {
     it('are queued as arrivals with their name and bytes, once; ack() removes them from the stream', async () => {
-      // Made on purpose (a work-queue stream forbids it): a limits stream, the messages first,
-      // then reviewer's consumer starting after them.
-      await jsm.streams.add({
-        name: streamNameOf(swarm),
-        subjects: [`baton.${swarm}.inbox.*`],
-        retention: RetentionPolicy.Limits,
-        storage: StorageType.File,
-      });
-      const lost = outgoing('lost');
-      const h = natsHeaders();
-      h.set('Baton-Name', lost.name);
-      await jetstream(nc).publish(subjectOf(swarm, 'reviewer'), lost.bytes, { headers: h });
-      await jsm.consumers.add(streamNameOf(swarm), {
-        durable_name: consumerNameOf('reviewer'),
-        filter_subject: subjectOf(swarm, 'reviewer'),
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.StartSequence,
-        opt_start_seq: 2,
-      });
+      const { lost } = await orphanBehindConsumer(true);
       const b = start('b');
       const [orphan] = await arrivalsOf(b, 1);
       assert.equal(orphan!.role, 'reviewer');
@@ -307,6 +316,23 @@ describe('lib/bridge/bridge', function () {
         0,
         'removed from the stream',
       );
+    });
+
+    it("ack() leaves another message given the orphan's number meanwhile (a stream made anew holds a new one there)", async () => {
+      const { limits } = await orphanBehindConsumer(false);
+      const b = start('b');
+      const [orphan] = await arrivalsOf(b, 1);
+      // As a server restarted on a store that lost its tail: number 1 now holds another one
+      // (for a role b does not consume: the bridge may set the stream up again meanwhile).
+      await jsm.streams.delete(streamNameOf(swarm));
+      await jsm.streams.add(limits).catch((err: Error) => {
+        if (!/already in use/.test(err.message)) throw err;
+      });
+      const other = await jetstream(nc).publish(subjectOf(swarm, 'coder'), 'another one');
+      assert.equal(other.seq, 1, "the orphan's number");
+      await orphan!.ack();
+      const kept = await jsm.streams.getMessage(streamNameOf(swarm), { seq: 1 });
+      assert.equal(Buffer.from(kept!.data).toString(), 'another one', 'the other message stays');
     });
   });
 
@@ -430,6 +456,98 @@ describe('lib/bridge/bridge', function () {
       assert.equal(arrival!.role, 'reviewer');
       assert.equal((await owners.get('reviewer'))?.string(), 'b');
       await arrival!.ack();
+    });
+  });
+
+  describe('a stalled consumer (stallWatch.ts, bridge.md §5)', () => {
+    const STALLY = { ...quick, leaseRenewMs: 200, stallAfterMs: 1_500 };
+    /**
+     * Cuts `role`'s consume off from its messages behind the bridge's back: its subscription
+     * ends, the consume stays open, and the client's pulls are answered into the void (what a
+     * cluster's kills were seen to leave: messages waiting, nothing delivered, nothing ended).
+     */
+    const cutOff = (h: Hosted, role: string) => {
+      const consuming = (h.bridge as unknown as { consuming: Map<string, unknown> }).consuming;
+      const messages = consuming.get(role) as { sub: { unsubscribe(): void } } | undefined;
+      assert.ok(messages?.sub, `${role} is being consumed (the client's subscription is there)`);
+      messages.sub.unsubscribe();
+      return messages;
+    };
+    const stalled = (h: Hosted) => h.events.filter((e) => e.event === 'bridge-stalled');
+    /** Waits until b consumes reviewer (one message through), then cuts the consume off. */
+    const consumingThenCut = async (b: Hosted) => {
+      await connected(b);
+      await jetstream(nc).publish(subjectOf(swarm, 'reviewer'), 'before');
+      const [first] = await arrivalsOf(b, 1);
+      await first!.ack();
+      b.arrivals.length = 0;
+      return cutOff(b, 'reviewer');
+    };
+
+    it('messages waiting and nothing delivered over a round: bridge-stalled with the role, consumed afresh, and the message arrives', async () => {
+      const b = start('b', STALLY);
+      await consumingThenCut(b);
+      await jetstream(nc).publish(subjectOf(swarm, 'reviewer'), 'after the cut');
+      const [arrival] = await arrivalsOf(b, 1);
+      assert.equal(Buffer.from(arrival!.bytes).toString(), 'after the cut');
+      assert.deepEqual(stalled(b), [
+        {
+          event: 'bridge-stalled',
+          details: {
+            role: 'reviewer',
+            problem: '1 waiting and nothing delivered since the last round: consumed afresh',
+          },
+        },
+      ]);
+      await arrival!.ack();
+      assert.equal((await consumerInfo('reviewer')).num_pending, 0);
+    });
+
+    it('a stall that outlives consuming afresh asks the consumer leader to step down (a lone server refuses: logged) and consumes afresh again', async () => {
+      const b = start('b', STALLY);
+      await consumingThenCut(b);
+      // The fresh consume gets no further: it is there and pulls nothing (as when the pulls
+      // of a new subscription still reach a consumer leader that does not answer them).
+      const bridge = b.bridge as unknown as {
+        consume(wire: unknown, role: string): Promise<void>;
+        consuming: Map<string, unknown>;
+      };
+      const consume = bridge.consume.bind(bridge);
+      let unanswered = 1;
+      bridge.consume = async (wire, role) => {
+        if (role !== 'reviewer' || unanswered-- <= 0) return consume(wire, role);
+        bridge.consuming.set(role, { stop: () => undefined, closed: () => new Promise(() => {}) });
+      };
+      await jetstream(nc).publish(subjectOf(swarm, 'reviewer'), 'after two cuts');
+      const [arrival] = await arrivalsOf(b, 1);
+      assert.equal(Buffer.from(arrival!.bytes).toString(), 'after two cuts');
+      assert.deepEqual(
+        stalled(b).map((e) => e.details.problem),
+        [
+          '1 waiting and nothing delivered since the last round: consumed afresh',
+          '1 waiting and nothing delivered since the last round: its consumer leader asked ' +
+            'to step down, and consumed afresh',
+        ],
+      );
+      const errors = b.events.filter((e) => e.event === 'bridge-error');
+      assert.ok(
+        errors.some((e) => /^step-down refused: /.test(e.details.problem!)),
+        `the server's refusal logged: ${JSON.stringify(errors)}`,
+      );
+      await arrival!.ack();
+    });
+
+    it('no stall while messages flow or nothing waits: a quiet role and a busy one log nothing', async () => {
+      const b = start('b', STALLY);
+      await connected(b);
+      // Paced over more than two judgements (4 s against 1.5 s).
+      for (let i = 0; i < 20; i++) {
+        await jetstream(nc).publish(subjectOf(swarm, 'QA'), `busy ${i}`);
+        const taken = await arrivalsOf(b, i + 1);
+        await taken[i]!.ack();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      assert.deepEqual(stalled(b), []);
     });
   });
 

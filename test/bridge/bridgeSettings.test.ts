@@ -10,6 +10,8 @@ const CONTRACT: BridgeSettings = {
   leaseRenewMs: 10_000,
   backoffCapMs: 10_000,
   countsIntervalMs: 2_000,
+  stallAfterMs: 8_000,
+  confirmAfterMs: 30_000,
 };
 
 const VARIABLES: [keyof BridgeSettings, string][] = [
@@ -19,10 +21,12 @@ const VARIABLES: [keyof BridgeSettings, string][] = [
   ['leaseRenewMs', 'BATON_BRIDGE_LEASE_RENEW_MS'],
   ['backoffCapMs', 'BATON_BRIDGE_BACKOFF_CAP_MS'],
   ['countsIntervalMs', 'BATON_BRIDGE_COUNTS_INTERVAL_MS'],
+  ['stallAfterMs', 'BATON_BRIDGE_STALL_AFTER_MS'],
+  ['confirmAfterMs', 'BATON_BRIDGE_CONFIRM_AFTER_MS'],
 ];
 
 describe('lib/bridge/bridgeSettings', () => {
-  it('defaults to the contract: ack wait 60 s, duplicate window 2 min, lease expiry 30 s, renewal 10 s, backoff cap 10 s, counts 2 s', () => {
+  it('defaults to the contract: ack wait 60 s, duplicate window 2 min, lease expiry 30 s, renewal 10 s, backoff cap 10 s, counts 2 s, a stall after 8 s, a confirmation within 30 s', () => {
     assert.deepEqual(bridgeSettingsOf({}), CONTRACT);
   });
 

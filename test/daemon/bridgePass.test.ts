@@ -10,6 +10,7 @@ import fsDefault, * as fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import type { Arrival, Bridge, Outgoing, PublishOutcome } from '../../lib/bridge/bridge.js';
+import { bridgeSettingsOf } from '../../lib/bridge/bridgeSettings.js';
 import { receiveArrivals, settlePublishes, startPublishing } from '../../lib/daemon/bridgePass.js';
 import {
   copyHandoff,
@@ -35,14 +36,17 @@ interface StandIn {
   outcomeOf: (role: string) => Promise<PublishOutcome>;
   canPublish: boolean;
   arrivals: Arrival[];
+  /** The receipts put: `<role> <id>`. */
+  confirmed: string[];
 }
 
 function standIn(): StandIn {
   const s: StandIn = {
     publishes: [],
     arrivals: [],
+    confirmed: [],
     canPublish: true,
-    outcomeOf: () => Promise.resolve({ kind: 'stored' }),
+    outcomeOf: () => Promise.resolve({ kind: 'stored', seq: 7 }),
   } as unknown as StandIn;
   s.bridge = {
     canPublish: () => s.canPublish,
@@ -51,6 +55,8 @@ function standIn(): StandIn {
       return s.outcomeOf(role);
     },
     takeArrivals: () => s.arrivals.splice(0),
+    confirm: (role: string, id: string) => void s.confirmed.push(`${role} ${id}`),
+    settings: bridgeSettingsOf({}),
   } as unknown as Bridge;
   return s;
 }
@@ -249,7 +255,9 @@ describe('lib/daemon/bridgePass', function () {
       scope.isRemote = (role) => role === 'reviewer' || role === 'QA';
       const c = await copied('reviewer,QA');
       s.outcomeOf = (role) =>
-        role === 'QA' ? Promise.reject(new Error('timeout')) : Promise.resolve({ kind: 'stored' });
+        role === 'QA'
+          ? Promise.reject(new Error('timeout'))
+          : Promise.resolve({ kind: 'stored', seq: 7 });
       startPublishing(s.bridge, c);
       assert.deepEqual(
         s.publishes.map((x) => x.role),

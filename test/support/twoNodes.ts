@@ -142,10 +142,21 @@ export function bridgeDrained(p: Project, since = 0): boolean {
   }
 }
 
+/** True when no handoff of `p` awaits a receipt (its ledger, lib/daemon/awaitingReceipts.ts). */
+export function receiptsAllIn(p: Project): boolean {
+  try {
+    return fs.readdirSync(join(p.root, '.swarmforge', 'bridge', 'awaiting')).length === 0;
+  } catch {
+    return true;
+  }
+}
+
 /**
- * A check for waitFor: `outboxes` empty and every node's bridge drained, by reports written
- * after the outboxes were seen empty. A report from before may predate the last publish and
- * say nothing is pending while messages are still to come (seen under load in the soaks).
+ * A check for waitFor: `outboxes` empty, every node's bridge drained, by reports written
+ * after the outboxes were seen empty, and no handoff awaiting a receipt. A report from before
+ * may predate the last publish and say nothing is pending while messages are still to come
+ * (seen under load in the soaks); a handoff without its receipt may have vanished from the
+ * server and be published again.
  */
 export function settledCheck(nodes: Project[], outboxes: string[]): () => boolean {
   let emptyAt: number | undefined;
@@ -155,7 +166,7 @@ export function settledCheck(nodes: Project[], outboxes: string[]): () => boolea
       return false;
     }
     emptyAt ??= Date.now();
-    return nodes.every((p) => bridgeDrained(p, emptyAt));
+    return nodes.every((p) => bridgeDrained(p, emptyAt) && receiptsAllIn(p));
   };
 }
 
