@@ -12,6 +12,7 @@
 // queued here; the daemon's loop takes them between passes, so a copy never races a
 // delivery pass.
 import { type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { type KV } from '@nats-io/kv';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { type Roster } from '../handoff/roster.js';
 import { BridgeLink, CLIENT_TIMINGS, type Wire } from './bridgeLink.js';
@@ -20,7 +21,7 @@ import { type BridgeSettings } from './bridgeSettings.js';
 import { orphansOf, orphanStateOf, sameStoredMessage, type OrphanState } from './orphanSweep.js';
 import { RoleLeases } from './roleLeases.js';
 import { StallWatch } from './stallWatch.js';
-import { stepDownConsumer } from './wireSetup.js';
+import { openReceipts, stepDownConsumer } from './wireSetup.js';
 import {
   consumerNameOf,
   messageIdOf,
@@ -123,6 +124,8 @@ export class Bridge {
    */
   private readonly sweeping = new Set<string>();
   private claimAgain = false;
+  /** The receipts' bucket of the current wire, opening or open (receiptsOf). */
+  private receipts: { wire: Wire; opening: Promise<KV> } | undefined;
   private claimRetry: NodeJS.Timeout | undefined;
   private closed = false;
   /** The report being written, awaited by close() so that none lands after the last. */
@@ -252,9 +255,28 @@ export class Bridge {
    * handoff anew.
    */
   confirm(role: string, id: string): void {
-    this.link.wire?.receipts
-      .put(receiptKeyOf(id, role), this.config.node)
+    const wire = this.link.wire;
+    if (!wire) return;
+    this.receiptsOf(wire)
+      .then((receipts) => receipts.put(receiptKeyOf(id, role), this.config.node))
       .catch((err: unknown) => this.link.error(err));
+  }
+
+  /**
+   * The receipts' bucket on `wire`, opened at its first use rather than in the link's set-up:
+   * a node's link is up without it (a receipt not put costs one publish again), and its
+   * election after a server's death must not hold the link down. A failed open is tried again
+   * at the next use.
+   */
+  private receiptsOf(wire: Wire): Promise<KV> {
+    if (this.receipts?.wire !== wire) {
+      const opening = openReceipts(wire.nc, this.config.roster.swarm, this.config.roster.replicas);
+      this.receipts = { wire, opening };
+      opening.catch(() => {
+        if (this.receipts?.opening === opening) this.receipts = undefined;
+      });
+    }
+    return this.receipts.opening;
   }
 
   /**
@@ -264,7 +286,7 @@ export class Bridge {
   async confirmationOf(role: string, id: string, seq: number): Promise<Confirmation> {
     const wire = this.link.wire;
     if (!wire) throw new Error('not connected');
-    const receipt = await wire.receipts.get(receiptKeyOf(id, role));
+    const receipt = await (await this.receiptsOf(wire)).get(receiptKeyOf(id, role));
     if (receipt?.operation === 'PUT') return 'confirmed';
     const stream = streamNameOf(this.config.roster.swarm);
     const there = await wire.jsm.streams.getMessage(stream, { seq }).catch((err: unknown) => {

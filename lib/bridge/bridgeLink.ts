@@ -13,7 +13,7 @@ import { type KV } from '@nats-io/kv';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { type BridgeSettings } from './bridgeSettings.js';
 import { redactSecrets } from './secrets.js';
-import { ensureConsumer, ensureStream, openOwners, openReceipts } from './wireSetup.js';
+import { ensureConsumer, ensureStream, openOwners } from './wireSetup.js';
 
 /**
  * How soon the client gives up on a server that went silent (§5: on a cluster, a handoff
@@ -51,8 +51,6 @@ export interface Wire {
   js: JetStreamClient;
   jsm: JetStreamManager;
   owners: KV;
-  /** The receipts' bucket (wireNames.ts, receiptsBucketOf). */
-  receipts: KV;
   maxPayload: number;
 }
 
@@ -155,14 +153,12 @@ export class BridgeLink {
     for (const role of this.config.roles)
       await ensureConsumer(jsm, swarm, role, settings, replicas);
     const owners = await openOwners(nc, swarm, replicas);
-    const receipts = await openReceipts(nc, swarm, replicas);
     if (this.closed || this.nc !== nc || generation !== this.generation) return;
     this.wire = {
       nc,
       js: jetstream(nc, { timeout: CLIENT_TIMINGS.apiTimeoutMs }),
       jsm,
       owners,
-      receipts,
       maxPayload: nc.info?.max_payload ?? 1024 * 1024,
     };
     this.lastError = null;

@@ -99,17 +99,23 @@ describe('receipts: a copy that vanished from the server is published again (bui
     await nodes.start('a', QUICK);
     await nodes.start('b', QUICK);
     const id = idOf(nodes.send('a', 'coder', 'reviewer,QA', 'confirmed twice'));
-    let bucket: KV | undefined;
-    await waitFor('the receipts bucket', async () => {
-      bucket = await receipts().catch(() => undefined);
-      return bucket !== undefined;
-    });
-    const key = receiptKeyOf(id, 'reviewer');
-    await waitFor(
-      'the receipt of reviewer',
-      async () => (await bucket!.get(key))?.operation === 'PUT',
+    // The bucket is made at b's first receipt. A message read while a stream is being made
+    // can crash nats-server 2.9.10 (a nil message in jsMsgGetRequest): asked only once it is.
+    await waitFor('the receipts bucket', () =>
+      jsm.streams.info(`KV_${receiptsBucketOf(nodes.swarm)}`).then(
+        () => true,
+        () => false,
+      ),
     );
-    await bucket!.delete(key);
+    const bucket = await receipts();
+    const key = receiptKeyOf(id, 'reviewer');
+    await waitFor('the receipt of reviewer', async () =>
+      bucket.get(key).then(
+        (e) => e?.operation === 'PUT',
+        () => false,
+      ),
+    );
+    await bucket.delete(key);
     await waitFor('bridge-resent on a', () => logged(nodes.a, 'bridge-resent').length > 0, 20_000);
     await waitFor('the entry gone on a', () => !fs.existsSync(entryOf(nodes.a, id)), 30_000);
     await waitFor('both drained', () => bridgeDrained(nodes.a) && bridgeDrained(nodes.b), 20_000);

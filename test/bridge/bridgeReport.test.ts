@@ -12,12 +12,7 @@ import { placementOf, writeBridgeReport } from '../../lib/bridge/bridgeReport.js
 import { type BridgeReport } from '../../lib/project/bridgeRecord.js';
 import { bridgeSettingsOf } from '../../lib/bridge/bridgeSettings.js';
 import { consumerNameOf, streamNameOf, subjectOf } from '../../lib/bridge/wireNames.js';
-import {
-  ensureConsumer,
-  ensureStream,
-  openOwners,
-  openReceipts,
-} from '../../lib/bridge/wireSetup.js';
+import { ensureConsumer, ensureStream, openOwners } from '../../lib/bridge/wireSetup.js';
 import { type Roster } from '../../lib/handoff/roster.js';
 import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
 import { tempDir } from '../support/project.js';
@@ -74,7 +69,6 @@ describe('lib/bridge/bridgeReport', function () {
       js: jetstream(nc),
       jsm,
       owners: await openOwners(nc, swarm),
-      receipts: await openReceipts(nc, swarm),
       maxPayload: nc.info!.max_payload,
     };
   });
