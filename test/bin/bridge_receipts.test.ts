@@ -8,9 +8,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
   receiptKeyOf,
   receiptsBucketOf,
@@ -18,7 +16,7 @@ import {
   subjectOf,
 } from '../../lib/bridge/wireNames.js';
 import { daemonLog, waitFor } from '../support/daemon.js';
-import { startNatsServer, type NatsServerHandle } from '../support/nats.js';
+import { servedClient } from '../support/nats.js';
 import { itemsIn, type Project } from '../support/project.js';
 import { bridgeDrained, heldCopies, makeTwoNodes, type TwoNodes } from '../support/twoNodes.js';
 
@@ -32,21 +30,10 @@ const QUICK = {
 
 describe('receipts: a copy that vanished from the server is published again (built bins, real nats-server)', function () {
   this.timeout(60_000);
-  let nats: NatsServerHandle;
-  let nc: NatsConnection;
-  let jsm: JetStreamManager;
+  const served = servedClient();
   let nodes: TwoNodes;
-  before(async () => {
-    nats = await startNatsServer();
-    nc = await connect({ servers: nats.url });
-    jsm = await jetstreamManager(nc);
-  });
-  after(async () => {
-    await nc?.close();
-    await nats?.stop();
-  });
   beforeEach(() => {
-    nodes = makeTwoNodes(nats);
+    nodes = makeTwoNodes(served.nats);
   });
   afterEach(async () => {
     await nodes.cleanup();
@@ -57,7 +44,7 @@ describe('receipts: a copy that vanished from the server is published again (bui
   const entryOf = (p: Project, id: string) => join(ledger(p), id);
   const logged = (p: Project, event: string) =>
     daemonLog(p.root).filter((l) => l.split(' ')[1] === event);
-  const receipts = async (): Promise<KV> => new Kvm(nc).open(receiptsBucketOf(nodes.swarm));
+  const receipts = async (): Promise<KV> => new Kvm(served.nc).open(receiptsBucketOf(nodes.swarm));
 
   it('a copy deleted from the stream before its node took it: published again once (bridge-resent), one copy on b, the entry gone once its receipt is there', async () => {
     await nodes.start('a', QUICK);
@@ -68,7 +55,7 @@ describe('receipts: a copy that vanished from the server is published again (bui
       roles: Record<string, number>;
     };
     const seq = entry.roles.reviewer!;
-    const stored = await jsm.streams.getMessage(streamNameOf(nodes.swarm), { seq });
+    const stored = await served.jsm.streams.getMessage(streamNameOf(nodes.swarm), { seq });
     assert.equal(
       stored?.subject,
       subjectOf(nodes.swarm, 'reviewer'),
@@ -82,7 +69,7 @@ describe('receipts: a copy that vanished from the server is published again (bui
       20_000,
     );
     assert.deepEqual(logged(nodes.a, 'bridge-resent'), [], 'a waiting copy is not published again');
-    await jsm.streams.deleteMessage(streamNameOf(nodes.swarm), seq);
+    await served.jsm.streams.deleteMessage(streamNameOf(nodes.swarm), seq);
     await waitFor('bridge-resent on a', () => logged(nodes.a, 'bridge-resent').length > 0, 20_000);
     assert.match(logged(nodes.a, 'bridge-resent')[0]!, new RegExp(` id=${id} .* to=reviewer$`));
     await nodes.start('b', QUICK);
@@ -102,7 +89,7 @@ describe('receipts: a copy that vanished from the server is published again (bui
     // The bucket is made at b's first receipt. A message read while a stream is being made
     // can crash nats-server 2.9.10 (a nil message in jsMsgGetRequest): asked only once it is.
     await waitFor('the receipts bucket', () =>
-      jsm.streams.info(`KV_${receiptsBucketOf(nodes.swarm)}`).then(
+      served.jsm.streams.info(`KV_${receiptsBucketOf(nodes.swarm)}`).then(
         () => true,
         () => false,
       ),

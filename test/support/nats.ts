@@ -13,8 +13,8 @@
 // here is SIGKILLed when the test process exits, and on SIGTERM/SIGHUP. The servers run in
 // the test process's process group (not detached), so Ctrl-C in a terminal reaches them
 // too. Only a test process killed with SIGKILL can leave one behind.
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import * as fs from 'node:fs';
 import { createServer } from 'node:net';
 import {
@@ -306,4 +306,29 @@ function installSafetyNet(): void {
 function removeSignalNet(): void {
   for (const [sig, handler] of signalNet) process.off(sig, handler);
   signalNet.clear();
+}
+
+/** A server and a client of it, for the tests of one describe block. */
+export interface ServedClient {
+  nats: NatsServerHandle;
+  nc: NatsConnection;
+  jsm: JetStreamManager;
+}
+
+/**
+ * Starts a server and connects a client to it in the calling describe block's `before`, and
+ * ends both in its `after`; the fields are set from the `before` on.
+ */
+export function servedClient(): ServedClient {
+  const served = {} as ServedClient;
+  before(async () => {
+    served.nats = await startNatsServer();
+    served.nc = await connect({ servers: served.nats.url });
+    served.jsm = await jetstreamManager(served.nc);
+  });
+  after(async () => {
+    await served.nc?.close();
+    await served.nats?.stop();
+  });
+  return served;
 }
