@@ -33,7 +33,7 @@ import {
 
 /** True when `err` is the server's answer that no message has the sequence number asked for. */
 function isNoMessage(err: unknown): boolean {
-  const code = (err as { code?: unknown; api_error?: { err_code?: unknown } }).code;
+  const code = (err as { code?: unknown }).code;
   return code === 10037 || /no message found/i.test((err as Error).message);
 }
 

@@ -23,6 +23,13 @@ import { fsyncDir, mkdirSynced } from '../fsx/durable.js';
 import type { Bridge } from '../bridge/bridge.js';
 import { boxOf, reportOnce, type DaemonState } from './state.js';
 
+/**
+ * A copy published this many times again, vanished each time without a receipt, is given up
+ * (logged; the original stays in sent/): its node takes it and never confirms, as a node that
+ * refuses it would (a refused message is terminated, and so gone from the server).
+ */
+const MAX_RESENDS = 10;
+
 /** One handoff whose remote copies await their receipts. */
 export interface AwaitingEntry {
   id: string;
@@ -135,6 +142,15 @@ async function checkEntry(
     if (found === 'confirmed') continue;
     if (found === 'waiting') {
       roles[role] = seq;
+      continue;
+    }
+    if (resends >= MAX_RESENDS) {
+      state.log.write('error', {
+        what: 'resend',
+        id: entry.id,
+        role,
+        problem: `published ${resends} times again and never confirmed: given up (in sent/)`,
+      });
       continue;
     }
     const bytes = originalOf(state, entry);
