@@ -18,7 +18,7 @@ import { type Roster } from '../handoff/roster.js';
 import { BridgeLink, CLIENT_TIMINGS, type Wire } from './bridgeLink.js';
 import { writeBridgeReport } from './bridgeReport.js';
 import { type BridgeSettings } from './bridgeSettings.js';
-import { orphansOf, orphanStateOf, sameStoredMessage, type OrphanState } from './orphanSweep.js';
+import { orphansOf, orphanStateOf, removeOrphan, type OrphanState } from './orphanSweep.js';
 import { RoleLeases } from './roleLeases.js';
 import { StallWatch } from './stallWatch.js';
 import { openReceipts, stepDownConsumer } from './wireSetup.js';
@@ -116,6 +116,8 @@ export class Bridge {
   private readonly refusedBy = new Map<string, string>();
   /** Judges each consumed role's consumer at every lease round (stallWatch.ts). */
   private readonly stalls: StallWatch;
+  /** Per role, the arrivals handed to the daemon and not yet answered (stallWatch.ts). */
+  private readonly inHand = new Map<string, number>();
   /** True while claimRoles runs (a slow server must not start a second run beside it). */
   private claiming = false;
   /**
@@ -424,19 +426,13 @@ export class Bridge {
    * the stream.
    */
   private async sweep(wire: Wire, role: string, state: OrphanState): Promise<void> {
-    const stream = streamNameOf(this.config.roster.swarm);
     let queued = 0;
     for (const m of await orphansOf(wire.jsm, this.config.roster.swarm, role, state)) {
       const key = `${role}:${m.seq}`;
       if (this.sweeping.has(key)) continue;
       this.sweeping.add(key);
-      // Only the message swept is removed: a server restarted on a store that lost its tail
-      // can give its sequence number to another message meanwhile, which a blind delete by
-      // number would lose.
       const remove = async () => {
-        const there = await wire.jsm.streams.getMessage(stream, { seq: m.seq }).catch(() => null);
-        if (there && sameStoredMessage(there, m))
-          await wire.jsm.streams.deleteMessage(stream, m.seq).catch(() => false);
+        await removeOrphan(wire.jsm, this.config.roster.swarm, m);
         this.sweeping.delete(key);
       };
       this.arrivals.push({
@@ -458,21 +454,25 @@ export class Bridge {
    */
   private async watchStall(wire: Wire, role: string, state: OrphanState): Promise<void> {
     const { consumer } = state;
+    const inHand = this.inHand.get(role) ?? 0;
     const remedy = this.stalls.judge(
       role,
       {
         pending: consumer.num_pending,
-        delivered: consumer.delivered.consumer_seq,
+        ackPending: consumer.num_ack_pending,
+        inHand,
         ackFloor: consumer.ack_floor.consumer_seq,
       },
       Date.now(),
     );
+    // Waiting, and delivered to a subscription that is gone (not in hand).
+    const unserved = consumer.num_pending + Math.max(0, consumer.num_ack_pending - inHand);
     if (remedy === 'none') return;
     const stepDown = remedy === 'step-down';
     this.host.log('bridge-stalled', {
       role,
       problem:
-        `${consumer.num_pending} waiting and nothing delivered since the last round: ` +
+        `${unserved} waiting and nothing delivered since the last round: ` +
         (stepDown ? 'its consumer leader asked to step down, and ' : '') +
         'consumed afresh',
     });
@@ -489,16 +489,30 @@ export class Bridge {
 
   private arrived(role: string, m: JsMsg): void {
     this.stalls.arrived(role);
+    this.inHand.set(role, (this.inHand.get(role) ?? 0) + 1);
+    let answered = false;
+    const answer = () => {
+      if (answered) return;
+      answered = true;
+      this.inHand.set(role, (this.inHand.get(role) ?? 1) - 1);
+    };
     this.arrivals.push({
       role,
       name: m.headers?.get('Baton-Name') || undefined,
       bytes: m.data,
       ack: async () => {
+        answer();
         if (!(await m.ackAck())) throw new Error('the server did not confirm the acknowledgement');
       },
       // No reason: nats-server before 2.10 ignores a "+TERM <reason>" and redelivers forever.
-      refuse: () => m.term(),
-      retryLater: (ms) => m.nak(ms),
+      refuse: () => {
+        answer();
+        m.term();
+      },
+      retryLater: (ms) => {
+        answer();
+        m.nak(ms);
+      },
     });
     this.host.notify();
   }

@@ -15,8 +15,24 @@ import {
 } from '@nats-io/jetstream';
 import { consumerNameOf, streamNameOf, streamSubjectsOf, subjectOf } from './wireNames.js';
 
+/**
+ * Removes `orphan` from the stream once its copy is made or found held, only if its sequence
+ * number still holds it: a server restarted on a store that lost its tail can give the number to
+ * another message meanwhile, which a blind delete by number would lose. Never throws.
+ */
+export async function removeOrphan(
+  jsm: JetStreamManager,
+  swarm: string,
+  orphan: StoredMsg,
+): Promise<void> {
+  const stream = streamNameOf(swarm);
+  const there = await jsm.streams.getMessage(stream, { seq: orphan.seq }).catch(() => null);
+  if (there && sameStoredMessage(there, orphan))
+    await jsm.streams.deleteMessage(stream, orphan.seq).catch(() => false);
+}
+
 /** True when two reads of a stream's message are one message: its id, subject and bytes. */
-export function sameStoredMessage(a: StoredMsg, b: StoredMsg): boolean {
+function sameStoredMessage(a: StoredMsg, b: StoredMsg): boolean {
   return (
     a.subject === b.subject &&
     a.header?.get('Nats-Msg-Id') === b.header?.get('Nats-Msg-Id') &&

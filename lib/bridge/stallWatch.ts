@@ -4,23 +4,31 @@
 // nothing delivered for as long as anyone waited: the client's pulls no longer reached a
 // consumer leader that would answer them. Neither the client's heartbeat check nor the
 // lease round noticed, since the consume never ended. The lease round now samples each
-// consumed role's consumer and judges it here: waiting messages and no progress (nothing
-// delivered, acknowledged or arrived) over two samples far enough apart is a stall. The
+// consumed role's consumer and judges it here: messages waiting, or delivered and not in
+// this node's hands (a pull answered into a subscription that is gone), and no progress
+// (nothing acknowledged, nothing arrived) over two samples far enough apart is a stall. The
 // first remedy is the client's (the role is consumed afresh: a new subscription, a new
 // pull); a stall that outlives it asks the consumer's leader to step down (the server's
 // remedy: a new leader, a fresh waiting list). Each remedy is logged with the role.
 
 /**
- * What one lease round saw of a role's consumer (its info): waiting messages, how far it
- * delivered and how far it was acknowledged.
+ * What one lease round saw of a role's consumer (its info) and of this node's hands: waiting
+ * messages, delivered ones awaiting acknowledgement, how far it was acknowledged.
  */
 export interface ConsumerSample {
   /** Messages of the role's subject the consumer has not delivered yet (num_pending). */
   pending: number;
-  /** The consumer's delivery sequence (grows with every delivery, redeliveries too). */
-  delivered: number;
+  /** Delivered and not acknowledged (num_ack_pending). */
+  ackPending: number;
+  /** Of those, the arrivals this node holds and has not answered yet. */
+  inHand: number;
   /** The consumer sequence of its acknowledgement floor. */
   ackFloor: number;
+}
+
+/** Messages the role's node should be getting and is not: waiting, or delivered elsewhere. */
+function unserved(sample: ConsumerSample): boolean {
+  return sample.pending > 0 || sample.ackPending > sample.inHand;
 }
 
 /** What the lease round does about a role: nothing, consume it afresh, or that and a step-down. */
@@ -57,10 +65,10 @@ export class StallWatch {
   }
 
   /**
-   * Judges `role` from its consumer's `sample` taken at `now`: a stall is messages waiting in
-   * this sample and the last one at least `stallAfterMs` before, with no delivery, no
-   * acknowledgement and no arrival between them. The first stall in a row asks for the role to
-   * be consumed afresh, any later one for a step-down as well.
+   * Judges `role` from its consumer's `sample` taken at `now`: a stall is messages unserved
+   * (waiting, or delivered and not in hand) in this sample and the last one at least
+   * `stallAfterMs` before, with no acknowledgement and no arrival between them. The first stall
+   * in a row asks for the role to be consumed afresh, any later one for a step-down as well.
    */
   judge(role: string, sample: ConsumerSample, now: number): StallRemedy {
     const last = this.watched.get(role);
@@ -69,11 +77,12 @@ export class StallWatch {
       return 'none';
     }
     if (now - last.at < this.stallAfterMs) return 'none';
+    // Not the delivery count: a pull answered into a subscription that is gone counts as
+    // delivered without reaching anyone.
     const stalled =
-      sample.pending > 0 &&
-      last.sample.pending > 0 &&
+      unserved(sample) &&
+      unserved(last.sample) &&
       !last.arrived &&
-      sample.delivered === last.sample.delivered &&
       sample.ackFloor === last.sample.ackFloor;
     const strikes = stalled ? last.strikes + 1 : 0;
     this.watched.set(role, { sample, at: now, arrived: false, strikes });

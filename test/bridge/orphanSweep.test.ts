@@ -14,7 +14,7 @@ import {
   type JetStreamManager,
 } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { orphanCountOf, orphansOf } from '../../lib/bridge/orphanSweep.js';
+import { orphanCountOf, orphansOf, removeOrphan } from '../../lib/bridge/orphanSweep.js';
 import {
   consumerNameOf,
   streamNameOf,
@@ -86,5 +86,28 @@ describe('lib/bridge/orphanSweep', function () {
     );
     await jsm.streams.deleteMessage(streamNameOf(swarm), 1);
     assert.equal(await orphanCountOf(jsm, swarm, 'reviewer'), 1);
+  });
+
+  it('removeOrphan removes the orphan, and only the orphan: another message given its number meanwhile stays', async () => {
+    await publish('reviewer', 'lost one');
+    await consumerAfter('reviewer', 1);
+    const [orphan] = await orphansOf(jsm, swarm, 'reviewer');
+    // As a server restarted on a store that lost its tail: number 1 now holds another one.
+    await jsm.streams.delete(streamNameOf(swarm));
+    await jsm.streams.add({
+      name: streamNameOf(swarm),
+      subjects: [streamSubjectsOf(swarm)],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+    });
+    assert.equal((await publish('reviewer', 'another one')).seq, 1, "the orphan's number");
+    await removeOrphan(jsm, swarm, orphan!);
+    const kept = await jsm.streams.getMessage(streamNameOf(swarm), { seq: 1 });
+    assert.equal(new TextDecoder().decode(kept!.data), 'another one', 'the other message stays');
+    // The orphan itself, still at its number, is removed.
+    await consumerAfter('reviewer', 1);
+    const [again] = await orphansOf(jsm, swarm, 'reviewer');
+    await removeOrphan(jsm, swarm, again!);
+    assert.equal((await jsm.streams.info(streamNameOf(swarm))).state.messages, 0);
   });
 });

@@ -215,7 +215,17 @@ describe('lib/bridge/wireSetup', function () {
 
     it('creates the stream, a consumer and the bucket with 3 replicas, placed on the three servers', async () => {
       await ensureStream(cjsm, swarm, settings, 3);
-      await ensureConsumer(cjsm, swarm, 'reviewer', settings, 3);
+      // As the link does: a request that times out while the scaled stream's consumer moves
+      // fails this set-up, and it is tried again.
+      await waitFor('the consumer scaled', () =>
+        ensureConsumer(cjsm, swarm, 'reviewer', settings, 3).then(
+          () => true,
+          (err: Error) => {
+            if (!/timeout/i.test(err.message)) throw err;
+            return false;
+          },
+        ),
+      );
       await openOwners(cnc, swarm, 3);
       const stream = await cjsm.streams.info(streamNameOf(swarm));
       assert.equal(stream.config.num_replicas, 3);
