@@ -14,12 +14,9 @@ import {
   recordAwaiting,
   type AwaitingEntry,
 } from '../../lib/daemon/awaitingReceipts.js';
-import { DaemonLog } from '../../lib/daemon/log.js';
-import { boxOf, newDaemonState, type DaemonState } from '../../lib/daemon/state.js';
+import { boxOf, type DaemonState } from '../../lib/daemon/state.js';
 import { parseLogLine } from '../../lib/project/daemonRecord.js';
-import { daemonPathsOf } from '../../lib/project/layout.js';
-import { mkdirSynced } from '../../lib/fsx/durable.js';
-import { daemonLog } from '../support/daemon.js';
+import { daemonLog, daemonStateFor } from '../support/daemon.js';
 import { makeProject, type Project } from '../support/project.js';
 
 describe('lib/daemon/awaitingReceipts', () => {
@@ -33,15 +30,7 @@ describe('lib/daemon/awaitingReceipts', () => {
   let bridge: Bridge;
   beforeEach(() => {
     p = makeProject();
-    const paths = daemonPathsOf(p.root);
-    mkdirSynced(paths.tmp);
-    state = newDaemonState(
-      { root: p.root, pollIntervalMs: 1000, rewakeIntervalS: 60 },
-      paths,
-      new DaemonLog(paths.log),
-      () => undefined,
-      () => false,
-    );
+    state = daemonStateFor(p.root);
     dir = join(p.root, '.swarmforge', 'bridge', 'awaiting');
     found = {};
     published = [];

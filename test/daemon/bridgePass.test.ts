@@ -18,14 +18,11 @@ import {
   type Copied,
   type DeliveryScope,
 } from '../../lib/daemon/deliver.js';
-import { DaemonLog } from '../../lib/daemon/log.js';
 import { runPass } from '../../lib/daemon/pass.js';
-import { boxOf, currentRoles, newDaemonState, type DaemonState } from '../../lib/daemon/state.js';
+import { boxOf, currentRoles, type DaemonState } from '../../lib/daemon/state.js';
 import { parseLogLine } from '../../lib/project/daemonRecord.js';
-import { daemonPathsOf } from '../../lib/project/layout.js';
-import { mkdirSynced } from '../../lib/fsx/durable.js';
 import { parseEnvelope, serializeEnvelope } from '../../lib/queue/envelope.js';
-import { daemonLog } from '../support/daemon.js';
+import { daemonLog, daemonStateFor } from '../support/daemon.js';
 import { itemsIn, makeProject, placeItem, type Project } from '../support/project.js';
 
 /** What the stand-in bridge was asked to do. */
@@ -97,20 +94,12 @@ describe('lib/daemon/bridgePass', function () {
   let seq = 0;
   beforeEach(() => {
     p = makeProject();
-    const paths = daemonPathsOf(p.root);
-    mkdirSynced(paths.tmp);
-    state = newDaemonState(
-      { root: p.root, pollIntervalMs: 1000, rewakeIntervalS: 60 },
-      paths,
-      new DaemonLog(paths.log),
-      () => undefined,
-      () => false,
-    );
+    state = daemonStateFor(p.root);
     // This node holds coder; reviewer is on another node.
     scope = {
       root: p.root,
       roles: currentRoles(state),
-      tmp: paths.tmp,
+      tmp: state.paths.tmp,
       ensured: state.ensured,
       boxOf: (role) => boxOf(state, role),
       isRemote: (role) => role === 'reviewer',

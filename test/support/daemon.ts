@@ -4,6 +4,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Tmux } from '../../lib/adapters/tmux.js';
+import { DaemonLog } from '../../lib/daemon/log.js';
+import { newDaemonState, type DaemonState } from '../../lib/daemon/state.js';
+import { mkdirSynced } from '../../lib/fsx/durable.js';
+import { daemonPathsOf } from '../../lib/project/layout.js';
 import { BIN_DIR } from './project.js';
 
 /**
@@ -184,4 +188,20 @@ export function standInAgents(
     }
   };
   return { bin, records, recordOf };
+}
+
+/**
+ * A daemon's state for in-process tests of ROOT's daemon steps (1 s poll, 60 s re-wake, its
+ * temp folder made, no watches, never stopping); close its log in `afterEach`.
+ */
+export function daemonStateFor(root: string): DaemonState {
+  const paths = daemonPathsOf(root);
+  mkdirSynced(paths.tmp);
+  return newDaemonState(
+    { root, pollIntervalMs: 1000, rewakeIntervalS: 60 },
+    paths,
+    new DaemonLog(paths.log),
+    () => undefined,
+    () => false,
+  );
 }
