@@ -439,7 +439,9 @@ describe('lib/bridge/bridge', function () {
   });
 
   describe('a stalled consumer (stallWatch.ts, bridge.md §5)', () => {
-    const STALLY = { ...quick, leaseRenewMs: 200, stallAfterMs: 1_500 };
+    // A short ack wait: on a busy machine the cut subscription's last pull can still take the
+    // message (delivered into the void), which only the ack wait gives back.
+    const STALLY = { ...quick, leaseRenewMs: 200, stallAfterMs: 1_500, ackWaitMs: 2_000 };
     /**
      * Cuts `role`'s consume off from its messages behind the bridge's back: its subscription
      * ends, the consume stays open, and the client's pulls are answered into the void (what a
