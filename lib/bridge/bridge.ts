@@ -18,7 +18,13 @@ import { type Roster } from '../handoff/roster.js';
 import { BridgeLink, CLIENT_TIMINGS, type Wire } from './bridgeLink.js';
 import { writeBridgeReport } from './bridgeReport.js';
 import { type BridgeSettings } from './bridgeSettings.js';
-import { orphansOf, orphanStateOf, removeOrphan, type OrphanState } from './orphanSweep.js';
+import {
+  orphansOf,
+  orphanStateOf,
+  removeOrphan,
+  storedAt,
+  type OrphanState,
+} from './orphanSweep.js';
 import { RoleLeases } from './roleLeases.js';
 import { StallWatch } from './stallWatch.js';
 import { openReceipts, stepDownConsumer } from './wireSetup.js';
@@ -30,12 +36,6 @@ import {
   subjectOf,
   wireSizeOf,
 } from './wireNames.js';
-
-/** True when `err` is the server's answer that no message has the sequence number asked for. */
-function isNoMessage(err: unknown): boolean {
-  const code = (err as { code?: unknown }).code;
-  return code === 10037 || /no message found/i.test((err as Error).message);
-}
 
 /**
  * How long one pull waits at the server (its heartbeats come every half of it). A pull sent to
@@ -290,11 +290,7 @@ export class Bridge {
     if (!wire) throw new Error('not connected');
     const receipt = await (await this.receiptsOf(wire)).get(receiptKeyOf(id, role));
     if (receipt?.operation === 'PUT') return 'confirmed';
-    const stream = streamNameOf(this.config.roster.swarm);
-    const there = await wire.jsm.streams.getMessage(stream, { seq }).catch((err: unknown) => {
-      if (isNoMessage(err)) return null;
-      throw err;
-    });
+    const there = await storedAt(wire.jsm, this.config.roster.swarm, seq);
     const msgId = there?.header?.get('Nats-Msg-Id') ?? '';
     return msgId.startsWith(messageIdOf(id, role)) ? 'waiting' : 'vanished';
   }

@@ -25,10 +25,25 @@ export async function removeOrphan(
   swarm: string,
   orphan: StoredMsg,
 ): Promise<void> {
-  const stream = streamNameOf(swarm);
-  const there = await jsm.streams.getMessage(stream, { seq: orphan.seq }).catch(() => null);
+  const there = await storedAt(jsm, swarm, orphan.seq).catch(() => null);
   if (there && sameStoredMessage(there, orphan))
-    await jsm.streams.deleteMessage(stream, orphan.seq).catch(() => false);
+    await jsm.streams.deleteMessage(streamNameOf(swarm), orphan.seq).catch(() => false);
+}
+
+/**
+ * The swarm stream's message at `seq`, or null when it holds none there; throws when the
+ * server cannot say now (a timeout during an election).
+ */
+export async function storedAt(
+  jsm: JetStreamManager,
+  swarm: string,
+  seq: number,
+): Promise<StoredMsg | null> {
+  return jsm.streams.getMessage(streamNameOf(swarm), { seq }).catch((err: unknown) => {
+    const code = (err as { code?: unknown }).code;
+    if (code === 10037 || /no message found/i.test((err as Error).message)) return null;
+    throw err;
+  });
 }
 
 /** True when two reads of a stream's message are one message: its id, subject and bytes. */

@@ -14,7 +14,8 @@
 // group's originals move to sent/ (crash point `bridge:awaiting-written`); a kill before
 // leaves the originals in the outbox (published again, found by id). An entry rewritten or
 // removed is not fsync'd: one that comes back after a crash is checked again, which costs a
-// look at the server and, at worst, a publish the receiver finds by id.
+// look at the server and, at worst, a publish the receiver finds by id; so does a kill after
+// a copy was published again and before its entry says so (crash point `bridge:resent`).
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { isCode } from '../fsx/absent.js';
@@ -167,6 +168,7 @@ async function checkEntry(
     const handoff = { id: entry.id, name: entry.name, from: entry.from, bytes };
     const outcome = await bridge.publish(role, handoff, resends);
     if (outcome.kind !== 'stored') continue;
+    crashPoint('bridge:resent');
     roles[role] = outcome.seq;
     state.log.write('bridge-resent', { id: entry.id, name: entry.name, to: role });
   }

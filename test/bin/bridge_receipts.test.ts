@@ -132,4 +132,28 @@ describe('receipts: a copy that vanished from the server is published again (bui
     );
     assert.deepEqual(logged(nodes.a, 'bridge-resent'), []);
   });
+
+  it('killed after publishing a vanished copy again, before its entry says so: the restart checks the entry again; one copy on b, the entry gone', async () => {
+    const dying = await nodes.start('a', { ...QUICK, BATON_CRASH_AT: 'bridge:resent' });
+    const id = idOf(nodes.send('a', 'coder', 'reviewer', 'resent, then killed'));
+    await waitFor('the entry on a', () => fs.existsSync(entryOf(nodes.a, id)));
+    await waitFor('sent/ on a', () => itemsIn(nodes.a.box('coder').sent).length === 1);
+    const { roles } = JSON.parse(fs.readFileSync(entryOf(nodes.a, id), 'utf8')) as {
+      roles: Record<string, number>;
+    };
+    await served.jsm.streams.deleteMessage(streamNameOf(nodes.swarm), roles.reviewer!);
+    await dying.exited;
+    assert.deepEqual(
+      JSON.parse(fs.readFileSync(entryOf(nodes.a, id), 'utf8')).roles,
+      roles,
+      'the entry still names the vanished message',
+    );
+    await nodes.start('a', QUICK);
+    await nodes.start('b', QUICK);
+    await waitFor('the entry gone on a', () => !fs.existsSync(entryOf(nodes.a, id)), 30_000);
+    assert.deepEqual(
+      [...(await heldCopies(nodes.b, 'reviewer')).entries()],
+      [[`${id}:reviewer`, 1]],
+    );
+  });
 });
