@@ -22,3 +22,19 @@ export function cpuTicksOf(pid: number): number {
   // fields[0] is field 3 (state); utime and stime are fields 14 and 15
   return Number(fields[11]) + Number(fields[12]);
 }
+
+/**
+ * CPU time of `pid` in nanoseconds, summed over its live threads from /proc/<pid>/task/<tid>/
+ * schedstat (the scheduler's own running time, exact, where ticks only sample which process
+ * runs at each 10 ms tick); undefined where the kernel does not keep it.
+ */
+export function cpuNsOf(pid: number): number | undefined {
+  try {
+    let ns = 0;
+    for (const tid of fs.readdirSync(`/proc/${pid}/task`))
+      ns += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    return Number.isFinite(ns) ? ns : undefined;
+  } catch {
+    return undefined;
+  }
+}
