@@ -31,12 +31,18 @@ export async function highestSequenceIn(
   return highest;
 }
 
-/** Takes the next sequence number of the mailbox's sender. */
-export async function takeSequence(box: Mailbox, onSkip?: SkipReporter): Promise<number> {
+/**
+ * Takes the next `count` sequence numbers of the mailbox's sender (one write of the counter);
+ * returns the first.
+ */
+export async function takeSequence(
+  box: Mailbox,
+  onSkip?: SkipReporter,
+  count = 1,
+): Promise<number> {
   const last = storedSequence(box.seqFile) ?? (await highestSequenceIn(box, onSkip));
-  const next = last + 1;
-  writeFileSynced(`${box.seqFile}.tmp`, `${next}\n`, false);
+  writeFileSynced(`${box.seqFile}.tmp`, `${last + count}\n`, false);
   renameSynced(`${box.seqFile}.tmp`, box.seqFile);
   crashPoint('send:sequence-saved');
-  return next;
+  return last + 1;
 }

@@ -7,10 +7,13 @@
 // Concurrency contract: runs under the sender's outbox lock, like swarm_handoff.
 // Crash contract: a kill before the rename leaves only a temp file (swept after 36 h) and
 // nothing queued; the caller's recovery (e.g. `baton review resume`) finds the handoff
-// missing and queues it again. After the rename it is queued exactly once.
+// missing and queues it again. After the rename it is queued exactly once. Several sent
+// together are renamed one after the other and made durable together: a kill between
+// leaves some queued, and the caller's recovery queues the rest.
+import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { crashPoint } from '../fsx/crash.js';
-import { renameSynced, writeFileSynced } from '../fsx/durable.js';
+import { fsyncDir, writeFileSynced } from '../fsx/durable.js';
 import {
   ensureMailbox,
   handoffFileName,
@@ -40,27 +43,47 @@ export async function queueSystemHandoff(
   handoff: SystemHandoff,
   now = new Date(),
 ): Promise<string> {
+  return (await queueSystemHandoffs(root, sender, [handoff], now))[0]!;
+}
+
+/**
+ * Queues system handoffs from `sender`'s mailbox, in order; returns their outbox paths. One
+ * outbox lock and one write of the sequence counter for all; each file fsync'd in outbox/tmp/,
+ * then all renamed into outbox/, whose two folders are fsync'd once: a writer that sends
+ * several at once (a review's two requests) pays the counter's and the folders' fsyncs once.
+ */
+export async function queueSystemHandoffs(
+  root: string,
+  sender: string,
+  handoffs: readonly SystemHandoff[],
+  now = new Date(),
+): Promise<string[]> {
   const box = mailboxOf(root, sender);
   ensureMailbox(box);
   return withLock(box.outboxLock, async () => {
-    const id = handoffId(tsidOf(now), await takeSequence(box), sender);
-    const name = handoffFileName(handoff.priority, id, handoff.to);
-    const headers: Headers = {
-      ...handoff.headers,
-      id,
-      from: sender,
-      to: handoff.to.join(','),
-      priority: handoff.priority,
-      type: handoff.type,
-      created_at: isoOf(now),
-    };
-    const temp = join(box.outboxTmp, `${name}.tmp`);
-    writeFileSynced(temp, await serializeEnvelope(headers, Buffer.from(handoff.body)), true);
-    crashPoint('system-send:temp-synced');
-    const target = join(box.outbox, name);
-    // renameSynced fsyncs outbox/ and outbox/tmp/ both.
-    renameSynced(temp, target);
+    const first = await takeSequence(box, undefined, handoffs.length);
+    const moves: [string, string][] = [];
+    for (const [i, handoff] of handoffs.entries()) {
+      const id = handoffId(tsidOf(now), first + i, sender);
+      const name = handoffFileName(handoff.priority, id, handoff.to);
+      const headers: Headers = {
+        ...handoff.headers,
+        id,
+        from: sender,
+        to: handoff.to.join(','),
+        priority: handoff.priority,
+        type: handoff.type,
+        created_at: isoOf(now),
+      };
+      const temp = join(box.outboxTmp, `${name}.tmp`);
+      writeFileSynced(temp, await serializeEnvelope(headers, Buffer.from(handoff.body)), true);
+      crashPoint('system-send:temp-synced');
+      moves.push([temp, join(box.outbox, name)]);
+    }
+    for (const [temp, target] of moves) fs.renameSync(temp, target);
+    fsyncDir(box.outbox);
+    fsyncDir(box.outboxTmp);
     crashPoint('system-send:published');
-    return target;
+    return moves.map(([, target]) => target);
   });
 }

@@ -13,12 +13,11 @@ const SUBMIT_STEPS = [
   'review:bookbag-written',
   'review:bookbag-synced',
   'review:signal-written',
+  'send:sequence-saved',
   'system-send:temp-synced',
-  'system-send:published',
-  'review:cto-requested',
   'system-send:temp-synced#2',
-  'system-send:published#2',
-  'review:coo-requested',
+  'system-send:published',
+  'review:requested',
 ];
 const VERDICT_STEPS = [
   'review:bookbag-written',
@@ -66,11 +65,9 @@ describe('baton review crashes (built bin)', function () {
     );
   };
 
-  // npm test: a crash in each of the submit's three parts and after the last.
-  for (const step of casesOf(
-    SUBMIT_STEPS,
-    (_, i) => i % 3 === 0 || i === SUBMIT_STEPS.length - 1,
-  )) {
+  // npm test: a crash in each of the submit's three parts, with both requests written and
+  // neither queued, and after the last.
+  for (const step of casesOf(SUBMIT_STEPS, (_, i) => i % 3 === 0 || i >= SUBMIT_STEPS.length - 3)) {
     it(`submit killed at ${step}: resume ends with one WRITTEN bookbag, its signal and one request per lens`, () => {
       const crashed = review(['submit', '--task', 't', '--output-file', 'out.txt'], 'coder', step);
       assert.equal(crashed.signal, 'SIGKILL', `died at ${step}: ${crashed.stderr}`);

@@ -6,8 +6,7 @@
 // then is the message acknowledged; bad ones are refused and logged; a copy that throws
 // is not acknowledged (the server redelivers it).
 import assert from 'node:assert/strict';
-import fsDefault, * as fs from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
+import * as fs from 'node:fs';
 import { join } from 'node:path';
 import type { Arrival, Bridge, Outgoing, PublishOutcome } from '../../lib/bridge/bridge.js';
 import { bridgeSettingsOf } from '../../lib/bridge/bridgeSettings.js';
@@ -23,6 +22,7 @@ import { boxOf, currentRoles, type DaemonState } from '../../lib/daemon/state.js
 import { parseLogLine } from '../../lib/project/daemonRecord.js';
 import { parseEnvelope, serializeEnvelope } from '../../lib/queue/envelope.js';
 import { daemonLog, daemonStateFor } from '../support/daemon.js';
+import { followDurability } from '../support/durability.js';
 import { itemsIn, makeProject, placeItem, type Project } from '../support/project.js';
 
 /** What the stand-in bridge was asked to do. */
@@ -56,33 +56,6 @@ function standIn(): StandIn {
     settings: bridgeSettingsOf({}),
   } as unknown as Bridge;
   return s;
-}
-
-/**
- * Follows every fsync and rename of this process (the real calls still run), in order:
- * `fsync <path>` and `rename <from> -> <to>`. restore() puts the real functions back.
- */
-function followDurability(): { order: string[]; restore: () => void } {
-  const order: string[] = [];
-  const realFsync = fsDefault.fsyncSync;
-  const realRename = fsDefault.renameSync;
-  fsDefault.fsyncSync = (fd: number) => {
-    realFsync(fd);
-    order.push(`fsync ${fs.readlinkSync(`/proc/self/fd/${fd}`)}`);
-  };
-  fsDefault.renameSync = (from: fs.PathLike, to: fs.PathLike) => {
-    realRename(from, to);
-    order.push(`rename ${String(from)} -> ${String(to)}`);
-  };
-  syncBuiltinESMExports();
-  return {
-    order,
-    restore: () => {
-      fsDefault.fsyncSync = realFsync;
-      fsDefault.renameSync = realRename;
-      syncBuiltinESMExports();
-    },
-  };
 }
 
 describe('lib/daemon/bridgePass', function () {

@@ -5,10 +5,15 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { queueSystemHandoff, type SystemHandoff } from '../../lib/handoff/systemSend.js';
+import {
+  queueSystemHandoff,
+  queueSystemHandoffs,
+  type SystemHandoff,
+} from '../../lib/handoff/systemSend.js';
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { LockBusy } from '../../lib/fsx/lock.js';
 import { at, reviewProjectForSuite } from '../support/bookbags.js';
+import { followDurability } from '../support/durability.js';
 import { holdLockElsewhere } from '../support/heldLock.js';
 import { itemsIn } from '../support/project.js';
 import { deliverOutbox } from '../support/reviewMail.js';
@@ -54,6 +59,60 @@ describe('lib/handoff/systemSend', () => {
     assert.equal(basename(second), `40_${TSID}_000002_from_coder_to_rev-cto_rev-coo.handoff`);
     assert.equal((await envelopeAt(second)).headers.to, 'rev-cto,rev-coo');
     assert.equal(fs.readFileSync(p.box('coder').seqFile, 'utf8'), '2\n');
+  });
+
+  it("queues several together: consecutive numbers from one write of the counter, each file fsync'd, the folders fsync'd once after the renames", async () => {
+    const followed = followDurability();
+    let paths: string[];
+    try {
+      paths = await queueSystemHandoffs(
+        p.root,
+        'coder',
+        [handoff(), handoff({ to: ['rev-coo'], headers: { bead: 'b-1', lens: 'coo' } })],
+        at(7),
+      );
+    } finally {
+      followed.restore();
+    }
+    assert.deepEqual(
+      paths.map((path) => basename(path)),
+      [
+        `50_${TSID}_000001_from_coder_to_rev-cto.handoff`,
+        `50_${TSID}_000002_from_coder_to_rev-coo.handoff`,
+      ],
+    );
+    assert.equal(fs.readFileSync(p.box('coder').seqFile, 'utf8'), '2\n');
+    const box = p.box('coder');
+    const short = (path: string) =>
+      path === box.outbox || path === box.outboxTmp
+        ? `${path.slice(box.outbox.length - 'outbox'.length)}/`
+        : path.startsWith(`${box.outboxTmp}/`)
+          ? `tmp/${basename(path)}`
+          : path.startsWith(`${box.outbox}/`)
+            ? `outbox/${basename(path)}`
+            : path === box.seqFile || path === `${box.seqFile}.tmp` || path === dirname(box.seqFile)
+              ? basename(path)
+              : path;
+    const steps = followed.order.map((step) =>
+      step
+        .split(' ')
+        .map((word) => (word.startsWith('/') ? short(word) : word))
+        .join(' '),
+    );
+    const [cto, coo] = paths.map((path) => basename(path));
+    const lock = steps.filter((step) => step.includes('/locks/')).length;
+    assert.deepEqual(steps.slice(lock), [
+      'fsync sequence.tmp',
+      'rename sequence.tmp -> sequence',
+      'fsync coder',
+      `fsync tmp/${cto}.tmp`,
+      `fsync tmp/${coo}.tmp`,
+      `rename tmp/${cto}.tmp -> outbox/${cto}`,
+      `rename tmp/${coo}.tmp -> outbox/${coo}`,
+      'fsync outbox/',
+      'fsync outbox/tmp/',
+    ]);
+    assert.deepEqual(itemsIn(box.outbox), [cto, coo]);
   });
 
   it("never lets the writer's headers replace the envelope's own", async () => {

@@ -14,7 +14,7 @@ import { listBookbags } from '../bookbag/listBookbags.js';
 import {
   completingLensOf,
   missingRequests,
-  queueReviewRequest,
+  queueReviewRequests,
   queueReviewResult,
   resultQueued,
 } from './reviewHandoffs.js';
@@ -42,10 +42,9 @@ async function resumeOne(
   const waits = LENSES.filter((lens) => !bag[`${lens}_verdict`]).map(
     (lens) => `${lens} verdict from ${bag[`${lens}_role`]}`,
   );
-  for (const lens of await missingRequests(root, bag)) {
-    await queueReviewRequest(root, bag, lens, now);
-    repaired.push(`${lens} request queued again`);
-  }
+  const missing = await missingRequests(root, bag);
+  if (missing.length > 0) await queueReviewRequests(root, bag, missing, now);
+  for (const lens of missing) repaired.push(`${lens} request queued again`);
   const signalled = fs.existsSync(signalPathOf(paths, bag.bead));
   if (bag.state === 'REVIEWED') {
     waits.push('score');

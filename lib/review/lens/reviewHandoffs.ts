@@ -8,7 +8,11 @@
 // completed/ with their batches.
 import { join } from 'node:path';
 import { mailboxOf } from '../../project/layout.js';
-import { queueSystemHandoff, type SystemHandoff } from '../../handoff/systemSend.js';
+import {
+  queueSystemHandoff,
+  queueSystemHandoffs,
+  type SystemHandoff,
+} from '../../handoff/systemSend.js';
 import { isCode } from '../../fsx/absent.js';
 import {
   completedItemPaths,
@@ -52,7 +56,7 @@ export function resultBody(bag: Bookbag): string {
 }
 
 /** One review handoff at priority 50, from `from`'s mailbox to `to`; the outbox path. */
-function queueReviewHandoff(
+async function queueReviewHandoff(
   root: string,
   [from, to]: [string, string],
   message: Pick<SystemHandoff, 'type' | 'headers' | 'body'>,
@@ -62,13 +66,23 @@ function queueReviewHandoff(
 }
 
 /**
- * Queues the request of one lens to its reviewer role, from the submitter's mailbox; returns the
- * outbox path.
+ * Queues the requests of `lenses` to their reviewer roles, from the submitter's mailbox, together
+ * (systemSend.ts); returns their outbox paths.
  */
-export function queueReviewRequest(root: string, bag: Bookbag, lens: Lens, now = new Date()) {
-  const headers = { bead: bag.bead, lens };
-  const message = { type: REVIEW_REQUEST, headers, body: requestBody(bag, lens) };
-  return queueReviewHandoff(root, [bag.submitted_by, bag[`${lens}_role`]], message, now);
+export function queueReviewRequests(
+  root: string,
+  bag: Bookbag,
+  lenses: readonly Lens[],
+  now = new Date(),
+): Promise<string[]> {
+  const requests = lenses.map((lens) => ({
+    to: [bag[`${lens}_role`]],
+    priority: '50',
+    type: REVIEW_REQUEST,
+    headers: { bead: bag.bead, lens },
+    body: requestBody(bag, lens),
+  }));
+  return queueSystemHandoffs(root, bag.submitted_by, requests, now);
 }
 
 /**

@@ -15,7 +15,7 @@ import { printable } from '../../fsx/printable.js';
 import { newBead } from '../bookbag/beads.js';
 import { LENSES, type Bookbag } from '../bookbag/bookbag.js';
 import { ReviewRefusal } from '../bookbag/reviewErrors.js';
-import { queueReviewRequest } from './reviewHandoffs.js';
+import { queueReviewRequests } from './reviewHandoffs.js';
 import { writeSignal } from './signals.js';
 import { bookbagPathOf, withBeadLock, writeBookbag, type UpdateOptions } from '../bookbag/store.js';
 import { newBookbag, type Submission } from '../bookbag/transitions.js';
@@ -82,10 +82,8 @@ export async function submitReview(
       throw new ReviewRefusal(`bead ${bead} already has a bookbag`);
     writeBookbag(bookbagPathOf(paths, bead), bag);
     writeSignal(paths, bead, now);
-    for (const lens of LENSES) {
-      await queueReviewRequest(root, bag, lens, now);
-      crashPoint(`review:${lens}-requested`);
-    }
+    await queueReviewRequests(root, bag, LENSES, now);
+    crashPoint('review:requested');
     return bag;
   });
 }

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import { reviewPathsOf } from '../../../lib/project/layout.js';
 import { readItem } from '../../../lib/queue/item.js';
 import { type Bookbag } from '../../../lib/review/bookbag/bookbag.js';
-import { queueReviewRequest, queueReviewResult } from '../../../lib/review/lens/reviewHandoffs.js';
+import { queueReviewRequests, queueReviewResult } from '../../../lib/review/lens/reviewHandoffs.js';
 import { removeSignal, signalPathOf, writeSignal } from '../../../lib/review/lens/signals.js';
 import { resumeReviews } from '../../../lib/review/lens/resume.js';
 import {
@@ -68,7 +68,7 @@ describe('lib/review/lens/resume', () => {
   it('re-queues only the request that is nowhere: one claimed by its reviewer is left alone', async () => {
     const bag = bookbagIn('WRITTEN');
     placeBookbag(p.root, bag);
-    await queueReviewRequest(p.root, bag, 'coo');
+    await queueReviewRequests(p.root, bag, ['coo']);
     await deliverOutbox(p.root, 'coder');
     await claimAs(p.root, 'rev-coo');
     assert.deepEqual((await resume())[0]?.repaired, ['cto request queued again']);
@@ -77,7 +77,7 @@ describe('lib/review/lens/resume', () => {
 
   it('never re-queues the request of a lens that has its verdict', async () => {
     placeBookbag(p.root, bookbagIn('CTO_REVIEWED'));
-    await queueReviewRequest(p.root, bookbagIn('WRITTEN'), 'coo');
+    await queueReviewRequests(p.root, bookbagIn('WRITTEN'), ['coo']);
     assert.deepEqual(await resume(), [
       { bead: BEAD, state: 'CTO_REVIEWED', waits_for: ['coo verdict from rev-coo'], repaired: [] },
     ]);

@@ -11,7 +11,7 @@ import {
   completingLensOf,
   findReviewHandoffs,
   missingRequests,
-  queueReviewRequest,
+  queueReviewRequests,
   queueReviewResult,
   requestBody,
   resultBody,
@@ -55,9 +55,9 @@ describe('lib/review/lens/reviewHandoffs', () => {
     assert.match(resultBody(bookbagIn('REVIEWED')), /: ACCEPTED\n[\s\S]*\nNo findings\.\n$/);
   });
 
-  it("queueReviewRequest queues from the submitter to the lens's reviewer role, with bead and lens headers", async () => {
+  it("queueReviewRequests queues from the submitter to the lens's reviewer role, with bead and lens headers", async () => {
     const bag = bookbagIn('WRITTEN');
-    const path = await queueReviewRequest(p.root, bag, 'cto', at(7));
+    const path = (await queueReviewRequests(p.root, bag, ['cto'], at(7)))[0]!;
     assert.equal(dirname(path), p.box('coder').outbox);
     const item = await readItem(path);
     assert.deepEqual(
@@ -115,7 +115,7 @@ describe('lib/review/lens/reviewHandoffs', () => {
   describe('findReviewHandoffs', () => {
     it('finds a request in the outbox, then in sent/ and new/, in_process/ and completed/ as it moves', async () => {
       const bag = bookbagIn('WRITTEN');
-      await queueReviewRequest(p.root, bag, 'cto');
+      await queueReviewRequests(p.root, bag, ['cto']);
       assert.deepEqual(relative(await requests(bag, 'cto')), ['coder/outbox/*']);
       await deliverOutbox(p.root, 'coder');
       assert.deepEqual(relative(await requests(bag, 'cto')), [
@@ -136,7 +136,7 @@ describe('lib/review/lens/reviewHandoffs', () => {
 
     it('finds a request in a batch in process and in a completed batch', async () => {
       const bag = bookbagIn('WRITTEN', {}, BEAD, submission({ ctoRole: 'QA' }));
-      await queueReviewRequest(p.root, bag, 'cto');
+      await queueReviewRequests(p.root, bag, ['cto']);
       await deliverOutbox(p.root, 'coder');
       fs.rmSync(p.box('coder').sent, { recursive: true, force: true });
       await claimAs(p.root, 'QA');
@@ -153,15 +153,17 @@ describe('lib/review/lens/reviewHandoffs', () => {
 
     it('finds a request the daemon failed (failed/)', async () => {
       const bag = bookbagIn('WRITTEN', {}, BEAD, submission({ ctoRole: 'ghost' }));
-      await queueReviewRequest(p.root, bag, 'cto');
+      await queueReviewRequests(p.root, bag, ['cto']);
       assert.equal((await deliverOutbox(p.root, 'coder'))[0]?.kind, 'failed');
       assert.deepEqual(relative(await requests(bag, 'cto')), ['coder/failed/*']);
     });
 
     it('matches the type, the bead and the lens only', async () => {
       const bag = bookbagIn('WRITTEN');
-      await queueReviewRequest(p.root, bag, 'cto');
-      await queueReviewRequest(p.root, bookbagIn('WRITTEN', {}, 'coder-general-ffffffff'), 'cto');
+      await queueReviewRequests(p.root, bag, ['cto']);
+      await queueReviewRequests(p.root, bookbagIn('WRITTEN', {}, 'coder-general-ffffffff'), [
+        'cto',
+      ]);
       assert.equal((await requests(bag, 'cto')).length, 1);
       assert.deepEqual(
         await findReviewHandoffs(p.root, 'coder', 'rev-cto', REVIEW_RESULT, BEAD),
@@ -180,7 +182,7 @@ describe('lib/review/lens/reviewHandoffs', () => {
     it('skips unusable files where it looks', async () => {
       fs.writeFileSync(join(p.box('coder').outbox, '50_junk.handoff'), 'no header at all');
       const bag = bookbagIn('WRITTEN');
-      await queueReviewRequest(p.root, bag, 'coo');
+      await queueReviewRequests(p.root, bag, ['coo']);
       assert.equal((await requests(bag, 'coo')).length, 1);
     });
 
@@ -194,7 +196,7 @@ describe('lib/review/lens/reviewHandoffs', () => {
         'whatever',
       );
       const bag = bookbagIn('WRITTEN');
-      await queueReviewRequest(p.root, bag, 'cto');
+      await queueReviewRequests(p.root, bag, ['cto']);
       assert.deepEqual(relative(await requests(bag, 'cto')), ['coder/outbox/*']);
     });
   });
@@ -203,7 +205,7 @@ describe('lib/review/lens/reviewHandoffs', () => {
     it('names each undecided lens whose request is nowhere', async () => {
       const bag = bookbagIn('WRITTEN');
       assert.deepEqual(await missingRequests(p.root, bag), ['cto', 'coo']);
-      await queueReviewRequest(p.root, bag, 'coo');
+      await queueReviewRequests(p.root, bag, ['coo']);
       await deliverOutbox(p.root, 'coder');
       await claimAs(p.root, 'rev-coo');
       assert.deepEqual(await missingRequests(p.root, bag), ['cto']);

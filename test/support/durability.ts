@@ -1,0 +1,31 @@
+// Following the durable steps a test's own process takes: every fsync and rename, in order,
+// with the real calls still made.
+import fsDefault, * as fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+
+/**
+ * Follows every fsync and rename of this process (the real calls still run), in order:
+ * `fsync <path>` and `rename <from> -> <to>`. restore() puts the real functions back.
+ */
+export function followDurability(): { order: string[]; restore: () => void } {
+  const order: string[] = [];
+  const realFsync = fsDefault.fsyncSync;
+  const realRename = fsDefault.renameSync;
+  fsDefault.fsyncSync = (fd: number) => {
+    realFsync(fd);
+    order.push(`fsync ${fs.readlinkSync(`/proc/self/fd/${fd}`)}`);
+  };
+  fsDefault.renameSync = (from: fs.PathLike, to: fs.PathLike) => {
+    realRename(from, to);
+    order.push(`rename ${String(from)} -> ${String(to)}`);
+  };
+  syncBuiltinESMExports();
+  return {
+    order,
+    restore: () => {
+      fsDefault.fsyncSync = realFsync;
+      fsDefault.renameSync = realRename;
+      syncBuiltinESMExports();
+    },
+  };
+}
