@@ -64,6 +64,11 @@ describe('lib/daemon/awaitingReceipts', () => {
     recordAwaiting(dir, [entry]);
     return join(dir, ID);
   };
+  /**
+   * `delays` confirmation delays from now, and a millisecond more: a file's time has the
+   * sub-millisecond digits Date.now() lacks, so an entry written this millisecond is younger.
+   */
+  const after = (delays: number) => Date.now() + delays * DELAY + 1;
   const entryAt = (path: string) => JSON.parse(fs.readFileSync(path, 'utf8')) as AwaitingEntry;
   const events = (event: string) =>
     daemonLog(p.root)
@@ -81,7 +86,7 @@ describe('lib/daemon/awaitingReceipts', () => {
   it('confirmed: done; waiting: kept; vanished: published again from sent/ (resend 1), logged, its new sequence kept', async () => {
     const path = recorded();
     found = { reviewer: 'vanished', QA: 'confirmed' };
-    await checkAwaiting(state, bridge, dir, Date.now() + DELAY);
+    await checkAwaiting(state, bridge, dir, after(1));
     assert.deepEqual(
       published.map((x) => [x.role, x.resend, Buffer.from(x.handoff.bytes).toString()]),
       [['reviewer', 1, 'the original bytes']],
@@ -98,7 +103,7 @@ describe('lib/daemon/awaitingReceipts', () => {
       [{ id: ID, name: NAME, to: 'reviewer' }],
     );
     found = { reviewer: 'confirmed' };
-    await checkAwaiting(state, bridge, dir, Date.now() + 2 * DELAY);
+    await checkAwaiting(state, bridge, dir, after(2));
     assert.ok(!fs.existsSync(path), 'every role confirmed: the entry is gone');
     assert.equal(published.length, 1);
   });
@@ -106,8 +111,7 @@ describe('lib/daemon/awaitingReceipts', () => {
   it('a copy that vanishes every time is given up after ten resends, logged, the original kept in sent/', async () => {
     const path = recorded();
     found = { reviewer: 'vanished', QA: 'confirmed' };
-    for (let round = 1; round <= 11; round++)
-      await checkAwaiting(state, bridge, dir, Date.now() + round * DELAY);
+    for (let round = 1; round <= 11; round++) await checkAwaiting(state, bridge, dir, after(round));
     assert.deepEqual(
       published.map((x) => x.resend),
       [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
