@@ -29,12 +29,22 @@ export function cpuTicksOf(pid: number): number {
  * runs at each 10 ms tick); undefined where the kernel does not keep it.
  */
 export function cpuNsOf(pid: number): number | undefined {
+  let tids: string[];
   try {
-    let ns = 0;
-    for (const tid of fs.readdirSync(`/proc/${pid}/task`))
-      ns += Number(fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    return Number.isFinite(ns) ? ns : undefined;
+    tids = fs.readdirSync(`/proc/${pid}/task`);
   } catch {
     return undefined;
   }
+  let ns = 0;
+  for (const tid of tids) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // the thread ended
+      return undefined;
+    }
+    ns += Number(stat.split(' ')[0]);
+  }
+  return Number.isFinite(ns) ? ns : undefined;
 }

@@ -58,6 +58,7 @@ export async function queueSystemHandoffs(
   handoffs: readonly SystemHandoff[],
   now = new Date(),
 ): Promise<string[]> {
+  if (handoffs.length === 0) return [];
   const box = mailboxOf(root, sender);
   ensureMailbox(box);
   return withLock(box.outboxLock, async () => {

@@ -55,14 +55,17 @@ export function resultBody(bag: Bookbag): string {
   );
 }
 
-/** One review handoff at priority 50, from `from`'s mailbox to `to`; the outbox path. */
-async function queueReviewHandoff(
+/** The priority of the review stage's handoffs. */
+const REVIEW_PRIORITY = '50';
+
+/** One review handoff at REVIEW_PRIORITY, from `from`'s mailbox to `to`; the outbox path. */
+function queueReviewHandoff(
   root: string,
   [from, to]: [string, string],
   message: Pick<SystemHandoff, 'type' | 'headers' | 'body'>,
   now: Date,
 ): Promise<string> {
-  return queueSystemHandoff(root, from, { to: [to], priority: '50', ...message }, now);
+  return queueSystemHandoff(root, from, { to: [to], priority: REVIEW_PRIORITY, ...message }, now);
 }
 
 /**
@@ -77,7 +80,7 @@ export function queueReviewRequests(
 ): Promise<string[]> {
   const requests = lenses.map((lens) => ({
     to: [bag[`${lens}_role`]],
-    priority: '50',
+    priority: REVIEW_PRIORITY,
     type: REVIEW_REQUEST,
     headers: { bead: bag.bead, lens },
     body: requestBody(bag, lens),
