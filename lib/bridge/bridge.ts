@@ -26,7 +26,7 @@ import {
   type OrphanState,
 } from './orphanSweep.js';
 import { RoleLeases } from './roleLeases.js';
-import { StallWatch } from './stallWatch.js';
+import { StallWatch, unservedOf } from './stallWatch.js';
 import { openReceipts, stepDownConsumer } from './wireSetup.js';
 import {
   consumerNameOf,
@@ -451,24 +451,19 @@ export class Bridge {
   private async watchStall(wire: Wire, role: string, state: OrphanState): Promise<void> {
     const { consumer } = state;
     const inHand = this.inHand.get(role) ?? 0;
-    const remedy = this.stalls.judge(
-      role,
-      {
-        pending: consumer.num_pending,
-        ackPending: consumer.num_ack_pending,
-        inHand,
-        ackFloor: consumer.ack_floor.consumer_seq,
-      },
-      Date.now(),
-    );
-    // Waiting, and delivered to a subscription that is gone (not in hand).
-    const unserved = consumer.num_pending + Math.max(0, consumer.num_ack_pending - inHand);
+    const sample = {
+      pending: consumer.num_pending,
+      ackPending: consumer.num_ack_pending,
+      inHand,
+      ackFloor: consumer.ack_floor.consumer_seq,
+    };
+    const remedy = this.stalls.judge(role, sample, Date.now());
     if (remedy === 'none') return;
     const stepDown = remedy === 'step-down';
     this.host.log('bridge-stalled', {
       role,
       problem:
-        `${unserved} waiting and nothing delivered since the last round: ` +
+        `${unservedOf(sample)} waiting and nothing delivered since the last round: ` +
         (stepDown ? 'its consumer leader asked to step down, and ' : '') +
         'consumed afresh',
     });

@@ -27,8 +27,8 @@ export interface ConsumerSample {
 }
 
 /** Messages the role's node should be getting and is not: waiting, or delivered elsewhere. */
-function unserved(sample: ConsumerSample): boolean {
-  return sample.pending > 0 || sample.ackPending > sample.inHand;
+export function unservedOf(sample: ConsumerSample): number {
+  return sample.pending + Math.max(0, sample.ackPending - sample.inHand);
 }
 
 /** What the lease round does about a role: nothing, consume it afresh, or that and a step-down. */
@@ -80,8 +80,8 @@ export class StallWatch {
     // Not the delivery count: a pull answered into a subscription that is gone counts as
     // delivered without reaching anyone.
     const stalled =
-      unserved(sample) &&
-      unserved(last.sample) &&
+      unservedOf(sample) > 0 &&
+      unservedOf(last.sample) > 0 &&
       !last.arrived &&
       sample.ackFloor === last.sample.ackFloor;
     const strikes = stalled ? last.strikes + 1 : 0;

@@ -2,13 +2,10 @@
 // errors retried deep, a stop between handoffs, and what the pass records.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { DaemonLog } from '../../lib/daemon/log.js';
 import { GROUP_SIZE, outboxQueue, runPass } from '../../lib/daemon/pass.js';
-import { currentRoles, newDaemonState, type DaemonState } from '../../lib/daemon/state.js';
+import { currentRoles, type DaemonState } from '../../lib/daemon/state.js';
 import { parseLogLine } from '../../lib/project/daemonRecord.js';
-import { daemonPathsOf } from '../../lib/project/layout.js';
-import { mkdirSynced } from '../../lib/fsx/durable.js';
-import { daemonLog } from '../support/daemon.js';
+import { daemonLog, daemonStateFor } from '../support/daemon.js';
 import { itemsIn, makeProject, placeItem, type Project } from '../support/project.js';
 import { spyOnStats } from '../support/statSpy.js';
 
@@ -21,17 +18,12 @@ describe('lib/daemon/pass', function () {
   let seq = 0;
   beforeEach(() => {
     p = makeProject();
-    const paths = daemonPathsOf(p.root);
-    mkdirSynced(paths.tmp);
     watched = [];
     stop = () => false;
-    state = newDaemonState(
-      { root: p.root, pollIntervalMs: 1000, rewakeIntervalS: 60 },
-      paths,
-      new DaemonLog(paths.log),
-      (dir) => watched.push(dir),
-      () => stop(),
-    );
+    state = daemonStateFor(p.root, {
+      watch: (dir) => watched.push(dir),
+      stopRequested: () => stop(),
+    });
   });
   afterEach(async () => {
     await Promise.allSettled([...state.wakes]);

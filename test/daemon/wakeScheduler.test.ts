@@ -4,14 +4,12 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { type Tmux } from '../../lib/adapters/tmux.js';
-import { DaemonLog } from '../../lib/daemon/log.js';
-import { currentRoles, newDaemonState, type DaemonState } from '../../lib/daemon/state.js';
+import { currentRoles, type DaemonState } from '../../lib/daemon/state.js';
 import { inboxViewOf, scheduleWakes } from '../../lib/daemon/wakeScheduler.js';
 import { WAKE_TEXT } from '../../lib/daemon/waker.js';
 import { parseLogLine } from '../../lib/project/daemonRecord.js';
-import { daemonPathsOf } from '../../lib/project/layout.js';
 import { acquireLock } from '../../lib/fsx/lock.js';
-import { daemonLog, startPanes, waitFor } from '../support/daemon.js';
+import { daemonLog, daemonStateFor, startPanes, waitFor } from '../support/daemon.js';
 import { copyFixture } from '../support/fixtures.js';
 import { itemsIn, makeProject, placeItem, type Project } from '../support/project.js';
 
@@ -24,15 +22,7 @@ describe('lib/daemon/wakeScheduler', function () {
   let kill: () => Promise<void>;
   beforeEach(async () => {
     p = makeProject();
-    const paths = daemonPathsOf(p.root);
-    fs.mkdirSync(paths.dir, { recursive: true });
-    state = newDaemonState(
-      { root: p.root, pollIntervalMs: 1000, rewakeIntervalS: 60 },
-      paths,
-      new DaemonLog(paths.log),
-      () => undefined,
-      () => false,
-    );
+    state = daemonStateFor(p.root);
     ({ tmux, panes, kill } = await startPanes(p.root, ['coder', 'reviewer', 'QA']));
   });
   afterEach(async () => {

@@ -192,16 +192,20 @@ export function standInAgents(
 
 /**
  * A daemon's state for in-process tests of ROOT's daemon steps (1 s poll, 60 s re-wake, its
- * temp folder made, no watches, never stopping); close its log in `afterEach`.
+ * temp folder made; no watches and never stopping unless `hooks` say); close its log in
+ * `afterEach`.
  */
-export function daemonStateFor(root: string): DaemonState {
+export function daemonStateFor(
+  root: string,
+  hooks: { watch?: (dir: string) => void; stopRequested?: () => boolean } = {},
+): DaemonState {
   const paths = daemonPathsOf(root);
   mkdirSynced(paths.tmp);
   return newDaemonState(
     { root, pollIntervalMs: 1000, rewakeIntervalS: 60 },
     paths,
     new DaemonLog(paths.log),
-    () => undefined,
-    () => false,
+    hooks.watch ?? (() => undefined),
+    hooks.stopRequested ?? (() => false),
   );
 }
