@@ -10,7 +10,7 @@ import { CommandFailure } from '../../fsx/commandFailure.js';
 import { mailboxOf } from '../../project/layout.js';
 import { LockBusy } from '../../fsx/lock.js';
 import { crashPoint } from '../../fsx/crash.js';
-import { itemNamesIn } from '../../queue/index.js';
+import { itemNamesIn, type Item } from '../../queue/index.js';
 import { logLine, readPhase, writePhase } from './controllerPhase.js';
 import { queuedKeys } from './controllerMail.js';
 import { STUDENT_PERSONA_OF, type PromptPersona } from './controllerPrompts.js';
@@ -162,24 +162,30 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
   const first = readWorkflow(ctx.root, runId).workflow;
   const heartbeat = heartbeatOf(d, o);
   let shown = '';
+  // Replies taken and not completed yet: completed once the loop is about to wait (or ends),
+  // after every step their answers allow, so the next request is on its way sooner. The phase
+  // written at the end of each turn records them as handled; a restart completes them unused.
+  let taken: Item[] = [];
   try {
     if (!isTerminal(first.status) && first.status !== 'PAUSED')
       d.token = await takeLease(ctx, runId, o.reclaimStale, o.say);
     for (;;) {
       const read = readWorkflow(ctx.root, runId);
       const wf = read.workflow;
-      if (isTerminal(wf.status) || o.signal?.aborted) return wf.status;
+      if (isTerminal(wf.status) || o.signal?.aborted) {
+        await completeTaken(d, wf, taken);
+        return wf.status;
+      }
       const leased = d.token;
       if (wf.status === 'PAUSED' || wf.status === 'BLOCKED') d.token = '';
       else if (!d.token) d.token = await takeLease(ctx, runId, false, o.say);
-      // Replies taken now are completed after the step their answer allows (its request is on
-      // its way sooner) and the phase recording them is written.
-      const taken =
+      const fresh =
         wf.status === 'ACTIVE' || wf.status === 'WAITING_FOR_HUMAN_APPROVAL'
-          ? await takeReplies(d, wf)
+          ? await takeReplies(d, wf, taken)
           : [];
+      taken = [...taken, ...fresh];
       // A reply handled or a lease taken changes the record; with neither, it is the one read.
-      const unchanged = taken.length === 0 && d.token === leased;
+      const unchanged = fresh.length === 0 && d.token === leased;
       const current = unchanged ? read : readWorkflow(ctx.root, runId);
       const now = current.workflow;
       let moved: 'moved' | 'waiting' = 'waiting';
@@ -193,16 +199,17 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
         if (now.status === 'WAITING_FOR_HUMAN_APPROVAL') crashPoint('drive:approval-wait');
       }
       writePhase(paths, d.phase);
+      if (moved === 'moved') continue;
       await completeTaken(d, now, taken);
+      taken = [];
       const inbox = mailboxOf(ctx.root, now.roles.controller).inboxNew;
       const seen = current.bytes;
-      if (moved === 'waiting')
-        await changeIn(
-          [inbox, paths.dir],
-          o.pollMs,
-          () => itemNamesIn(inbox).length > 0 || !readWorkflow(ctx.root, runId).bytes.equals(seen),
-          o.signal,
-        );
+      await changeIn(
+        [inbox, paths.dir],
+        o.pollMs,
+        () => itemNamesIn(inbox).length > 0 || !readWorkflow(ctx.root, runId).bytes.equals(seen),
+        o.signal,
+      );
     }
   } finally {
     clearInterval(heartbeat);

@@ -122,11 +122,16 @@ async function handleReply(d: Driver, wf: Workflow, item: Item): Promise<void> {
  * Handles every reply waiting in the controller's inbox, in memory: returns them, to be
  * completed once the phase that records them is written (completeTaken). Until then each stays
  * in in_process/, so a controller killed before that handles it again after a restart, with
- * the phase it had before (counted once, used once).
+ * the phase it had before (counted once, used once). Replies in `takenBefore` (taken on an
+ * earlier turn, not completed yet) are passed over.
  */
-export async function takeReplies(d: Driver, wf: Workflow): Promise<Item[]> {
+export async function takeReplies(
+  d: Driver,
+  wf: Workflow,
+  takenBefore: readonly Item[] = [],
+): Promise<Item[]> {
   const taken: Item[] = [];
-  const names = new Set<string>();
+  const names = new Set(takenBefore.map((item) => item.name));
   for (
     let item = await nextReply(d.ctx.root, wf.roles.controller, new Date(), names);
     item;

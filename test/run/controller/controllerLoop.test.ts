@@ -159,6 +159,20 @@ describe('lib/run/controller/controllerLoop', () => {
     assert.equal(phase.handled.length, 3);
     assert.deepEqual(itemNamesIn(mailboxOf(root, 'ctl').inboxNew), []);
     assert.deepEqual(itemNamesIn(mailboxOf(root, 'ctl').inProcess), []);
+    // The work reply is completed once the loop waits again: after the acceptance, the
+    // checkpoint and the review requests it allowed, not before them.
+    const ctl = mailboxOf(root, 'ctl');
+    const headersIn = (dir: string) =>
+      Promise.all(itemNamesIn(dir).map(async (n) => (await readItem(join(dir, n))).headers));
+    const work = (await headersIn(ctl.completed)).find((h) => h.kind === 'work')!;
+    const reviewsAsked = (await headersIn(ctl.outbox))
+      .filter((h) => h.type === 'run_review')
+      .map((h) => Date.parse(h.created_at!));
+    assert.equal(reviewsAsked.length, 2);
+    assert.ok(
+      Date.parse(work.completed_at!) >= Math.max(...reviewsAsked),
+      `work reply completed at ${work.completed_at}, before the review requests`,
+    );
     assert.deepEqual(
       record()
         .artifacts.filter((a) => a.type === 'work' || a.type === 'review')
