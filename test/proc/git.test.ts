@@ -5,6 +5,7 @@ import {
   gitCommonDirIfAny,
   gitCommonDirOf,
   gitComplaint,
+  headCommitByFiles,
   runGit,
   worktreeTopOf,
 } from '../../lib/proc/git.js';
@@ -64,6 +65,51 @@ describe('lib/proc/git', () => {
       } finally {
         fs.rmSync(outside, { recursive: true, force: true });
       }
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it("headCommitByFiles: HEAD's commit as git says it, from a loose branch, a packed one, a detached HEAD and a linked worktree's own HEAD, without git; undefined where git is to decide", () => {
+    const root = tempDir();
+    const gitSays = (dir: string) => runGit(dir, ['rev-parse', '--verify', 'HEAD^{commit}']);
+    try {
+      git(root, 'init', '-q', '-b', 'main');
+      // Unborn: no commit yet, git decides (and refuses).
+      assert.equal(headCommitByFiles(root, {}), undefined);
+      commitIn(root, 'one');
+      const linked = join(root, '.worktrees', 'linked');
+      git(root, 'worktree', 'add', '-q', '-b', 'side', linked);
+      commitIn(linked, 'two on side');
+      fs.mkdirSync(join(linked, 'sub'));
+      const detached = join(root, '.worktrees', 'detached');
+      git(root, 'worktree', 'add', '-q', '--detach', detached, 'main');
+      const dirs = [root, linked, join(linked, 'sub'), detached];
+      const withoutGit = () => {
+        const path = process.env.PATH;
+        process.env.PATH = '';
+        try {
+          return dirs.map((dir) => headCommitByFiles(dir, {}));
+        } finally {
+          process.env.PATH = path;
+        }
+      };
+      const loose = dirs.map(gitSays);
+      assert.notEqual(loose[0], loose[1], 'the worktree has its own HEAD');
+      assert.deepEqual(withoutGit(), loose);
+      // Packed: the loose files are gone, packed-refs has the branches.
+      git(root, 'pack-refs', '--all');
+      assert.equal(fs.existsSync(join(root, '.git', 'refs', 'heads', 'main')), false);
+      commitIn(root, 'three');
+      git(root, 'pack-refs', '--all');
+      const packed = dirs.map(gitSays);
+      assert.notEqual(packed[0], loose[0]);
+      assert.deepEqual(withoutGit(), packed);
+      // A HEAD that names another kind of ref, and GIT_DIR set: git decides.
+      git(root, 'update-ref', 'refs/notes/x', packed[0]!);
+      git(root, 'symbolic-ref', 'HEAD', 'refs/notes/x');
+      assert.equal(headCommitByFiles(root, {}), undefined);
+      assert.equal(headCommitByFiles(linked, { GIT_DIR: join(root, '.git') }), undefined);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }

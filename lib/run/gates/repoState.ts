@@ -10,7 +10,13 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fail } from '../../fsx/commandFailure.js';
 import { sha256Hex } from '../../fsx/digests.js';
-import { gitCommonDirIfAny, gitComplaint, runGit, worktreeTopOf } from '../../proc/git.js';
+import {
+  gitCommonDirIfAny,
+  gitComplaint,
+  headCommitByFiles,
+  runGit,
+  worktreeTopOf,
+} from '../../proc/git.js';
 import { printable } from '../../fsx/printable.js';
 
 /**
@@ -58,10 +64,16 @@ export function resolveCommit(dir: string, ref: string): string {
   }
 }
 
-/** The full hash of `dir`'s HEAD; an unborn or missing HEAD is a refusal (exit 2). */
+/**
+ * The full hash of `dir`'s HEAD, from the files where they tell (headCommitByFiles), else as
+ * git says; an unborn or missing HEAD is a refusal (exit 2).
+ */
 export function headOf(dir: string): string {
   try {
-    return runGit(dir, ['rev-parse', '--verify', '--end-of-options', 'HEAD^{commit}']);
+    return (
+      headCommitByFiles(dir) ??
+      runGit(dir, ['rev-parse', '--verify', '--end-of-options', 'HEAD^{commit}'])
+    );
   } catch (err) {
     fail(
       'refused',

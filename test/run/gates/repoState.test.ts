@@ -143,10 +143,16 @@ describe('lib/run/gates/repoState', () => {
   });
 
   describe('headOf, commitExists, isAncestor', () => {
-    it('headOf is the full hash of HEAD, and refuses an unborn HEAD', () => {
+    it('headOf is the full hash of HEAD, from the files without git where they tell, and refuses an unborn HEAD', () => {
       assert.equal(headOf(main), first);
       const second = commitIn(main, 'second');
-      assert.equal(headOf(main), second);
+      const path = process.env.PATH;
+      process.env.PATH = '';
+      try {
+        assert.equal(headOf(main), second);
+      } finally {
+        process.env.PATH = path;
+      }
       const empty = join(dir, 'empty');
       fs.mkdirSync(empty);
       git(empty, 'init', '-q', '-b', 'main');
