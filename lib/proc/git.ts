@@ -40,8 +40,15 @@ export function gitAnswer(cwd: string, args: string[]): string | undefined {
   }
 }
 
-/** runGit without blocking the caller (an agent command that waits on other work meanwhile). */
-export async function runGitAsync(cwd: string, args: string[]): Promise<string> {
+/**
+ * runGit without blocking the caller (an agent command that waits on other work meanwhile, the
+ * controller recording a review while git reads the repository).
+ */
+export async function runGitAsync(
+  cwd: string,
+  args: string[],
+  options: Pick<GitOptions, 'untrimmed'> = {},
+): Promise<string> {
   const execFileAsync = process
     .getBuiltinModule('node:util')
     .promisify(process.getBuiltinModule('node:child_process').execFile);
@@ -50,7 +57,7 @@ export async function runGitAsync(cwd: string, args: string[]): Promise<string> 
     encoding: 'utf8',
     maxBuffer: MAX_OUTPUT,
   });
-  return stdout.trim();
+  return options.untrimmed ? stdout : stdout.trim();
 }
 
 /** Git's own complaint from a failed call (its stderr's first line), or the error's message. */

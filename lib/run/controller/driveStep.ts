@@ -22,7 +22,7 @@ import {
   type PromptPersona,
 } from './controllerPrompts.js';
 import { blockStep, checkpointStep, stageStartStep } from '../gates/controllerActions.js';
-import { repoChanges, repoSnapshotOf } from '../gates/repoState.js';
+import { repoChanges, repoSnapshotBeside, repoSnapshotOf } from '../gates/repoState.js';
 import { parseValidationFile, validIdsOf } from '../gates/evidence.js';
 import { acceptanceStep, resolveReviewStep, reviewStep } from '../gates/gateSteps.js';
 import { type RunContext } from '../record/runContext.js';
@@ -264,6 +264,11 @@ async function reviewPendingStep(d: Driver, wf: Workflow): Promise<'moved' | 'wa
     await ask(d, wf, ['review', 'review', lane], () => reviewPrompt(wf, lane, d.paths.dir));
   const keys = lanes.map((lane) => requestKey(wf, 'review', 'review', lane));
   if (!keys.every((k) => k in d.phase.replies)) return 'waiting';
+  // The repository as the validator will get it (runtime.md §11.5), read by git while the
+  // review is recorded: kept in the phase this turn writes, it is the snapshot findingsStep
+  // would otherwise take on its own (one git process and one phase write later).
+  const snapshot = repoSnapshotBeside(wf.repo_root);
+  snapshot.catch(() => undefined); // awaited only when there are findings to validate
   const r = await reviewStep(
     d.ctx,
     d.runId,
@@ -272,6 +277,11 @@ async function reviewPendingStep(d: Driver, wf: Workflow): Promise<'moved' | 'wa
     lanes.map((lane, i) => `${lane}=${artifactOf(d, keys[i]!)}`),
   );
   crashPoint('drive:review-done');
+  if (r.workflow?.phase === 'FINDINGS_PENDING')
+    d.phase.validating = {
+      key: requestKey(r.workflow, 'validation', 'review'),
+      snapshot: await snapshot,
+    };
   d.say(
     `REVIEW: cycle ${wf.review_cycle}: ` +
       `${r.workflow!.blocking_findings} blocking ` +

@@ -15,6 +15,7 @@ import {
   gitComplaint,
   headCommitByFiles,
   runGit,
+  runGitAsync,
   worktreeTopOf,
 } from '../../proc/git.js';
 import { printable } from '../../fsx/printable.js';
@@ -120,11 +121,13 @@ function gitUntrimmed(dir: string, args: string[]): string {
   try {
     return runGit(dir, args, { untrimmed: true });
   } catch (err) {
-    fail(
-      'refused',
-      `cannot read the state of '${printable(dir)}': ${printable(gitComplaint(err))}`,
-    );
+    stateUnreadable(dir, err);
   }
+}
+
+/** The refusal of a repository whose state git cannot read. */
+function stateUnreadable(dir: string, err: unknown): never {
+  fail('refused', `cannot read the state of '${printable(dir)}': ${printable(gitComplaint(err))}`);
 }
 
 /**
@@ -159,14 +162,26 @@ export interface RepoSnapshot {
 }
 
 /**
- * HEAD and the tracked paths differing from it, from one `git status --porcelain=v2 --branch`
- * (one process where `rev-parse` and a v1 status took two: the snapshot sits on the controller's
- * path to the validator). v2 lines: `# branch.oid <sha>`, `1 XY <6 fields> <path>`, `2 XY
- * <7 fields> <path>` then the original path, `u XY <8 fields> <path>`.
+ * The one git call of a snapshot: HEAD and the tracked paths differing from it, from one `git
+ * status --porcelain=v2 --branch` (one process where `rev-parse` and a v1 status took two: the
+ * snapshot sits on the controller's path to the validator).
  */
-function headAndModified(dir: string): { head: string; files: string[] } {
-  const args = ['--no-optional-locks', 'status', '--porcelain=v2', '--branch', '-z'];
-  const fields = gitUntrimmed(dir, [...args, '--untracked-files=no']).split('\0');
+const SNAPSHOT_STATUS = [
+  '--no-optional-locks',
+  'status',
+  '--porcelain=v2',
+  '--branch',
+  '-z',
+  '--untracked-files=no',
+];
+
+/**
+ * HEAD and the modified tracked paths in SNAPSHOT_STATUS's output. v2 lines: `# branch.oid
+ * <sha>`, `1 XY <6 fields> <path>`, `2 XY <7 fields> <path>` then the original path, `u XY <8
+ * fields> <path>`.
+ */
+function headAndModified(dir: string, status: string): { head: string; files: string[] } {
+  const fields = status.split('\0');
   let head = '';
   const files: string[] = [];
   const pathAfter = (field: string, n: number) => field.split(' ').slice(n).join(' ');
@@ -181,15 +196,34 @@ function headAndModified(dir: string): { head: string; files: string[] } {
   return { head: /^[0-9a-f]{40,64}$/.test(head) ? head : headOf(dir), files };
 }
 
-/** The repository's HEAD and its modified tracked files' digests ('deleted' for a gone one). */
-export function repoSnapshotOf(dir: string): RepoSnapshot {
+/** The snapshot SNAPSHOT_STATUS's output and the files it names make. */
+function snapshotFrom(dir: string, status: string): RepoSnapshot {
   const modified: Record<string, string> = {};
-  const { head, files } = headAndModified(dir);
+  const { head, files } = headAndModified(dir, status);
   for (const file of files) {
     const path = join(dir, file);
     modified[file] = existsSync(path) ? sha256Hex(readFileSync(path)) : 'deleted';
   }
   return { head, modified };
+}
+
+/** The repository's HEAD and its modified tracked files' digests ('deleted' for a gone one). */
+export function repoSnapshotOf(dir: string): RepoSnapshot {
+  return snapshotFrom(dir, gitUntrimmed(dir, SNAPSHOT_STATUS));
+}
+
+/**
+ * repoSnapshotOf with git running beside the caller's other work (the controller records a
+ * review meanwhile); the same refusal when git cannot read the repository.
+ */
+export async function repoSnapshotBeside(dir: string): Promise<RepoSnapshot> {
+  let status: string;
+  try {
+    status = await runGitAsync(dir, SNAPSHOT_STATUS, { untrimmed: true });
+  } catch (err) {
+    stateUnreadable(dir, err);
+  }
+  return snapshotFrom(dir, status);
 }
 
 /** What changed between two snapshots, in words; undefined when nothing did. */

@@ -27,7 +27,7 @@ import { readWorkflow } from '../../../lib/run/record/runStore.js';
 import { type Workflow } from '../../../lib/run/record/workflow.js';
 import { sampleWorkflow } from '../sampleWorkflow.js';
 import { makeRunRepo, startOptions } from '../../support/runs.js';
-import { placeItem, runBin } from '../../support/project.js';
+import { git, placeItem, runBin } from '../../support/project.js';
 
 const START = startOptions();
 
@@ -537,6 +537,11 @@ describe('lib/run/controller/driveStep', () => {
       await pump();
       await step(); // the review recorded: FINDINGS_PENDING
       assert.equal(record().phase, 'FINDINGS_PENDING');
+      // The repository as the validator gets it, read while the review was recorded.
+      assert.deepEqual(d.phase.validating, {
+        key: `${runId}/validation/review/c1/g0`,
+        snapshot: { head: git(root, 'rev-parse', 'HEAD'), modified: {} },
+      });
       assert.equal(await step(), 'waiting', 'the validation requested');
       fs.writeFileSync(join(root, 'spec.md'), 'edited by the validator\n');
       await reply(

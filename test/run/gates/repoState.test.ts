@@ -8,6 +8,7 @@ import {
   isAncestor,
   modifiedTrackedFiles,
   repoChanges,
+  repoSnapshotBeside,
   repoSnapshotOf,
   resolveCommit,
   resolveWorkTree,
@@ -256,6 +257,39 @@ describe('lib/run/gates/repoState', () => {
           repoChanges(before, repoSnapshotOf(dir))!,
           /^HEAD moved from [0-9a-f]{12} to [0-9a-f]{12}$/,
         );
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('repoSnapshotBeside is the same snapshot with git running beside the caller (a path with spaces, a rename, a deletion), and the same refusal outside a repository', async () => {
+      const dir = tempDir('baton-snap-');
+      try {
+        repoAt(dir);
+        for (const f of ['a b.txt', 'c.txt', 'd.txt']) fs.writeFileSync(join(dir, f), `${f}\n`);
+        git(dir, 'add', '.');
+        commitIn(dir, 'files');
+        fs.writeFileSync(join(dir, 'a b.txt'), 'edited\n');
+        git(dir, 'mv', 'c.txt', 'e.txt');
+        fs.rmSync(join(dir, 'd.txt'));
+        const beside = await repoSnapshotBeside(dir);
+        assert.deepEqual(beside, repoSnapshotOf(dir));
+        assert.deepEqual(Object.keys(beside.modified).sort(), [
+          'a b.txt',
+          'c.txt',
+          'd.txt',
+          'e.txt',
+        ]);
+        assert.equal(beside.modified['d.txt'], 'deleted');
+        const outside = tempDir('baton-snap-');
+        try {
+          await assert.rejects(
+            repoSnapshotBeside(outside),
+            refusal(/^cannot read the state of '.*': fatal: not a git repository/),
+          );
+        } finally {
+          fs.rmSync(outside, { recursive: true, force: true });
+        }
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
