@@ -345,7 +345,7 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
       const kind = named?.kind ?? required(v, 'kind', 'reply');
       if (!(REPLY_KINDS as readonly string[]).includes(kind))
         fail('usage', `reply: --kind is one of ${REPLY_KINDS.join(', ')}, not '${kind}'`);
-      const artifact = await replyToRun(
+      const queued = await replyToRun(
         ctx.root,
         ctx.cwd,
         {
@@ -359,9 +359,8 @@ export const RUN_ACTIONS: Record<string, RunAction> = {
         },
         ctx.now,
       );
-      return (await import('../../run/record/runListing.js')).withExtra(ctx, p[0]!, {
-        reply: artifact,
-      });
+      const { reportOf } = await import('../../run/record/runContext.js');
+      return reportOf({ ...queued, extra: { reply: queued.artifact } }, ctx.now());
     },
   },
   drive: {

@@ -18,7 +18,7 @@ import { artifactExtensionOf, importArtifactFile, sha256Of } from '../gates/arti
 import { parseLaneFile, parseResolutionFile, parseValidationFile } from '../gates/evidence.js';
 import { generationOf, requestKey, requestKeyParts } from './controllerMail.js';
 import { awaitedGenerationOf } from './replyDeadlines.js';
-import { mailboxOf } from '../../project/layout.js';
+import { mailboxOf, type RunPaths } from '../../project/layout.js';
 import { itemNamesIn } from '../../queue/index.js';
 import { join } from 'node:path';
 import { awaitedKeys, awaitedRoleOf } from './awaited.js';
@@ -184,17 +184,26 @@ function replyNameOf(wf: Workflow, rejected: number, r: Reply, source: string): 
   return `${r.stage}-c${r.cycle}-${r.kind}${lane}${retried}${attempt}.${ext}`;
 }
 
+/** A reply queued: its artifact's path in the run, and the record it was checked against. */
+export interface QueuedReply {
+  artifact: string;
+  workflow: Workflow;
+  paths: RunPaths;
+}
+
 /**
  * Copies the reply into the run's artifacts and queues its run_result; returns the artifact's path
- * in the run. The clock is read when the run_result is made, after the checks and the artifact's
- * fsync'd copy: its created_at says when the reply was queued, not when the command started.
+ * in the run, with the record read for the checks (`baton run reply` prints its status without
+ * reading and checking it again). The clock is read when the run_result is made, after the checks
+ * and the artifact's fsync'd copy: its created_at says when the reply was queued, not when the
+ * command started.
  */
 export async function replyToRun(
   root: string,
   cwd: string,
   r: Reply,
   clock: () => Date = () => new Date(),
-): Promise<string> {
+): Promise<QueuedReply> {
   const { workflow, paths } = readWorkflow(root, r.runId);
   requireCurrent(workflow, r);
   const key = requestKey(workflow, r.kind, r.stage, r.lane);
@@ -247,5 +256,5 @@ export async function replyToRun(
     },
     clock(),
   );
-  return artifact;
+  return { artifact, workflow, paths };
 }

@@ -117,15 +117,17 @@ describe('lib/run/controller/driveStep', () => {
   ): Promise<string> {
     const file = `evidence/${role}-${kind}-${o.lane ?? ''}-${Date.now()}-${Math.random().toString(36).slice(2)}.txt`;
     fs.writeFileSync(join(root, file), text);
-    const artifact = await replyToRun(root, root, {
-      runId,
-      kind,
-      stage,
-      cycle: o.cycle ?? record().review_cycle,
-      file,
-      role,
-      ...(o.lane ? { lane: o.lane } : {}),
-    });
+    const artifact = (
+      await replyToRun(root, root, {
+        runId,
+        kind,
+        stage,
+        cycle: o.cycle ?? record().review_cycle,
+        file,
+        role,
+        ...(o.lane ? { lane: o.lane } : {}),
+      })
+    ).artifact;
     deliverFrom(role);
     return artifact;
   }

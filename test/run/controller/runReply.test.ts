@@ -88,7 +88,7 @@ describe('lib/run/controller/runReply', () => {
 
   it('copies the file to artifacts/<stage>-c<cycle>-<kind>.<ext> and queues one run_result to the controller with every header', async () => {
     const now = new Date('2030-02-03T04:05:06.000Z');
-    const artifact = await replyToRun(root, root, work(), () => now);
+    const artifact = (await replyToRun(root, root, work(), () => now)).artifact;
     assert.equal(artifact, 'artifacts/implementation-c1-work.md');
     assert.equal(fs.readFileSync(join(paths().dir, artifact), 'utf8'), 'the work is done\n');
     const names = outboxOf('worker');
@@ -144,7 +144,7 @@ describe('lib/run/controller/runReply', () => {
 
   it('a question carries the file text in the body; a review names its lane in the name, the key and a lane header', async () => {
     fs.writeFileSync(join(root, 'q.txt'), 'Which database?\n');
-    const q = await replyToRun(root, root, work({ kind: 'question', file: 'q.txt' }));
+    const q = (await replyToRun(root, root, work({ kind: 'question', file: 'q.txt' }))).artifact;
     assert.equal(q, 'artifacts/implementation-c1-question.txt');
     const item = await readItem(join(mailboxOf(root, 'worker').outbox, outboxOf('worker')[0]!));
     assert.equal(
@@ -159,15 +159,17 @@ describe('lib/run/controller/runReply', () => {
       await checkpointStep(ctx, runId, token, stage, [`${stage}.md:work`]);
     }
     fs.writeFileSync(join(root, 'lane'), 'LANE: structured\nCYCLE: 1\n');
-    const r = await replyToRun(root, root, {
-      runId,
-      kind: 'review',
-      stage: 'review',
-      cycle: 1,
-      lane: 'structured',
-      file: 'lane',
-      role: 'reviewer-a',
-    });
+    const r = (
+      await replyToRun(root, root, {
+        runId,
+        kind: 'review',
+        stage: 'review',
+        cycle: 1,
+        lane: 'structured',
+        file: 'lane',
+        role: 'reviewer-a',
+      })
+    ).artifact;
     assert.equal(r, 'artifacts/review-c1-review-structured.txt');
     const review = await readItem(
       join(mailboxOf(root, 'reviewer-a').outbox, outboxOf('reviewer-a')[0]!),
@@ -177,8 +179,8 @@ describe('lib/run/controller/runReply', () => {
   });
 
   it('a rerun with the same bytes is accepted and queues the handoff again; other bytes are refused as an overwrite', async () => {
-    const artifact = await replyToRun(root, root, work());
-    assert.equal(await replyToRun(root, root, work()), artifact);
+    const artifact = (await replyToRun(root, root, work())).artifact;
+    assert.equal((await replyToRun(root, root, work())).artifact, artifact);
     assert.equal(outboxOf('worker').length, 2);
     fs.writeFileSync(join(root, 'report.md'), 'other words\n');
     await assert.rejects(
@@ -237,7 +239,7 @@ describe('lib/run/controller/runReply', () => {
   });
 
   it('after the owner retried the run, the name and the key carry the generation (-g1), so the reply of the first attempt is not overwritten', async () => {
-    const first = await replyToRun(root, root, work());
+    const first = (await replyToRun(root, root, work())).artifact;
     await blockStep(ctx, runId, token, 'provider down');
     await retryStep(ctx, runId, 0, false);
     const wf = readWorkflow(root, runId).workflow;
@@ -245,7 +247,7 @@ describe('lib/run/controller/runReply', () => {
     fs.writeFileSync(join(root, 'report.md'), 'the second attempt\n');
     const stage = 'implementation';
     assert.equal(wf.active_stage, stage);
-    const second = await replyToRun(root, root, work({ stage }));
+    const second = (await replyToRun(root, root, work({ stage }))).artifact;
     assert.equal(second, `artifacts/${stage}-c1-work-g1.md`);
     assert.notEqual(second, first);
     assert.equal(fs.readFileSync(join(paths().dir, first), 'utf8'), 'the work is done\n');
