@@ -31,6 +31,18 @@ describe('lib/fsx/printable', () => {
     }
   });
 
+  it('every ASCII character: space to tilde kept as it is (the fast path), every other one escaped', () => {
+    for (let code = 0; code < 0x80; code++) {
+      const char = String.fromCharCode(code);
+      const kept = code >= 0x20 && code <= 0x7e;
+      assert.equal(printable(`a${char}b`) === `a${char}b`, kept, `0x${code.toString(16)}`);
+    }
+    assert.equal(
+      printable('plain ascii, then\u00a0no-break and \u202e'),
+      'plain ascii, then\u00a0no-break and \\u202e',
+    );
+  });
+
   it('is idempotent, and inside a JSON string literal decodes back to the original text', () => {
     const hostile = 'x\x1b[31m\n\u202e"\\\x7f\u2028\ud800\u{E0041}é';
     assert.equal(printable(printable(hostile)), printable(hostile));
