@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { AUDIT_MS, ListingCache } from '../../lib/daemon/listingCache.js';
 import { tempDir } from '../support/project.js';
-import { spyOnStats } from '../support/statSpy.js';
+import { spyOnStats } from '../support/fsSpy.js';
 
 describe('lib/daemon/listingCache', () => {
   let dir: string;

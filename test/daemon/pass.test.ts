@@ -7,7 +7,7 @@ import { currentRoles, type DaemonState } from '../../lib/daemon/state.js';
 import { parseLogLine } from '../../lib/project/daemonRecord.js';
 import { daemonLog, daemonStateFor } from '../support/daemon.js';
 import { itemsIn, makeProject, placeItem, type Project } from '../support/project.js';
-import { spyOnStats } from '../support/statSpy.js';
+import { spyOnStats } from '../support/fsSpy.js';
 
 describe('lib/daemon/pass', function () {
   this.timeout(60_000);

@@ -2,29 +2,8 @@
 // process's liveness is read from /proc each time it is asked (it may have ended meanwhile).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import * as fs from 'node:fs';
-import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { bootId, identityAlive, processIdentityOf } from '../../lib/fsx/processIdentity.js';
-
-const fsObject = createRequire(import.meta.url)('node:fs') as { readFileSync: unknown };
-
-/** Records each readFileSync of a path under /proc until restore(). */
-function spyOnProcReads(): { paths: string[]; restore: () => void } {
-  const real = fs.readFileSync;
-  const paths: string[] = [];
-  fsObject.readFileSync = (path: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
-    if (String(path).startsWith('/proc/')) paths.push(String(path));
-    return (real as (...args: unknown[]) => unknown)(path, ...rest);
-  };
-  syncBuiltinESMExports();
-  return {
-    paths,
-    restore: () => {
-      fsObject.readFileSync = real;
-      syncBuiltinESMExports();
-    },
-  };
-}
+import { spyOnFs } from '../support/fsSpy.js';
 
 describe('lib/fsx/processIdentity', () => {
   it("reads this process's own start time and the boot id once, another process's each time", async () => {
@@ -35,7 +14,7 @@ describe('lib/fsx/processIdentity', () => {
     const gone = new Promise((resolve) => child.on('exit', resolve));
     try {
       const its = processIdentityOf(child.pid!)!;
-      const spy = spyOnProcReads();
+      const spy = spyOnFs('readFileSync', '/proc/');
       let answers: unknown[];
       try {
         answers = [
