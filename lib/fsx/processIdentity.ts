@@ -9,7 +9,7 @@ import { isCode, readProcessFile, readTextIfPresent as readText } from './absent
 
 let procThere: boolean | undefined;
 /** Whether this system has /proc/<pid>/stat (Linux); looked at once. */
-function procStat(): boolean {
+function hasProcStat(): boolean {
   procThere ??= fs.existsSync('/proc/self/stat');
   return procThere;
 }
@@ -25,7 +25,7 @@ export function hostName(): string {
  * reused pid is not mistaken for the process (the lock's owner line, and a leaf's pid record).
  */
 export function processIdentityOf(pid: number): string | undefined {
-  const start = procStat() ? startTimeOf(pid) : processRunning(pid) ? '-' : undefined;
+  const start = hasProcStat() ? startTimeOf(pid) : processRunning(pid) ? '-' : undefined;
   return start === undefined ? undefined : `${pid} ${start} ${bootId()} ${hostName()}`;
 }
 
@@ -65,7 +65,7 @@ export function processStatOf(pid: number): string[] | undefined {
 
 /** True while process `pid` runs (a zombie not yet reaped by its parent counts as gone). */
 export function processRunning(pid: number): boolean {
-  if (procStat()) return startTimeOf(pid) !== undefined;
+  if (hasProcStat()) return startTimeOf(pid) !== undefined;
   try {
     process.kill(pid, 0);
     return true;
@@ -84,7 +84,7 @@ export function identityAlive(owner: string): boolean {
   const pid = Number(pidText);
   if (!Number.isInteger(pid) || pid <= 0) return false;
   if (host !== undefined && host !== hostName()) return true;
-  if (procStat()) {
+  if (hasProcStat()) {
     if (boot !== bootId()) return false;
     const actual = startTimeOf(pid);
     return actual !== undefined && actual === start;
