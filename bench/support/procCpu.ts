@@ -2,6 +2,8 @@
 // ticks; and the tick rate, from `getconf CLK_TCK` (100 assumed if that fails).
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import { isCode } from '../../lib/fsx/absent.js';
+import { processStatOf } from '../../lib/fsx/processIdentity.js';
 
 /** Clock ticks per second and where the figure came from. */
 export function clockTicks(): { hz: number; source: string } {
@@ -16,9 +18,8 @@ export function clockTicks(): { hz: number; source: string } {
 
 /** utime + stime of `pid` in clock ticks. */
 export function cpuTicksOf(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // the command name (field 2) is parenthesised and may hold spaces: count from the last ')'
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = processStatOf(pid);
+  if (fields === undefined) throw new Error(`process ${pid} is gone`);
   // fields[0] is field 3 (state); utime and stime are fields 14 and 15
   return Number(fields[11]) + Number(fields[12]);
 }
@@ -41,7 +42,7 @@ export function cpuNsOf(pid: number): number | undefined {
     try {
       stat = fs.readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // the thread ended
+      if (isCode(err, 'ENOENT')) continue; // the thread ended
       return undefined;
     }
     ns += Number(stat.split(' ')[0]);

@@ -43,7 +43,7 @@ async function resumeOne(
     (lens) => `${lens} verdict from ${bag[`${lens}_role`]}`,
   );
   const missing = await missingRequests(root, bag);
-  if (missing.length > 0) await queueReviewRequests(root, bag, missing, now);
+  await queueReviewRequests(root, bag, missing, now);
   for (const lens of missing) repaired.push(`${lens} request queued again`);
   const signalled = fs.existsSync(signalPathOf(paths, bag.bead));
   if (bag.state === 'REVIEWED') {
