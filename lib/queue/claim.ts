@@ -14,7 +14,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { crashPoint } from '../fsx/crash.js';
-import { fsyncDir, mkdirSynced, renameSynced } from '../fsx/durable.js';
+import { fsyncDir, mkdirSynced } from '../fsx/durable.js';
 import { isCode } from '../fsx/absent.js';
 import { type Mailbox } from './mailbox.js';
 import {
@@ -26,7 +26,7 @@ import {
   formatSeq,
   sortByBytes,
 } from './names.js';
-import { readItem, rewriteItem, UnusableItem, type Item } from './item.js';
+import { readItem, rewriteItem, UnusableItem, type FolderSync, type Item } from './item.js';
 import { quarantineItem, quarantineUndecodable, undecodableNamesIn } from './quarantine.js';
 
 /** Reports an entry that cannot be handed out (`skipping <path>: <reason>`). */
@@ -77,22 +77,38 @@ export async function readWaitingItems(
 
 /**
  * Sets a header if it is missing (a claim or completion cut short by a crash); returns the item.
+ * `folderSync`: see rewriteItem.
  */
-export async function stampIfMissing(item: Item, header: string, value: string): Promise<Item> {
+export async function stampIfMissing(
+  item: Item,
+  header: string,
+  value: string,
+  folderSync?: FolderSync,
+): Promise<Item> {
   if (item.headers[header]) return item;
-  return rewriteItem(item, { ...item.headers, [header]: value });
+  return rewriteItem(item, { ...item.headers, [header]: value }, folderSync);
 }
 
-/** Moves one waiting item into in_process/ and stamps `dequeued_at`. */
+/**
+ * Moves one waiting item into in_process/ and stamps `dequeued_at`. The move and the stamp
+ * are made durable together: one fsync of in_process/ after both (then new/), rather than one
+ * after each.
+ */
 export async function claimItem(box: Mailbox, item: Item, now: Date): Promise<Item> {
   mkdirSynced(box.inProcess);
   const target = join(box.inProcess, item.name);
   fs.renameSync(item.path, target);
   crashPoint('claim:moved');
+  const claimed = await stampIfMissing(
+    { ...item, path: target },
+    'dequeued_at',
+    isoOf(now),
+    'caller syncs folder',
+  );
   fsyncDir(box.inProcess);
   fsyncDir(box.inboxNew);
   crashPoint('claim:synced');
-  return stampIfMissing({ ...item, path: target }, 'dequeued_at', isoOf(now));
+  return claimed;
 }
 
 /** `batch_<tsid>_<NNNNNN>` with the smallest N not taken in in_process/ or completed/. */
@@ -124,15 +140,19 @@ export async function claimBatch(
   fsyncDir(box.inboxNew);
   crashPoint('batch:staged-synced');
   const dir = join(box.inProcess, batchName);
-  renameSynced(staging, dir);
+  fs.renameSync(staging, dir);
   crashPoint('batch:published');
   const dequeuedAt = isoOf(now);
   const claimed: Item[] = [];
   for (const item of items) {
+    const path = join(dir, item.name);
     claimed.push(
-      await stampIfMissing({ ...item, path: join(dir, item.name) }, 'dequeued_at', dequeuedAt),
+      await stampIfMissing({ ...item, path }, 'dequeued_at', dequeuedAt, 'caller syncs folder'),
     );
   }
+  // The stamps, then the batch's publication: each folder fsync'd once.
+  fsyncDir(dir);
+  fsyncDir(box.inProcess);
   return { dir, items: claimed };
 }
 

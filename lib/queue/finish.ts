@@ -12,23 +12,31 @@
 import { lstatSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { crashPoint } from '../fsx/crash.js';
-import { renameSynced } from '../fsx/durable.js';
+import { fsyncDir, renameSynced } from '../fsx/durable.js';
 import { type Mailbox } from './mailbox.js';
 import { mkdirSynced } from '../fsx/durable.js';
 import { entriesOf, isBatchName, isoOf, itemNamesIn, nameHoldsId } from './names.js';
 import { stampIfMissing } from './claim.js';
 import { readItem, UnusableItem, type Item } from './item.js';
 
-/** Stamps `completed_at` on every item (one value, reusing one already written). */
+/**
+ * Stamps `completed_at` on every item (one value, reusing one already written). Their folder is
+ * not fsync'd here: the caller fsyncs it, and what the move publishes, before it reports.
+ */
 async function stampCompleted(items: Item[], now: Date): Promise<Item[]> {
   const completedAt = items.map((i) => i.headers.completed_at).find(Boolean) ?? isoOf(now);
   const stamped: Item[] = [];
-  for (const item of items) stamped.push(await stampIfMissing(item, 'completed_at', completedAt));
+  for (const item of items)
+    stamped.push(await stampIfMissing(item, 'completed_at', completedAt, 'caller syncs folder'));
   crashPoint('finish:stamped');
   return stamped;
 }
 
-/** Completes the single item in process; returns its path in completed/. */
+/**
+ * Completes the single item in process; returns its path in completed/. The stamp needs no
+ * fsync of in_process/ of its own: the moved entry in completed/ names the stamped file, and
+ * both folders are fsync'd after the move.
+ */
 export async function finishItem(box: Mailbox, item: Item, now: Date): Promise<string> {
   await stampCompleted([item], now);
   mkdirSynced(box.completed);
@@ -47,6 +55,8 @@ export async function finishBatch(
   now: Date,
 ): Promise<string> {
   await stampCompleted(items, now);
+  // The stamped entries, once for the batch: moving its folder does not make them durable.
+  fsyncDir(batchDir);
   mkdirSynced(box.completed);
   const target = join(box.completed, batchName);
   renameSynced(batchDir, target);

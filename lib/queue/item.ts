@@ -111,15 +111,27 @@ export function rewriteTempOf(path: string): string {
 }
 
 /**
- * Replaces the item's header with `headers` (body bytes kept, legacy files become front
- * matter): temp file written and fsync'd, renamed over the item, directory fsync'd.
+ * Who fsyncs the folder of a rewritten item: the rewrite itself, or the caller, which makes
+ * more changes in that folder (a move in, a move out) and fsyncs it once before it reports
+ * success. Either way the success is durable; only the commits in between are saved.
  */
-export async function rewriteItem(item: Item, headers: Headers): Promise<Item> {
+export type FolderSync = 'rewrite syncs folder' | 'caller syncs folder';
+
+/**
+ * Replaces the item's header with `headers` (body bytes kept, legacy files become front
+ * matter): temp file written and fsync'd, renamed over the item, directory fsync'd (unless
+ * the caller does that, `folderSync`).
+ */
+export async function rewriteItem(
+  item: Item,
+  headers: Headers,
+  folderSync: FolderSync = 'rewrite syncs folder',
+): Promise<Item> {
   const temp = rewriteTempOf(item.path);
   writeFileSynced(temp, await serializeEnvelope(headers, item.body), false);
   crashPoint('rewrite:temp-synced');
   fs.renameSync(temp, item.path);
   crashPoint('rewrite:renamed');
-  fsyncDir(dirname(item.path));
+  if (folderSync === 'rewrite syncs folder') fsyncDir(dirname(item.path));
   return { ...item, headers, legacy: false };
 }

@@ -106,11 +106,11 @@ function assertTaskClaimDurable(trace: Trace, box: Mailbox, name: string, printe
     claim.end < stamp.start && stamp.end < printed.start,
     'claim, stamp and output are out of order',
   );
-  // The claim is durable before the stamp replaces the item: no power loss can leave it in both folders.
-  trace.fsyncBetween(box.inProcess, claim, stamp, 'claim rename into in_process/');
-  trace.fsyncBetween(box.inboxNew, claim, stamp, 'claim rename out of new/');
+  // The stamped file is durable before it replaces the item; the move and the stamp are
+  // made durable together, by fsyncs of in_process/ and new/ after both, before the output.
   trace.fsyncBetween(temp, trace.lastWrite(temp), stamp, 'dequeued_at temp file');
-  trace.fsyncBetween(box.inProcess, stamp, printed, 'dequeued_at rename');
+  trace.fsyncBetween(box.inProcess, stamp, printed, 'claim and dequeued_at renames');
+  trace.fsyncBetween(box.inboxNew, claim, printed, 'claim rename out of new/');
 }
 
 describe('durability (strace)', () => {
@@ -305,6 +305,11 @@ describe('durability (strace)', () => {
     const printed = trace.stdout('COMPLETED: ');
     const move = trace.rename(join(box.inProcess, batch), join(box.completed, batch));
     assert.ok(move.end < printed.start);
+    // The stamps' renames inside the batch folder are durable before it moves.
+    const stamps = trace.renamesBetween(join(box.inProcess, batch), join(box.inProcess, batch));
+    assert.equal(stamps.length, 2, 'each item of the batch is stamped once');
+    const lastStamp = stamps.reduce((a, b) => (a.end > b.end ? a : b));
+    trace.fsyncBetween(join(box.inProcess, batch), lastStamp, move, 'completed_at renames');
     trace.fsyncBetween(box.completed, move, printed, 'batch move into completed/');
     trace.fsyncBetween(box.inProcess, move, printed, 'batch move out of in_process/');
   });

@@ -10,6 +10,7 @@ import {
   finishItem,
 } from '../../lib/queue/finish.js';
 import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
+import { followDurability } from '../support/durability.js';
 import { placeItem, tempDir } from '../support/project.js';
 
 describe('lib/queue/finish', () => {
@@ -51,6 +52,44 @@ describe('lib/queue/finish', () => {
     assert.equal(fs.existsSync(batchDir), false);
   });
 
+  it('a completion fsyncs the stamped file, then completed/ and in_process/ once each after the move', async () => {
+    await placeItem(box.inProcess, {});
+    const [item] = await readItemsIn(box.inProcess, () => undefined);
+    const followed = followDurability();
+    try {
+      await finishItem(box, item!, now);
+    } finally {
+      followed.restore();
+    }
+    const n = item!.name;
+    assert.deepEqual(relativeTo(box.dir, followed.order), [
+      `fsync inbox/in_process/.${n}.tmp`,
+      `rename inbox/in_process/.${n}.tmp -> inbox/in_process/${n}`,
+      `rename inbox/in_process/${n} -> inbox/completed/${n}`,
+      'fsync inbox/completed',
+      'fsync inbox/in_process',
+    ]);
+  });
+
+  it('a batch completion fsyncs each stamped file, the batch folder once, then both folders of the move', async () => {
+    const batchDir = join(box.inProcess, 'batch_x_000001');
+    for (let i = 0; i < 3; i++) await placeItem(batchDir, {});
+    const items = await readItemsIn(batchDir, () => undefined);
+    const followed = followDurability();
+    try {
+      await finishBatch(box, batchDir, 'batch_x_000001', items, now);
+    } finally {
+      followed.restore();
+    }
+    const fsyncs = relativeTo(box.dir, followed.order).filter((s) => s.startsWith('fsync '));
+    assert.deepEqual(fsyncs, [
+      ...items.map((i) => `fsync inbox/in_process/batch_x_000001/.${i.name}.tmp`),
+      'fsync inbox/in_process/batch_x_000001',
+      'fsync inbox/completed',
+      'fsync inbox/in_process',
+    ]);
+  });
+
   it('lists every completed item, batch directories included', async () => {
     const single = await placeItem(box.completed, {});
     const batched = await placeItem(join(box.completed, 'batch_x_000001'), {});
@@ -87,3 +126,8 @@ describe('lib/queue/finish', () => {
     );
   });
 });
+
+/** The durability steps with `dir/` taken off their paths. */
+function relativeTo(dir: string, order: string[]): string[] {
+  return order.map((step) => step.split(`${dir}/`).join(''));
+}
