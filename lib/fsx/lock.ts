@@ -119,11 +119,28 @@ export function acquireLock(dir: string, timeoutMs = lockTimeoutMs()): Release {
   for (let attempt = 0; ; attempt++) {
     const result = tryTake(dir, mode);
     if (result && 'taken' in result) {
-      const released = join(dir, `lock.${result.taken}.released`);
-      return () => fs.closeSync(fs.openSync(released, 'w', 0o600));
+      const held = join(dir, `lock.${result.taken}`);
+      return () => markReleased(held, `${held}.released`);
     }
     if (result && Date.now() > deadline) throw new LockBusy(dir, result.owner);
     if (result) Atomics.wait(sleeper, 0, 0, Math.min(2 + attempt, 25));
+  }
+}
+
+/**
+ * Marks a held generation free: `lock.<g>.released` made as a second name of the owner file.
+ * Only its existence counts. A link, not a new file: creating an inode can wait on the file
+ * system's journal (0.5 ms after an fsync on ext4, where a link takes 0.03 ms), and every
+ * command that locks releases once.
+ */
+function markReleased(held: string, released: string): void {
+  try {
+    fs.linkSync(held, released);
+  } catch (err) {
+    if (isCode(err, 'EEXIST')) return;
+    // The owner file is gone (removed by hand): an empty marker says the same.
+    if (isCode(err, 'ENOENT')) fs.closeSync(fs.openSync(released, 'w', 0o600));
+    else throw err;
   }
 }
 

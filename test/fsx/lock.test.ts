@@ -45,6 +45,25 @@ describe('lib/fsx/lock', () => {
     acquireLock(dir, 1000)();
   });
 
+  it('a release makes no new file: the released marker is a second name of the owner file', () => {
+    const release = acquireLock(dir, 1000);
+    release();
+    const owner = fs.statSync(join(dir, 'lock.1'));
+    const marker = fs.statSync(join(dir, 'lock.1.released'));
+    assert.equal(marker.ino, owner.ino);
+    assert.equal(owner.nlink, 2);
+    release(); // a second release changes nothing
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['lock.1', 'lock.1.released']);
+  });
+
+  it('a release whose owner file was removed by hand still frees the lock', () => {
+    const release = acquireLock(dir, 1000);
+    fs.unlinkSync(join(dir, 'lock.1'));
+    release();
+    assert.ok(fs.existsSync(join(dir, 'lock.1.released')));
+    acquireLock(dir, 50)();
+  });
+
   it('keeps only the newest generations on disk', () => {
     for (let i = 0; i < 5; i++) acquireLock(dir, 1000)();
     assert.deepEqual(fs.readdirSync(dir).sort(), ['lock.5', 'lock.5.released']);
