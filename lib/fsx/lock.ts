@@ -63,6 +63,21 @@ function generations(dir: string): number[] {
     .map(Number);
 }
 
+/** Lock folders where this process has released a generation. */
+const releasedHere = new Set<string>();
+
+/**
+ * This process's own owner file of the free generation `top` in `dir`, when it is one: a process
+ * that takes a lock again links that file as its next generation instead of writing a new one.
+ * Its content, the owner line with this process's random token, is checked, so a file of
+ * another process (a folder removed and made again) is never taken for one of ours.
+ */
+function ownFreeOwnerFile(dir: string, top: number): string | undefined {
+  if (top === 0 || !releasedHere.has(dir)) return undefined;
+  const path = join(dir, `lock.${top}`);
+  return readText(path) === `${identityOfSelf()}\n` ? path : undefined;
+}
+
 /** Tries once to take the lock; returns the generation taken or the live owner's line. */
 function tryTake(dir: string, mode: number): { taken: number } | { owner: string } | undefined {
   const top = Math.max(0, ...generations(dir));
@@ -72,16 +87,22 @@ function tryTake(dir: string, mode: number): { taken: number } | { owner: string
     if (identityAlive(owner)) return { owner };
   }
   const mine = top + 1;
-  const draft = join(dir, `tmp.${process.pid}.${Math.random().toString(36).slice(2)}`);
-  fs.writeFileSync(draft, `${identityOfSelf()}\n`, { mode });
-  keepSharedMode(draft, mode);
+  // A new inode can wait on the file system's journal after an fsync (markReleased); a
+  // controller or teacher takes the same locks again and again.
+  const own = ownFreeOwnerFile(dir, top);
+  const draft = own ?? join(dir, `tmp.${process.pid}.${Math.random().toString(36).slice(2)}`);
+  if (own === undefined) {
+    fs.writeFileSync(draft, `${identityOfSelf()}\n`, { mode });
+    keepSharedMode(draft, mode);
+  }
   try {
     fs.linkSync(draft, join(dir, `lock.${mine}`));
   } catch (err) {
-    if (isCode(err, 'EEXIST')) return undefined;
+    // EEXIST: another taker won this generation; ENOENT: our old file went with its generation.
+    if (isCode(err, 'EEXIST') || (own !== undefined && isCode(err, 'ENOENT'))) return undefined;
     throw err;
   } finally {
-    fs.unlinkSync(draft);
+    if (own === undefined) fs.unlinkSync(draft);
   }
   if (Math.max(...generations(dir)) > mine) {
     removeQuietly(join(dir, `lock.${mine}`));
@@ -120,7 +141,10 @@ export function acquireLock(dir: string, timeoutMs = lockTimeoutMs()): Release {
     const result = tryTake(dir, mode);
     if (result && 'taken' in result) {
       const held = join(dir, `lock.${result.taken}`);
-      return () => markReleased(held, `${held}.released`);
+      return () => {
+        markReleased(held, `${held}.released`);
+        releasedHere.add(dir);
+      };
     }
     if (result && Date.now() > deadline) throw new LockBusy(dir, result.owner);
     if (result) Atomics.wait(sleeper, 0, 0, Math.min(2 + attempt, 25));

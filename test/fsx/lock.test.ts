@@ -56,6 +56,28 @@ describe('lib/fsx/lock', () => {
     assert.deepEqual(fs.readdirSync(dir).sort(), ['lock.1', 'lock.1.released']);
   });
 
+  it('a process that takes the lock again links its own owner file: no new file per acquisition', () => {
+    acquireLock(dir, 1000)();
+    const first = fs.statSync(join(dir, 'lock.1')).ino;
+    acquireLock(dir, 1000)();
+    assert.equal(fs.statSync(join(dir, 'lock.2')).ino, first);
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['lock.2', 'lock.2.released']);
+  });
+
+  it("never links another process's owner file, even in a folder where it released one before", () => {
+    acquireLock(dir, 1000)();
+    const mine = fs.readFileSync(join(dir, 'lock.1'), 'utf8');
+    // The folder removed and made again; another process's free generation 1 in it.
+    fs.rmSync(dir, { recursive: true });
+    fs.mkdirSync(dir, { mode: 0o700 });
+    const other = `1 12345 ${'0'.repeat(32)} elsewhere 00000000deadbeef\n`;
+    fs.writeFileSync(join(dir, 'lock.1'), other);
+    fs.writeFileSync(join(dir, 'lock.1.released'), '');
+    const release = acquireLock(dir, 1000);
+    assert.equal(fs.readFileSync(join(dir, 'lock.2'), 'utf8'), mine);
+    release();
+  });
+
   it('a release whose owner file was removed by hand still frees the lock', () => {
     const release = acquireLock(dir, 1000);
     fs.unlinkSync(join(dir, 'lock.1'));
