@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { acquireLock, LockBusy, withLock } from '../../lib/fsx/lock.js';
 import { identityAlive, processIdentityOf, processRunning } from '../../lib/fsx/processIdentity.js';
+import { followDurability } from '../support/durability.js';
 import { tempDir } from '../support/project.js';
 
 const HOLDER = join('test', 'support', 'lockHolder.ts');
@@ -84,6 +85,26 @@ describe('lib/fsx/lock', () => {
     release();
     assert.ok(fs.existsSync(join(dir, 'lock.1.released')));
     acquireLock(dir, 50)();
+  });
+
+  it("makes a lock's missing parents durably, the lock's own folder without an fsync", () => {
+    const parent = join(dir, 'a', 'b');
+    const followed = followDurability();
+    let release: () => void;
+    try {
+      release = acquireLock(join(parent, 'lock'), 1000);
+    } finally {
+      followed.restore();
+    }
+    release();
+    const fsyncs = followed.order.filter((step) => step.startsWith('fsync '));
+    // Each folder made is published by an fsync of its parent: dir's, a's, b's; not lock's.
+    assert.deepEqual(fsyncs, [
+      `fsync ${join(dir, '..')}`,
+      `fsync ${dir}`,
+      `fsync ${join(dir, 'a')}`,
+    ]);
+    assert.ok(fs.statSync(join(parent, 'lock')).isDirectory());
   });
 
   it('keeps only the newest generations on disk', () => {
