@@ -83,6 +83,8 @@ async function loop(state: DaemonState, signal: LoopSignal, pollIntervalMs: numb
     if (state.stopRequested()) return;
     quiet = false;
     if (signal.dirty) continue;
+    // Made while nothing waits: the next copies need no new inode (spareFiles.ts).
+    state.spares.refill();
     const deferred = state.policy.nextDeferred();
     // A pass after a wait that no notification ended is quiet: nothing watched changed.
     quiet = !(await signal.sleep(

@@ -14,6 +14,7 @@ import { type Mailbox } from '../queue/index.js';
 import type { Bridge } from '../bridge/bridge.js';
 import { ListingCache } from './listingCache.js';
 import { type DaemonLog } from './log.js';
+import { SpareFiles } from './spareFiles.js';
 import { WakePolicy } from './wakePolicy.js';
 
 /** Options of one daemon run. */
@@ -42,6 +43,8 @@ export interface DaemonState {
   readonly log: DaemonLog;
   readonly policy: WakePolicy;
   readonly listings: ListingCache;
+  /** Empty files made ahead for the copies (spareFiles.ts). */
+  readonly spares: SpareFiles;
   readonly boxes: Map<string, Mailbox>;
   /**
    * Recipients whose mailbox folders were checked; cleared after any delivery error and with every
@@ -96,6 +99,7 @@ export function newDaemonState(
     stopRequested,
     policy: new WakePolicy({ rewakeIntervalMs: rewakeMs }),
     listings: new ListingCache(),
+    spares: new SpareFiles(paths.tmp),
     boxes: new Map(),
     newVerdicts: new Map(),
     ensured: new Set(),

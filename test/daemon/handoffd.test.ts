@@ -196,7 +196,11 @@ describe('lib/daemon/handoffd', function () {
     fs.utimesSync(temps.older, hours(24 * 10), hours(24 * 10));
     fs.utimesSync(temps.recent, hours(35), hours(35));
     await start();
-    assert.deepEqual(fs.readdirSync(paths().tmp), []);
+    // Only the spare files this run makes (spareFiles.ts) are there.
+    assert.deepEqual(
+      fs.readdirSync(paths().tmp).filter((n) => !/^spare\.\d+$/.test(n)),
+      [],
+    );
     assert.deepEqual(
       Object.entries(temps)
         .filter(([, path]) => fs.existsSync(path))
@@ -236,6 +240,25 @@ describe('lib/daemon/handoffd', function () {
     const { name } = await queue('coder', 'reviewer');
     await waitFor('the delivery', () => itemsIn(p.box('reviewer').inboxNew).includes(name), 5_000);
     await stop(); // the stop sentinel is noticed at once too (the pass interval is 10 minutes)
+  });
+
+  it('makes spare files while idle and writes the next copy into one (no new inode on the way)', async () => {
+    await start({ pollIntervalMs: 600_000 });
+    const spares = () =>
+      new Map(
+        fs
+          .readdirSync(paths().tmp)
+          .filter((n) => n.startsWith('spare.'))
+          .map((n) => [fs.statSync(join(paths().tmp, n)).ino, n]),
+      );
+    await waitFor('the spares', () => spares().size === 4);
+    const before = spares();
+    const { name } = await queue('coder', 'reviewer');
+    const copy = join(p.box('reviewer').inboxNew, name);
+    await waitFor('the delivery', () => fs.existsSync(copy), 5_000);
+    assert.ok(before.has(fs.statSync(copy).ino), 'the copy is not one of the spares');
+    await waitFor('the spare used made again', () => spares().size === 4);
+    await stop();
   });
 
   it("logs an unreadable outbox once and keeps delivering the other roles' mail", async () => {
