@@ -83,11 +83,6 @@ export interface DeliveryScope {
    * Roles whose mailbox was already checked (optional cache; the caller decides how long it holds).
    */
   ensured?: Set<string>;
-  /**
-   * Puts an empty file made ahead at a copy's temp path, when there is one (the daemon's
-   * SpareFiles): the copy is then written without waiting for a new inode.
-   */
-  spareAt?: (tempPath: string) => boolean;
   /** How the id search lists inbox folders (optional; the daemon's ListingCache). */
   lister?: FolderLister;
   /** Mailbox paths by role (optional; e.g. the caller's memo of mailboxOf). */
@@ -244,9 +239,7 @@ export async function copyHandoff(
         { ...item.headers, recipient: role, enqueued_at: enqueuedAt },
         item.body,
       );
-      const temp = join(scope.tmp, `${role}.${name}`);
-      scope.spareAt?.(temp);
-      deliverCopy(temp, bytes, target.inboxNew, name);
+      deliverCopy(join(scope.tmp, `${role}.${name}`), bytes, target.inboxNew, name);
       newDirs.push(target.inboxNew);
       crashPoint('deliver:recipient-done');
     }

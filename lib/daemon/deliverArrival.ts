@@ -86,9 +86,7 @@ export async function copyArrival(
       true,
     );
     if (pending.length === 0) return { kind: 'already', id, newDir: box.inboxNew };
-    const temp = join(scope.tmp, `${role}.${name}`);
-    scope.spareAt?.(temp);
-    deliverCopy(temp, copy, box.inboxNew, name);
+    deliverCopy(join(scope.tmp, `${role}.${name}`), copy, box.inboxNew, name);
     return { kind: 'copied', id, newDir: box.inboxNew };
   } catch (err) {
     if (err instanceof Refused) return { kind: 'deferred', reason: err.message };

@@ -16,6 +16,7 @@ import { DaemonAlreadyRunning } from './alreadyRunning.js';
 import { startBridgeOf } from './bridgeStart.js';
 import { FolderWatchers } from './folderWatchers.js';
 import { DaemonLog } from './log.js';
+import { refillSpareFiles, useSpareFiles } from '../fsx/spareFiles.js';
 import { runPass } from './pass.js';
 import {
   boxOf,
@@ -83,8 +84,8 @@ async function loop(state: DaemonState, signal: LoopSignal, pollIntervalMs: numb
     if (state.stopRequested()) return;
     quiet = false;
     if (signal.dirty) continue;
-    // Made while nothing waits: the next copies need no new inode (spareFiles.ts).
-    state.spares.refill();
+    // Made while nothing waits: the next copies need no new inode (lib/fsx/spareFiles.ts).
+    refillSpareFiles();
     const deferred = state.policy.nextDeferred();
     // A pass after a wait that no notification ended is quiet: nothing watched changed.
     quiet = !(await signal.sleep(
@@ -117,6 +118,7 @@ export async function runHandoffd(options: DaemonOptions): Promise<void> {
   try {
     fs.rmSync(paths.stop, { force: true });
     removeLeftovers(state);
+    useSpareFiles(state.spares);
     state.bridge = await startBridgeOf(options.root, log, () => signal.notify());
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
@@ -127,6 +129,7 @@ export async function runHandoffd(options: DaemonOptions): Promise<void> {
     await loop(state, signal, options.pollIntervalMs);
     await Promise.allSettled([...state.wakes]);
   } finally {
+    useSpareFiles(undefined);
     await state.bridge?.close();
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);

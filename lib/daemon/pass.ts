@@ -89,7 +89,6 @@ function scopeOf(state: DaemonState, roles: Map<string, Role>): DeliveryScope {
     ensured: state.ensured,
     boxOf: (role) => boxOf(state, role),
     lister: state.listings,
-    spareAt: (tempPath) => state.spares.placeAt(tempPath),
   };
   const bridge = state.bridge;
   if (bridge)

@@ -14,7 +14,7 @@ import { type Mailbox } from '../queue/index.js';
 import type { Bridge } from '../bridge/bridge.js';
 import { ListingCache } from './listingCache.js';
 import { type DaemonLog } from './log.js';
-import { SpareFiles } from './spareFiles.js';
+import { SpareFiles } from '../fsx/spareFiles.js';
 import { WakePolicy } from './wakePolicy.js';
 
 /** Options of one daemon run. */
@@ -43,7 +43,7 @@ export interface DaemonState {
   readonly log: DaemonLog;
   readonly policy: WakePolicy;
   readonly listings: ListingCache;
-  /** Empty files made ahead for the copies (spareFiles.ts). */
+  /** Empty files made ahead for the copies' temp files (lib/fsx/spareFiles.ts). */
   readonly spares: SpareFiles;
   readonly boxes: Map<string, Mailbox>;
   /**

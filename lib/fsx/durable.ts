@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import { isCode } from './absent.js';
 import { fileModeIn, folderModeIn, keepSharedMode, makeFolder } from './sharedFolders.js';
+import { placeSpareAt } from './spareFiles.js';
 
 const { O_CREAT, O_EXCL, O_WRONLY, O_TRUNC, O_NOFOLLOW, O_RDONLY, O_DIRECTORY } = fs.constants;
 
@@ -23,8 +24,10 @@ export function fsyncDir(dir: string): void {
  * Writes bytes to a new file (mode 0600, or `mode` less the umask; group-readable in a shared
  * folder, sharedFolders.ts) and fsyncs it; returns the mode asked of the file.
  * `exclusive` refuses an existing file; otherwise an existing regular file is truncated (for
- * temp names owned by a lock holder). The directory entry itself is not fsync'd: the caller
- * publishes the file with a rename or link and fsyncs that directory.
+ * temp names owned by a lock holder). A file of mode 0600 is one of the process's spare files
+ * when it has one (spareFiles.ts), so no inode is allocated on the way. The directory
+ * entry itself is not fsync'd: the caller publishes the file with a rename or link and fsyncs
+ * that directory.
  */
 export function writeFileSynced(
   path: string,
@@ -32,8 +35,10 @@ export function writeFileSynced(
   exclusive: boolean,
   mode = 0o600,
 ): number {
-  const flags = O_CREAT | O_WRONLY | O_NOFOLLOW | (exclusive ? O_EXCL : O_TRUNC);
   const given = fileModeIn(dirname(path), mode);
+  // A spare placed at an exclusive name is this call's own file: O_EXCL would refuse it.
+  const spare = given === 0o600 && placeSpareAt(path, exclusive);
+  const flags = O_CREAT | O_WRONLY | O_NOFOLLOW | (exclusive && !spare ? O_EXCL : O_TRUNC);
   const fd = fs.openSync(path, flags, given);
   try {
     if (given !== mode) keepSharedMode(fd, given);

@@ -10,7 +10,7 @@ import {
   type DeliveryScope,
 } from '../../lib/daemon/deliver.js';
 import { daemonPathsOf } from '../../lib/project/layout.js';
-import { SpareFiles } from '../../lib/daemon/spareFiles.js';
+import { SpareFiles, useSpareFiles } from '../../lib/fsx/spareFiles.js';
 import { readRoles } from '../../lib/handoff/roles.js';
 import { parseEnvelope, type Headers } from '../../lib/queue/envelope.js';
 import { acquireLock } from '../../lib/fsx/lock.js';
@@ -54,13 +54,17 @@ describe('lib/daemon/deliver', () => {
   const newItems = () => Object.fromEntries(ROLES.map((r) => [r, itemsIn(p.box(r).inboxNew)]));
 
   describe('delivered', () => {
-    it('writes each copy into a spare file made ahead when the scope has one (no new inode)', async () => {
+    it('writes each copy into a spare file made ahead when the process has them (no new inode)', async () => {
       const spares = new SpareFiles(scope.tmp, 2);
       spares.refill();
       const inodes = ['spare.1', 'spare.2'].map((n) => fs.statSync(join(scope.tmp, n)).ino);
       const h = await queue({ to: 'reviewer,QA' });
-      const withSpares = { ...scope, spareAt: (path: string) => spares.placeAt(path) };
-      await deliverHandoff(withSpares, 'coder', h.name, false, now);
+      useSpareFiles(spares);
+      try {
+        await deliverHandoff(scope, 'coder', h.name, false, now);
+      } finally {
+        useSpareFiles(undefined);
+      }
       const copies = ['reviewer', 'QA'].map((r) => join(p.box(r).inboxNew, h.name));
       assert.deepEqual(copies.map((c) => fs.statSync(c).ino).sort(), [...inodes].sort());
       for (const c of copies) assert.equal(fs.statSync(c).mode & 0o777, 0o600);

@@ -6,6 +6,7 @@
 // at the approval gate it stays attached until the owner decides; a terminal run ends it.
 // Between steps it waits for mail or a change of the record (a watch, and a poll).
 import * as fs from 'node:fs';
+import { dirname, join } from 'node:path';
 import { CommandFailure } from '../../fsx/commandFailure.js';
 import { mailboxOf } from '../../project/layout.js';
 import { LockBusy } from '../../fsx/lock.js';
@@ -23,6 +24,8 @@ import { DEFAULT_LEASE_TTL_S } from '../record/lease.js';
 import { type RunContext } from '../record/runContext.js';
 import { readWorkflow } from '../record/runStore.js';
 import { isTerminal, type Workflow } from '../record/workflow.js';
+import { refillSpareFiles, SpareFiles, useSpareFiles } from '../../fsx/spareFiles.js';
+import { mkdirSynced } from '../../fsx/durable.js';
 
 /** How drive runs. */
 export interface DriveOptions {
@@ -155,10 +158,27 @@ function heartbeatOf(d: Driver, o: DriveOptions): NodeJS.Timeout {
   );
 }
 
+const SPARES_PER_TURN = 16;
+
+/**
+ * The controller's spare files (lib/fsx/spareFiles.ts): its records, stamps and requests are
+ * written into files made while it waits, enough for a turn (a reply's claim, the evidence,
+ * the record, the phase, two requests with their counters). In `controller/spares/` of the
+ * run, emptied at the start (a killed controller's go then) and removed at the end.
+ */
+function controllerSpares(d: Driver): { spares: SpareFiles; dir: string } {
+  const dir = join(dirname(d.paths.phase), 'spares');
+  fs.rmSync(dir, { recursive: true, force: true });
+  mkdirSynced(dir);
+  return { spares: new SpareFiles(dir, SPARES_PER_TURN), dir };
+}
+
 /** Drives the run until it is terminal (or the signal aborts); returns its final status. */
 export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions): Promise<string> {
   const d = await driverOf(ctx, runId, o);
   const paths = d.paths;
+  const pool = controllerSpares(d);
+  useSpareFiles(pool.spares);
   const first = readWorkflow(ctx.root, runId).workflow;
   const heartbeat = heartbeatOf(d, o);
   let shown = '';
@@ -204,6 +224,7 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
       taken = [];
       const inbox = mailboxOf(ctx.root, now.roles.controller).inboxNew;
       const seen = current.bytes;
+      refillSpareFiles();
       await changeIn(
         [inbox, paths.dir],
         o.pollMs,
@@ -213,6 +234,8 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
     }
   } finally {
     clearInterval(heartbeat);
+    useSpareFiles(undefined);
+    fs.rmSync(pool.dir, { recursive: true, force: true });
   }
 }
 

@@ -214,6 +214,39 @@ describe('lib/run/controller/controllerLoop', () => {
     assert.deepEqual(readPhase(paths()).sent, [`${runId}/work/implementation/c1/g0`]);
   });
 
+  it("writes the next turn's files into spares made while it waits; a killed controller's spares go at the start, its own at the end", async () => {
+    const sparesDir = join(paths().dir, 'controller', 'spares');
+    fs.mkdirSync(sparesDir, { recursive: true });
+    fs.writeFileSync(join(sparesDir, 'spare.99'), ''); // a killed controller's
+    let waiting: Map<number, string> | undefined;
+    const o = agentsAnd((line) => {
+      if (line.startsWith('APPROVAL: ')) beside(() => approveStep(ctx, runId));
+    });
+    const say = o.say;
+    o.say = (line) => {
+      if (!line.startsWith('SENT: run_stage ')) return say(line);
+      said.push(line);
+      // Once the loop waits for the work: the spares it made, then the worker's reply.
+      setImmediate(() => {
+        waiting = new Map(
+          fs.readdirSync(sparesDir).map((n) => [fs.statSync(join(sparesDir, n)).ino, n]),
+        );
+        beside(() => reply('worker', 'work', 'implementation', 'the work\n'));
+      });
+    };
+    assert.equal(await drive(o), 'COMPLETED');
+    assert.equal(waiting!.size, 16);
+    assert.ok(![...waiting!.values()].includes('spare.99'), "the killed controller's spare");
+    const ctl = mailboxOf(root, 'ctl');
+    const reviews = [];
+    for (const n of itemNamesIn(ctl.outbox))
+      if ((await readItem(join(ctl.outbox, n))).headers.type === 'run_review')
+        reviews.push(fs.statSync(join(ctl.outbox, n)).ino);
+    assert.equal(reviews.length, 2);
+    for (const ino of reviews) assert.ok(waiting!.has(ino), 'a review request was not a spare');
+    assert.equal(fs.existsSync(sparesDir), false, 'the spares are left behind');
+  });
+
   it('a terminal run ends the loop at once, without taking a lease', async () => {
     await endStep(ctx, runId, 'cancel', 'not needed');
     assert.equal(await drive(agentsAnd()), 'CANCELLED');
