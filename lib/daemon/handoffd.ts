@@ -8,6 +8,7 @@
 // refused before it touches anything (DaemonAlreadyRunning). Start-up order (§8.2): stale
 // temp files removed, signal handlers installed, `started` logged, the pid file last.
 import * as fs from 'node:fs';
+import { join } from 'node:path';
 import { daemonPathsOf } from '../project/layout.js';
 import { mkdirSynced } from '../fsx/durable.js';
 import { acquireLock, LockBusy, type Release } from '../fsx/lock.js';
@@ -16,7 +17,7 @@ import { DaemonAlreadyRunning } from './alreadyRunning.js';
 import { startBridgeOf } from './bridgeStart.js';
 import { FolderWatchers } from './folderWatchers.js';
 import { DaemonLog } from './log.js';
-import { refillSpareFiles, useSpareFiles } from '../fsx/spareFiles.js';
+import { refillSpareFiles, startSpareFiles } from '../fsx/spareFiles.js';
 import { runPass } from './pass.js';
 import {
   boxOf,
@@ -76,6 +77,9 @@ function removeLeftovers(state: DaemonState): void {
   for (const role of currentRoles(state).keys()) removeStaleOutboxTemps(boxOf(state, role), now);
 }
 
+/** Spare files for the copies' temp files (lib/fsx/spareFiles.ts): one per copy of a burst. */
+const SPARES = 4;
+
 async function loop(state: DaemonState, signal: LoopSignal, pollIntervalMs: number): Promise<void> {
   let quiet = false;
   for (let startup = true; !state.stopRequested(); startup = false) {
@@ -115,10 +119,11 @@ export async function runHandoffd(options: DaemonOptions): Promise<void> {
     () => signal.stopping || fs.existsSync(paths.stop),
   );
   const onSignal = () => signal.stop();
+  let stopSpares: (() => void) | undefined;
   try {
     fs.rmSync(paths.stop, { force: true });
     removeLeftovers(state);
-    useSpareFiles(state.spares);
+    stopSpares = startSpareFiles(join(paths.tmp, 'spares'), SPARES);
     state.bridge = await startBridgeOf(options.root, log, () => signal.notify());
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
@@ -129,7 +134,7 @@ export async function runHandoffd(options: DaemonOptions): Promise<void> {
     await loop(state, signal, options.pollIntervalMs);
     await Promise.allSettled([...state.wakes]);
   } finally {
-    useSpareFiles(undefined);
+    stopSpares?.();
     await state.bridge?.close();
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);

@@ -14,7 +14,6 @@ import { type Mailbox } from '../queue/index.js';
 import type { Bridge } from '../bridge/bridge.js';
 import { ListingCache } from './listingCache.js';
 import { type DaemonLog } from './log.js';
-import { SpareFiles } from '../fsx/spareFiles.js';
 import { WakePolicy } from './wakePolicy.js';
 
 /** Options of one daemon run. */
@@ -43,8 +42,6 @@ export interface DaemonState {
   readonly log: DaemonLog;
   readonly policy: WakePolicy;
   readonly listings: ListingCache;
-  /** Empty files made ahead for the copies' temp files (lib/fsx/spareFiles.ts). */
-  readonly spares: SpareFiles;
   readonly boxes: Map<string, Mailbox>;
   /**
    * Recipients whose mailbox folders were checked; cleared after any delivery error and with every
@@ -99,7 +96,6 @@ export function newDaemonState(
     stopRequested,
     policy: new WakePolicy({ rewakeIntervalMs: rewakeMs }),
     listings: new ListingCache(),
-    spares: new SpareFiles(paths.tmp),
     boxes: new Map(),
     newVerdicts: new Map(),
     ensured: new Set(),

@@ -80,6 +80,21 @@ export function useSpareFiles(spares: SpareFiles | undefined): void {
   installed = spares;
 }
 
+/**
+ * Gives this process up to `size` spares in `dir`, a folder of its own in one that exists
+ * (emptied first: a killed process's spares go then; private, and not fsync'd: nothing in it
+ * is worth keeping), made by each refillSpareFiles; returns the stop, which removes them.
+ */
+export function startSpareFiles(dir: string, size: number): () => void {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { mode: 0o700 });
+  useSpareFiles(new SpareFiles(dir, size));
+  return () => {
+    useSpareFiles(undefined);
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+}
+
 /** Puts one of this process's spares at `path` when it has one (SpareFiles.placeAt). */
 export function placeSpareAt(path: string, exclusive: boolean): boolean {
   return installed?.placeAt(path, exclusive) ?? false;

@@ -431,9 +431,9 @@ function checkSender(
   assert.deepEqual(copyTempsOf(p), [], 'temp files left in daemon/tmp');
 }
 
-/** The copies' temp files in daemon/tmp: all but the empty spares made ahead (spareFiles.ts). */
+/** The copies' temp files in daemon/tmp: all but the folder of spares (lib/fsx/spareFiles.ts). */
 function copyTempsOf(p: Project): string[] {
-  return fs.readdirSync(join(daemonDir(p), 'tmp')).filter((n) => !/^spare\.\d+$/.test(n));
+  return fs.readdirSync(join(daemonDir(p), 'tmp')).filter((n) => n !== 'spares');
 }
 
 /** Names of the .handoff files directly in one recipient's new/. */

@@ -196,11 +196,8 @@ describe('lib/daemon/handoffd', function () {
     fs.utimesSync(temps.older, hours(24 * 10), hours(24 * 10));
     fs.utimesSync(temps.recent, hours(35), hours(35));
     await start();
-    // Only the spare files this run makes (spareFiles.ts) are there.
-    assert.deepEqual(
-      fs.readdirSync(paths().tmp).filter((n) => !/^spare\.\d+$/.test(n)),
-      [],
-    );
+    // Only the folder of the spare files this run makes (lib/fsx/spareFiles.ts) is there.
+    assert.deepEqual(fs.readdirSync(paths().tmp), ['spares']);
     assert.deepEqual(
       Object.entries(temps)
         .filter(([, path]) => fs.existsSync(path))
@@ -247,9 +244,8 @@ describe('lib/daemon/handoffd', function () {
     const spares = () =>
       new Map(
         fs
-          .readdirSync(paths().tmp)
-          .filter((n) => n.startsWith('spare.'))
-          .map((n) => [fs.statSync(join(paths().tmp, n)).ino, n]),
+          .readdirSync(join(paths().tmp, 'spares'))
+          .map((n) => [fs.statSync(join(paths().tmp, 'spares', n)).ino, n]),
       );
     await waitFor('the spares', () => spares().size === 4);
     const before = spares();
@@ -259,6 +255,7 @@ describe('lib/daemon/handoffd', function () {
     assert.ok(before.has(fs.statSync(copy).ino), 'the copy is not one of the spares');
     await waitFor('the spare used made again', () => spares().size === 4);
     await stop();
+    assert.deepEqual(fs.readdirSync(paths().tmp), [], 'the spares are left behind');
   });
 
   it("logs an unreadable outbox once and keeps delivering the other roles' mail", async () => {

@@ -27,6 +27,7 @@ import { printable } from '../../fsx/printable.js';
 import { type Lens } from '../bookbag/bookbag.js';
 import { appendLibraryLog, recurringSectionsOf, writeConsolidation } from './consolidation.js';
 import { InboxWatch } from '../lens/inboxWatch.js';
+import { refillSpareFiles, startSpareFiles } from '../../fsx/spareFiles.js';
 import { personaOf } from '../../admin/personas.js';
 import { endOrphanReviewer } from './reviewerRecord.js';
 import { teacherFolderOf, type TeacherFolder } from './teacherFolder.js';
@@ -198,6 +199,9 @@ async function cycle(t: Teacher, o: TeacherOptions, start: Session): Promise<Ses
   return session;
 }
 
+/** Spare files of a teacher: a claim's stamp, a session's few files. */
+const TEACHER_SPARES = 8;
+
 /**
  * Runs the teacher until TERM/INT (or, with --once, after at most one request); the session is
  * saved on the way out.
@@ -205,6 +209,9 @@ async function cycle(t: Teacher, o: TeacherOptions, start: Session): Promise<Ses
 export async function runTeacher(o: TeacherOptions): Promise<void> {
   const { t, release } = await boot(o);
   const watch = new InboxWatch(mailboxOf(t.root, t.role).inboxNew, o.terminal);
+  // The claim of the next request and the session's files, written into files made while
+  // the teacher waits (lib/fsx/spareFiles.ts).
+  const stopSpares = startSpareFiles(t.folder.spares, TEACHER_SPARES);
   try {
     let session = wake(t, o);
     for (;;) {
@@ -215,10 +222,12 @@ export async function runTeacher(o: TeacherOptions): Promise<void> {
         await sleep(t, session);
         session = startSession(t.folder.sessions, t.lens, t.role, session, [], new Date());
       }
+      refillSpareFiles();
       if ((await watch.wait(o.pollIntervalMs, o.signal)) === 'stopped') break;
     }
     if (o.once || session.reviews.length > 0) await sleep(t, session);
   } finally {
+    stopSpares();
     watch.close();
     release();
   }

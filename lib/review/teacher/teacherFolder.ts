@@ -8,6 +8,8 @@
 //                           teacher restarted after a SIGKILL can end its orphan
 //   lock/                   held by the one teacher of the lens while it runs (lib/fsx/lock.ts:
 //                           a killed teacher's lock is taken over by the next)
+//   spares/                 empty files the running teacher makes while it waits, for its
+//                           writes (lib/fsx/spareFiles.ts); emptied at its start, gone at exit
 import { join } from 'node:path';
 import { filesIn, type ReviewPaths } from '../../project/layout.js';
 import { type Lens } from '../bookbag/bookbag.js';
@@ -19,6 +21,7 @@ const TEACHER_FILES = {
   libraryLog: 'library_log.yaml',
   reviewerRecord: 'reviewer.json',
   lock: 'lock',
+  spares: 'spares',
 } as const;
 
 /** The folder of the teacher of `lens`. */

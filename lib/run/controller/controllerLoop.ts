@@ -24,7 +24,7 @@ import { DEFAULT_LEASE_TTL_S } from '../record/lease.js';
 import { type RunContext } from '../record/runContext.js';
 import { readWorkflow } from '../record/runStore.js';
 import { isTerminal, type Workflow } from '../record/workflow.js';
-import { refillSpareFiles, SpareFiles, useSpareFiles } from '../../fsx/spareFiles.js';
+import { refillSpareFiles, startSpareFiles } from '../../fsx/spareFiles.js';
 import { mkdirSynced } from '../../fsx/durable.js';
 
 /** How drive runs. */
@@ -158,27 +158,20 @@ function heartbeatOf(d: Driver, o: DriveOptions): NodeJS.Timeout {
   );
 }
 
-const SPARES_PER_TURN = 16;
-
 /**
- * The controller's spare files (lib/fsx/spareFiles.ts): its records, stamps and requests are
- * written into files made while it waits, enough for a turn (a reply's claim, the evidence,
- * the record, the phase, two requests with their counters). In `controller/spares/` of the
- * run, emptied at the start (a killed controller's go then) and removed at the end.
+ * The controller's spare files (lib/fsx/spareFiles.ts), in `controller/spares/` of the run: its
+ * records, stamps and requests are written into files made while it waits, enough for a turn
+ * (a reply's claim, the evidence, the record, the phase, two requests with their counters).
  */
-function controllerSpares(d: Driver): { spares: SpareFiles; dir: string } {
-  const dir = join(dirname(d.paths.phase), 'spares');
-  fs.rmSync(dir, { recursive: true, force: true });
-  mkdirSynced(dir);
-  return { spares: new SpareFiles(dir, SPARES_PER_TURN), dir };
-}
+const SPARES_PER_TURN = 16;
 
 /** Drives the run until it is terminal (or the signal aborts); returns its final status. */
 export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions): Promise<string> {
   const d = await driverOf(ctx, runId, o);
   const paths = d.paths;
-  const pool = controllerSpares(d);
-  useSpareFiles(pool.spares);
+  // The controller's folder keeps its phase: made durably before the spares go in it.
+  mkdirSynced(dirname(paths.phase));
+  const stopSpares = startSpareFiles(join(dirname(paths.phase), 'spares'), SPARES_PER_TURN);
   const first = readWorkflow(ctx.root, runId).workflow;
   const heartbeat = heartbeatOf(d, o);
   let shown = '';
@@ -234,8 +227,7 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
     }
   } finally {
     clearInterval(heartbeat);
-    useSpareFiles(undefined);
-    fs.rmSync(pool.dir, { recursive: true, force: true });
+    stopSpares();
   }
 }
 

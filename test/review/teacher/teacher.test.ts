@@ -87,6 +87,9 @@ describe('lib/review/teacher/teacher', function () {
     );
     const a = await submitAndDeliver(p.root);
     await waitFor('the first verdict', () => events.some((e) => e.event === 'sleep'));
+    // Waiting, it has its spare files ready (lib/fsx/spareFiles.ts).
+    const spares = teacherFolderOf(reviewPathsOf(p.root, {}), 'coo').spares;
+    await waitFor('the spares', () => fs.existsSync(spares) && fs.readdirSync(spares).length === 8);
     const b = await submitAndDeliver(p.root);
     await waitFor(
       'the second verdict (woken by the watch, not the 60 s poll)',
@@ -94,6 +97,7 @@ describe('lib/review/teacher/teacher', function () {
     );
     controller.abort();
     await running;
+    assert.equal(fs.existsSync(spares), false, 'the spares are left behind');
     assert.deepEqual([bag(a).coo_verdict, bag(b).coo_verdict], ['PASS', 'PASS']);
     assert.equal(itemsIn(box('coo').completed).length, 2);
     const sleeps = events.filter(
