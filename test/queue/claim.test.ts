@@ -15,7 +15,7 @@ import {
 import { parseEnvelope } from '../../lib/queue/envelope.js';
 import { QuarantinedItem, readItem, type UnusableItem } from '../../lib/queue/item.js';
 import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
-import { followDurability } from '../support/durability.js';
+import { durableStepsOf } from '../support/durability.js';
 import { copyFixture } from '../support/fixtures.js';
 import { placeItem, tempDir } from '../support/project.js';
 
@@ -113,14 +113,9 @@ describe('lib/queue/claim', () => {
   it('a claim fsyncs the stamped file, then in_process/ once for the move and the stamp, then new/', async () => {
     await placeItem(box.inboxNew, {});
     const [item] = await readItemsIn(box.inboxNew, onSkip);
-    const followed = followDurability();
-    try {
-      await claimItem(box, item!, now);
-    } finally {
-      followed.restore();
-    }
+    const steps = await durableStepsOf(box.dir, () => claimItem(box, item!, now));
     const n = item!.name;
-    assert.deepEqual(relativeTo(box.dir, followed.order), [
+    assert.deepEqual(steps, [
       `rename inbox/new/${n} -> inbox/in_process/${n}`,
       `fsync inbox/in_process/.${n}.tmp`,
       `rename inbox/in_process/.${n}.tmp -> inbox/in_process/${n}`,
@@ -133,13 +128,8 @@ describe('lib/queue/claim', () => {
     for (let i = 0; i < 3; i++) await placeItem(box.inboxNew, {});
     const items = await readItemsIn(box.inboxNew, onSkip);
     const name = uniqueBatchName(box, '20260615T140531Z');
-    const followed = followDurability();
-    try {
-      await claimBatch(box, items, name, now);
-    } finally {
-      followed.restore();
-    }
-    const fsyncs = relativeTo(box.dir, followed.order).filter((s) => s.startsWith('fsync '));
+    const steps = await durableStepsOf(box.dir, () => claimBatch(box, items, name, now));
+    const fsyncs = steps.filter((s) => s.startsWith('fsync '));
     assert.deepEqual(fsyncs, [
       'fsync inbox/in_process', // the staging folder created
       `fsync inbox/in_process/.claiming-${name}`,
@@ -195,8 +185,3 @@ describe('lib/queue/claim', () => {
     assert.ok(!pathTaken(join(dir, 'missing')));
   });
 });
-
-/** The durability steps with `dir/` taken off their paths. */
-function relativeTo(dir: string, order: string[]): string[] {
-  return order.map((step) => step.split(`${dir}/`).join(''));
-}

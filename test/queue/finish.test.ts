@@ -10,7 +10,7 @@ import {
   finishItem,
 } from '../../lib/queue/finish.js';
 import { ensureMailbox, mailboxAt, type Mailbox } from '../../lib/queue/mailbox.js';
-import { followDurability } from '../support/durability.js';
+import { durableStepsOf } from '../support/durability.js';
 import { placeItem, tempDir } from '../support/project.js';
 
 describe('lib/queue/finish', () => {
@@ -55,14 +55,9 @@ describe('lib/queue/finish', () => {
   it('a completion fsyncs the stamped file, then completed/ and in_process/ once each after the move', async () => {
     await placeItem(box.inProcess, {});
     const [item] = await readItemsIn(box.inProcess, () => undefined);
-    const followed = followDurability();
-    try {
-      await finishItem(box, item!, now);
-    } finally {
-      followed.restore();
-    }
+    const steps = await durableStepsOf(box.dir, () => finishItem(box, item!, now));
     const n = item!.name;
-    assert.deepEqual(relativeTo(box.dir, followed.order), [
+    assert.deepEqual(steps, [
       `fsync inbox/in_process/.${n}.tmp`,
       `rename inbox/in_process/.${n}.tmp -> inbox/in_process/${n}`,
       `rename inbox/in_process/${n} -> inbox/completed/${n}`,
@@ -75,13 +70,10 @@ describe('lib/queue/finish', () => {
     const batchDir = join(box.inProcess, 'batch_x_000001');
     for (let i = 0; i < 3; i++) await placeItem(batchDir, {});
     const items = await readItemsIn(batchDir, () => undefined);
-    const followed = followDurability();
-    try {
-      await finishBatch(box, batchDir, 'batch_x_000001', items, now);
-    } finally {
-      followed.restore();
-    }
-    const fsyncs = relativeTo(box.dir, followed.order).filter((s) => s.startsWith('fsync '));
+    const steps = await durableStepsOf(box.dir, () =>
+      finishBatch(box, batchDir, 'batch_x_000001', items, now),
+    );
+    const fsyncs = steps.filter((s) => s.startsWith('fsync '));
     assert.deepEqual(fsyncs, [
       ...items.map((i) => `fsync inbox/in_process/batch_x_000001/.${i.name}.tmp`),
       'fsync inbox/in_process/batch_x_000001',
@@ -126,8 +118,3 @@ describe('lib/queue/finish', () => {
     );
   });
 });
-
-/** The durability steps with `dir/` taken off their paths. */
-function relativeTo(dir: string, order: string[]): string[] {
-  return order.map((step) => step.split(`${dir}/`).join(''));
-}

@@ -29,3 +29,14 @@ export function followDurability(): { order: string[]; restore: () => void } {
     },
   };
 }
+
+/** The fsyncs and renames that `fn` makes (followDurability), with `dir/` taken off each path. */
+export async function durableStepsOf(dir: string, fn: () => unknown): Promise<string[]> {
+  const followed = followDurability();
+  try {
+    await fn();
+  } finally {
+    followed.restore();
+  }
+  return followed.order.map((step) => step.split(`${dir}/`).join(''));
+}
