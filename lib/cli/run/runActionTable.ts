@@ -1,8 +1,7 @@
 // The actions of `baton run` (docs/runtime.md §4): for each, its usage line, what it does,
-// its options (lib/cli/longOptions.ts), its positionals and its handler. Handlers import
+// its options (node:util parseArgs specs), its positionals and its handler. Handlers import
 // the runtime when they run, so `baton run status` loads only what it needs.
 import { fail } from '../../fsx/commandFailure.js';
-import { type LongOption } from '../longOptions.js';
 import { type ActionReport, type RunContext } from '../../run/record/runContext.js';
 
 /** Parsed option values. */
@@ -12,7 +11,7 @@ export type RunValues = Record<string, string | boolean | string[] | undefined>;
 export interface RunAction {
   usage: string;
   describe: string;
-  options: Record<string, LongOption>;
+  options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>;
   positionals: string[];
   run: (
     ctx: RunContext,

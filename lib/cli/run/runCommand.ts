@@ -1,16 +1,15 @@
 // `baton run <action>` (docs/runtime.md §4). It is dispatched by bin/baton.ts before yargs
 // loads: `baton run status` must start within 1.5× of `node -e 0`, and loading yargs alone
-// costs about half of Node's own start-up (docs/decisions.md). Its options are read as
-// node:util parseArgs reads them in strict mode (lib/cli/longOptions.ts, which does not pay
-// parseArgs' first-call compile): an unknown option is a usage error, exit 1; each action's
+// costs about half of Node's own start-up (docs/decisions.md). Its options are parsed with
+// node:util parseArgs (strict: an unknown option is a usage error, exit 1), each action's
 // table entry in lib/cli/run/runActionTable.ts. Success prints the run's JSON status; a
 // blocking outcome prints the status too, its reason on stderr, exit 2; a refusal prints
 // one line and changes nothing.
+import { parseArgs } from 'node:util';
 import { fail, CommandFailure } from '../../fsx/commandFailure.js';
 import { printable } from '../../fsx/printable.js';
 import { writeAllSync } from '../../fsx/stdio.js';
 import { exitAs, reportFailure } from '../failure.js';
-import { OptionRefusal, readLongOptions } from '../longOptions.js';
 import { OWNER_ACTIONS } from '../../run/owner/ownerActionNames.js';
 import { RUN_ACTIONS, type RunAction, type RunValues } from './runActionTable.js';
 
@@ -50,12 +49,18 @@ export function parseAction(
 ): { values: RunValues; positionals: string[]; help: boolean } {
   let parsed: { values: RunValues; positionals: string[] };
   try {
-    parsed = readLongOptions(args, { ...a.options, help: { type: 'boolean' } });
+    parsed = parseArgs({
+      args,
+      options: { ...a.options, help: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    }) as typeof parsed;
   } catch (err) {
-    if (!(err instanceof OptionRefusal)) throw err;
-    if (err.kind === 'unknown')
-      fail('usage', `unknown option '${printable(err.option)}'; see baton run ${name} --help`);
-    fail('usage', `${printable(err.message)}; see baton run ${name} --help`);
+    const e = err as NodeJS.ErrnoException;
+    const option = /'(-[^']*)'/.exec(e.message)?.[1] ?? '';
+    if (e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+      fail('usage', `unknown option '${printable(option)}'; see baton run ${name} --help`);
+    fail('usage', `${printable(e.message.split('. ')[0]!)}; see baton run ${name} --help`);
   }
   if (parsed.values.help === true) return { ...parsed, help: true };
   const needed = a.positionals.filter((p) => !p.endsWith('?')).length;

@@ -207,12 +207,6 @@ describe('lib/cli/run/runCommand', () => {
         "baton run resume: Option '--reclaim-stale' does not take an argument; see baton run resume --help",
       ],
       [
-        'a value that looks like an option, in one line',
-        ['cancel', 'run-20260101T000000Z-000000', '--reason', '-x'],
-        "baton run cancel: Option '--reason' argument is ambiguous: to give a value that " +
-          "starts with a dash, write '--reason=-x'; see baton run cancel --help",
-      ],
-      [
         'a missing run id',
         ['pause'],
         'baton run pause: missing run-id; usage: baton run pause RUN-ID',
