@@ -1,4 +1,4 @@
-// Empty files that a long-running process (handoffd, `baton run drive`) makes ahead, in a
+// Empty files that a long-running process (handoffd, `baton run drive`, a teacher) makes ahead, in a
 // folder of its own, for the temp files of its durable writes. Creating a file allocates an
 // inode, and on ext4 that can wait for the journal: 0.1-0.5 ms after an fsync on the
 // development VM, several ms while other processes fsync, where a rename or an open of an

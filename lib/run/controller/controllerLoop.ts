@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CommandFailure } from '../../fsx/commandFailure.js';
-import { mailboxOf } from '../../project/layout.js';
+import { mailboxOf, type RunPaths } from '../../project/layout.js';
 import { LockBusy } from '../../fsx/lock.js';
 import { crashPoint } from '../../fsx/crash.js';
 import { itemNamesIn, type Item } from '../../queue/index.js';
@@ -165,13 +165,39 @@ function heartbeatOf(d: Driver, o: DriveOptions): NodeJS.Timeout {
  */
 const SPARES_PER_TURN = 16;
 
+/** Starts the controller's spares; returns their stop. */
+function startControllerSpares(paths: RunPaths): () => void {
+  // The controller's folder keeps its phase: made durably before the spares go in it.
+  mkdirSynced(dirname(paths.phase));
+  return startSpareFiles(join(dirname(paths.phase), 'spares'), SPARES_PER_TURN);
+}
+
+/**
+ * Waits for mail in the controller's inbox or a change of the record (`current` as read), with
+ * its spares made first.
+ */
+async function waitForChange(
+  d: Driver,
+  current: { workflow: Workflow; bytes: Buffer },
+  o: DriveOptions,
+): Promise<void> {
+  const inbox = mailboxOf(d.ctx.root, current.workflow.roles.controller).inboxNew;
+  refillSpareFiles();
+  await changeIn(
+    [inbox, d.paths.dir],
+    o.pollMs,
+    () =>
+      itemNamesIn(inbox).length > 0 ||
+      !readWorkflow(d.ctx.root, d.runId).bytes.equals(current.bytes),
+    o.signal,
+  );
+}
+
 /** Drives the run until it is terminal (or the signal aborts); returns its final status. */
 export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions): Promise<string> {
   const d = await driverOf(ctx, runId, o);
   const paths = d.paths;
-  // The controller's folder keeps its phase: made durably before the spares go in it.
-  mkdirSynced(dirname(paths.phase));
-  const stopSpares = startSpareFiles(join(dirname(paths.phase), 'spares'), SPARES_PER_TURN);
+  const stopSpares = startControllerSpares(paths);
   const first = readWorkflow(ctx.root, runId).workflow;
   const heartbeat = heartbeatOf(d, o);
   let shown = '';
@@ -215,15 +241,7 @@ export async function driveRun(ctx: RunContext, runId: string, o: DriveOptions):
       if (moved === 'moved') continue;
       await completeTaken(d, now, taken);
       taken = [];
-      const inbox = mailboxOf(ctx.root, now.roles.controller).inboxNew;
-      const seen = current.bytes;
-      refillSpareFiles();
-      await changeIn(
-        [inbox, paths.dir],
-        o.pollMs,
-        () => itemNamesIn(inbox).length > 0 || !readWorkflow(ctx.root, runId).bytes.equals(seen),
-        o.signal,
-      );
+      await waitForChange(d, current, o);
     }
   } finally {
     clearInterval(heartbeat);
