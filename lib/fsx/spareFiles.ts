@@ -1,8 +1,8 @@
-// Empty files that a long-running process (handoffd, `baton run drive`, a teacher) makes ahead, in a
-// folder of its own, for the temp files of its durable writes. Creating a file allocates an
-// inode, and on ext4 that can wait for the journal: 0.1-0.5 ms after an fsync on the
-// development VM, several ms while other processes fsync, where a rename or an open of an
-// existing file takes a few µs. The writes are on paths someone waits on (a copy a recipient
+// Empty files that a long-running process (handoffd, `baton run drive`, a teacher) makes
+// ahead, in a folder of its own, for the temp files of its durable writes. Creating a file
+// allocates an inode, and on ext4 that can wait for the journal: 0.1-0.5 ms after an fsync
+// on the development VM, several ms while other processes fsync, where a rename or an open
+// of an existing file takes a few µs. The writes are on paths someone waits on (a copy a recipient
 // waits for, the controller's next request); the spares are made when the process is about
 // to wait.
 //
