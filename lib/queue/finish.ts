@@ -12,9 +12,8 @@
 import { lstatSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { crashPoint } from '../fsx/crash.js';
-import { fsyncDir, renameSynced } from '../fsx/durable.js';
+import { fsyncDir, mkdirSynced, renameSynced } from '../fsx/durable.js';
 import { type Mailbox } from './mailbox.js';
-import { mkdirSynced } from '../fsx/durable.js';
 import { entriesOf, isBatchName, isoOf, itemNamesIn, nameHoldsId } from './names.js';
 import { stampIfMissing } from './claim.js';
 import { readItem, UnusableItem, type Item } from './item.js';
