@@ -92,11 +92,19 @@ export function mkdirSynced(dir: string): void {
     if (dirname(d) === d) break;
   }
   for (const d of missing) {
-    try {
-      makeFolder(d, folderModeIn(dirname(d)));
-    } catch (err) {
-      if (!isCode(err, 'EEXIST')) throw err;
-    }
+    makeFolderIfMissing(d);
     fsyncDir(dirname(d));
+  }
+}
+
+/**
+ * Creates the folder `dir` with its parent's mode rules (sharedFolders.ts) unless something is
+ * there; its parent must exist, and nothing is fsync'd (mkdirSynced adds that).
+ */
+export function makeFolderIfMissing(dir: string): void {
+  try {
+    makeFolder(dir, folderModeIn(dirname(dir)));
+  } catch (err) {
+    if (!isCode(err, 'EEXIST')) throw err;
   }
 }

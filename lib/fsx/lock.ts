@@ -17,8 +17,8 @@
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ignoreEnoent, isCode, readTextIfPresent as readText } from './absent.js';
-import { mkdirSynced } from './durable.js';
-import { fileModeIn, folderModeIn, keepSharedMode, makeFolder } from './sharedFolders.js';
+import { makeFolderIfMissing, mkdirSynced } from './durable.js';
+import { fileModeIn, keepSharedMode } from './sharedFolders.js';
 import { bootId, hostName, identityAlive, processIdentityOf } from './processIdentity.js';
 
 let selfIdentity: string | undefined;
@@ -134,13 +134,8 @@ export type Release = () => void;
  * so losing the folder loses nothing. One fsync fewer for each new folder (each new bead has one).
  */
 function makeLockFolder(dir: string): void {
-  const parent = dirname(dir);
-  mkdirSynced(parent);
-  try {
-    makeFolder(dir, folderModeIn(parent));
-  } catch (err) {
-    if (!isCode(err, 'EEXIST')) throw err;
-  }
+  mkdirSynced(dirname(dir));
+  makeFolderIfMissing(dir);
 }
 
 /**
