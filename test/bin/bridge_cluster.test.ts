@@ -83,6 +83,17 @@ describe('the bridge on a 3-server NATS cluster, replicas 3 (built bins, SIGKILL
   };
   const connected = (p: Project) => serverOf(p) >= 0;
 
+  /** Both nodes' bridge events logged since `since` (ms), for a failure's message. */
+  const bridgeLogSince = (n: TwoNodes, since: number): string =>
+    (['a', 'b'] as const)
+      .flatMap((node) =>
+        daemonLog(n[node].root)
+          .filter((l) => l.split(' ')[1]?.startsWith('bridge-'))
+          .filter((l) => Date.parse(l.split(' ')[0]!) >= since - 1_000)
+          .map((l) => `${node}: ${l}`),
+      )
+      .join('\n');
+
   /** The member that leads the swarm's stream now. */
   const leaderOf = async (swarm: string): Promise<number> => {
     let leader: string | undefined;
@@ -217,7 +228,9 @@ describe('the bridge on a 3-server NATS cluster, replicas 3 (built bins, SIGKILL
       `the first handoff queued after killing ${what} to be delivered`,
       async () => (await held('reviewer')) && (await held('QA')),
       bound + 10_000,
-    );
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}\n${bridgeLogSince(n, killedAt)}`);
+    });
     const tookMs = Date.now() - killedAt;
     process.stderr.write(
       `      killed ${what} (${cluster.names[pick(at)]}; leader ${cluster.names[at.leader]}, ` +
