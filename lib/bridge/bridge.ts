@@ -4,13 +4,15 @@
 // messages that arrive for local roles; the daemon writes every copy (the files stay the
 // truth) and acknowledges a message only after its copy is durable, then puts its receipt
 // (the sender's ledger, lib/daemon/awaitingReceipts.ts, waits for it). Each lease round also
-// sweeps orphans (orphanSweep.ts) and judges each consumed role's consumer (stallWatch.ts).
+// sweeps orphans (orphanSweep.ts); a check of its own judges each consumed role's consumer
+// (stallWatch.ts).
 //
 // Concurrency contract: one bridge per handoffd (which holds the daemon lock). A role is
 // consumed only by the node the roster gives it to, and only while that node holds the
-// role's lease (roleLeases.ts); every refusal is logged with the role. Arrivals are only
-// queued here; the daemon's loop takes them between passes, so a copy never races a
-// delivery pass.
+// role's lease (roleLeases.ts); every refusal is logged with the role. The lease rounds and
+// the stall checks take turns (one at a time): both start and stop consumes, and a role must
+// never be consumed twice. Arrivals are only queued here; the daemon's loop takes them
+// between passes, so a copy never races a delivery pass.
 import { type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { type KV } from '@nats-io/kv';
 import { headers as natsHeaders } from '@nats-io/transport-node';
@@ -111,11 +113,16 @@ export class Bridge {
   private arrivals: Arrival[] = [];
   private leases: RoleLeases | undefined;
   private leaseTimer: NodeJS.Timeout | undefined;
+  private stallTimer: NodeJS.Timeout | undefined;
   private reportTimer: NodeJS.Timeout | undefined;
   /** Per role, the node whose lease refused this one (logged once per holder). */
   private readonly refusedBy = new Map<string, string>();
-  /** Judges each consumed role's consumer at every lease round (stallWatch.ts). */
+  /** Judges each consumed role's consumer at every stall check (stallWatch.ts). */
   private readonly stalls: StallWatch;
+  /** The lease round or stall check running now: the next one waits for it. */
+  private turn: Promise<void> = Promise.resolve();
+  /** True while a stall check waits for its turn or runs (the timer skips one beside it). */
+  private checkingStalls = false;
   /** Per role, the arrivals handed to the daemon and not yet answered (stallWatch.ts). */
   private readonly inHand = new Map<string, number>();
   /** True while claimRoles runs (a slow server must not start a second run beside it). */
@@ -311,12 +318,16 @@ export class Bridge {
     this.lastMaxPayload = wire.maxPayload;
     this.backoffUntil = 0;
     // Set up afresh (the server may have restarted on a new store): consumers restart after their
-    // lease.
+    // lease, and their stall watch with them.
     this.leases = new RoleLeases(wire.owners, this.config.node, this.config.settings);
     for (const role of [...this.consuming.keys()]) this.stopConsuming(role);
+    for (const role of this.localRoles) this.stalls.forget(role);
     clearInterval(this.leaseTimer);
     this.leaseTimer = setInterval(() => void this.claimRoles(), this.config.settings.leaseRenewMs);
     this.leaseTimer.unref();
+    clearInterval(this.stallTimer);
+    this.stallTimer = setInterval(() => void this.checkStalls(), this.stalls.sampleEveryMs);
+    this.stallTimer.unref();
     void this.claimRoles();
     this.host.notify();
     void this.report();
@@ -335,14 +346,42 @@ export class Bridge {
     }
     this.claiming = true;
     try {
-      do {
-        this.claimAgain = false;
-        const wire = this.link.wire;
-        if (!wire || !this.leases) return;
-        for (const role of this.localRoles) await this.claimRole(wire, this.leases, role);
-      } while (this.claimAgain);
+      await this.inTurn(async () => {
+        do {
+          this.claimAgain = false;
+          const wire = this.link.wire;
+          if (!wire || !this.leases) return;
+          for (const role of this.localRoles) await this.claimRole(wire, this.leases, role);
+        } while (this.claimAgain);
+      });
     } finally {
       this.claiming = false;
+    }
+  }
+
+  /** Runs `step` once the lease round or stall check before it has ended. */
+  private inTurn(step: () => Promise<void>): Promise<void> {
+    const run = this.turn.then(step);
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Samples each consumed role's consumer and answers a stall (stallWatch.ts): every quarter of
+   * `stallAfterMs`, so that a stall is answered soon after it, not up to two lease rounds later.
+   */
+  private async checkStalls(): Promise<void> {
+    if (this.checkingStalls || this.closed) return;
+    this.checkingStalls = true;
+    try {
+      await this.inTurn(async () => {
+        const wire = this.link.wire;
+        if (!wire) return;
+        for (const role of [...this.consuming.keys()])
+          await this.watchStall(wire, role).catch((err: unknown) => this.link.error(err));
+      });
+    } finally {
+      this.checkingStalls = false;
     }
   }
 
@@ -363,7 +402,6 @@ export class Bridge {
         if (!this.consuming.has(role)) await this.consume(wire, role);
         const state = await orphanStateOf(wire.jsm, this.config.roster.swarm, role);
         await this.sweep(wire, role, state);
-        await this.watchStall(wire, role, state);
       }
     } catch (err) {
       this.link.error(err);
@@ -448,8 +486,11 @@ export class Bridge {
    * Answers a stalled consumer (stallWatch.ts): logs it with the role, asks its leader to step
    * down when consuming afresh did not help, and consumes the role afresh.
    */
-  private async watchStall(wire: Wire, role: string, state: OrphanState): Promise<void> {
-    const { consumer } = state;
+  private async watchStall(wire: Wire, role: string): Promise<void> {
+    const consumer = await wire.jsm.consumers.info(
+      streamNameOf(this.config.roster.swarm),
+      consumerNameOf(role),
+    );
     const inHand = this.inHand.get(role) ?? 0;
     const sample = {
       pending: consumer.num_pending,
@@ -463,7 +504,8 @@ export class Bridge {
     this.host.log('bridge-stalled', {
       role,
       problem:
-        `${unservedOf(sample)} waiting and nothing delivered since the last round: ` +
+        `${unservedOf(sample)} waiting and nothing delivered for ` +
+        `${this.config.settings.stallAfterMs / 1000} s: ` +
         (stepDown ? 'its consumer leader asked to step down, and ' : '') +
         'consumed afresh',
     });
@@ -534,6 +576,7 @@ export class Bridge {
     this.closed = true;
     clearTimeout(this.claimRetry);
     clearInterval(this.leaseTimer);
+    clearInterval(this.stallTimer);
     clearInterval(this.reportTimer);
     for (const role of [...this.consuming.keys()]) this.stopConsuming(role);
     await this.link.close();

@@ -17,8 +17,9 @@ export interface BridgeSettings {
   /** How often bridge.json's counts are refreshed while connected (2 s). */
   countsIntervalMs: number;
   /**
-   * A consumer with messages waiting and no progress over two lease rounds at least this far
-   * apart is stalled (stallWatch.ts; 8 s: more than a pull's expiry and two missed heartbeats).
+   * A consumer with messages waiting and no progress for this long is stalled; it is sampled
+   * every quarter of it (stallWatch.ts; 8 s: more than a pull's expiry and two missed
+   * heartbeats).
    */
   stallAfterMs: number;
   /**

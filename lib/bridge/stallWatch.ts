@@ -3,16 +3,16 @@
 // with messages waiting for it, none awaiting an acknowledgement, both links up, and
 // nothing delivered for as long as anyone waited: the client's pulls no longer reached a
 // consumer leader that would answer them. Neither the client's heartbeat check nor the
-// lease round noticed, since the consume never ended. The lease round now samples each
-// consumed role's consumer and judges it here: messages waiting, or delivered and not in
-// this node's hands (a pull answered into a subscription that is gone), and no progress
-// (nothing acknowledged, nothing arrived) over two samples far enough apart is a stall. The
+// lease round noticed, since the consume never ended. The bridge now samples each consumed
+// role's consumer every quarter of `stallAfterMs` and judges it here: messages waiting, or
+// delivered and not in this node's hands (a pull answered into a subscription that is gone),
+// and no progress (nothing acknowledged, nothing arrived) for `stallAfterMs` is a stall. The
 // first remedy is the client's (the role is consumed afresh: a new subscription, a new
 // pull); a stall that outlives it asks the consumer's leader to step down (the server's
 // remedy: a new leader, a fresh waiting list). Each remedy is logged with the role.
 
 /**
- * What one lease round saw of a role's consumer (its info) and of this node's hands: waiting
+ * What one sample saw of a role's consumer (its info) and of this node's hands: waiting
  * messages, delivered ones awaiting acknowledgement, how far it was acknowledged.
  */
 export interface ConsumerSample {
@@ -36,7 +36,8 @@ export type StallRemedy = 'none' | 'consume-again' | 'step-down';
 
 interface Watched {
   sample: ConsumerSample;
-  at: number;
+  /** When the samples began to show messages unserved with no progress (none: they do not). */
+  since: number | undefined;
   /** An arrival came for the role since `sample`. */
   arrived: boolean;
   /** Stalls judged in a row (each answered by a remedy). */
@@ -48,10 +49,16 @@ export class StallWatch {
   private readonly watched = new Map<string, Watched>();
 
   /**
-   * `stallAfterMs`: two samples closer than this say nothing (a healthy consume re-pulls at
-   * least every pull expiry, 3 s, and notices a silent leader after two missed heartbeats).
+   * `stallAfterMs`: how long messages may stay unserved with no progress before it is a stall
+   * (a healthy consume re-pulls at least every pull expiry, 3 s, and notices a silent leader
+   * after two missed heartbeats).
    */
   constructor(private readonly stallAfterMs: number) {}
+
+  /** How often to sample a role so that a stall is seen soon after `stallAfterMs`. */
+  get sampleEveryMs(): number {
+    return Math.max(1, Math.floor(this.stallAfterMs / 4));
+  }
 
   /** Notes an arrival for `role` (progress, whatever the next sample says). */
   arrived(role: string): void {
@@ -66,27 +73,31 @@ export class StallWatch {
 
   /**
    * Judges `role` from its consumer's `sample` taken at `now`: a stall is messages unserved
-   * (waiting, or delivered and not in hand) in this sample and the last one at least
-   * `stallAfterMs` before, with no acknowledgement and no arrival between them. The first stall
-   * in a row asks for the role to be consumed afresh, any later one for a step-down as well.
+   * (waiting, or delivered and not in hand) in every sample over at least `stallAfterMs`, with
+   * no acknowledgement and no arrival in that time. The first stall in a row asks for the role
+   * to be consumed afresh, any later one (`stallAfterMs` after the last) for a step-down as well.
    */
   judge(role: string, sample: ConsumerSample, now: number): StallRemedy {
     const last = this.watched.get(role);
-    if (!last) {
-      this.watched.set(role, { sample, at: now, arrived: false, strikes: 0 });
-      return 'none';
-    }
-    if (now - last.at < this.stallAfterMs) return 'none';
+    const unserved = unservedOf(sample) > 0;
     // Not the delivery count: a pull answered into a subscription that is gone counts as
     // delivered without reaching anyone.
-    const stalled =
-      unservedOf(sample) > 0 &&
-      unservedOf(last.sample) > 0 &&
-      !last.arrived &&
-      sample.ackFloor === last.sample.ackFloor;
-    const strikes = stalled ? last.strikes + 1 : 0;
-    this.watched.set(role, { sample, at: now, arrived: false, strikes });
-    if (strikes === 0) return 'none';
+    const progress =
+      last !== undefined && (last.arrived || sample.ackFloor !== last.sample.ackFloor);
+    if (!last || !unserved || progress) {
+      this.watched.set(role, {
+        sample,
+        since: unserved ? now : undefined,
+        arrived: false,
+        strikes: 0,
+      });
+      return 'none';
+    }
+    const since = last.since ?? now;
+    const stalled = now - since >= this.stallAfterMs;
+    const strikes = stalled ? last.strikes + 1 : last.strikes;
+    this.watched.set(role, { sample, since: stalled ? now : since, arrived: false, strikes });
+    if (!stalled) return 'none';
     return strikes === 1 ? 'consume-again' : 'step-down';
   }
 }

@@ -441,7 +441,8 @@ describe('lib/bridge/bridge', function () {
   describe('a stalled consumer (stallWatch.ts, bridge.md §5)', () => {
     // A short ack wait: on a busy machine the cut subscription's last pull can still take the
     // message (delivered into the void), which only the ack wait gives back.
-    const STALLY = { ...quick, leaseRenewMs: 200, stallAfterMs: 1_500, ackWaitMs: 2_000 };
+    // The lease rounds at their 10 s: the stall check runs on its own (every 375 ms here).
+    const STALLY = { ...quick, stallAfterMs: 1_500, ackWaitMs: 2_000 };
     /**
      * Cuts `role`'s consume off from its messages behind the bridge's back: its subscription
      * ends, the consume stays open, and the client's pulls are answered into the void (what a
@@ -465,18 +466,21 @@ describe('lib/bridge/bridge', function () {
       return cutOff(b, 'reviewer');
     };
 
-    it('messages waiting and nothing delivered over a round: bridge-stalled with the role, consumed afresh, and the message arrives', async () => {
+    it('messages waiting and nothing delivered for stallAfterMs: bridge-stalled with the role, consumed afresh, and the message arrives sooner than a lease round', async () => {
       const b = start('b', STALLY);
       await consumingThenCut(b);
+      const publishedAt = Date.now();
       await jetstream(nc).publish(subjectOf(swarm, 'reviewer'), 'after the cut');
       const [arrival] = await arrivalsOf(b, 1);
+      const tookMs = Date.now() - publishedAt;
       assert.equal(Buffer.from(arrival!.bytes).toString(), 'after the cut');
+      assert.ok(tookMs < STALLY.leaseRenewMs, `arrived ${tookMs} ms after the publish`);
       // The first remedy (a busy machine may need the second too before the message is in).
       assert.deepEqual(stalled(b)[0], {
         event: 'bridge-stalled',
         details: {
           role: 'reviewer',
-          problem: '1 waiting and nothing delivered since the last round: consumed afresh',
+          problem: '1 waiting and nothing delivered for 1.5 s: consumed afresh',
         },
       });
       await arrival!.ack();
@@ -504,8 +508,8 @@ describe('lib/bridge/bridge', function () {
       assert.deepEqual(
         stalled(b).map((e) => e.details.problem),
         [
-          '1 waiting and nothing delivered since the last round: consumed afresh',
-          '1 waiting and nothing delivered since the last round: its consumer leader asked ' +
+          '1 waiting and nothing delivered for 1.5 s: consumed afresh',
+          '1 waiting and nothing delivered for 1.5 s: its consumer leader asked ' +
             'to step down, and consumed afresh',
         ],
       );

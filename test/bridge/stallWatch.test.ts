@@ -1,7 +1,7 @@
 // The stall judge (lib/bridge/stallWatch.ts): messages unserved (waiting, or delivered and
-// not in this node's hands) and no progress (no acknowledgement, no arrival) between two
-// samples at least `stallAfterMs` apart is a stall; the first in a row asks for a fresh
-// consume, the next for a step-down as well; any progress starts the count again.
+// not in this node's hands) and no progress (no acknowledgement, no arrival) in every sample
+// over at least `stallAfterMs` is a stall; the first in a row asks for a fresh consume, the
+// next for a step-down as well; any progress starts the count again.
 import assert from 'node:assert/strict';
 import { StallWatch, type ConsumerSample } from '../../lib/bridge/stallWatch.js';
 
@@ -40,6 +40,18 @@ describe('lib/bridge/stallWatch', () => {
     assert.equal(watch.judge('r', sample(0, 0, 0, 11), 3_000), 'none', 'nothing waits');
     assert.equal(watch.judge('r', sample(2, 0, 0, 11), 4_000), 'none', 'unserved in one only');
     assert.equal(watch.judge('r', sample(2, 0, 0, 11), 5_000), 'consume-again');
+  });
+
+  it('sampled often, a stall is judged stallAfterMs after the first sample that showed it, not two long rounds later', () => {
+    const watch = new StallWatch(1_000);
+    assert.equal(watch.sampleEveryMs, 250);
+    assert.equal(watch.judge('r', sample(0), 0), 'none');
+    assert.equal(watch.judge('r', sample(1), 250), 'none', 'it begins');
+    for (const at of [500, 750, 1_000])
+      assert.equal(watch.judge('r', sample(1), at), 'none', `${at}`);
+    assert.equal(watch.judge('r', sample(1), 1_250), 'consume-again');
+    assert.equal(watch.judge('r', sample(1), 2_000), 'none', 'the remedy gets its own time');
+    assert.equal(watch.judge('r', sample(1), 2_250), 'step-down');
   });
 
   it('roles are judged apart; a forgotten role starts afresh', () => {
