@@ -238,9 +238,10 @@ export class Bridge {
             `${wire.maxPayload}`,
         };
       // The stream vanished under a live connection (deleted by hand; the client then says
-      // "no responders" or, in v3, "jetstream is not enabled"): set it up again.
+      // "no responders" or, in v3, "jetstream is not enabled"), or a cluster elects its leader:
+      // set it up again if the server says it is gone.
       if (/no responders|stream not found|jetstream is not enabled/i.test((err as Error).message))
-        this.link.repair();
+        void this.link.repairIfGone();
       this.failed(err);
       throw err;
     }

@@ -14,6 +14,7 @@ import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/trans
 import { type BridgeSettings } from './bridgeSettings.js';
 import { redactSecrets } from './secrets.js';
 import { ensureConsumer, ensureStream, openOwners } from './wireSetup.js';
+import { streamNameOf } from './wireNames.js';
 
 /**
  * How soon the client gives up on a server that went silent (§5: on a cluster, a handoff
@@ -25,6 +26,9 @@ import { ensureConsumer, ensureStream, openOwners } from './wireSetup.js';
  * answer: it fails after 2 s rather than the client's 5, and the set-up tries again sooner.
  */
 export const CLIENT_TIMINGS = { pingIntervalMs: 5_000, maxPingOut: 2, apiTimeoutMs: 2_000 };
+
+/** The longest time between the starts of two set-up tries on a live connection. */
+const SET_UP_AGAIN_CAP_MS = 1_000;
 
 /** What the link needs to know. */
 export interface LinkConfig {
@@ -62,6 +66,8 @@ export class BridgeLink {
   /** Moves at every lost connection: a set-up begun before it announces nothing. */
   private generation = 0;
   private settingUp = false;
+  /** True while repairIfGone asks the server about the stream. */
+  private checkingStream = false;
   private nc: NatsConnection | undefined;
   private wake: () => void = () => undefined;
 
@@ -167,8 +173,11 @@ export class BridgeLink {
   }
 
   /**
-   * Sets up again after a reconnect (one run at a time), retrying with the backoff while the link
-   * is connected and not set up.
+   * Sets up again after a reconnect (one run at a time), retrying while the link is connected and
+   * not set up. The tries start at most SET_UP_AGAIN_CAP_MS apart, not the backoff's 10 s: on a
+   * live connection a try fails by timing out while a cluster elects the leaders a server's death
+   * took (seconds each), and every second waited beyond the elections is a second without
+   * deliveries (§5: 20 s).
    */
   private async setUpAgain(nc: NatsConnection): Promise<void> {
     if (this.settingUp) return;
@@ -177,18 +186,38 @@ export class BridgeLink {
       for (
         let delay = 250;
         !this.closed && this.nc === nc && !nc.isClosed() && !this.wire;
-        delay = Math.min(delay * 2, this.config.settings.backoffCapMs)
+        delay = Math.min(delay * 2, this.config.settings.backoffCapMs, SET_UP_AGAIN_CAP_MS)
       ) {
+        const began = Date.now();
         try {
           await this.setUp(nc, this.generation);
           if (this.wire) return;
         } catch (err) {
           this.error(err);
         }
-        await this.pause(delay);
+        await this.pause(delay - (Date.now() - began));
       }
     } finally {
       this.settingUp = false;
+    }
+  }
+
+  /**
+   * After a publish nobody answered: sets everything up again if the server says the stream is
+   * gone (or JetStream is off), else keeps the link. On a cluster, a publish finds nobody while
+   * the stream elects a leader after a server died: set up again, the link would wait for every
+   * consumer's and the bucket's election too, where the publish's backoff needs only the stream's.
+   */
+  async repairIfGone(): Promise<void> {
+    const wire = this.wire;
+    if (!wire || this.checkingStream) return;
+    this.checkingStream = true;
+    try {
+      await wire.jsm.streams.info(streamNameOf(this.config.swarm));
+    } catch (err) {
+      if (/not found|not enabled/i.test((err as Error).message)) this.repair();
+    } finally {
+      this.checkingStream = false;
     }
   }
 

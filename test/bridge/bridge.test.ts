@@ -280,6 +280,49 @@ describe('lib/bridge/bridge', function () {
     });
   });
 
+  describe('set-up on a live connection (bridge.md §5: a cluster electing after a death)', () => {
+    /** The bridge's link, with its private set-up reachable. */
+    const linkOf = (h: Hosted) =>
+      (
+        h.bridge as unknown as {
+          link: { wire: unknown; repair(): void; setUp(...args: unknown[]): Promise<void> };
+        }
+      ).link;
+
+    it('a publish nobody answered while the stream is there keeps the link: no set-up again', async () => {
+      const a = start('a');
+      await connected(a);
+      const link = linkOf(a);
+      const wire = link.wire as { js: { publish: (...args: unknown[]) => Promise<unknown> } };
+      const publish = wire.js.publish.bind(wire.js);
+      let refusals = 1;
+      wire.js.publish = (...args) =>
+        refusals-- > 0 ? Promise.reject(new Error('jetstream is not enabled')) : publish(...args);
+      await assert.rejects(a.bridge.publish('reviewer', outgoing()), /not enabled/);
+      await waitFor('the backoff over', () => a.bridge.canPublish());
+      assert.equal((await a.bridge.publish('reviewer', outgoing())).kind, 'stored');
+      assert.equal(link.wire, wire, 'the same wire: not torn down');
+      assert.equal(a.events.filter((e) => e.event === 'bridge-connected').length, 1);
+    });
+
+    it("tries again at most 1 s apart, not at the backoff's 10 s: set up soon after the obstacle goes", async () => {
+      const a = start('a', { ...quick, backoffCapMs: 10_000 });
+      await connected(a);
+      const link = linkOf(a);
+      const setUp = link.setUp.bind(link);
+      let failures = 6;
+      link.setUp = (...args) =>
+        failures-- > 0 ? Promise.reject(new Error('timeout')) : setUp(...args);
+      const began = Date.now();
+      link.repair();
+      await connected(a);
+      // 250 + 500 + 4 × 1,000 ms between the tries; the backoff's doubling would be 15.75 s.
+      const tookMs = Date.now() - began;
+      assert.ok(tookMs < 8_000, `set up again ${tookMs} ms after the first try`);
+      assert.equal(failures, -1, 'every failing try was made');
+    });
+  });
+
   describe('orphans (messages behind the consumer, as a SIGKILLed server 2.9 can leave them)', () => {
     it('are queued as arrivals with their name and bytes, once; ack() removes them from the stream', async () => {
       // Made on purpose (a work-queue stream forbids it): a limits stream, the message first,
