@@ -68,12 +68,16 @@ export interface ReviewerRecordLine {
   prompt: string;
 }
 
-/** The record lines in `file` (none while it does not exist). */
+/**
+ * The record lines in `file` (none while it does not exist); a last line still being written
+ * (no newline yet) is not one yet.
+ */
 export function reviewerRecords(file: string): ReviewerRecordLine[] {
   if (!fs.existsSync(file)) return [];
   return fs
     .readFileSync(file, 'utf8')
     .split('\n')
+    .slice(0, -1)
     .filter(Boolean)
     .map((l) => JSON.parse(l) as ReviewerRecordLine);
 }
