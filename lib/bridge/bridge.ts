@@ -370,6 +370,8 @@ export class Bridge {
   /**
    * Samples each consumed role's consumer and answers a stall (stallWatch.ts): every quarter of
    * `stallAfterMs`, so that a stall is answered soon after it, not up to two lease rounds later.
+   * The first failure ends the check: a server that does not answer for one role now would
+   * hold the lease round back by a timeout per role.
    */
   private async checkStalls(): Promise<void> {
     if (this.checkingStalls || this.closed) return;
@@ -378,9 +380,8 @@ export class Bridge {
       await this.inTurn(async () => {
         const wire = this.link.wire;
         if (!wire) return;
-        for (const role of [...this.consuming.keys()])
-          await this.watchStall(wire, role).catch((err: unknown) => this.link.error(err));
-      });
+        for (const role of [...this.consuming.keys()]) await this.watchStall(wire, role);
+      }).catch((err: unknown) => this.link.error(err));
     } finally {
       this.checkingStalls = false;
     }

@@ -564,6 +564,29 @@ describe('lib/bridge/bridge', function () {
       await arrival!.ack();
     });
 
+    it('a check that finds the server not answering ends at the first role: the lease round is not held back by a timeout per role', async () => {
+      const b = start('b', { ...STALLY, leaseRenewMs: 60_000, leaseExpiryMs: 120_000 });
+      await connected(b);
+      const bridge = b.bridge as unknown as {
+        consuming: Map<string, unknown>;
+        watchStall: (wire: unknown, role: string) => Promise<void>;
+      };
+      await waitFor('both roles consumed', () => bridge.consuming.size === 2);
+      const asked: string[] = [];
+      bridge.watchStall = (_wire, role) => {
+        asked.push(role);
+        return Promise.reject(new Error(`no answer about ${role}`));
+      };
+      await waitFor('three checks', () => asked.length >= 3);
+      assert.equal(new Set(asked).size, 1, `one role asked per check: ${asked.join(', ')}`);
+      assert.ok(
+        b.events.some(
+          (e) => e.event === 'bridge-error' && /^no answer about /.test(e.details.problem!),
+        ),
+        'the failure logged',
+      );
+    });
+
     it('no stall while messages flow or nothing waits: a quiet role and a busy one log nothing', async () => {
       const b = start('b', STALLY);
       await connected(b);
