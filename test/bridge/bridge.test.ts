@@ -499,6 +499,12 @@ describe('lib/bridge/bridge', function () {
       return messages;
     };
     const stalled = (h: Hosted) => h.events.filter((e) => e.event === 'bridge-stalled');
+    /**
+     * A stall's problem with `remedy`. The count is not pinned: under the suite's load the one
+     * message was once counted twice (waiting, and delivered into the void), as 2.9 reports it.
+     */
+    const UNSERVED = (remedy: string) =>
+      new RegExp(`^[1-9]\\d* waiting and nothing delivered for 1\\.5 s: ${remedy}$`);
     /** Waits until b consumes reviewer (one message through), then cuts the consume off. */
     const consumingThenCut = async (b: Hosted) => {
       await connected(b);
@@ -519,13 +525,8 @@ describe('lib/bridge/bridge', function () {
       assert.equal(Buffer.from(arrival!.bytes).toString(), 'after the cut');
       assert.ok(tookMs < STALLY.leaseRenewMs, `arrived ${tookMs} ms after the publish`);
       // The first remedy (a busy machine may need the second too before the message is in).
-      assert.deepEqual(stalled(b)[0], {
-        event: 'bridge-stalled',
-        details: {
-          role: 'reviewer',
-          problem: '1 waiting and nothing delivered for 1.5 s: consumed afresh',
-        },
-      });
+      assert.equal(stalled(b)[0]?.details.role, 'reviewer');
+      assert.match(stalled(b)[0]!.details.problem!, UNSERVED('consumed afresh'));
       await arrival!.ack();
       assert.equal((await consumerInfo('reviewer')).num_pending, 0);
     });
@@ -548,13 +549,12 @@ describe('lib/bridge/bridge', function () {
       await jetstream(nc).publish(subjectOf(swarm, 'reviewer'), 'after two cuts');
       const [arrival] = await arrivalsOf(b, 1);
       assert.equal(Buffer.from(arrival!.bytes).toString(), 'after two cuts');
-      assert.deepEqual(
-        stalled(b).map((e) => e.details.problem),
-        [
-          '1 waiting and nothing delivered for 1.5 s: consumed afresh',
-          '1 waiting and nothing delivered for 1.5 s: its consumer leader asked ' +
-            'to step down, and consumed afresh',
-        ],
+      const problems = stalled(b).map((e) => e.details.problem!);
+      assert.equal(problems.length, 2, JSON.stringify(problems));
+      assert.match(problems[0]!, UNSERVED('consumed afresh'));
+      assert.match(
+        problems[1]!,
+        UNSERVED('its consumer leader asked to step down, and consumed afresh'),
       );
       const errors = b.events.filter((e) => e.event === 'bridge-error');
       assert.ok(
