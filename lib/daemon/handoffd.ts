@@ -115,7 +115,7 @@ export async function runHandoffd(options: DaemonOptions): Promise<void> {
     options,
     paths,
     log,
-    (dir) => watchers.watch(dir),
+    () => signal.notify(),
     () => signal.stopping || fs.existsSync(paths.stop),
   );
   const onSignal = () => signal.stop();

@@ -11,7 +11,9 @@
 // callers that a late notification cannot mislead use them: the outbox scan (a change
 // also starts another pass) and the inbox views for wake-ups. The id search of a delivery
 // keeps the stat rule: it must see what a move a moment ago did, whose event may not have
-// been read yet.
+// been read yet. A watched listing may also name a callback for the folder's changes
+// (handoffd's next pass): the watch counts an event before it calls back, so a listing made
+// in that pass sees the change, while folders whose watch reported nothing are not touched.
 import * as fs from 'node:fs';
 import { basename } from 'node:path';
 import { itemNamesIn } from '../queue/index.js';
@@ -40,6 +42,8 @@ interface FolderWatch {
 export class ListingCache {
   private readonly listings = new Map<string, Listing>();
   private readonly watches = new Map<string, FolderWatch>();
+  /** Called on each change a folder's watch reports, after it is counted. */
+  private readonly onChanges = new Map<string, () => void>();
 
   /** The `*.handoff` names in `dir` (queue order); empty when it does not exist. */
   itemNames(dir: string, now = Date.now()): string[] {
@@ -51,8 +55,12 @@ export class ListingCache {
     return this.cached(dir, 'all', now, () => entriesBut(dir), false);
   }
 
-  /** itemNames, trusting the folder's watch between audits (see the header for who may). */
-  watchedItemNames(dir: string, now = Date.now()): string[] {
+  /**
+   * itemNames, trusting the folder's watch between audits (see the header for who may); from now
+   * on, `onChange` (when given) is called on each change the watch reports.
+   */
+  watchedItemNames(dir: string, now = Date.now(), onChange?: () => void): string[] {
+    if (onChange) this.onChanges.set(dir, onChange);
     return this.cached(dir, 'items', now, () => itemNamesIn(dir), true);
   }
 
@@ -74,6 +82,7 @@ export class ListingCache {
   close(): void {
     for (const watch of this.watches.values()) watch.watcher.close();
     this.watches.clear();
+    this.onChanges.clear();
   }
 
   private cached(
@@ -141,6 +150,7 @@ export class ListingCache {
       watcher.on('change', (_event, name) => {
         watch.events += 1;
         if (name === self) this.unwatch(dir, watch);
+        this.onChanges.get(dir)?.();
       });
       watcher.on('error', () => this.unwatch(dir, watch));
       this.watches.set(dir, watch);

@@ -32,7 +32,7 @@ export interface Queued {
 /**
  * Runs one pass; `startup` makes every delivery search deep (the files may be partly delivered by a
  * killed daemon). `quiet`: no notification came since the last pass (the poll timer's pass), so
- * the folders' watches are trusted instead of a stat of each (listingCache.ts).
+ * the inboxes' watches are trusted for the wake-ups instead of a stat of each (listingCache.ts).
  */
 export async function runPass(state: DaemonState, startup: boolean, quiet = false): Promise<void> {
   const roles = currentRoles(state);
@@ -43,7 +43,7 @@ export async function runPass(state: DaemonState, startup: boolean, quiet = fals
     : new Set<string>();
   if (state.bridge)
     checkAwaitingWhenDue(state, state.bridge, bridgePathsOf(state.root).awaiting, Date.now());
-  const queue = outboxQueue(state, roles, quiet);
+  const queue = outboxQueue(state, roles);
   const delivered = await deliverQueue(state, scope, queue, startup);
   for (const role of received) delivered.add(role);
   const now = Date.now();
@@ -58,17 +58,18 @@ export async function runPass(state: DaemonState, startup: boolean, quiet = fals
 }
 
 /**
- * Every role's complete outbox files in delivery order (name, then sender); watches each outbox.
- * `quiet`: a listing whose watch reported nothing stands without a stat.
+ * Every role's complete outbox files in delivery order (name, then sender). Each outbox is
+ * watched, its changes start a pass (state.notify), and only an outbox whose watch reported a
+ * change is listed again: a handoff's pass does not stat every role's outbox.
  */
-export function outboxQueue(state: DaemonState, roles: Map<string, Role>, quiet = false): Queued[] {
+export function outboxQueue(state: DaemonState, roles: Map<string, Role>): Queued[] {
   const queue: Queued[] = [];
-  const names = quiet ? state.listings.watchedItemNames : state.listings.itemNames;
+  const now = Date.now();
   for (const role of roles.keys()) {
     const box = boxOf(state, role);
-    state.watch(box.outbox);
     try {
-      for (const name of names.call(state.listings, box.outbox)) queue.push({ sender: role, name });
+      for (const name of state.listings.watchedItemNames(box.outbox, now, state.notify))
+        queue.push({ sender: role, name });
     } catch (err) {
       const problem = (err as Error).message;
       reportOnce(state, `outbox:${role}:${problem}`, { what: 'outbox', role, problem });

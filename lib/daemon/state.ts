@@ -71,8 +71,8 @@ export interface DaemonState {
   /** When the next pass must look at every role's inbox (for re-wakes), not only at recipients. */
   viewsDueAt: number;
   readonly viewIntervalMs: number;
-  /** Starts a pass whenever `dir` changes (the loop's file-system watchers). */
-  readonly watch: (dir: string) => void;
+  /** Starts another pass at once (a watched outbox changed). */
+  readonly notify: () => void;
   /** True once TERM/INT or the stop sentinel asked the daemon to stop. */
   readonly stopRequested: () => boolean;
   /** The bridge to other nodes, when the project has a roster (docs/bridge.md). */
@@ -84,7 +84,7 @@ export function newDaemonState(
   options: DaemonOptions,
   paths: DaemonPaths,
   log: DaemonLog,
-  watch: (dir: string) => void,
+  notify: () => void,
   stopRequested: () => boolean,
 ): DaemonState {
   const rewakeMs = options.rewakeIntervalS * 1000;
@@ -92,7 +92,7 @@ export function newDaemonState(
     root: options.root,
     paths,
     log,
-    watch,
+    notify,
     stopRequested,
     policy: new WakePolicy({ rewakeIntervalMs: rewakeMs }),
     listings: new ListingCache(),

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { GROUP_SIZE, outboxQueue, runPass } from '../../lib/daemon/pass.js';
 import { currentRoles, type DaemonState } from '../../lib/daemon/state.js';
 import { parseLogLine } from '../../lib/project/daemonRecord.js';
-import { daemonLog, daemonStateFor } from '../support/daemon.js';
+import { daemonLog, daemonStateFor, waitFor } from '../support/daemon.js';
 import { itemsIn, makeProject, placeItem, type Project } from '../support/project.js';
 import { spyOnStats } from '../support/fsSpy.js';
 
@@ -13,15 +13,15 @@ describe('lib/daemon/pass', function () {
   this.timeout(60_000);
   let p: Project;
   let state: DaemonState;
-  let watched: string[];
+  let notified: number;
   let stop: () => boolean;
   let seq = 0;
   beforeEach(() => {
     p = makeProject();
-    watched = [];
+    notified = 0;
     stop = () => false;
     state = daemonStateFor(p.root, {
-      watch: (dir) => watched.push(dir),
+      notify: () => (notified += 1),
       stopRequested: () => stop(),
     });
   });
@@ -43,7 +43,7 @@ describe('lib/daemon/pass', function () {
       .map((l) => parseLogLine(l)!)
       .filter((e) => e.event === event);
 
-  it("outboxQueue: every role's outbox items, lowest name first across senders (sender breaks a tie), each outbox watched", async () => {
+  it("outboxQueue: every role's outbox items, lowest name first across senders (sender breaks a tie)", async () => {
     const late = await queue('coder', 'QA', '60');
     const early = await queue('QA', 'coder', '10');
     const middle = await queue('reviewer', 'QA', '30');
@@ -55,10 +55,24 @@ describe('lib/daemon/pass', function () {
       { sender: 'coder', name: late },
       { sender: 'reviewer', name: late },
     ]);
-    assert.deepEqual(
-      watched,
-      ['coder', 'reviewer', 'QA'].map((r) => p.box(r).outbox),
-    );
+  });
+
+  it('outboxQueue: each outbox is watched, a change starts a pass, and only the outbox that changed is looked at again', async () => {
+    assert.deepEqual(outboxQueue(state, currentRoles(state)), []);
+    const stats = spyOnStats(p.root);
+    try {
+      assert.equal(notified, 0);
+      const name = await queue('QA', 'coder');
+      await waitFor('the outbox watch to report the handoff', () => notified > 0);
+      assert.deepEqual(outboxQueue(state, currentRoles(state)), [{ sender: 'QA', name }]);
+      assert.deepEqual(
+        stats.paths.filter((path) => path.endsWith('/outbox')),
+        [p.box('QA').outbox],
+        'the unchanged outboxes of coder and reviewer are not stat-ed',
+      );
+    } finally {
+      stats.restore();
+    }
   });
 
   it('outboxQueue: an unreadable outbox is logged once and the other roles are still listed', async () => {
@@ -116,10 +130,11 @@ describe('lib/daemon/pass', function () {
         [],
         'a quiet pass trusts the watches of the outboxes and inboxes',
       );
+      state.viewsDueAt = 0;
       await runPass(state, false);
       assert.ok(
-        spy.paths.slice(before).some((path) => path.endsWith('/outbox')),
-        'a pass after a notification stats them',
+        spy.paths.slice(before).some((path) => /\/(new|in_process)$/.test(path)),
+        'a pass after a notification stats the inboxes it looks at for wake-ups',
       );
     } finally {
       spy.restore();
@@ -145,6 +160,7 @@ describe('lib/daemon/pass', function () {
     }
     assert.deepEqual(seen, [1, 1, 1, 1, 1, 6]);
     await queue('coder', 'QA');
+    await waitFor('the outbox watch to report the handoff', () => notified > 0);
     await runPass(state, false);
     assert.equal(passesInHealth(), 7, 'a pass that delivered');
   });

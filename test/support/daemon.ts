@@ -197,7 +197,7 @@ export function standInAgents(
  */
 export function daemonStateFor(
   root: string,
-  hooks: { watch?: (dir: string) => void; stopRequested?: () => boolean } = {},
+  hooks: { notify?: () => void; stopRequested?: () => boolean } = {},
 ): DaemonState {
   const paths = daemonPathsOf(root);
   mkdirSynced(paths.tmp);
@@ -205,7 +205,7 @@ export function daemonStateFor(
     { root, pollIntervalMs: 1000, rewakeIntervalS: 60 },
     paths,
     new DaemonLog(paths.log),
-    hooks.watch ?? (() => undefined),
+    hooks.notify ?? (() => undefined),
     hooks.stopRequested ?? (() => false),
   );
 }
