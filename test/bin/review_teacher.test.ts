@@ -294,7 +294,10 @@ describe('baton review teacher (built bins)', function () {
   it('a teacher SIGKILLed mid-review leaves the request in process; the next one ends the orphaned reviewer, resumes that request, and the lens gets exactly one verdict', async () => {
     const bead = await submit();
     const first = startTeacher(p.root, 'cto', [], scriptedReviewer('--hang', '--record', record()));
-    await waitFor('the reviewer to start', () => reviewerRecords(record()).length === 1);
+    await waitFor(
+      'the reviewer to start and the request to be claimed',
+      () => reviewerRecords(record()).length === 1 && itemsIn(box('cto').inProcess).length === 1,
+    );
     first.child.kill('SIGKILL');
     await first.exited;
     const [orphan] = reviewerRecords(record());
@@ -310,6 +313,37 @@ describe('baton review teacher (built bins)', function () {
       new RegExp(
         `^baton review teacher: ended reviewer pid ${orphan!.pid} of bead ${bead} left running by a killed teacher`,
       ),
+    );
+    for (const pid of [orphan!.pid, ...orphan!.helpers])
+      assert.equal(processRunning(pid), false, `orphan pid ${pid} is gone`);
+    const bag = bookbag(bead);
+    assert.deepEqual(
+      [bag.cto_verdict, events(bag, 'cto_verdict').length, bag.attempts.cto],
+      ['PASS', 1, 1],
+    );
+    requestCompleted('cto');
+  });
+
+  it('a teacher killed after starting its reviewer early, before its claim: the request still waits in new/; the next one ends the orphaned reviewer, claims and reviews it, and the lens gets exactly one verdict', async () => {
+    const bead = await submit();
+    const killed = await once('cto', [], scriptedReviewer('--hang', '--record', record()), {
+      BATON_CRASH_AT: 'teacher:started-before-claim',
+    });
+    assert.equal(killed.signal, 'SIGKILL');
+    assert.deepEqual(
+      [itemsIn(box('cto').inboxNew).length, itemsIn(box('cto').inProcess).length],
+      [1, 0],
+      'the request was not claimed',
+    );
+    await waitFor('the orphaned reviewer to record its start', () => {
+      return reviewerRecords(record()).length === 1;
+    });
+    const [orphan] = reviewerRecords(record());
+    const second = await once('cto', [], scriptedReviewer());
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(
+      second.stderr,
+      new RegExp(`^baton review teacher: ended reviewer pid ${orphan!.pid} of bead ${bead}`),
     );
     for (const pid of [orphan!.pid, ...orphan!.helpers])
       assert.equal(processRunning(pid), false, `orphan pid ${pid} is gone`);

@@ -6,13 +6,16 @@
 //          predecessor. Idempotent: a restart rediscovers all of it.
 //   wake   load the newest session (a missing or corrupt one: start fresh, with a note).
 //   cycle  ready_for_next; review each request handed out; done_with_current <id>, which
-//          hands out the next, until NO_TASK (--once: after one request).
+//          hands out the next, until NO_TASK (--once: after one request). With nothing in
+//          process, the first reviewer starts before the claim (for the request the queue
+//          is about to hand out): the claim's fsyncs then overlap its start-up.
 //   sleep  after a cycle that reviewed something: write the session, the consolidation
 //          summary and a library log entry, prune old sessions; then wait for mail.
 //
 // Crash contract: a request is completed only after its verdict is durable, so a teacher
 // killed anywhere leaves its request in process (or completed), and the next teacher resumes
-// it (ready_for_next hands the work in process out again). TERM or INT abandons the reviewer
+// it (ready_for_next hands the work in process out again); killed between an early start
+// and its claim, it leaves the request waiting in new/, and the next teacher claims it. TERM or INT abandons the reviewer
 // run in progress (its process group is ended, nothing is recorded, the request stays in
 // process), saves the session and returns.
 import * as fs from 'node:fs';
@@ -21,7 +24,16 @@ import { fail } from '../../fsx/commandFailure.js';
 import { mailboxOf, reviewPathsOf } from '../../project/layout.js';
 import { completeCurrent, doneWithCurrent, readyForNext } from '../../handoff/receive.js';
 import { mkdirSynced } from '../../fsx/durable.js';
-import { ensureMailbox, readItem, type UnusableItem, unusableLine } from '../../queue/index.js';
+import {
+  ensureMailbox,
+  inProcessOf,
+  type Item,
+  readItem,
+  readItemsIn,
+  type UnusableItem,
+  unusableLine,
+} from '../../queue/index.js';
+import { crashPoint } from '../../fsx/crash.js';
 import { acquireLock, lockHolder, LockBusy, type Release } from '../../fsx/lock.js';
 import { printable } from '../../fsx/printable.js';
 import { type Lens } from '../bookbag/bookbag.js';
@@ -31,7 +43,13 @@ import { refillSpareFiles, startSpareFiles } from '../../fsx/spareFiles.js';
 import { personaOf } from '../../admin/personas.js';
 import { endOrphanReviewer } from './reviewerRecord.js';
 import { teacherFolderOf, type TeacherFolder } from './teacherFolder.js';
-import { reviewRequest, type Teacher, type TeacherEvent } from './teacherReview.js';
+import {
+  type EarlyRun,
+  reviewRequest,
+  startEarlyRun,
+  type Teacher,
+  type TeacherEvent,
+} from './teacherReview.js';
 import {
   loadLastSession,
   pruneSessions,
@@ -178,23 +196,48 @@ async function sleep(t: Teacher, session: Session): Promise<void> {
 const TASK_LINE = /^TASK: (.+)$/m;
 
 /**
+ * The request ready_for_next would hand out now, read without a claim and without the inbox lock
+ * (unusable entries are left for the claim to quarantine); none while work is in process (it is
+ * handed out again) or when the folder cannot be read as it is.
+ */
+async function nextWaiting(t: Teacher): Promise<Item | undefined> {
+  const box = mailboxOf(t.root, t.role);
+  try {
+    const inProcess = inProcessOf(box);
+    if (inProcess.files.length > 0 || inProcess.batches.length > 0) return undefined;
+    return (await readItemsIn(box.inboxNew, () => undefined, 1))[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * One cycle: every request the queue hands out (one with --once), each completed after its review;
  * returns the session.
  */
 async function cycle(t: Teacher, o: TeacherOptions, start: Session): Promise<Session> {
   let session = start;
   const onSkip = (problem: UnusableItem) => o.warn(unusableLine(problem));
-  let out = (await readyForNext(o.cwd, o.env, onSkip)).toString('utf8');
-  for (let path = TASK_LINE.exec(out)?.[1]; path !== undefined; path = TASK_LINE.exec(out)?.[1]) {
-    const item = await readItem(path);
-    const ended = await reviewRequest(t, item);
-    if (ended === 'abandoned') return session;
-    session = withEpisode(session, ended);
-    if (o.once || o.signal.aborted) {
-      await completeCurrent(o.cwd, o.env, item.id, onSkip);
-      return session;
+  const next = await nextWaiting(t);
+  let early: EarlyRun | undefined = next ? await startEarlyRun(t, next) : undefined;
+  if (early) crashPoint('teacher:started-before-claim');
+  try {
+    let out = (await readyForNext(o.cwd, o.env, onSkip)).toString('utf8');
+    for (let path = TASK_LINE.exec(out)?.[1]; path !== undefined; path = TASK_LINE.exec(out)?.[1]) {
+      const item = await readItem(path);
+      const ended = await reviewRequest(t, item, early);
+      early = undefined;
+      if (ended === 'abandoned') return session;
+      session = withEpisode(session, ended);
+      if (o.once || o.signal.aborted) {
+        await completeCurrent(o.cwd, o.env, item.id, onSkip);
+        return session;
+      }
+      out = (await doneWithCurrent(o.cwd, o.env, item.id, onSkip)).toString('utf8');
     }
-    out = (await doneWithCurrent(o.cwd, o.env, item.id, onSkip)).toString('utf8');
+  } finally {
+    // Handed out nothing (NO_TASK, a refusal, an error): the early run ends unused.
+    await early?.discard();
   }
   return session;
 }

@@ -6,11 +6,16 @@
 // bookbag as it is then; record each run with recordAttempt and the verdict with
 // recordVerdict (after the last failed run: FAIL with one HIGH finding).
 //
+// A first run may start before its request is claimed (startEarlyRun): the teacher then
+// claims while the reviewer starts up, and reviewRequest takes that run over when the claim
+// handed out the same request at the same attempt; otherwise the early run is ended unused.
+//
 // Crash contract: the request stays in process until the caller completes it, after the
 // verdict is durable. A teacher killed during a run, or between the verdict and the
 // completion, is restarted onto the same request: the bookbag then says whether the lens
 // is decided (skip) or how many runs are left, so the bead gets exactly one verdict per
-// lens. A run stopped by TERM or INT is `abandoned`: not counted, nothing recorded.
+// lens. A run stopped by TERM or INT is `abandoned`: not counted, nothing recorded; so is
+// an early run of a teacher killed before its claim (the request is still waiting in new/).
 import { fail } from '../../fsx/commandFailure.js';
 import { reviewPathsOf } from '../../project/layout.js';
 import { crashPoint } from '../../fsx/crash.js';
@@ -232,12 +237,19 @@ function couldNotComplete(
   );
 }
 
-/** One reviewer run on the bookbag as it is now; its judgement, or 'abandoned'. */
+/** What one reviewer run came to: its judgement, or 'abandoned'. */
+type Judged = { failure: string } | { document: FindingsDocument } | 'abandoned';
+
+/**
+ * One reviewer run on the bookbag as it is now; its judgement, or 'abandoned'. `stop` ends it
+ * besides the teacher's own signal; `onSpawned` is called once the reviewer runs.
+ */
 async function runOnce(
   t: Teacher,
   bag: Bookbag,
   attempt: number,
-): Promise<{ failure: string } | { document: FindingsDocument } | 'abandoned'> {
+  { stop, onSpawned }: { stop?: AbortSignal; onSpawned?: () => void } = {},
+): Promise<Judged> {
   const prompt = reviewPromptOf(await t.persona(), t.lens, bag, {
     attempt,
     maxAttempts: t.maxAttempts,
@@ -259,8 +271,11 @@ async function runOnce(
       prompt,
       timeoutMs: t.timeoutMs,
       env,
-      signal: t.signal,
-      onStart: (pid) => writeReviewerRecord(t.folder.reviewerRecord, pid, bag.bead, attempt),
+      signal: stop ? AbortSignal.any([t.signal, stop]) : t.signal,
+      onStart: (pid) => {
+        writeReviewerRecord(t.folder.reviewerRecord, pid, bag.bead, attempt);
+        onSpawned?.();
+      },
     });
     return outcome.kind === 'abandoned' ? 'abandoned' : await judgeOutcome(outcome);
   } finally {
@@ -268,11 +283,80 @@ async function runOnce(
   }
 }
 
+/** A reviewer run started before its request was claimed (startEarlyRun). */
+export interface EarlyRun {
+  /** The request's id, bead and the run's attempt number. */
+  id: string;
+  bead: string;
+  attempt: number;
+  judged: Promise<Judged>;
+  /** Ends the run unused (its process group ended, nothing recorded) and waits for that. */
+  discard: () => Promise<void>;
+}
+
+/**
+ * Starts the first run for `next`, the request the queue is about to hand out, before the teacher
+ * claims it, so that the claim's fsyncs overlap the reviewer's start-up; resolves once the reviewer
+ * runs. Undefined (nothing started) for anything reviewRequest would not run at once: another
+ * type or lens, a bookbag that is unusable, decided or out of attempts.
+ */
+export async function startEarlyRun(t: Teacher, next: Item): Promise<EarlyRun | undefined> {
+  const bead = next.headers.bead ?? '';
+  if (next.headers.type !== REVIEW_REQUEST || next.headers.lens !== t.lens) return undefined;
+  if (!isSafeBeadName(bead)) return undefined;
+  const bag = bookbagToReview(t, bead);
+  if (typeof bag === 'string' || bag.attempts[t.lens] >= t.maxAttempts) return undefined;
+  const stop = new AbortController();
+  let spawned: () => void = () => undefined;
+  const running = new Promise<void>((resolve) => (spawned = resolve));
+  const attempt = bag.attempts[t.lens] + 1;
+  const judged = runOnce(t, bag, attempt, { stop: stop.signal, onSpawned: spawned });
+  await Promise.race([running, judged]);
+  return {
+    id: next.id,
+    bead,
+    attempt,
+    judged,
+    discard: async () => {
+      stop.abort();
+      if ((await judged) === 'abandoned')
+        t.report({ event: 'abandoned', bead, lens: t.lens, request: next.id });
+    },
+  };
+}
+
 /**
  * Reviews the request in process (`item`) to its end: a verdict, a FAIL after the last attempt, a
- * skip, or abandoned.
+ * skip, or abandoned. `early`: a run started before the claim, used for the first attempt when it
+ * is this request's at that attempt, else ended unused.
  */
-export async function reviewRequest(t: Teacher, item: Item): Promise<ReviewEnded> {
+export async function reviewRequest(
+  t: Teacher,
+  item: Item,
+  early?: EarlyRun,
+): Promise<ReviewEnded> {
+  let unused = early;
+  // The early run's judgement when it is this request's `attempt`; else it is ended first.
+  const earlyJudged = async (bag: Bookbag, attempt: number): Promise<Judged | undefined> => {
+    const taken = unused;
+    unused = undefined;
+    if (taken?.id === item.id && taken.bead === bag.bead && taken.attempt === attempt)
+      return taken.judged;
+    await taken?.discard();
+    return undefined;
+  };
+  try {
+    return await reviewWith(t, item, earlyJudged);
+  } finally {
+    await unused?.discard();
+  }
+}
+
+async function reviewWith(
+  t: Teacher,
+  item: Item,
+  earlyJudged: (bag: Bookbag, attempt: number) => Promise<Judged | undefined>,
+): Promise<ReviewEnded> {
   const problem = requestProblem(t, item);
   const bead = item.headers.bead ?? '';
   if (problem) return skipped(t, item, bead, problem);
@@ -288,7 +372,7 @@ export async function reviewRequest(t: Teacher, item: Item): Promise<ReviewEnded
         lastFailureOf(bag, t.lens) ?? `no attempts left (${runs} of ${t.maxAttempts} used)`,
         runs,
       );
-    const judged = await runOnce(t, bag, runs + 1);
+    const judged = (await earlyJudged(bag, runs + 1)) ?? (await runOnce(t, bag, runs + 1));
     if (judged === 'abandoned') {
       t.report({ event: 'abandoned', bead, lens: t.lens, request: item.id });
       return 'abandoned';

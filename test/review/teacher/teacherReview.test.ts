@@ -9,6 +9,7 @@ import { bookbagPathOf, readBookbag } from '../../../lib/review/bookbag/store.js
 import { teacherFolderOf } from '../../../lib/review/teacher/teacherFolder.js';
 import {
   reviewRequest,
+  startEarlyRun,
   type Teacher,
   type TeacherEvent,
 } from '../../../lib/review/teacher/teacherReview.js';
@@ -195,5 +196,64 @@ describe('lib/review/teacher/teacherReview', function () {
       ['review', 'abandoned'],
     );
     assert.deepEqual([bag(bead).cto_verdict, bag(bead).attempts.cto], ['', 0]);
+  });
+
+  it('an early run (started before the claim) is taken over by the review of its own request: one run, one verdict', async () => {
+    const bead = await submitAndDeliver(p.root);
+    const item = await request('cto');
+    const t = teacher('cto');
+    const early = await startEarlyRun(t, item);
+    assert.ok(early, 'a reviewable request starts early');
+    assert.ok(
+      fs.existsSync(t.folder.reviewerRecord),
+      'it resolves once the reviewer runs (its record is written)',
+    );
+    const episode = await reviewRequest(t, item, early);
+    assert.equal(episode !== 'abandoned' && episode.end, 'verdict');
+    assert.equal(reviewerRecords(record()).length, 1, 'the reviewer ran once');
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['review', 'verdict'],
+    );
+    assert.deepEqual([bag(bead).cto_verdict, bag(bead).attempts.cto], ['PASS', 1]);
+  });
+
+  it('an early run of another request than the one handed out is ended unused before that one is reviewed', async () => {
+    const first = await submitAndDeliver(p.root);
+    const second = await submitAndDeliver(p.root);
+    const [a, b] = itemsIn(p.box('teacher-cto').inboxNew).map((n) =>
+      join(p.box('teacher-cto').inboxNew, n),
+    );
+    const hanging = teacher('cto', scriptedReviewer('--hang', '--record', record()));
+    const early = await startEarlyRun(hanging, await readItem(a!));
+    assert.ok(early);
+    const episode = await reviewRequest(teacher('cto'), await readItem(b!), early);
+    assert.equal(episode !== 'abandoned' && episode.end, 'verdict');
+    assert.deepEqual(
+      events.map((e) => e.event),
+      ['review', 'abandoned', 'review', 'verdict'],
+    );
+    assert.deepEqual(
+      [first, second].map((bead) => [bag(bead).cto_verdict, bag(bead).attempts.cto]),
+      [
+        ['', 0],
+        ['PASS', 1],
+      ],
+      'the early run counted nothing',
+    );
+  });
+
+  it('starts nothing early for a request it would not run at once: the other lens, a decided lens', async () => {
+    const bead = await submitAndDeliver(p.root);
+    assert.equal(await startEarlyRun(teacher('cto'), await request('coo')), undefined);
+    await recordVerdict(p.root, bead, {
+      lens: 'cto',
+      findings: [],
+      declared: 'PASS',
+      summary: '',
+      reviewer: 'someone',
+    });
+    assert.equal(await startEarlyRun(teacher('cto'), await request('cto')), undefined);
+    assert.equal(reviewerRecords(record()).length, 0);
   });
 });
