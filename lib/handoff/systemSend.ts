@@ -9,7 +9,10 @@
 // nothing queued; the caller's recovery (e.g. `baton review resume`) finds the handoff
 // missing and queues it again. After the rename it is queued exactly once. Several sent
 // together are renamed one after the other and made durable together: a kill between
-// leaves some queued, and the caller's recovery queues the rest.
+// leaves some queued, and the caller's recovery queues the rest. outbox/tmp/ is not
+// fsync'd after the renames: no recovery here renames a temp (unlike swarm_handoff's
+// journal), so a temp name a crash might bring back is only a leftover, never delivered
+// and swept after 36 h; the handoff itself is durable once outbox/ is fsync'd.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { crashPoint } from '../fsx/crash.js';
@@ -49,8 +52,8 @@ export async function queueSystemHandoff(
 /**
  * Queues system handoffs from `sender`'s mailbox, in order; returns their outbox paths. One
  * outbox lock and one write of the sequence counter for all; each file fsync'd in outbox/tmp/,
- * then all renamed into outbox/, whose two folders are fsync'd once: a writer that sends
- * several at once (a review's two requests) pays the counter's and the folders' fsyncs once.
+ * then all renamed into outbox/, which is fsync'd once: a writer that sends several at once (a
+ * review's two requests) pays the counter's and the folder's fsyncs once.
  */
 export async function queueSystemHandoffs(
   root: string,
@@ -83,7 +86,6 @@ export async function queueSystemHandoffs(
     }
     for (const [temp, target] of moves) fs.renameSync(temp, target);
     fsyncDir(box.outbox);
-    fsyncDir(box.outboxTmp);
     crashPoint('system-send:published');
     return moves.map(([, target]) => target);
   });
