@@ -5,7 +5,7 @@
 // or unreadable counter is rebuilt from the highest sequence among the sender's own ids.
 import { type Mailbox, readItemsIn, type SkipReporter } from '../queue/index.js';
 import { crashPoint } from '../fsx/crash.js';
-import { renameSynced, writeFileSynced } from '../fsx/durable.js';
+import { type FileToWrite, renameSynced, writeFileSynced } from '../fsx/durable.js';
 import { readTextIfPresent } from '../fsx/absent.js';
 
 function storedSequence(seqFile: string): number | undefined {
@@ -31,6 +31,22 @@ export async function highestSequenceIn(
   return highest;
 }
 
+/** The last sequence number the mailbox's sender used (the counter, else rebuilt from its ids). */
+export async function lastSequence(box: Mailbox, onSkip?: SkipReporter): Promise<number> {
+  return storedSequence(box.seqFile) ?? (await highestSequenceIn(box, onSkip));
+}
+
+/** The counter's temp file holding `last`, for a caller that writes it with others (saveSequence). */
+export function sequenceFile(box: Mailbox, last: number): FileToWrite {
+  return { path: `${box.seqFile}.tmp`, data: `${last}\n`, exclusive: false };
+}
+
+/** Publishes the counter's temp file written with sequenceFile (renamed, its folder fsync'd). */
+export function saveSequence(box: Mailbox): void {
+  renameSynced(`${box.seqFile}.tmp`, box.seqFile);
+  crashPoint('send:sequence-saved');
+}
+
 /**
  * Takes the next `count` sequence numbers of the mailbox's sender (one write of the counter);
  * returns the first.
@@ -40,9 +56,9 @@ export async function takeSequence(
   onSkip?: SkipReporter,
   count = 1,
 ): Promise<number> {
-  const last = storedSequence(box.seqFile) ?? (await highestSequenceIn(box, onSkip));
-  writeFileSynced(`${box.seqFile}.tmp`, `${last + count}\n`, false);
-  renameSynced(`${box.seqFile}.tmp`, box.seqFile);
-  crashPoint('send:sequence-saved');
+  const last = await lastSequence(box, onSkip);
+  const { path, data, exclusive } = sequenceFile(box, last + count);
+  writeFileSynced(path, data, exclusive);
+  saveSequence(box);
   return last + 1;
 }

@@ -16,7 +16,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { crashPoint } from '../fsx/crash.js';
-import { fsyncDir, writeFileSynced } from '../fsx/durable.js';
+import { type FileToWrite, fsyncDir, writeFilesSynced } from '../fsx/durable.js';
 import {
   ensureMailbox,
   handoffFileName,
@@ -28,7 +28,7 @@ import {
 } from '../queue/index.js';
 import { withLock } from '../fsx/lock.js';
 import { mailboxOf } from '../project/layout.js';
-import { takeSequence } from './sequence.js';
+import { lastSequence, saveSequence, sequenceFile } from './sequence.js';
 
 /** What a system handoff says: recipients, priority, type, the writer's headers and the body. */
 export interface SystemHandoff {
@@ -51,9 +51,11 @@ export async function queueSystemHandoff(
 
 /**
  * Queues system handoffs from `sender`'s mailbox, in order; returns their outbox paths. One
- * outbox lock and one write of the sequence counter for all; each file fsync'd in outbox/tmp/,
- * then all renamed into outbox/, which is fsync'd once: a writer that sends several at once (a
- * review's two requests) pays the counter's and the folder's fsyncs once.
+ * outbox lock and one write of the sequence counter for all. The counter's temp and each
+ * handoff's temp in outbox/tmp/ are written and fsync'd together; then the counter is published
+ * (a number is durable before it is used), then the handoffs are renamed into outbox/, which is
+ * fsync'd once: a writer that sends several at once (a review's two requests) pays the
+ * counter's and the folder's fsyncs once, and no file's fsync waits for another's.
  */
 export async function queueSystemHandoffs(
   root: string,
@@ -65,7 +67,9 @@ export async function queueSystemHandoffs(
   const box = mailboxOf(root, sender);
   ensureMailbox(box);
   return withLock(box.outboxLock, async () => {
-    const first = await takeSequence(box, undefined, handoffs.length);
+    const last = await lastSequence(box);
+    const first = last + 1;
+    const files: FileToWrite[] = [sequenceFile(box, last + handoffs.length)];
     const moves: [string, string][] = [];
     for (const [i, handoff] of handoffs.entries()) {
       const id = handoffId(tsidOf(now), first + i, sender);
@@ -80,10 +84,13 @@ export async function queueSystemHandoffs(
         created_at: isoOf(now),
       };
       const temp = join(box.outboxTmp, `${name}.tmp`);
-      writeFileSynced(temp, await serializeEnvelope(headers, Buffer.from(handoff.body)), true);
-      crashPoint('system-send:temp-synced');
+      const data = await serializeEnvelope(headers, Buffer.from(handoff.body));
+      files.push({ path: temp, data, exclusive: true });
       moves.push([temp, join(box.outbox, name)]);
     }
+    await writeFilesSynced(files);
+    saveSequence(box);
+    for (const _ of moves) crashPoint('system-send:temp-synced');
     for (const [temp, target] of moves) fs.renameSync(temp, target);
     fsyncDir(box.outbox);
     crashPoint('system-send:published');

@@ -7,7 +7,9 @@ import {
   renameSynced,
   unlinkSynced,
   writeFileSynced,
+  writeFilesSynced,
 } from '../../lib/fsx/durable.js';
+import { followDurability } from '../support/durability.js';
 import { isCode } from '../../lib/fsx/absent.js';
 import { tempDir } from '../support/project.js';
 
@@ -28,6 +30,45 @@ describe('lib/fsx/durable', () => {
     );
     writeFileSynced(path, 'short', false);
     assert.equal(fs.readFileSync(path, 'utf8'), 'short');
+  });
+
+  it('writeFilesSynced writes every file, fsyncs each before it resolves, and closes them all', async () => {
+    const paths = ['a', 'b', 'c'].map((n) => join(dir, n));
+    fs.writeFileSync(paths[2]!, 'an older, longer content');
+    const openBefore = fs.readdirSync('/proc/self/fd').length;
+    const followed = followDurability();
+    try {
+      await writeFilesSynced([
+        { path: paths[0]!, data: 'one', exclusive: true },
+        { path: paths[1]!, data: Buffer.from('two'), exclusive: true },
+        { path: paths[2]!, data: 'three', exclusive: false },
+      ]);
+    } finally {
+      followed.restore();
+    }
+    assert.deepEqual(
+      paths.map((p) => fs.readFileSync(p, 'utf8')),
+      ['one', 'two', 'three'],
+    );
+    assert.deepEqual(
+      [...followed.order].sort(),
+      paths.map((p) => `fsync ${p}`),
+    );
+    assert.equal(fs.readdirSync('/proc/self/fd').length, openBefore, 'no file left open');
+  });
+
+  it('writeFilesSynced rejects when one file cannot be written, and leaves none open', async () => {
+    fs.writeFileSync(join(dir, 'taken'), 'kept');
+    const openBefore = fs.readdirSync('/proc/self/fd').length;
+    await assert.rejects(
+      writeFilesSynced([
+        { path: join(dir, 'first'), data: 'x', exclusive: true },
+        { path: join(dir, 'taken'), data: 'y', exclusive: true },
+      ]),
+      (e: unknown) => isCode(e, 'EEXIST'),
+    );
+    assert.equal(fs.readFileSync(join(dir, 'taken'), 'utf8'), 'kept');
+    assert.equal(fs.readdirSync('/proc/self/fd').length, openBefore, 'no file left open');
   });
 
   it('never writes through a symlink', () => {

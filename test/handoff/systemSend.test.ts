@@ -61,7 +61,7 @@ describe('lib/handoff/systemSend', () => {
     assert.equal(fs.readFileSync(p.box('coder').seqFile, 'utf8'), '2\n');
   });
 
-  it("queues several together: consecutive numbers from one write of the counter, each file fsync'd, outbox/ fsync'd once after the renames", async () => {
+  it("queues several together: consecutive numbers from one write of the counter, the files fsync'd together, then the counter published before the handoffs, outbox/ fsync'd once", async () => {
     const followed = followDurability();
     let paths: string[];
     try {
@@ -101,12 +101,15 @@ describe('lib/handoff/systemSend', () => {
     );
     const [cto, coo] = paths.map((path) => basename(path));
     const lock = steps.filter((step) => step.includes('/locks/')).length;
-    assert.deepEqual(steps.slice(lock), [
-      'fsync sequence.tmp',
+    const [together, ...published] = [steps.slice(lock, lock + 3), steps.slice(lock + 3)];
+    assert.deepEqual(
+      together.sort(),
+      ['fsync sequence.tmp', `fsync tmp/${cto}.tmp`, `fsync tmp/${coo}.tmp`].sort(),
+      "the three temps are fsync'd together, before anything is published",
+    );
+    assert.deepEqual(published[0], [
       'rename sequence.tmp -> sequence',
       'fsync coder',
-      `fsync tmp/${cto}.tmp`,
-      `fsync tmp/${coo}.tmp`,
       `rename tmp/${cto}.tmp -> outbox/${cto}`,
       `rename tmp/${coo}.tmp -> outbox/${coo}`,
       'fsync outbox/',
