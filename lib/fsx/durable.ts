@@ -73,24 +73,31 @@ function openWritten({ path, data, exclusive, mode = 0o600 }: FileToWrite): {
 }
 
 /**
- * writeFileSynced for several files at once: each is written, then all are fsync'd together on
- * libuv's threads, then closed; resolves once every one is durable (the first failure rejects,
- * after all have settled). ext4 commits fsyncs that wait together in one journal commit: three
- * small files took 0.68 ms where one after another took 1.03 ms. Nothing is published: the
- * caller renames or links each file and fsyncs its folder, in the order its contract says.
+ * writeFileSynced for several temp files at once: each is written, then all are fsync'd together
+ * on libuv's threads, then closed; resolves once every one is durable. ext4 commits fsyncs that
+ * wait together in one journal commit: three small files took 0.68 ms where one after another
+ * took 1.03 ms. Nothing is published: the caller renames or links each file and fsyncs its
+ * folder, in the order its contract says. A failure (the first, after all have settled) removes
+ * the files this call opened.
  */
 export async function writeFilesSynced(files: readonly FileToWrite[]): Promise<void> {
-  const fds: number[] = [];
+  const opened: { fd: number; path: string }[] = [];
+  let failure: unknown;
   try {
-    for (const file of files) fds.push(openWritten(file).fd);
+    for (const file of files) opened.push({ fd: openWritten(file).fd, path: file.path });
     const synced = await Promise.allSettled(
-      fds.map((fd) => new Promise<void>((ok, no) => fs.fsync(fd, (e) => (e ? no(e) : ok())))),
+      opened.map(
+        ({ fd }) => new Promise<void>((ok, no) => fs.fsync(fd, (e) => (e ? no(e) : ok()))),
+      ),
     );
-    const failed = synced.find((r) => r.status === 'rejected');
-    if (failed) throw failed.reason;
-  } finally {
-    for (const fd of fds) fs.closeSync(fd);
+    failure = synced.find((r) => r.status === 'rejected')?.reason;
+  } catch (err) {
+    failure = err;
   }
+  for (const { fd } of opened) fs.closeSync(fd);
+  if (failure === undefined) return;
+  for (const { path } of opened) fs.rmSync(path, { force: true });
+  throw failure;
 }
 
 /** Renames within or across directories of one file system, then fsyncs both directories. */
@@ -107,8 +114,77 @@ export function renameSynced(from: string, to: string): void {
  * signals); state replaced in place goes through records.ts.
  */
 export function publishWhole(path: string, data: Uint8Array | string, temp = `${path}.tmp`): void {
-  writeFileSynced(temp, data, false);
-  renameSynced(temp, path);
+  writeStaged(stagePublishWhole(path, data, temp));
+}
+
+/** publishWhole in two halves (StagedWrite): the temp file, then its rename and folder fsync. */
+export function stagePublishWhole(
+  path: string,
+  data: Uint8Array | string,
+  temp = `${path}.tmp`,
+): StagedWrite {
+  return {
+    files: [{ path: temp, data, exclusive: false }],
+    publish: () => renameSynced(temp, path),
+  };
+}
+
+/**
+ * A durable write in two halves: its files (written and fsync'd, possibly together with other
+ * writes' files), then `publish`, which makes them visible (renames, links) and fsyncs their
+ * folders. Nothing is visible before publish; each file is durable before it is published.
+ */
+export interface StagedWrite {
+  files: FileToWrite[];
+  publish: () => void;
+}
+
+/**
+ * Does one staged write now: its files written and fsync'd one by one, then published; a failure
+ * removes the files it wrote.
+ */
+export function writeStaged(staged: StagedWrite): void {
+  const written: FileToWrite[] = [];
+  let publishing = false;
+  try {
+    for (const file of staged.files) {
+      // Counted before the write: a file cut short is removed too (not one refused as taken).
+      written.push(file);
+      writeFileSynced(file.path, file.data, file.exclusive, file.mode);
+    }
+    publishing = true;
+    staged.publish();
+  } catch (err) {
+    if (!publishing && isCode(err, 'EEXIST')) written.pop();
+    removeTemps([{ files: written, publish: staged.publish }]);
+    throw err;
+  }
+}
+
+/**
+ * Does staged writes that must become visible in order (a bookbag, then its signal, then its
+ * requests): the files of all of them are written and fsync'd together (writeFilesSynced), then
+ * each write is published in turn, its folders fsync'd before the next one's renames. A crash
+ * therefore shows a prefix of the writes, as writing them one after another would; a failure
+ * removes the files of the writes not yet published.
+ */
+export async function writeThenPublish(steps: readonly StagedWrite[]): Promise<void> {
+  await writeFilesSynced(steps.flatMap((step) => step.files));
+  let published = 0;
+  try {
+    for (const step of steps) {
+      step.publish();
+      published += 1;
+    }
+  } catch (err) {
+    removeTemps(steps.slice(published));
+    throw err;
+  }
+}
+
+/** Removes the files of staged writes that were not published (a failed write's leftovers). */
+function removeTemps(steps: readonly StagedWrite[]): void {
+  for (const step of steps) for (const file of step.files) fs.rmSync(file.path, { force: true });
 }
 
 /** Removes a file if present and fsyncs its directory; true if something was removed. */

@@ -19,7 +19,8 @@ import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import { isCode } from './absent.js';
 import { crashPoint } from './crash.js';
-import { fsyncDir, mkdirSynced, writeFileSynced } from './durable.js';
+import { fsyncDir, mkdirSynced, type StagedWrite, writeStaged } from './durable.js';
+import { fileModeIn } from './sharedFolders.js';
 import { acquireLock } from './lock.js';
 
 /** A file that is a symlink where whole-file state should be: refused, never followed. */
@@ -43,40 +44,45 @@ export function replaceFile(
   data: string | Buffer,
   options: ReplaceOptions = {},
 ): void {
-  mkdirSynced(dirname(path));
-  if (fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink())
-    throw new SymlinkRefused(path);
-  writeWhole(path, data, options.mode ?? 0o600);
-  if (options.crashSteps?.written) crashPoint(options.crashSteps.written);
-  fsyncDir(dirname(path));
-  if (options.crashSteps?.synced) crashPoint(options.crashSteps.synced);
+  writeStaged(stageReplace(path, data, options));
 }
 
 let tempsMade = 0;
 
 /**
- * Writes `data` to a temp file beside `path`, fsyncs it and renames it over `path`. The mode
- * is `mode`, or with `keep` the existing file's mode and (when run as root) its owner, or
- * for a new file 0666 less the umask, as an editor would make it. Done here rather than with
- * write-file-atomic, which loads node:crypto and installs exit handlers at every command's
- * start (issue 22); the steps and their order are the same.
+ * replaceFile in two halves (durable.ts StagedWrite), for a caller that writes it together with
+ * other files: the folder made and a symlink refused now; the temp file beside `path`; then its
+ * mode, the rename over `path` and the folder's fsync. The mode is `mode`, or with `keep` the
+ * existing file's mode and (when run as root) its owner, or for a new file 0666 less the umask,
+ * as an editor would make it. Done here rather than with write-file-atomic, which loads
+ * node:crypto and installs exit handlers at every command's start (issue 22); the steps and
+ * their order are the same.
  */
-function writeWhole(path: string, data: string | Buffer, mode: number | 'keep'): void {
+export function stageReplace(
+  path: string,
+  data: string | Buffer,
+  options: ReplaceOptions = {},
+): StagedWrite {
+  const mode = options.mode ?? 0o600;
+  mkdirSynced(dirname(path));
+  if (fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink())
+    throw new SymlinkRefused(path);
   const existing = mode === 'keep' ? fs.statSync(path, { throwIfNoEntry: false }) : undefined;
   const temp = `${path}.${process.pid}.${++tempsMade}.tmp`;
-  try {
-    const given = writeFileSynced(temp, data, true, mode === 'keep' ? 0o666 : mode);
-    if (mode !== 'keep') fs.chmodSync(temp, given);
+  const asked = mode === 'keep' ? 0o666 : mode;
+  const publish = () => {
+    if (mode !== 'keep') fs.chmodSync(temp, fileModeIn(dirname(temp), asked));
     else if (existing) {
       fs.chmodSync(temp, existing.mode & 0o7777);
       if (process.getuid?.() === 0) fs.chownSync(temp, existing.uid, existing.gid);
     }
     crashPoint('replace:temp-written');
     fs.renameSync(temp, path);
-  } catch (err) {
-    fs.rmSync(temp, { force: true });
-    throw err;
-  }
+    if (options.crashSteps?.written) crashPoint(options.crashSteps.written);
+    fsyncDir(dirname(path));
+    if (options.crashSteps?.synced) crashPoint(options.crashSteps.synced);
+  };
+  return { files: [{ path: temp, data, exclusive: true, mode: asked }], publish };
 }
 
 /** The text a JSON record is written as: two-space indented, one final line break. */
@@ -199,11 +205,16 @@ export function readRecord<T>(path: string, kind: RecordKind<T>): T | undefined 
 
 /** Writes a valid record of `kind` (a programming error, thrown, when it is not), atomically. */
 export function writeRecord<T>(path: string, kind: RecordKind<T>, value: T): void {
+  writeStaged(stageRecord(path, kind, value));
+}
+
+/** writeRecord in two halves (durable.ts StagedWrite): checked and staged now, published later. */
+export function stageRecord<T>(path: string, kind: RecordKind<T>, value: T): StagedWrite {
   const problems = recordProblems(kind, value);
   if (problems.length > 0)
     throw new Error(`refusing to write an invalid ${kind.what} '${path}': ${problems[0]}`);
   try {
-    replaceJson(path, value, { crashSteps: kind.crashSteps });
+    return stageReplace(path, jsonText(value), { crashSteps: kind.crashSteps });
   } catch (err) {
     if (err instanceof SymlinkRefused) throw kind.invalid(path, ['is a symlink']);
     throw err;

@@ -16,7 +16,7 @@
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { crashPoint } from '../fsx/crash.js';
-import { type FileToWrite, fsyncDir, writeFilesSynced } from '../fsx/durable.js';
+import { type FileToWrite, fsyncDir, type StagedWrite, writeThenPublish } from '../fsx/durable.js';
 import {
   ensureMailbox,
   handoffFileName,
@@ -62,6 +62,7 @@ export async function queueSystemHandoffs(
   sender: string,
   handoffs: readonly SystemHandoff[],
   now = new Date(),
+  before: readonly StagedWrite[] = [],
 ): Promise<string[]> {
   if (handoffs.length === 0) return [];
   const box = mailboxOf(root, sender);
@@ -69,7 +70,8 @@ export async function queueSystemHandoffs(
   return withLock(box.outboxLock, async () => {
     const last = await lastSequence(box);
     const first = last + 1;
-    const files: FileToWrite[] = [sequenceFile(box, last + handoffs.length)];
+    const counter = sequenceFile(box, last + handoffs.length);
+    const files: FileToWrite[] = [];
     const moves: [string, string][] = [];
     for (const [i, handoff] of handoffs.entries()) {
       const id = handoffId(tsidOf(now), first + i, sender);
@@ -88,11 +90,18 @@ export async function queueSystemHandoffs(
       files.push({ path: temp, data, exclusive: true });
       moves.push([temp, join(box.outbox, name)]);
     }
-    await writeFilesSynced(files);
-    saveSequence(box);
-    for (const _ of moves) crashPoint('system-send:temp-synced');
-    for (const [temp, target] of moves) fs.renameSync(temp, target);
-    fsyncDir(box.outbox);
+    await writeThenPublish([
+      ...before,
+      { files: [counter], publish: () => saveSequence(box) },
+      {
+        files,
+        publish: () => {
+          for (const _ of moves) crashPoint('system-send:temp-synced');
+          for (const [temp, target] of moves) fs.renameSync(temp, target);
+          fsyncDir(box.outbox);
+        },
+      },
+    ]);
     crashPoint('system-send:published');
     return moves.map(([, target]) => target);
   });

@@ -14,11 +14,13 @@
 // Every read validates against the JSON Schema (ajv's standalone validator) and checks the
 // invariants; every write validates first, so no invalid or inconsistent bookbag is written.
 import { join } from 'node:path';
+import { type StagedWrite } from '../../fsx/durable.js';
 import { reviewPathsOf, type ReviewPaths } from '../../project/layout.js';
 import {
   readRecord,
   RECORD_LOCK_WAIT_MS,
   withLockHeld,
+  stageRecord,
   writeRecord,
   type RecordKind,
 } from '../../fsx/records.js';
@@ -62,6 +64,11 @@ export function readBookbag(path: string): Bookbag {
 /** Writes a valid, consistent bookbag atomically (mode 0600), then fsyncs its folder. */
 export function writeBookbag(path: string, bag: Bookbag): void {
   writeRecord(path, BOOKBAG, bag);
+}
+
+/** writeBookbag in two halves (durable.ts StagedWrite), to be written with other files. */
+export function stageBookbag(path: string, bag: Bookbag): StagedWrite {
+  return stageRecord(path, BOOKBAG, bag);
 }
 
 /** Options of a locked change. */

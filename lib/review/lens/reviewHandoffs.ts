@@ -14,6 +14,7 @@ import {
   type SystemHandoff,
 } from '../../handoff/systemSend.js';
 import { isCode } from '../../fsx/absent.js';
+import { type StagedWrite } from '../../fsx/durable.js';
 import {
   completedItemPaths,
   entriesOf,
@@ -70,13 +71,15 @@ function queueReviewHandoff(
 
 /**
  * Queues the requests of `lenses` to their reviewer roles, from the submitter's mailbox, together
- * (systemSend.ts); returns their outbox paths.
+ * (systemSend.ts); returns their outbox paths. `before`: writes published first, their files
+ * fsync'd with the requests' (a submit's bookbag and signal).
  */
 export function queueReviewRequests(
   root: string,
   bag: Bookbag,
   lenses: readonly Lens[],
   now = new Date(),
+  before: readonly StagedWrite[] = [],
 ): Promise<string[]> {
   const requests = lenses.map((lens) => ({
     to: [bag[`${lens}_role`]],
@@ -85,7 +88,7 @@ export function queueReviewRequests(
     headers: { bead: bag.bead, lens },
     body: requestBody(bag, lens),
   }));
-  return queueSystemHandoffs(root, bag.submitted_by, requests, now);
+  return queueSystemHandoffs(root, bag.submitted_by, requests, now, before);
 }
 
 /**

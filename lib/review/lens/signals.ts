@@ -4,7 +4,13 @@
 import { join } from 'node:path';
 import { type ReviewPaths } from '../../project/layout.js';
 import { crashPoint } from '../../fsx/crash.js';
-import { mkdirSynced, unlinkSynced, publishWhole } from '../../fsx/durable.js';
+import {
+  mkdirSynced,
+  stagePublishWhole,
+  type StagedWrite,
+  unlinkSynced,
+  writeStaged,
+} from '../../fsx/durable.js';
 
 /** `<signals>/<bead>.ready`. */
 export function signalPathOf(paths: ReviewPaths, bead: string): string {
@@ -13,10 +19,20 @@ export function signalPathOf(paths: ReviewPaths, bead: string): string {
 
 /** Writes the bead's ready signal durably. */
 export function writeSignal(paths: ReviewPaths, bead: string, now: Date): void {
+  writeStaged(stageSignal(paths, bead, now));
+}
+
+/** writeSignal in two halves (durable.ts StagedWrite), to be written with other files. */
+export function stageSignal(paths: ReviewPaths, bead: string, now: Date): StagedWrite {
   mkdirSynced(paths.signals);
-  const path = signalPathOf(paths, bead);
-  publishWhole(path, `${bead} ${now.toISOString()}\n`);
-  crashPoint('review:signal-written');
+  const staged = stagePublishWhole(signalPathOf(paths, bead), `${bead} ${now.toISOString()}\n`);
+  return {
+    files: staged.files,
+    publish: () => {
+      staged.publish();
+      crashPoint('review:signal-written');
+    },
+  };
 }
 
 /** Removes the bead's ready signal (nothing when it is gone). */

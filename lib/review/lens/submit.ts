@@ -5,7 +5,10 @@
 // Concurrency contract: the new bead's lock is held throughout. Crash contract: each step
 // is durable before the next; a kill between them leaves a bookbag whose signal or
 // requests are missing, which `baton review resume` completes (it re-queues a request it
-// cannot find anywhere), so a bead ends with one request per lens.
+// cannot find anywhere), so a bead ends with one request per lens. The three steps' files
+// (the bookbag's, the signal's, the requests' and their counter's) are written and fsync'd
+// together first (durable.ts writeThenPublish); the steps are then published in that order,
+// each one's folder fsync'd before the next one's rename, so the order above still holds.
 import { lstatSync } from 'node:fs';
 import { fail } from '../../fsx/commandFailure.js';
 import { readReviewers } from '../../handoff/reviewers.js';
@@ -16,8 +19,8 @@ import { newBead } from '../bookbag/beads.js';
 import { LENSES, type Bookbag } from '../bookbag/bookbag.js';
 import { ReviewRefusal } from '../bookbag/reviewErrors.js';
 import { queueReviewRequests } from './reviewHandoffs.js';
-import { writeSignal } from './signals.js';
-import { bookbagPathOf, withBeadLock, writeBookbag, type UpdateOptions } from '../bookbag/store.js';
+import { stageSignal } from './signals.js';
+import { bookbagPathOf, stageBookbag, withBeadLock, type UpdateOptions } from '../bookbag/store.js';
 import { newBookbag, type Submission } from '../bookbag/transitions.js';
 
 /**
@@ -80,9 +83,10 @@ export async function submitReview(
       lstatSync(bookbagPathOf(paths, bead), { throwIfNoEntry: false })
     )
       throw new ReviewRefusal(`bead ${bead} already has a bookbag`);
-    writeBookbag(bookbagPathOf(paths, bead), bag);
-    writeSignal(paths, bead, now);
-    await queueReviewRequests(root, bag, LENSES, now);
+    await queueReviewRequests(root, bag, LENSES, now, [
+      stageBookbag(bookbagPathOf(paths, bead), bag),
+      stageSignal(paths, bead, now),
+    ]);
     crashPoint('review:requested');
     return bag;
   });

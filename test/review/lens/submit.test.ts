@@ -18,6 +18,7 @@ import {
 } from '../../../lib/review/lens/submit.js';
 import { at, reviewProjectForSuite, submission } from '../../support/bookbags.js';
 import { itemsIn, makeProject, withProject } from '../../support/project.js';
+import { followDurability } from '../../support/durability.js';
 
 /** A submission that leaves the reviewer roles to reviewers.tsv. */
 function request(overrides: Partial<SubmitRequest> = {}): SubmitRequest {
@@ -66,6 +67,60 @@ describe('lib/review/lens/submit', () => {
     ]);
     const first = await readItem(`${p.box('coder').outbox}/${itemsIn(p.box('coder').outbox)[0]}`);
     assert.equal(first.body.toString('utf8'), requestBody(bag, 'cto'));
+  });
+
+  it("fsyncs the bookbag's, the signal's, the counter's and the requests' files together, then publishes them in that order, each folder fsync'd before the next rename", async () => {
+    await submitReview(p.root, request(), {}, at(2)); // the folders made: only the steps follow
+    const followed = followDurability();
+    let bag;
+    try {
+      bag = await submitReview(p.root, request(), {}, at(2));
+    } finally {
+      followed.restore();
+    }
+    const paths = reviewPathsOf(p.root, {});
+    const box = p.box('coder');
+    const steps = followed.order
+      .filter((step) => !step.includes('/locks/'))
+      .map((step) =>
+        step
+          .replaceAll(`${paths.bookbags}/${bag.bead}.json`, 'BAG')
+          .replaceAll(paths.bookbags, 'BAGS')
+          .replaceAll(signalPathOf(paths, bag.bead), 'SIGNAL')
+          .replaceAll(paths.signals, 'SIGNALS')
+          .replaceAll(box.seqFile, 'SEQ')
+          .replaceAll(box.outboxTmp, 'TMP')
+          .replaceAll(box.outbox, 'OUTBOX')
+          .replaceAll(box.dir, 'CODER')
+          .replace(/BAG\.\d+\.\d+\.tmp/, 'BAG.tmp')
+          .replace(/_\d{6}_from_coder_to_rev-(cto|coo)\.handoff/g, '_$1'),
+      );
+    const requests = steps.filter((s) => s.startsWith('fsync TMP/')).length;
+    assert.equal(requests, 2);
+    assert.deepEqual(
+      steps.slice(0, 5).sort(),
+      [
+        'fsync BAG.tmp',
+        'fsync SIGNAL.tmp',
+        'fsync SEQ.tmp',
+        ...steps.slice(0, 5).filter((s) => s.startsWith('fsync TMP/')),
+      ].sort(),
+      "the five files are fsync'd together, before anything is published",
+    );
+    assert.deepEqual(
+      steps.slice(5).map((s) => s.replace(/ TMP\/.*/, ' TMP/…')),
+      [
+        'rename BAG.tmp -> BAG',
+        'fsync BAGS',
+        'rename SIGNAL.tmp -> SIGNAL',
+        'fsync SIGNALS',
+        'rename SEQ.tmp -> SEQ',
+        'fsync CODER',
+        'rename TMP/…',
+        'rename TMP/…',
+        'fsync OUTBOX',
+      ],
+    );
   });
 
   it('sends to the reviewer roles given instead of the configured ones', async () => {
