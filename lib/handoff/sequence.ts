@@ -36,7 +36,7 @@ export async function lastSequence(box: Mailbox, onSkip?: SkipReporter): Promise
   return storedSequence(box.seqFile) ?? (await highestSequenceIn(box, onSkip));
 }
 
-/** The counter's temp file holding `last`, for a caller that writes it with others (saveSequence). */
+/** The counter's temp file holding `last`, for a caller writing it with others (saveSequence). */
 export function sequenceFile(box: Mailbox, last: number): FileToWrite {
   return { path: `${box.seqFile}.tmp`, data: `${last}\n`, exclusive: false };
 }

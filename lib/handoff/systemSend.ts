@@ -5,8 +5,8 @@
 // them like any other handoff. Types written here are never accepted in an agent's draft.
 //
 // Concurrency contract: runs under the sender's outbox lock, like swarm_handoff.
-// Crash contract: a kill before the rename leaves only a temp file (swept after 36 h) and
-// nothing queued; the caller's recovery (e.g. `baton review resume`) finds the handoff
+// Crash contract: a kill before the rename leaves only a temp file (swept after 36 h, or
+// rewritten by the next send when its counter was not published yet) and nothing queued; the caller's recovery (e.g. `baton review resume`) finds the handoff
 // missing and queues it again. After the rename it is queued exactly once. Several sent
 // together are renamed one after the other and made durable together: a kill between
 // leaves some queued, and the caller's recovery queues the rest. outbox/tmp/ is not
@@ -87,7 +87,9 @@ export async function queueSystemHandoffs(
       };
       const temp = join(box.outboxTmp, `${name}.tmp`);
       const data = await serializeEnvelope(headers, Buffer.from(handoff.body));
-      files.push({ path: temp, data, exclusive: true });
+      // Not exclusive: a temp of this name is left by a send killed before its counter was
+      // published (the number is handed out again), never by one whose handoff is queued.
+      files.push({ path: temp, data, exclusive: false });
       moves.push([temp, join(box.outbox, name)]);
     }
     await writeThenPublish([

@@ -117,6 +117,17 @@ describe('lib/handoff/systemSend', () => {
     assert.deepEqual(itemsIn(box.outbox), [cto, coo]);
   });
 
+  it('rewrites the temp a send killed before publishing its counter left under the same name', async () => {
+    const box = p.box('coder');
+    fs.mkdirSync(box.outboxTmp, { recursive: true });
+    const leftover = `${box.outboxTmp}/50_${TSID}_000001_from_coder_to_rev-cto.handoff.tmp`;
+    fs.writeFileSync(leftover, 'a torn temp of a killed send');
+    const path = await queueSystemHandoff(p.root, 'coder', handoff(), at(7));
+    assert.equal(basename(path), basename(leftover).slice(0, -'.tmp'.length));
+    assert.equal((await envelopeAt(path)).headers.id, `${TSID}_000001_from_coder`);
+    assert.deepEqual(fs.readdirSync(box.outboxTmp), []);
+  });
+
   it("never lets the writer's headers replace the envelope's own", async () => {
     const spoof = {
       id: 'x',

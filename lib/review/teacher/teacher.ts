@@ -15,9 +15,9 @@
 // Crash contract: a request is completed only after its verdict is durable, so a teacher
 // killed anywhere leaves its request in process (or completed), and the next teacher resumes
 // it (ready_for_next hands the work in process out again); killed between an early start
-// and its claim, it leaves the request waiting in new/, and the next teacher claims it. TERM or INT abandons the reviewer
-// run in progress (its process group is ended, nothing is recorded, the request stays in
-// process), saves the session and returns.
+// and its claim, it leaves the request waiting in new/, and the next teacher claims it.
+// TERM or INT abandons the reviewer run in progress (its process group is ended, nothing is
+// recorded, the request stays in process), saves the session and returns.
 import * as fs from 'node:fs';
 import { actingContext } from '../../handoff/context.js';
 import { fail } from '../../fsx/commandFailure.js';
