@@ -6,8 +6,9 @@
 //
 // Concurrency contract: runs under the sender's outbox lock, like swarm_handoff.
 // Crash contract: a kill before the rename leaves only a temp file (swept after 36 h, or
-// rewritten by the next send when its counter was not published yet) and nothing queued; the caller's recovery (e.g. `baton review resume`) finds the handoff
-// missing and queues it again. After the rename it is queued exactly once. Several sent
+// rewritten by the next send when its counter was not published yet) and nothing queued;
+// the caller's recovery (e.g. `baton review resume`) finds the handoff missing and queues
+// it again. After the rename it is queued exactly once. Several sent
 // together are renamed one after the other and made durable together: a kill between
 // leaves some queued, and the caller's recovery queues the rest. outbox/tmp/ is not
 // fsync'd after the renames: no recovery here renames a temp (unlike swarm_handoff's
