@@ -698,10 +698,12 @@ describe('handoffd crash safety', () => {
     /**
      * The two sizes. A timer-killed run dies once it has moved a random share of runBudget
      * handoffs to sent/, but it moves a group of up to 64 at once: at most runBudget + 63.
-     * A crash-point run moves at most perCopy / 3 handoffs, or perGroup groups. So the runs
-     * leave handoffs in the outbox and most kills land on a busy one: the short size even at
-     * worst (2 × 83 + 6 × 10 + 64 = 290 of 300), the full size on average (about 1,100 of
-     * 2,000 move before the last kill).
+     * A crash-point run moves at most perCopy / 3 handoffs, or perGroup groups. The first
+     * kills are one at each crash point, so those land on a busy outbox whatever comes later
+     * (the short size: at most 4 × 10 + 2 × 64 = 168 of 300 move before the last of them);
+     * most of the others land on a busy one too (about 1,100 of 2,000 move before the last
+     * kill of the full size). A daemon faster than planned drained the short size's outbox
+     * once before a crash point's only kill, when those kills were drawn among the others.
      */
     const SIZE = byTier({
       short: {
@@ -802,16 +804,24 @@ describe('handoffd crash safety', () => {
       stopConsumers = false;
       consumers = [consume(p, 'a'), consume(p, 'c')];
 
-      // The fault schedule: timer kills (some during start-up, most while delivering) and crash points.
+      // The fault schedule: one kill at each crash point first, in a random order, while the
+      // outbox is still full (a run that drains it faster than planned must not leave a crash
+      // point's only kill to an empty outbox); then timer kills (some during start-up, most while
+      // delivering) with the other crash-point kills drawn at random among them.
       const schedule: string[] = [];
       for (let i = 0; i < TIMER_KILLS; i++) schedule.push(rand() < 0.25 ? 'early' : 'running');
       assert.ok(CRASH_AT_KILLS >= STEPS.length, 'fewer crash-point kills than crash points');
-      for (let i = 0; i < CRASH_AT_KILLS; i++) {
-        const at = 1 + Math.floor(rand() * (TIMER_KILLS + i));
-        const [step, most] =
-          i < STEPS.length ? STEPS[i]! : STEPS[Math.floor(rand() * STEPS.length)]!;
-        schedule.splice(at, 0, `${step}#${1 + Math.floor(rand() * most)}`);
+      const atStep = ([step, most]: [string, number]) => `${step}#${1 + Math.floor(rand() * most)}`;
+      for (let i = STEPS.length; i < CRASH_AT_KILLS; i++) {
+        const at = Math.floor(rand() * (schedule.length + 1));
+        schedule.splice(at, 0, atStep(STEPS[Math.floor(rand() * STEPS.length)]!));
       }
+      const first = STEPS.map(atStep);
+      for (let i = first.length - 1; i > 0; i--) {
+        const j = Math.floor(rand() * (i + 1));
+        [first[i], first[j]] = [first[j]!, first[i]!];
+      }
+      schedule.unshift(...first);
       let kills = 0;
       const queuedAtKill: number[] = [];
       /** Crash-point runs: the step, whether the daemon died there (not killed because the outbox ran dry first), the outbox left. */

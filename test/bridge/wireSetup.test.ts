@@ -275,7 +275,17 @@ describe('lib/bridge/wireSetup', function () {
       const created = (await cjsm.streams.info(streamNameOf(swarm))).created;
 
       await ensureStream(cjsm, swarm, settings, 3);
-      await ensureConsumer(cjsm, swarm, 'reviewer', settings, 3);
+      // While the stream scales, its consumer may answer nobody for a moment: the link then
+      // tries its set-up again (bridgeLink.ts), as this does.
+      await waitFor('the consumer to be scaled to 3', () =>
+        ensureConsumer(cjsm, swarm, 'reviewer', settings, 3).then(
+          () => true,
+          (err: unknown) => {
+            if ((err as Error).name !== 'TimeoutError') throw err;
+            return false;
+          },
+        ),
+      );
       await openOwners(cnc, swarm, 3);
       // Scaled up, the consumer elects a leader among its new peers: its state is read from it.
       const info = () => cjsm.consumers.info(streamNameOf(swarm), consumerNameOf('reviewer'));
