@@ -59,23 +59,6 @@ async function untilLed(info: () => Promise<{ cluster?: { leader?: string } }>):
 }
 
 /**
- * `ask()`, asked again while nobody answers it (the request times out: the stream or consumer
- * is between leaders, as a consumer is while its stream's replicas change), until
- * RELEAD_WITHIN_MS; any other failure, "not found" included, at once.
- */
-async function whenAnswered<T>(ask: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + RELEAD_WITHIN_MS;
-  for (;;) {
-    try {
-      return await ask();
-    } catch (err) {
-      if ((err as Error)?.name !== 'TimeoutError' || Date.now() > deadline) throw err;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/**
  * Refuses more than one replica of a stream that exists on a server that is not clustered
  * (its info has no cluster part). Creating one there fails with the server's words
  * ("replicas > 1 not supported in non-clustered mode"), but nats-server 2.9 accepts the
@@ -107,7 +90,7 @@ export async function ensureStream(
   };
   let info: StreamInfo;
   try {
-    info = await whenAnswered(() => jsm.streams.info(name));
+    info = await jsm.streams.info(name);
   } catch (err) {
     if (!isNotFound(err)) throw err;
     await jsm.streams.add({
@@ -144,7 +127,7 @@ export async function ensureConsumer(
   const durable = consumerNameOf(role);
   const ackWait = nanos(settings.ackWaitMs);
   try {
-    const info = await whenAnswered(() => jsm.consumers.info(stream, durable));
+    const info = await jsm.consumers.info(stream, durable);
     if (info.config.ack_wait !== ackWait || (info.config.num_replicas ?? 0) !== replicas)
       await jsm.consumers.update(stream, durable, {
         ack_wait: ackWait,

@@ -175,26 +175,6 @@ describe('lib/bridge/wireSetup', function () {
     it('fails (throws) without the stream: the link retries its whole set-up', async () => {
       await assert.rejects(ensureConsumer(jsm, swarm, 'QA', settings));
     });
-
-    it('asks again while nobody answers (a consumer between leaders, as while its stream scales), then goes on', async () => {
-      await ensureStream(jsm, swarm, settings);
-      let unanswered = 2;
-      const timingOut = new Proxy(jsm.consumers, {
-        get: (target, key) =>
-          key === 'info'
-            ? (...args: Parameters<typeof target.info>) =>
-                unanswered-- > 0
-                  ? Promise.reject(Object.assign(new Error('timeout'), { name: 'TimeoutError' }))
-                  : target.info(...args)
-            : Reflect.get(target, key),
-      });
-      await ensureConsumer({ ...jsm, consumers: timingOut } as typeof jsm, swarm, 'QA', settings);
-      assert.equal(unanswered, -1, 'asked three times');
-      assert.equal(
-        (await jsm.consumers.info(streamNameOf(swarm), consumerNameOf('QA'))).name,
-        consumerNameOf('QA'),
-      );
-    });
   });
 
   describe('openOwners', () => {
