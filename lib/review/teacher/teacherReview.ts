@@ -311,6 +311,8 @@ export async function startEarlyRun(t: Teacher, next: Item): Promise<EarlyRun | 
   const running = new Promise<void>((resolve) => (spawned = resolve));
   const attempt = bag.attempts[t.lens] + 1;
   const judged = runOnce(t, bag, attempt, { stop: stop.signal, onSpawned: spawned });
+  // Awaited later (by reviewRequest or discard): a failure meanwhile is not an unhandled one.
+  judged.catch(() => undefined);
   await Promise.race([running, judged]);
   return {
     id: next.id,
@@ -319,7 +321,8 @@ export async function startEarlyRun(t: Teacher, next: Item): Promise<EarlyRun | 
     judged,
     discard: async () => {
       stop.abort();
-      if ((await judged) === 'abandoned')
+      // Unused either way: a run that failed or ended meanwhile leaves nothing to report.
+      if ((await judged.catch(() => undefined)) === 'abandoned')
         t.report({ event: 'abandoned', bead, lens: t.lens, request: next.id });
     },
   };
