@@ -43,7 +43,9 @@ export async function runPass(state: DaemonState, startup: boolean, quiet = fals
     : new Set<string>();
   if (state.bridge)
     checkAwaitingWhenDue(state, state.bridge, bridgePathsOf(state.root).awaiting, Date.now());
-  const queue = outboxQueue(state, roles);
+  const audit = quiet && state.outboxAuditDue;
+  state.outboxAuditDue = !quiet;
+  const queue = outboxQueue(state, roles, audit);
   const delivered = await deliverQueue(state, scope, queue, startup);
   for (const role of received) delivered.add(role);
   const now = Date.now();
@@ -60,16 +62,19 @@ export async function runPass(state: DaemonState, startup: boolean, quiet = fals
 /**
  * Every role's complete outbox files in delivery order (name, then sender). Each outbox is
  * watched, its changes start a pass (state.notify), and only an outbox whose watch reported a
- * change is listed again: a handoff's pass does not stat every role's outbox.
+ * change is listed again: a handoff's pass does not stat every role's outbox. `audit`: every
+ * outbox is stat'ed (the stat rule, listingCache.ts), for a notification that was dropped.
  */
-export function outboxQueue(state: DaemonState, roles: Map<string, Role>): Queued[] {
+export function outboxQueue(state: DaemonState, roles: Map<string, Role>, audit = false): Queued[] {
   const queue: Queued[] = [];
   const now = Date.now();
   for (const role of roles.keys()) {
     const box = boxOf(state, role);
     try {
-      for (const name of state.listings.watchedItemNames(box.outbox, now, state.notify))
-        queue.push({ sender: role, name });
+      const names = audit
+        ? state.listings.itemNames(box.outbox, now)
+        : state.listings.watchedItemNames(box.outbox, now, state.notify);
+      for (const name of names) queue.push({ sender: role, name });
     } catch (err) {
       const problem = (err as Error).message;
       reportOnce(state, `outbox:${role}:${problem}`, { what: 'outbox', role, problem });

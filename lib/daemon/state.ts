@@ -70,6 +70,12 @@ export interface DaemonState {
   rolesCache?: { key: string; roles: Map<string, Role> };
   /** When the next pass must look at every role's inbox (for re-wakes), not only at recipients. */
   viewsDueAt: number;
+  /**
+   * Set by a pass a notification started: the next quiet pass stats every outbox once, so a
+   * notification the kernel dropped in a burst (its queue overflows silently) is made up for
+   * within a poll interval rather than at the listings' audit.
+   */
+  outboxAuditDue: boolean;
   readonly viewIntervalMs: number;
   /** Starts another pass at once (a watched outbox changed). */
   readonly notify: () => void;
@@ -111,6 +117,7 @@ export function newDaemonState(
       last_pass_at: '',
     },
     viewsDueAt: 0,
+    outboxAuditDue: false,
     viewIntervalMs: Math.min(5000, Math.max(options.pollIntervalMs, rewakeMs / 10)),
   };
 }

@@ -87,6 +87,30 @@ describe('lib/daemon/pass', function () {
     );
   });
 
+  it('a quiet pass after one a notification started stats every outbox once (for a dropped notification), the next quiet pass none', async () => {
+    await runPass(state, false, true); // the watches start
+    await runPass(state, false); // as after a notification
+    const spy = spyOnStats(p.root);
+    const outboxesStated = (from: number) =>
+      spy.paths
+        .slice(from)
+        .filter((path) => path.endsWith('/outbox'))
+        .sort();
+    try {
+      await runPass(state, false, true);
+      assert.deepEqual(
+        outboxesStated(0),
+        ['coder', 'reviewer', 'QA'].map((r) => p.box(r).outbox).sort(),
+      );
+      const before = spy.paths.length;
+      await runPass(state, false, true);
+      assert.deepEqual(outboxesStated(before), [], 'the audit is done once');
+    } finally {
+      spy.restore();
+    }
+    state.listings.close();
+  });
+
   it('runPass delivers a backlog larger than a group, each handoff logged once, and records the pass in health.json', async () => {
     const names: string[] = [];
     for (let i = 0; i < GROUP_SIZE + 6; i++) names.push(await queue('coder', 'reviewer'));
