@@ -88,6 +88,31 @@ describe('baton review teacher (built bins)', function () {
     assert.deepEqual(itemsIn(box(lens).inProcess), [], 'nothing stays in process');
     assert.equal(itemsIn(box(lens).completed).length, 1, 'the request is completed');
   };
+  /**
+   * `second`, the cto teacher after one killed with its reviewer running, ended that `orphan`
+   * (its helpers too) and gave the lens one verdict from one counted run.
+   */
+  const endsOrphanThenReviewsOnce = (
+    second: RunResult,
+    orphan: ReturnType<typeof reviewerRecords>[number],
+    bead: string,
+  ) => {
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(
+      second.stderr,
+      new RegExp(
+        `^baton review teacher: ended reviewer pid ${orphan.pid} of bead ${bead} left running by a killed teacher`,
+      ),
+    );
+    for (const pid of [orphan.pid, ...orphan.helpers])
+      assert.equal(processRunning(pid), false, `orphan pid ${pid} is gone`);
+    const bag = bookbag(bead);
+    assert.deepEqual(
+      [bag.cto_verdict, events(bag, 'cto_verdict').length, bag.attempts.cto],
+      ['PASS', 1, 1],
+    );
+    requestCompleted('cto');
+  };
 
   it("a PASS from the scripted reviewer: one run in the teacher's worktree, the prompt names the lens and bead, the request completed", async () => {
     const bead = await submit();
@@ -306,22 +331,7 @@ describe('baton review teacher (built bins)', function () {
       processRunning(orphan!.pid),
       'the reviewer outlived its teacher (its own process group)',
     );
-    const second = await once('cto', [], scriptedReviewer());
-    assert.equal(second.code, 0, second.stderr);
-    assert.match(
-      second.stderr,
-      new RegExp(
-        `^baton review teacher: ended reviewer pid ${orphan!.pid} of bead ${bead} left running by a killed teacher`,
-      ),
-    );
-    for (const pid of [orphan!.pid, ...orphan!.helpers])
-      assert.equal(processRunning(pid), false, `orphan pid ${pid} is gone`);
-    const bag = bookbag(bead);
-    assert.deepEqual(
-      [bag.cto_verdict, events(bag, 'cto_verdict').length, bag.attempts.cto],
-      ['PASS', 1, 1],
-    );
-    requestCompleted('cto');
+    endsOrphanThenReviewsOnce(await once('cto', [], scriptedReviewer()), orphan!, bead);
   });
 
   it('a teacher killed after starting its reviewer early, before its claim: the request still waits in new/; the next one ends the orphaned reviewer, claims and reviews it, and the lens gets exactly one verdict', async () => {
@@ -335,24 +345,12 @@ describe('baton review teacher (built bins)', function () {
       [1, 0],
       'the request was not claimed',
     );
-    await waitFor('the orphaned reviewer to record its start', () => {
-      return reviewerRecords(record()).length === 1;
-    });
+    await waitFor(
+      'the orphaned reviewer to record its start',
+      () => reviewerRecords(record()).length === 1,
+    );
     const [orphan] = reviewerRecords(record());
-    const second = await once('cto', [], scriptedReviewer());
-    assert.equal(second.code, 0, second.stderr);
-    assert.match(
-      second.stderr,
-      new RegExp(`^baton review teacher: ended reviewer pid ${orphan!.pid} of bead ${bead}`),
-    );
-    for (const pid of [orphan!.pid, ...orphan!.helpers])
-      assert.equal(processRunning(pid), false, `orphan pid ${pid} is gone`);
-    const bag = bookbag(bead);
-    assert.deepEqual(
-      [bag.cto_verdict, events(bag, 'cto_verdict').length, bag.attempts.cto],
-      ['PASS', 1, 1],
-    );
-    requestCompleted('cto');
+    endsOrphanThenReviewsOnce(await once('cto', [], scriptedReviewer()), orphan!, bead);
   });
 
   it('a teacher killed between its verdict and the completion: the restart skips the decided lens and completes the request', async () => {
