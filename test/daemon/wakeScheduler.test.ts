@@ -32,9 +32,13 @@ describe('lib/daemon/wakeScheduler', function () {
     p.cleanup();
   });
 
-  /** Wake-ups seen in a role's pane: each shows twice, as typed (the terminal's echo) and as printed back by cat. */
+  /**
+   * Wake-ups seen in a role's pane: each shows twice, as typed (the terminal's echo) and as
+   * printed back by cat. Counted in the pane's text with its line breaks taken out: a second
+   * wake-up typed before cat printed the first shares that line (and wraps it).
+   */
   const echoed = async (role: string) =>
-    (await tmux.capturePane(panes.get(role)!)).split('\n').filter((l) => l === WAKE_TEXT).length /
+    ((await tmux.capturePane(panes.get(role)!)).replaceAll('\n', '').split(WAKE_TEXT).length - 1) /
     2;
   const woke = () =>
     daemonLog(p.root)
