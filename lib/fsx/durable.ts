@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import { isCode } from './absent.js';
+import { crashPoint } from './crash.js';
 import { fileModeIn, folderModeIn, keepSharedMode, makeFolder } from './sharedFolders.js';
 import { placeSpareAt } from './spareFiles.js';
 
@@ -114,18 +115,24 @@ export function renameSynced(from: string, to: string): void {
  * signals); state replaced in place goes through records.ts.
  */
 export function publishWhole(path: string, data: Uint8Array | string, temp = `${path}.tmp`): void {
-  writeStaged(stagePublishWhole(path, data, temp));
+  writeStaged(stagePublishWhole(path, data, { temp }));
 }
 
-/** publishWhole in two halves (StagedWrite): the temp file, then its rename and folder fsync. */
+/**
+ * publishWhole in two halves (StagedWrite): the temp file, then its rename and folder fsync,
+ * passing the crash point `published` (fault tests) when given.
+ */
 export function stagePublishWhole(
   path: string,
   data: Uint8Array | string,
-  temp = `${path}.tmp`,
+  { temp = `${path}.tmp`, published }: { temp?: string; published?: string } = {},
 ): StagedWrite {
   return {
     files: [{ path: temp, data, exclusive: false }],
-    publish: () => renameSynced(temp, path),
+    publish: () => {
+      renameSynced(temp, path);
+      if (published) crashPoint(published);
+    },
   };
 }
 

@@ -4,8 +4,7 @@
 // number is never handed out twice; a crash after taking one only leaves a gap. A missing
 // or unreadable counter is rebuilt from the highest sequence among the sender's own ids.
 import { type Mailbox, readItemsIn, type SkipReporter } from '../queue/index.js';
-import { crashPoint } from '../fsx/crash.js';
-import { type FileToWrite, renameSynced, writeFileSynced } from '../fsx/durable.js';
+import { stagePublishWhole, type StagedWrite, writeStaged } from '../fsx/durable.js';
 import { readTextIfPresent } from '../fsx/absent.js';
 
 function storedSequence(seqFile: string): number | undefined {
@@ -36,15 +35,12 @@ export async function lastSequence(box: Mailbox, onSkip?: SkipReporter): Promise
   return storedSequence(box.seqFile) ?? (await highestSequenceIn(box, onSkip));
 }
 
-/** The counter's temp file holding `last`, for a caller writing it with others (saveSequence). */
-export function sequenceFile(box: Mailbox, last: number): FileToWrite {
-  return { path: `${box.seqFile}.tmp`, data: `${last}\n`, exclusive: false };
-}
-
-/** Publishes the counter's temp file written with sequenceFile (renamed, its folder fsync'd). */
-export function saveSequence(box: Mailbox): void {
-  renameSynced(`${box.seqFile}.tmp`, box.seqFile);
-  crashPoint('send:sequence-saved');
+/**
+ * The counter set to `last` as a staged write (durable.ts): its temp file, written with others,
+ * then published (renamed, its folder fsync'd) before any of the numbers it takes is used.
+ */
+export function stageSequence(box: Mailbox, last: number): StagedWrite {
+  return stagePublishWhole(box.seqFile, `${last}\n`, { published: 'send:sequence-saved' });
 }
 
 /**
@@ -57,8 +53,6 @@ export async function takeSequence(
   count = 1,
 ): Promise<number> {
   const last = await lastSequence(box, onSkip);
-  const { path, data, exclusive } = sequenceFile(box, last + count);
-  writeFileSynced(path, data, exclusive);
-  saveSequence(box);
+  writeStaged(stageSequence(box, last + count));
   return last + 1;
 }

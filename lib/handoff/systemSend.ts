@@ -29,7 +29,7 @@ import {
 } from '../queue/index.js';
 import { withLock } from '../fsx/lock.js';
 import { mailboxOf } from '../project/layout.js';
-import { lastSequence, saveSequence, sequenceFile } from './sequence.js';
+import { lastSequence, stageSequence } from './sequence.js';
 
 /** What a system handoff says: recipients, priority, type, the writer's headers and the body. */
 export interface SystemHandoff {
@@ -71,7 +71,6 @@ export async function queueSystemHandoffs(
   return withLock(box.outboxLock, async () => {
     const last = await lastSequence(box);
     const first = last + 1;
-    const counter = sequenceFile(box, last + handoffs.length);
     const files: FileToWrite[] = [];
     const moves: [string, string][] = [];
     for (const [i, handoff] of handoffs.entries()) {
@@ -95,7 +94,7 @@ export async function queueSystemHandoffs(
     }
     await writeThenPublish([
       ...before,
-      { files: [counter], publish: () => saveSequence(box) },
+      stageSequence(box, last + handoffs.length),
       {
         files,
         publish: () => {

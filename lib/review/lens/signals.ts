@@ -3,7 +3,6 @@
 // lands. A signal is a hint for people and scripts (`ls`); the bookbag is the authority.
 import { join } from 'node:path';
 import { type ReviewPaths } from '../../project/layout.js';
-import { crashPoint } from '../../fsx/crash.js';
 import {
   mkdirSynced,
   stagePublishWhole,
@@ -25,14 +24,9 @@ export function writeSignal(paths: ReviewPaths, bead: string, now: Date): void {
 /** writeSignal in two halves (durable.ts StagedWrite), to be written with other files. */
 export function stageSignal(paths: ReviewPaths, bead: string, now: Date): StagedWrite {
   mkdirSynced(paths.signals);
-  const staged = stagePublishWhole(signalPathOf(paths, bead), `${bead} ${now.toISOString()}\n`);
-  return {
-    files: staged.files,
-    publish: () => {
-      staged.publish();
-      crashPoint('review:signal-written');
-    },
-  };
+  return stagePublishWhole(signalPathOf(paths, bead), `${bead} ${now.toISOString()}\n`, {
+    published: 'review:signal-written',
+  });
 }
 
 /** Removes the bead's ready signal (nothing when it is gone). */
