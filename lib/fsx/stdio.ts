@@ -22,3 +22,8 @@ export function writeAllSync(fd: number, data: string | Uint8Array): void {
     }
   }
 }
+
+/** Writes one diagnostic line to stderr (fd 2), without Node's stream, as `writeAllSync` does. */
+export function writeStderrLine(line: string): void {
+  writeAllSync(2, `${line}\n`);
+}

@@ -36,6 +36,24 @@ describe('swarm_handoff (built bin)', () => {
     return match[1]!;
   }
 
+  it('with no handoffd, warns on stderr in one line written to fd 2, without Node’s stderr stream', () => {
+    // Building process.stderr loads the stream modules: about 3 ms of a send (issue 22).
+    const trap = join(p.root, 'stderr-trap.cjs');
+    fs.writeFileSync(
+      trap,
+      "const real = Object.getOwnPropertyDescriptor(process, 'stderr');\n" +
+        "Object.defineProperty(process, 'stderr', { configurable: true, get() {\n" +
+        "  require('node:fs').writeSync(2, 'STDERR STREAM BUILT\\n');\n" +
+        '  return real.get.call(process);\n' +
+        '} });\n',
+    );
+    const draft = writeDraft(p.root, noteDraft('reviewer', 'no daemon here'));
+    const result = send(draft, { env: { NODE_OPTIONS: `--require ${trap}` } });
+    assert.equal(result.code, 0, result.stderr);
+    queuedPath(result.stdout);
+    assert.equal(result.stderr, 'handoffd is not running: start it with baton daemon start\n');
+  });
+
   it('queues a note: exact output line, headers in order, body, draft deleted, mode 0600', async () => {
     const draft = writeDraft(
       p.root,
