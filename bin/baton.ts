@@ -11,14 +11,16 @@
 import { join } from 'node:path';
 import { loadBundle } from '../lib/cli/codeCache.js';
 
-/** The exports of the bundle `name` beside this file. */
-const bundle = <T>(name: string): T => loadBundle<T>(join(__dirname, `${name}.js`));
+/** The exports of the bundle `name` beside this file (its code cache that of `command`). */
+const bundle = <T>(name: string, command?: string): T =>
+  loadBundle<T>(join(__dirname, `${name}.js`), command);
 
 const argv = process.argv.slice(2);
 const yargsCommandLine = () =>
   bundle<typeof import('../lib/cli/baton.js')>('baton-cli').runBaton(argv);
 if (argv[0] === 'run')
-  void bundle<typeof import('../lib/cli/run/runCommand.js')>('baton-run').runRunCommand(
+  // Each action compiles functions of its own: it keeps a code cache of its own.
+  void bundle<typeof import('../lib/cli/run/runCommand.js')>('baton-run', argv[1]).runRunCommand(
     argv.slice(1),
   );
 else if (argv[0] === 'review' && argv[1] === 'verdict')

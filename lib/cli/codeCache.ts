@@ -15,7 +15,10 @@
 //   sees half;
 // - a new file of a bundle removes the older ones of the same installed bundle (same path).
 // What the saving call ran is what the cache holds: a function first called later is
-// compiled by every later call. A bundle whose commands all run a large function (the
+// compiled by every later call. So a bundle of many commands (`baton run`) keeps one file per
+// command (`loadBundle`'s `command`): `run reply` started from the file `run start` made
+// compiled its own functions on every call, 2–3 ms of its 15 over Node's start. Only a call
+// that ended well (exit code 0) saves a file, so a mistyped command leaves none behind. A bundle whose commands all run a large function (the
 // generated record validators, one function of up to 85 KB each: 6-15 ms to compile)
 // exports `warmCodeCache`, which runs it once just before the cache is saved, so the
 // cache holds it whichever command made it (`--help` or a refusal included).
@@ -74,7 +77,8 @@ function saveAtExit(
   name: string,
   warm: () => void,
 ): void {
-  process.once('exit', () => {
+  process.once('exit', (code) => {
+    if (code !== 0) return;
     try {
       warm();
       replaceFile(join(dir, name), script.createCachedData());
@@ -87,11 +91,15 @@ function saveAtExit(
   });
 }
 
+/** A command word that may name a cache file of its own: lower-case letters and hyphens. */
+const COMMAND_WORD = /^[a-z][a-z-]{0,31}$/;
+
 /**
  * Loads the CommonJS bundle `file` (module rule) and returns its exports: with the code cache
- * where it can be used, else exactly as `require(file)`.
+ * where it can be used, else exactly as `require(file)`. A `command` (a plain word) gives the
+ * calls of that command a cache file of their own.
  */
-export function loadBundle<T>(file: string): T {
+export function loadBundle<T>(file: string, command?: string): T {
   const nodeCompileCache = (nodeModule as { enableCompileCache?: () => unknown })
     .enableCompileCache;
   nodeCompileCache?.();
@@ -99,10 +107,11 @@ export function loadBundle<T>(file: string): T {
     process.env.NODE_DISABLE_COMPILE_CACHE || nodeCompileCache ? undefined : trustedCacheDir();
   if (cacheDir === undefined) return nodeModule.createRequire(file)(file) as T;
   const stat = fs.statSync(file);
-  // <bundle>-<path mark>~<size>-<mtime>-<node>-<arch>: the part before `~` names the installed
-  // bundle, the rest its build and the Node that compiled it.
+  // <bundle>-<path mark>[-<command>]~<size>-<mtime>-<node>-<arch>: the part before `~` names
+  // the installed bundle (and the command), the rest its build and the Node that compiled it.
+  const own = command !== undefined && COMMAND_WORD.test(command) ? `-${command}` : '';
   const name =
-    `${basename(file)}-${pathMark(file)}~${stat.size}-${Math.trunc(stat.mtimeMs)}-` +
+    `${basename(file)}-${pathMark(file)}${own}~${stat.size}-${Math.trunc(stat.mtimeMs)}-` +
     `${process.version}-${process.arch}`;
   const cachedData = cachedCodeOf(join(cacheDir, name));
   const vm = process.getBuiltinModule('node:vm') as Vm;

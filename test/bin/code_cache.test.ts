@@ -69,6 +69,27 @@ describe('the code cache of baton’s bundles (built bin)', function () {
     assert.equal(identity(file!), before, 'the first copy’s file is untouched');
   });
 
+  it('each `baton run` action keeps a file of its own; a call that fails saves none', () => {
+    // One file per action: a file holds what its first call compiled (lib/cli/codeCache.ts).
+    assert.notEqual(baton(['run', 'no-such-action']).code, 0);
+    assert.notEqual(baton(['run', 'status', 'run-missing']).code, 0);
+    assert.deepEqual(cached(), [], 'neither a mistyped action nor a refusal left a file');
+    for (const args of [
+      ['run', 'status', '--help'],
+      ['run', 'reply', '--help'],
+      ['run', '--help'],
+    ])
+      assert.equal(baton(args).code, 0);
+    const size = fs.statSync(join(bin, 'baton-run.js')).size;
+    const build = `~${size}-\\d+-${process.version}-${process.arch}$`;
+    assert.deepEqual(
+      cached()
+        .map((f) => f.replace(/^baton-run\.js-[0-9a-f]{8}/, '').replace(new RegExp(build), ''))
+        .sort(),
+      ['', '-reply', '-status'],
+    );
+  });
+
   it('a damaged cache file is compiled over and replaced; a rebuilt bundle never meets the old cache, whose file goes', () => {
     const first = baton(['run', '--help']);
     const [file] = cached();
