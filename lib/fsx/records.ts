@@ -20,7 +20,7 @@ import { dirname } from 'node:path';
 import { isCode } from './absent.js';
 import { crashPoint } from './crash.js';
 import { fsyncDir, mkdirSynced, type StagedWrite, writeStaged } from './durable.js';
-import { fileModeIn } from './sharedFolders.js';
+import { fileModeIn, keepSharedMode } from './sharedFolders.js';
 import { acquireLock } from './lock.js';
 
 /** A file that is a symlink where whole-file state should be: refused, never followed. */
@@ -83,6 +83,28 @@ export function stageReplace(
     if (options.crashSteps?.synced) crashPoint(options.crashSteps.synced);
   };
   return { files: [{ path: temp, data, exclusive: true, mode: asked }], publish };
+}
+
+/**
+ * Replaces `path` with `data` atomically but not durably: replaceFile's temp file and rename
+ * (mode 0600, or group-readable in a shared folder; a symlink refused), without its fsyncs. For
+ * an observation a crash may lose, which readers never believe alone (an agent's hooks report,
+ * docs/runtime.md §11.6): its two fsyncs were 1.5 ms of every hook call (issue 22).
+ */
+export function replaceFileAtomically(path: string, data: string): void {
+  mkdirSynced(dirname(path));
+  if (fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink())
+    throw new SymlinkRefused(path);
+  const temp = `${path}.${process.pid}.${++tempsMade}.tmp`;
+  try {
+    const mode = fileModeIn(dirname(path));
+    fs.writeFileSync(temp, data, { flag: 'wx', mode });
+    keepSharedMode(temp, mode);
+    fs.renameSync(temp, path);
+  } catch (err) {
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
 }
 
 /** The text a JSON record is written as: two-space indented, one final line break. */

@@ -3,11 +3,11 @@
 // session (the one file any hook writes) and read by the controller, status and the monitor.
 // It is what the agent reports, never believed alone: a pane that is gone or whose program
 // exited is dead whatever the file says. Written atomically (a reader sees the old file or
-// the new one); a missing, unreadable or malformed file reads as nothing said.
+// the new one) but not durably: a crash may lose the last report, which the next hook call
+// writes again; a missing, unreadable or malformed file reads as nothing said.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { replaceJson } from '../fsx/records.js';
-import { mkdirSynced } from '../fsx/durable.js';
+import { jsonText, replaceFileAtomically } from '../fsx/records.js';
 import { agentsDirOf } from './layout.js';
 
 /** An agent's observed state. */
@@ -30,9 +30,7 @@ export function agentReportPathOf(root: string, role: string): string {
 
 /** Writes what a role's hook says of its agent. */
 export function writeAgentReport(root: string, role: string, report: AgentReport): void {
-  const path = agentReportPathOf(root, role);
-  mkdirSynced(agentsDirOf(root));
-  replaceJson(path, report);
+  replaceFileAtomically(agentReportPathOf(root, role), jsonText(report));
 }
 
 /** What a role's hooks said last, or undefined (no file, or not one of ours). */

@@ -2,12 +2,13 @@
 // .swarmforge/agents/ and read back; a missing, malformed or foreign file reads as nothing.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   agentReportPathOf,
   readAgentReport,
   writeAgentReport,
 } from '../../lib/project/agentObservation.js';
+import { durableStepsOf } from '../support/durability.js';
 import { tempDir } from '../support/project.js';
 
 describe('lib/project/agentObservation', () => {
@@ -25,6 +26,25 @@ describe('lib/project/agentObservation', () => {
     writeAgentReport(root, 'coder', report as Parameters<typeof writeAgentReport>[2]);
     assert.equal(agentReportPathOf(root, 'coder'), `${root}/.swarmforge/agents/coder.json`);
     assert.deepEqual(readAgentReport(root, 'coder'), report);
+    assert.deepEqual(fs.readdirSync(dirname(agentReportPathOf(root, 'coder'))), ['coder.json']);
+  });
+
+  it('is replaced by a rename and never fsync’d (an observation a crash may lose: issue 22); a symlink in its place is refused', async () => {
+    const report = { state: 'working', at: '2030-01-01T00:00:00.000Z', session_id: '', event: 'x' };
+    const write = () =>
+      writeAgentReport(root, 'coder', report as Parameters<typeof writeAgentReport>[2]);
+    write();
+    const steps = await durableStepsOf(root, write);
+    assert.equal(steps.length, 1, steps.join('\n'));
+    assert.match(
+      steps[0]!,
+      /^rename \.swarmforge\/agents\/coder\.json\.\d+\.\d+\.tmp -> \.swarmforge\/agents\/coder\.json$/,
+    );
+    assert.equal(fs.statSync(agentReportPathOf(root, 'coder')).mode & 0o777, 0o600);
+    fs.rmSync(agentReportPathOf(root, 'coder'));
+    fs.symlinkSync(join(root, 'elsewhere'), agentReportPathOf(root, 'coder'));
+    assert.throws(write, /refusing to use a symlink/);
+    assert.equal(fs.existsSync(join(root, 'elsewhere')), false);
     assert.deepEqual(fs.readdirSync(dirname(agentReportPathOf(root, 'coder'))), ['coder.json']);
   });
 
