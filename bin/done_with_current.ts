@@ -1,13 +1,11 @@
 #!/usr/bin/env node
 // done_with_current [ID]: complete the work in process, then claim the next.
-import { runAgentCommand } from '../lib/cli/agentCommand.js';
-import { doneWithCurrent } from '../lib/handoff/receive.js';
-import { DONE_WITH_CURRENT_USAGE } from '../lib/handoff/usage.js';
+// The command's code is the bundle baton-agent.js (lib/cli/agentCommands.ts), loaded with
+// its code cache for this command.
+import { join } from 'node:path';
+import { loadBundle } from '../lib/cli/codeCache.js';
 
-void runAgentCommand({
-  program: 'done_with_current',
-  usage: DONE_WITH_CURRENT_USAGE,
-  minArgs: 0,
-  maxArgs: 1,
-  run: (args, onSkip) => doneWithCurrent(process.cwd(), process.env, args[0], onSkip),
-});
+void loadBundle<typeof import('../lib/cli/agentCommands.js')>(
+  join(__dirname, 'baton-agent.js'),
+  'done_with_current',
+).runDoneWithCurrent();

@@ -1,15 +1,11 @@
 #!/usr/bin/env node
 // swarm_handoff <draft>: validate a draft and queue it in the sender's outbox.
-import { runAgentCommand } from '../lib/cli/agentCommand.js';
-import { writeStderrLine } from '../lib/fsx/stdio.js';
-import { sendHandoff } from '../lib/handoff/send.js';
-import { SWARM_HANDOFF_USAGE } from '../lib/handoff/usage.js';
+// The command's code is the bundle baton-agent.js (lib/cli/agentCommands.ts), loaded with
+// its code cache for this command.
+import { join } from 'node:path';
+import { loadBundle } from '../lib/cli/codeCache.js';
 
-void runAgentCommand({
-  program: 'swarm_handoff',
-  usage: SWARM_HANDOFF_USAGE,
-  minArgs: 1,
-  maxArgs: 1,
-  run: (args, onSkip) =>
-    sendHandoff(args[0]!, process.cwd(), process.env, onSkip, undefined, writeStderrLine),
-});
+void loadBundle<typeof import('../lib/cli/agentCommands.js')>(
+  join(__dirname, 'baton-agent.js'),
+  'swarm_handoff',
+).runSwarmHandoff();

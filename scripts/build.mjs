@@ -35,6 +35,8 @@ const OWN_BUNDLES = [
     name: 'baton-run',
   },
   { imported: /\/cli\/baton\.js$/, entry: 'lib/cli/baton.ts', name: 'baton-cli' },
+  // The agent commands' code: their bins load it with the code cache (bin/ready_for_next.ts).
+  { imported: /\/cli\/agentCommands\.js$/, entry: 'lib/cli/agentCommands.ts', name: 'baton-agent' },
   {
     imported: /\/cli\/review\/verdictFastPath\.js$/,
     entry: 'lib/cli/review/verdictFastPath.ts',

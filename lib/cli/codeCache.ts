@@ -91,8 +91,8 @@ function saveAtExit(
   });
 }
 
-/** A command word that may name a cache file of its own: lower-case letters and hyphens. */
-const COMMAND_WORD = /^[a-z][a-z-]{0,31}$/;
+/** A command word that may name a cache file of its own: lower-case letters, `-` and `_`. */
+const COMMAND_WORD = /^[a-z][a-z_-]{0,31}$/;
 
 /**
  * Loads the CommonJS bundle `file` (module rule) and returns its exports: with the code cache

@@ -26,6 +26,7 @@ describe('the built bundles (built bins)', () => {
       HEAVY.filter((pkg) => held[bundle]!.some((i) => i.includes(`node_modules/${pkg}/`)));
     const agentFacing = [
       'ready_for_next.js',
+      'baton-agent.js',
       'swarm_handoff.js',
       'done_with_current.js',
       'hook-stop.js',
@@ -48,10 +49,10 @@ describe('the built bundles (built bins)', () => {
     }
   });
 
-  it('ready_for_next loads only its own bundle; a header that needs YAML brings js-yaml’s', () => {
+  it('ready_for_next loads only its bin and the agent commands’ bundle; a header that needs YAML brings js-yaml’s', () => {
     const empty = bundlesLoadedBy('ready_for_next', [], { cwd: p.root, role: 'reviewer' });
     assert.equal(empty.result.stdout, 'NO_TASK\n');
-    assert.deepEqual(empty.bundles, ['ready_for_next.js']);
+    assert.deepEqual(empty.bundles, ['ready_for_next.js', 'baton-agent.js']);
     // A quoted header value is not a plain `key: value` line: js-yaml reads it.
     const now = new Date();
     const id = handoffId(tsidOf(now), 1, 'coder');
@@ -63,6 +64,6 @@ describe('the built bundles (built bins)', () => {
     const claimed = bundlesLoadedBy('ready_for_next', [], { cwd: p.root, role: 'reviewer' });
     assert.equal(claimed.result.code, 0, claimed.result.stderr);
     assert.match(claimed.result.stdout, /^TASK: .*\nFROM: coder\n/);
-    assert.deepEqual(claimed.bundles, ['ready_for_next.js', 'baton-yaml.js']);
+    assert.deepEqual(claimed.bundles, ['ready_for_next.js', 'baton-agent.js', 'baton-yaml.js']);
   });
 });

@@ -90,6 +90,23 @@ describe('the code cache of baton’s bundles (built bin)', function () {
     );
   });
 
+  it('the agent commands load their bundle with a file per command', () => {
+    for (const command of ['ready_for_next', 'done_with_current', 'swarm_handoff']) {
+      const run = runExecutable(process.execPath, [join(bin, `${command}.js`), '--help'], {
+        cwd: tmp,
+        env: { TMPDIR: tmp },
+      });
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, new RegExp(`^Usage: ${command}`));
+    }
+    const size = fs.statSync(join(bin, 'baton-agent.js')).size;
+    assert.deepEqual(
+      cached().map((f) => f.replace(/^baton-agent\.js-[0-9a-f]{8}-/, '').split('~')[0]),
+      ['done_with_current', 'ready_for_next', 'swarm_handoff'],
+    );
+    assert.ok(cached().every((f) => f.includes(`~${size}-`)));
+  });
+
   it('a damaged cache file is compiled over and replaced; a rebuilt bundle never meets the old cache, whose file goes', () => {
     const first = baton(['run', '--help']);
     const [file] = cached();
