@@ -1,8 +1,11 @@
 // ready_for_next and done_with_current in task and batch mode (protocol §7).
 //
-// Concurrency contract: every call runs entirely under the role's inbox lock, so calls
-// on one inbox are serialized and two callers can never claim two items. done_with_current
-// completes and claims the next item within one lock hold.
+// Concurrency contract: every call that may write runs entirely under the role's inbox lock,
+// so calls on one inbox are serialized and two callers can never claim two items.
+// done_with_current completes and claims the next item within one lock hold. A
+// ready_for_next that finds in_process/ and new/ without a single entry answers NO_TASK
+// without the lock (`nothingAtAll`): there is nothing to claim, resume or repair, and the
+// answer is the one a locked call would have given at that moment.
 //
 // Crash contract: see lib/queue/claim.ts, finish.ts and quarantine.ts; on entry, a batch
 // claim cut short is rolled back and a missing `dequeued_at` on resumed work is stamped.
@@ -10,6 +13,7 @@
 // was. `done_with_current <ID>` repeated after its work was completed (a retry after a
 // crash, or a doubled call) says ALREADY_COMPLETED and then hands out the work as ready
 // does: the same end as the first call, and never a completion of unseen work.
+import * as fs from 'node:fs';
 import { join } from 'node:path';
 import {
   claimBatch,
@@ -221,6 +225,31 @@ async function ready(call: Call): Promise<Buffer> {
   return call.mode === 'task' ? readyTask(call, current) : readyBatch(call, current);
 }
 
+/**
+ * True when `dir` exists and holds no entry. A folder whose own size is past one block (4 KiB on
+ * ext4, where a folder that held many entries keeps its size) is not listed: this check must not
+ * cost a full listing of a long inbox that the locked claim lists again.
+ */
+function emptyFolder(dir: string): boolean {
+  try {
+    return fs.statSync(dir).size <= 4096 && fs.readdirSync(dir).length === 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True when nothing is in process and nothing waits, seen without the lock: in_process/, then
+ * new/, then in_process/ again, each without an entry (the lock costs about 2 ms of a call an
+ * idle agent makes again and again: issue 22). Items only move new/ → in_process/ → completed/;
+ * a claim racing these reads shows in the second read of in_process/, so NO_TASK is never said
+ * of an item a concurrent call had just claimed. A batch being staged, an unusable entry to
+ * quarantine or a missing folder is an entry or an error here, and takes the locked path.
+ */
+function nothingAtAll(box: Mailbox): boolean {
+  return emptyFolder(box.inProcess) && emptyFolder(box.inboxNew) && emptyFolder(box.inProcess);
+}
+
 /** ready_for_next: the stdout bytes for the acting role. */
 export async function readyForNext(
   cwd: string,
@@ -229,6 +258,7 @@ export async function readyForNext(
   now = new Date(),
 ): Promise<Buffer> {
   const call = receiveCall(cwd, env, now, onSkip);
+  if (nothingAtAll(call.box)) return Buffer.from('NO_TASK\n');
   return locked(call, () => ready(call));
 }
 

@@ -54,6 +54,30 @@ describe('lib/handoff/receive', () => {
       assert.ok(fs.statSync(p.box('reviewer').inboxNew).isDirectory());
     });
 
+    it('NO_TASK on an idle inbox without taking the inbox lock; any entry in new/ or in_process/, or a long new/, takes it', async () => {
+      const box = p.box('reviewer');
+      const lockFiles = () =>
+        fs.existsSync(box.inboxLock) ? fs.readdirSync(box.inboxLock).sort() : [];
+      assert.equal((await ready()).toString(), 'NO_TASK\n');
+      assert.deepEqual(lockFiles(), [], 'an idle inbox is answered without the lock');
+      // A folder that held many entries keeps its size: it is not listed unlocked.
+      for (let i = 0; i < 300; i++)
+        fs.writeFileSync(join(box.inboxNew, `x${i}`.padEnd(60, 'x')), '');
+      for (const name of fs.readdirSync(box.inboxNew)) fs.rmSync(join(box.inboxNew, name));
+      assert.ok(fs.statSync(box.inboxNew).size > 4096);
+      assert.equal((await ready()).toString(), 'NO_TASK\n');
+      assert.notDeepEqual(lockFiles(), [], 'a long new/ is listed under the lock');
+      fs.rmSync(box.inboxNew, { recursive: true });
+      fs.mkdirSync(box.inboxNew);
+      fs.rmSync(box.inboxLock, { recursive: true });
+      // A batch being staged in in_process/ (an entry) takes the lock, which rolls it back.
+      const staged = join(box.inProcess, '.claiming-x');
+      fs.mkdirSync(staged);
+      assert.equal((await ready()).toString(), 'NO_TASK\n');
+      assert.notDeepEqual(lockFiles(), []);
+      assert.equal(fs.existsSync(staged), false, 'rolled back under the lock');
+    });
+
     it("claims the first item in name order, stamps dequeued_at with the call's instant, and prints it", async () => {
       const box = p.box('reviewer');
       const later = await placeItem(
