@@ -1,7 +1,8 @@
-// Loading the bundles of `baton` (baton-run.js, baton-cli.js, …) with V8's code cache on a
-// Node that has no compile cache of its own (module.enableCompileCache is Node 22.1+).
-// Compiling a bundle is a third of what `baton run status` costs over Node's own start, and
-// the controller, the owner and the hooks call it again and again. The first call of a bundle
+// Loading the bundles of `baton` (baton-run.js, baton-cli.js, …), the agent commands
+// (baton-agent.js) and the hooks with V8's code cache on a Node that has no compile cache of
+// its own (module.enableCompileCache is Node 22.1+). Compiling a bundle is a third of what
+// `baton run status` costs over Node's own start, and the agents, the controller and the
+// owner call them again and again. The first call of a bundle
 // compiles it as `require` would and, as it exits, saves what V8 compiled (the functions
 // that call ran included) to `$TMPDIR/baton-code-cache-<uid>/`; later calls start from that.
 // The cache is an optimisation only: a missing, stale, foreign or damaged cache file means
