@@ -4,13 +4,23 @@
 // (issue 22), and an agent calls them dozens of times an hour.
 import { runAgentCommand } from './agentCommand.js';
 import { writeStderrLine } from '../fsx/stdio.js';
-import { doneWithCurrent, readyForNext } from '../handoff/receive.js';
+import { doneWithCurrent, NO_TASK, readyForNext } from '../handoff/receive.js';
 import { sendHandoff } from '../handoff/send.js';
 import {
   DONE_WITH_CURRENT_USAGE,
   READY_FOR_NEXT_USAGE,
   SWARM_HANDOFF_USAGE,
 } from '../handoff/usage.js';
+
+let answeredIdle = false;
+
+/**
+ * False after `ready_for_next` found nothing to do: what that call compiled is a fraction of a
+ * claim, and a code cache made from it would leave every claim to compile the rest.
+ */
+export function codeCacheWorthy(): boolean {
+  return !answeredIdle;
+}
 
 /** ready_for_next: hand the acting role its current task again, or claim the next one. */
 export function runReadyForNext(): Promise<void> {
@@ -19,7 +29,11 @@ export function runReadyForNext(): Promise<void> {
     usage: READY_FOR_NEXT_USAGE,
     minArgs: 0,
     maxArgs: 0,
-    run: (_args, onSkip) => readyForNext(process.cwd(), process.env, onSkip),
+    run: async (_args, onSkip) => {
+      const out = await readyForNext(process.cwd(), process.env, onSkip);
+      answeredIdle = out.toString() === NO_TASK;
+      return out;
+    },
   });
 }
 

@@ -16,13 +16,16 @@
 //   sees half;
 // - a new file of a bundle removes the older ones of the same installed bundle (same path).
 // What the saving call ran is what the cache holds: a function first called later is
-// compiled by every later call. So a bundle of many commands (`baton run`) keeps one file per
-// command (`loadBundle`'s `command`): `run reply` started from the file `run start` made
-// compiled its own functions on every call, 2–3 ms of its 15 over Node's start. Only a call
-// that ended well (exit code 0) saves a file, so a mistyped command leaves none behind. A bundle whose commands all run a large function (the
-// generated record validators, one function of up to 85 KB each: 6-15 ms to compile)
-// exports `warmCodeCache`, which runs it once just before the cache is saved, so the
-// cache holds it whichever command made it (`--help` or a refusal included).
+// compiled by every later call. So a bundle of many commands (`baton run`, the agent
+// commands) keeps one file per command (`loadBundle`'s `command`): `run reply` started from
+// the file `run start` made compiled its own functions on every call, 2–3 ms of its 15 over
+// Node's start. Only a call that ended well (exit code 0) saves a file, so a mistyped command
+// leaves none behind; a bundle may also say that a call ran too little of its command to make
+// the file (`codeCacheWorthy`: `ready_for_next` on an idle inbox, whose file then cost each
+// claim 1.4 ms). A bundle whose commands all run a large function (the generated record
+// validators, one function of up to 85 KB each: 6-15 ms to compile) exports `warmCodeCache`,
+// which runs it once just before the cache is saved, so the cache holds it whichever command
+// made it (`--help` or a refusal included).
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's own. Where Node has its own
 // compile cache, that one is turned on instead and the bundle is required.
 import * as fs from 'node:fs';
@@ -76,12 +79,12 @@ function saveAtExit(
   script: import('node:vm').Script,
   dir: string,
   name: string,
-  warm: () => void,
+  bundle: () => BundleExports,
 ): void {
   process.once('exit', (code) => {
-    if (code !== 0) return;
+    if (code !== 0 || bundle().codeCacheWorthy?.() === false) return;
     try {
-      warm();
+      bundle().warmCodeCache?.();
       replaceFile(join(dir, name), script.createCachedData());
       const installed = name.slice(0, name.indexOf('~') + 1);
       for (const other of fs.readdirSync(dir))
@@ -90,6 +93,12 @@ function saveAtExit(
       // A cache that cannot be written is only a slower next start.
     }
   });
+}
+
+/** What a bundle may export for its code cache (the module comment above). */
+interface BundleExports {
+  warmCodeCache?: () => void;
+  codeCacheWorthy?: () => boolean;
 }
 
 /** A command word that may name a cache file of its own: lower-case letters, `-` and `_`. */
@@ -121,9 +130,9 @@ export function loadBundle<T>(file: string, command?: string): T {
   const source = fs.readFileSync(file, 'utf8').replace(/^#!/, '//');
   const wrapper = `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
   const script = new vm.Script(wrapper, { filename: file, cachedData });
-  const module: { exports: { warmCodeCache?: () => void } } = { exports: {} };
+  const module: { exports: BundleExports } = { exports: {} };
   if (cachedData === undefined || script.cachedDataRejected)
-    saveAtExit(script, cacheDir, name, () => module.exports.warmCodeCache?.());
+    saveAtExit(script, cacheDir, name, () => module.exports);
   const compiled = script.runInThisContext() as (...args: unknown[]) => void;
   compiled.call(
     module.exports,

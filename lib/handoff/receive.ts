@@ -43,6 +43,9 @@ import { mailboxOf } from '../project/layout.js';
 import { type ReceiveMode } from './roleName.js';
 import { batchText, priorityOf, taskText } from './taskText.js';
 
+/** ready_for_next's whole answer when nothing is in process and nothing waits. */
+export const NO_TASK = 'NO_TASK\n';
+
 /** What one receive call needs besides the mailbox. */
 interface Call {
   box: Mailbox;
@@ -139,7 +142,7 @@ async function readyTask(call: Call, current: Current): Promise<Buffer> {
   const resumed = current.files[0];
   if (resumed) return taskText(await stampIfMissing(resumed, 'dequeued_at', isoOf(call.now)));
   const [next] = await readWaitingItems(call.box, call.onSkip, 1);
-  if (!next) return Buffer.from('NO_TASK\n');
+  if (!next) return Buffer.from(NO_TASK);
   return taskText(await claimItem(call.box, next, call.now));
 }
 
@@ -162,7 +165,7 @@ async function readyBatch(call: Call, current: Current): Promise<Buffer> {
     return batchText(join(call.box.inProcess, resumed), priorityOf(stamped[0]!), stamped);
   }
   const waiting = await readWaitingItems(call.box, call.onSkip);
-  if (waiting.length === 0) return Buffer.from('NO_TASK\n');
+  if (waiting.length === 0) return Buffer.from(NO_TASK);
   const priority = priorityOf(waiting[0]!);
   const chosen = waiting.filter((item) => priorityOf(item) === priority);
   const batch = await claimBatch(
@@ -258,7 +261,7 @@ export async function readyForNext(
   now = new Date(),
 ): Promise<Buffer> {
   const call = receiveCall(cwd, env, now, onSkip);
-  if (nothingAtAll(call.box)) return Buffer.from('NO_TASK\n');
+  if (nothingAtAll(call.box)) return Buffer.from(NO_TASK);
   return locked(call, () => ready(call));
 }
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { BIN_DIR, runExecutable, tempDir } from '../support/project.js';
+import { BIN_DIR, makeProject, placeItem, runExecutable, tempDir } from '../support/project.js';
 
 const uid = process.getuid!();
 const hasNodeCompileCache = 'enableCompileCache' in (await import('node:module'));
@@ -105,6 +105,27 @@ describe('the code cache of baton’s bundles (built bin)', function () {
       ['done_with_current', 'ready_for_next', 'swarm_handoff'],
     );
     assert.ok(cached().every((f) => f.includes(`~${size}-`)));
+  });
+
+  it('ready_for_next on an idle inbox makes no file: the first call that claims does', async () => {
+    const p = makeProject();
+    try {
+      const ready = () =>
+        runExecutable(process.execPath, [join(bin, 'ready_for_next.js')], {
+          cwd: p.root,
+          env: { TMPDIR: tmp, SWARMFORGE_ROLE: 'coder' },
+        });
+      assert.equal(ready().stdout, 'NO_TASK\n');
+      assert.deepEqual(cached(), [], 'an idle answer runs too little of the command');
+      await placeItem(p.box('coder').inboxNew, {});
+      assert.match(ready().stdout, /^TASK: /);
+      assert.deepEqual(
+        cached().map((f) => f.split('~')[0]!.replace(/-[0-9a-f]{8}-/, '-')),
+        ['baton-agent.js-ready_for_next'],
+      );
+    } finally {
+      p.cleanup();
+    }
   });
 
   it('a damaged cache file is compiled over and replaced; a rebuilt bundle never meets the old cache, whose file goes', () => {
