@@ -2,9 +2,9 @@
 // (baton-agent.js) and the hooks with V8's code cache on a Node that has no compile cache of
 // its own (module.enableCompileCache is Node 22.1+). Compiling a bundle is a third of what
 // `baton run status` costs over Node's own start, and the agents, the controller and the
-// owner call them again and again. The first call of a bundle
-// compiles it as `require` would and, as it exits, saves what V8 compiled (the functions
-// that call ran included) to `$TMPDIR/baton-code-cache-<uid>/`; later calls start from that.
+// owner call them again and again. The first call of a bundle compiles it as `require` would
+// and, as it exits, saves what V8 compiled (the functions that call ran included) to
+// `$TMPDIR/baton-code-cache-<uid>/`; later calls start from that.
 // The cache is an optimisation only: a missing, stale, foreign or damaged cache file means
 // a compile from source, never a failure. Its trust rules:
 // - the folder is used only when it is a real folder of this user that no one else may

@@ -89,7 +89,7 @@ export function stageReplace(
  * Replaces `path` with `data` atomically but not durably: replaceFile's temp file and rename
  * (mode 0600, or group-readable in a shared folder; a symlink refused), without its fsyncs. For
  * an observation a crash may lose, which readers never believe alone (an agent's hooks report,
- * docs/runtime.md §11.6): its two fsyncs were 1.5 ms of every hook call (issue 22).
+ * docs/runtime.md §11.6): its two fsyncs were about 1 ms of every hook call (issue 22).
  */
 export function replaceFileAtomically(path: string, data: string): void {
   mkdirSynced(dirname(path));

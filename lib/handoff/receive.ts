@@ -243,7 +243,7 @@ function emptyFolder(dir: string): boolean {
 
 /**
  * True when nothing is in process and nothing waits, seen without the lock: in_process/, then
- * new/, then in_process/ again, each without an entry (the lock costs about 2 ms of a call an
+ * new/, then in_process/ again, each without an entry (the lock was about 1 ms of a call an
  * idle agent makes again and again: issue 22). Items only move new/ → in_process/ → completed/;
  * a claim racing these reads shows in the second read of in_process/, so NO_TASK is never said
  * of an item a concurrent call had just claimed. A batch being staged, an unusable entry to
