@@ -246,8 +246,9 @@ function emptyFolder(dir: string): boolean {
  * new/, then in_process/ again, each without an entry (the lock was about 1 ms of a call an
  * idle agent makes again and again: issue 22). Items only move new/ → in_process/ → completed/;
  * a claim racing these reads shows in the second read of in_process/, so NO_TASK is never said
- * of an item a concurrent call had just claimed. A batch being staged, an unusable entry to
- * quarantine or a missing folder is an entry or an error here, and takes the locked path.
+ * of an item a concurrent call had just claimed. A batch being staged or an unusable entry to
+ * quarantine is an entry here, and takes the locked path. The caller has refused a mailbox
+ * folder that is a symlink (ensureMailbox), so nothing is read through one.
  */
 function nothingAtAll(box: Mailbox): boolean {
   return emptyFolder(box.inProcess) && emptyFolder(box.inboxNew) && emptyFolder(box.inProcess);
@@ -261,8 +262,10 @@ export async function readyForNext(
   now = new Date(),
 ): Promise<Buffer> {
   const call = receiveCall(cwd, env, now, onSkip);
+  // A folder of the mailbox that is a symlink is refused before anything is read through it.
+  ensureMailbox(call.box);
   if (nothingAtAll(call.box)) return Buffer.from(NO_TASK);
-  return locked(call, () => ready(call));
+  return withLock(call.box.inboxLock, () => ready(call));
 }
 
 async function done(call: Call, id: string | undefined): Promise<Buffer> {
