@@ -12,14 +12,15 @@ import {
   SWARM_HANDOFF_USAGE,
 } from '../handoff/usage.js';
 
-let answeredIdle = false;
+let ranTheCommand = false;
 
 /**
- * False after `ready_for_next` found nothing to do: what that call compiled is a fraction of a
- * claim, and a code cache made from it would leave every claim to compile the rest.
+ * Whether this call ran its command's work: not `--help`, `--version`, a usage error or
+ * `ready_for_next` on an idle inbox. What those compile is a fraction of the command, and a
+ * code cache made from one would leave every later call to compile the rest.
  */
 export function codeCacheWorthy(): boolean {
-  return !answeredIdle;
+  return ranTheCommand;
 }
 
 /** ready_for_next: hand the acting role its current task again, or claim the next one. */
@@ -31,7 +32,7 @@ export function runReadyForNext(): Promise<void> {
     maxArgs: 0,
     run: async (_args, onSkip) => {
       const out = await readyForNext(process.cwd(), process.env, onSkip);
-      answeredIdle = out.toString() === NO_TASK;
+      ranTheCommand = out.toString() !== NO_TASK;
       return out;
     },
   });
@@ -44,7 +45,10 @@ export function runDoneWithCurrent(): Promise<void> {
     usage: DONE_WITH_CURRENT_USAGE,
     minArgs: 0,
     maxArgs: 1,
-    run: (args, onSkip) => doneWithCurrent(process.cwd(), process.env, args[0], onSkip),
+    run: (args, onSkip) => {
+      ranTheCommand = true;
+      return doneWithCurrent(process.cwd(), process.env, args[0], onSkip);
+    },
   });
 }
 
@@ -55,7 +59,9 @@ export function runSwarmHandoff(): Promise<void> {
     usage: SWARM_HANDOFF_USAGE,
     minArgs: 1,
     maxArgs: 1,
-    run: (args, onSkip) =>
-      sendHandoff(args[0]!, process.cwd(), process.env, onSkip, undefined, writeStderrLine),
+    run: (args, onSkip) => {
+      ranTheCommand = true;
+      return sendHandoff(args[0]!, process.cwd(), process.env, onSkip, undefined, writeStderrLine);
+    },
   });
 }

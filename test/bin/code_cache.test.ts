@@ -4,7 +4,16 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { BIN_DIR, makeProject, placeItem, runExecutable, tempDir } from '../support/project.js';
+import {
+  BIN_DIR,
+  makeProject,
+  noteDraft,
+  placeItem,
+  runExecutable,
+  tempDir,
+  writeDraft,
+} from '../support/project.js';
+import { makeRunRepo } from '../support/runs.js';
 
 const uid = process.getuid!();
 const hasNodeCompileCache = 'enableCompileCache' in (await import('node:module'));
@@ -69,65 +78,69 @@ describe('the code cache of baton’s bundles (built bin)', function () {
     assert.equal(identity(file!), before, 'the first copy’s file is untouched');
   });
 
-  it('each `baton run` action keeps a file of its own; a call that fails saves none', () => {
+  it('each `baton run` action keeps a file of its own, made by a call that ran it', () => {
     // One file per action: a file holds what its first call compiled (lib/cli/codeCache.ts).
-    assert.notEqual(baton(['run', 'no-such-action']).code, 0);
-    assert.notEqual(baton(['run', 'status', 'run-missing']).code, 0);
-    assert.deepEqual(cached(), [], 'neither a mistyped action nor a refusal left a file');
-    for (const args of [
-      ['run', 'status', '--help'],
-      ['run', 'reply', '--help'],
-      ['run', '--help'],
-    ])
-      assert.equal(baton(args).code, 0);
-    const size = fs.statSync(join(bin, 'baton-run.js')).size;
-    const build = `~${size}-\\d+-${process.version}-${process.arch}$`;
-    assert.deepEqual(
-      cached()
-        .map((f) => f.replace(/^baton-run\.js-[0-9a-f]{8}/, '').replace(new RegExp(build), ''))
-        .sort(),
-      ['', '-reply', '-status'],
-    );
-  });
-
-  it('the agent commands load their bundle with a file per command', () => {
-    for (const command of ['ready_for_next', 'done_with_current', 'swarm_handoff']) {
-      const run = runExecutable(process.execPath, [join(bin, `${command}.js`), '--help'], {
-        cwd: tmp,
-        env: { TMPDIR: tmp },
-      });
-      assert.equal(run.code, 0, run.stderr);
-      assert.match(run.stdout, new RegExp(`^Usage: ${command}`));
+    const root = makeRunRepo();
+    try {
+      const inRepo = (args: string[]) =>
+        runExecutable(process.execPath, [join(bin, 'baton.js'), 'run', ...args], {
+          cwd: root,
+          env: { TMPDIR: tmp },
+        });
+      assert.notEqual(inRepo(['no-such-action']).code, 0);
+      assert.notEqual(inRepo(['status', 'run-missing']).code, 0);
+      assert.equal(inRepo(['status', '--help']).code, 0);
+      assert.deepEqual(cached(), [], 'a mistyped action, a refusal, an action’s --help: no file');
+      const started = inRepo([
+        ...['start', '--request', 'r', '--task', 't', '--spec', 'spec.md'],
+        ...['--acceptance', 'node accept.mjs'],
+      ]);
+      assert.equal(started.code, 0, started.stderr);
+      const runId = (JSON.parse(started.stdout) as { run_id: string }).run_id;
+      assert.equal(inRepo(['status', runId]).code, 0);
+      assert.equal(inRepo(['--help']).code, 0);
+      const size = fs.statSync(join(bin, 'baton-run.js')).size;
+      const build = `~${size}-\\d+-${process.version}-${process.arch}$`;
+      assert.deepEqual(
+        cached()
+          .map((f) => f.replace(/^baton-run\.js-[0-9a-f]{8}/, '').replace(new RegExp(build), ''))
+          .sort(),
+        ['', '-start', '-status'],
+      );
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
     }
-    const size = fs.statSync(join(bin, 'baton-agent.js')).size;
-    assert.deepEqual(
-      cached().map((f) => f.replace(/^baton-agent\.js-[0-9a-f]{8}-/, '').split('~')[0]),
-      ['done_with_current', 'ready_for_next', 'swarm_handoff'],
-    );
-    assert.ok(cached().every((f) => f.includes(`~${size}-`)));
   });
 
-  it('ready_for_next on an idle inbox makes no file: the first call that claims does', async () => {
+  it('the agent commands load their bundle with a file per command, made by a call that did its work (not --help, not an idle inbox)', async () => {
     const p = makeProject();
     try {
-      const ready = () =>
-        runExecutable(process.execPath, [join(bin, 'ready_for_next.js')], {
+      const agent = (command: string, args: string[] = []) =>
+        runExecutable(process.execPath, [join(bin, `${command}.js`), ...args], {
           cwd: p.root,
           env: { TMPDIR: tmp, SWARMFORGE_ROLE: 'coder' },
         });
-      assert.equal(ready().stdout, 'NO_TASK\n');
-      assert.deepEqual(cached(), [], 'an idle answer runs too little of the command');
+      for (const command of ['ready_for_next', 'done_with_current', 'swarm_handoff'])
+        assert.match(agent(command, ['--help']).stdout, new RegExp(`^Usage: ${command}`));
+      assert.equal(agent('ready_for_next').stdout, 'NO_TASK\n');
+      assert.deepEqual(cached(), [], 'usage texts and an idle answer run too little of a command');
       await placeItem(p.box('coder').inboxNew, {});
-      assert.match(ready().stdout, /^TASK: /);
-      assert.deepEqual(
-        cached().map((f) => f.split('~')[0]!.replace(/-[0-9a-f]{8}-/, '-')),
-        ['baton-agent.js-ready_for_next'],
+      assert.match(agent('ready_for_next').stdout, /^TASK: /);
+      assert.match(agent('done_with_current').stdout, /^COMPLETED: /);
+      assert.match(
+        agent('swarm_handoff', [writeDraft(p.root, noteDraft('reviewer'))]).stdout,
+        /^HANDOFF QUEUED: /,
       );
+      const size = fs.statSync(join(bin, 'baton-agent.js')).size;
+      assert.deepEqual(
+        cached().map((f) => f.replace(/^baton-agent\.js-[0-9a-f]{8}-/, '').split('~')[0]),
+        ['done_with_current', 'ready_for_next', 'swarm_handoff'],
+      );
+      assert.ok(cached().every((f) => f.includes(`~${size}-`)));
     } finally {
       p.cleanup();
     }
   });
-
   it('a damaged cache file is compiled over and replaced; a rebuilt bundle never meets the old cache, whose file goes', () => {
     const first = baton(['run', '--help']);
     const [file] = cached();

@@ -16,6 +16,17 @@ import { RUN_ACTIONS, type RunAction, type RunValues } from './runActionTable.js
 /** What this bundle compiles before its code cache is saved (lib/cli/codeCache.ts). */
 export { warmRunValidators as warmCodeCache } from '../../run/record/validatorWarmup.js';
 
+let printedActionHelp = false;
+
+/**
+ * False after `baton run <action> --help`: each action keeps a code cache of its own
+ * (lib/cli/codeCache.ts), and one made by printing its usage would leave every later call of the
+ * action to compile the action's code.
+ */
+export function codeCacheWorthy(): boolean {
+  return !printedActionHelp;
+}
+
 /**
  * Prints to fd 1 without Node's stdout stream, whose first use loads the stream modules: about
  * 5 ms of every `baton run` call the controller and the agents make (lib/fsx/stdio.ts).
@@ -120,7 +131,10 @@ export async function runRunCommand(argv: string[], write = toStdout): Promise<v
         await import('../../run/owner/ownerFence.js')
       ).requireOwnerChannel(process.cwd(), process.env, name);
     const { values, positionals, help } = parseAction(name, action, rest);
-    if (help) return write(actionUsage(name, action));
+    if (help) {
+      printedActionHelp = true;
+      return write(actionUsage(name, action));
+    }
     const { runContextOf } = await import('../../run/record/runContext.js');
     const ctx = runContextOf(process.cwd(), process.env);
     if (name === 'status' && values.watch === true)
