@@ -22,10 +22,10 @@
 // Node's start. Only a call that ended well (exit code 0) saves a file, so a mistyped command
 // leaves none behind; a bundle may also say that a call ran too little of its command to make
 // the file (`codeCacheWorthy`: a `--help`, or `ready_for_next` on an idle inbox, whose file
-// then cost each claim 1.4 ms). A bundle whose commands all run a large function (the generated record
-// validators, one function of up to 85 KB each: 6-15 ms to compile) exports `warmCodeCache`,
-// which runs it once just before the cache is saved, so the cache holds it whichever command
-// made it (`--help` or a refusal included).
+// then cost each claim 1.4 ms). A bundle whose commands all run a large function (the
+// generated record validators, one function of up to 85 KB each: 6-15 ms to compile) exports
+// `warmCodeCache`, which runs it once just before the cache is saved, so the cache holds it
+// whichever call made it (`baton run --help` included).
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's own. Where Node has its own
 // compile cache, that one is turned on instead and the bundle is required.
 import * as fs from 'node:fs';
