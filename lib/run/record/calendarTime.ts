@@ -5,26 +5,30 @@
 // every time field, naming the field.
 const FORM = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?Z$/;
 
+/** Days of each month of a common year. */
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** True for a Gregorian leap year. */
+function isLeapYear(year: number): boolean {
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+}
+
 /**
  * True when `text` has the record's time form and names a real instant (no month 13, no 25:61:61,
- * no 30 February; no leap second).
+ * no 30 February; no leap second). Counted by arithmetic: through a Date, year 0000 (a leap year
+ * of the proleptic calendar, as Date itself has it) lost its 29 February to Date.UTC's reading of
+ * years 0-99 as 1900-1999.
  */
 export function isCalendarTime(text: string): boolean {
   const m = FORM.exec(text);
   if (m === null) return false;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return false;
-  const date = new Date(Date.UTC(year, month - 1, day));
-  // Date.UTC treats years 0-99 as 1900-1999; setUTCFullYear keeps the year as written.
-  date.setUTCFullYear(year);
-  return day >= 1 && date.getUTCDate() === day && date.getUTCMonth() === month - 1;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  if (month < 1 || month > 12 || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59)
+    return false;
+  const days = month === 2 && isLeapYear(year) ? 29 : MONTH_DAYS[month - 1]!;
+  return day >= 1 && day <= days;
 }
 
 /**

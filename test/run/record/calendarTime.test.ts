@@ -35,6 +35,23 @@ describe('lib/run/record/calendarTime', () => {
     }
   });
 
+  it('agrees with the calendar of Date on every day of years around the edges (leap rules)', () => {
+    // The check counts days itself; Date (with the year set as written) is the reference.
+    const viaDate = (y: number, m: number, d: number) => {
+      const date = new Date(Date.UTC(2000, m - 1, d));
+      date.setUTCFullYear(y, m - 1, d);
+      return date.getUTCFullYear() === y && date.getUTCMonth() === m - 1 && date.getUTCDate() === d;
+    };
+    const pad = (n: number, width: number) => String(n).padStart(width, '0');
+    for (const year of [0, 4, 99, 100, 400, 1900, 2000, 2023, 2024, 2100, 2400, 9999])
+      for (let month = 0; month <= 13; month++)
+        for (let day = 0; day <= 32; day++) {
+          const text = `${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}T12:00:00Z`;
+          const real = month >= 1 && month <= 12 && day >= 1 && viaDate(year, month, day);
+          assert.equal(isCalendarTime(text), real, text);
+        }
+  });
+
   it('names each field that is not a real time, and skips nulls', () => {
     assert.deepEqual(
       calendarTimeProblems([
