@@ -50,6 +50,17 @@ export function replaceFile(
 let tempsMade = 0;
 
 /**
+ * Makes `path`'s folder and refuses a symlink in `path`'s place; returns a temp name beside it,
+ * unique to this process, for a write that will be renamed over it.
+ */
+function tempBeside(path: string): string {
+  mkdirSynced(dirname(path));
+  if (fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink())
+    throw new SymlinkRefused(path);
+  return `${path}.${process.pid}.${++tempsMade}.tmp`;
+}
+
+/**
  * replaceFile in two halves (durable.ts StagedWrite), for a caller that writes it together with
  * other files: the folder made and a symlink refused now; the temp file beside `path`; then its
  * mode, the rename over `path` and the folder's fsync. The mode is `mode`, or with `keep` the
@@ -64,11 +75,8 @@ export function stageReplace(
   options: ReplaceOptions = {},
 ): StagedWrite {
   const mode = options.mode ?? 0o600;
-  mkdirSynced(dirname(path));
-  if (fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink())
-    throw new SymlinkRefused(path);
+  const temp = tempBeside(path);
   const existing = mode === 'keep' ? fs.statSync(path, { throwIfNoEntry: false }) : undefined;
-  const temp = `${path}.${process.pid}.${++tempsMade}.tmp`;
   const asked = mode === 'keep' ? 0o666 : mode;
   const publish = () => {
     if (mode !== 'keep') fs.chmodSync(temp, fileModeIn(dirname(temp), asked));
@@ -92,10 +100,7 @@ export function stageReplace(
  * docs/runtime.md §11.6): its two fsyncs were about 1 ms of every hook call (issue 22).
  */
 export function replaceFileAtomically(path: string, data: string): void {
-  mkdirSynced(dirname(path));
-  if (fs.lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink())
-    throw new SymlinkRefused(path);
-  const temp = `${path}.${process.pid}.${++tempsMade}.tmp`;
+  const temp = tempBeside(path);
   try {
     const mode = fileModeIn(dirname(path));
     fs.writeFileSync(temp, data, { flag: 'wx', mode });

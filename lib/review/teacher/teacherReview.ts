@@ -301,9 +301,9 @@ export interface EarlyRun {
  * type or lens, a bookbag that is unusable, decided or out of attempts.
  */
 export async function startEarlyRun(t: Teacher, next: Item): Promise<EarlyRun | undefined> {
-  const bead = next.headers.bead ?? '';
-  if (next.headers.type !== REVIEW_REQUEST || next.headers.lens !== t.lens) return undefined;
-  if (!isSafeBeadName(bead)) return undefined;
+  // Another lens's request is refused by requestProblem (it throws): that is the claim's to say.
+  if (next.headers.lens !== t.lens || requestProblem(t, next) !== undefined) return undefined;
+  const bead = next.headers.bead!;
   const bag = bookbagToReview(t, bead);
   if (typeof bag === 'string' || bag.attempts[t.lens] >= t.maxAttempts) return undefined;
   const stop = new AbortController();
