@@ -8,12 +8,11 @@
 // repeatedly: it must not compile yargs and the review stage, and what it compiles is kept
 // between calls: by Node's compile cache where Node has one (22.1 and later), else by
 // V8's code cache (lib/cli/codeCache.ts).
-import { join } from 'node:path';
 import { loadBundle } from '../lib/cli/codeCache.js';
 
 /** The exports of the bundle `name` beside this file (its code cache that of `command`). */
 const bundle = <T>(name: string, command?: string): T =>
-  loadBundle<T>(join(__dirname, `${name}.js`), command);
+  loadBundle<T>(`${__dirname}/${name}.js`, command);
 
 const argv = process.argv.slice(2);
 const yargsCommandLine = () =>

@@ -155,7 +155,7 @@ await Promise.all(
       target: 'node20',
       define: {
         __BATON_VERSION__: JSON.stringify(version),
-        'import.meta.url': '__batonModuleUrl',
+        'import.meta.url': '__batonModule.url',
       },
       inject: ['scripts/moduleUrl.mjs'],
       plugins: [ownBundles, lazyStringWidth, yargsWithoutHelpCache, oneFsModule],

@@ -12,8 +12,8 @@
 // - a file's name carries the bundle's name, size and modification time and Node's version,
 //   so a rebuilt bundle or another Node never meets an older cache (V8 checks its own
 //   version, flags and the source's length as well, and rejects what does not match);
-// - a file is written whole (replaceFile: temporary name, then rename), so a reader never
-//   sees half;
+// - a file is written whole (temporary name, fsync, then rename), so a reader never sees
+//   half;
 // - a new file of a bundle removes the older ones of the same installed bundle (same path).
 // What the saving call ran is what the cache holds: a function first called later is
 // compiled by every later call. So a bundle of many commands (`baton run`, the agent
@@ -28,18 +28,31 @@
 // whichever call made it (`baton run --help` included).
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off, as it does Node's own. Where Node has its own
 // compile cache, that one is turned on instead and the bundle is required.
-import * as fs from 'node:fs';
-import * as nodeModule from 'node:module';
-import { basename, dirname, join } from 'node:path';
-import { replaceFile } from '../fsx/records.js';
+//
+// This module is the loader every agent command, hook and `baton` call starts with, so it
+// loads nothing it can do without (measured at `ready_for_next`, docs/decisions.md, "A loader
+// that loads nothing"): no module of its own, no `node:path`, no `node:module` unless a
+// bundle requires a package (createRequire is made on first use), and it writes its cache
+// file itself (whole, fsync'd, renamed into place) instead of importing the record store,
+// whose modules cost every start more than the one write they would do. Paths are POSIX:
+// Baton runs where tmux does.
 
 type Vm = typeof import('node:vm');
+type Fs = typeof import('node:fs');
+
+const fs = process.getBuiltinModule('node:fs') as Fs;
+
+/** The folder part of a POSIX path (`/a/b` → `/a`). */
+function folderOf(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash <= 0 ? '/' : path.slice(0, slash);
+}
 
 /** The cache folder, made if missing; undefined when it cannot be trusted or made. */
 function trustedCacheDir(): string | undefined {
   const uid = process.getuid?.();
   if (uid === undefined) return undefined;
-  const dir = join(process.env.TMPDIR || '/tmp', `baton-code-cache-${uid}`);
+  const dir = `${process.env.TMPDIR || '/tmp'}/baton-code-cache-${uid}`;
   try {
     // Looked at first and made only when missing: every call passes here.
     let stat = fs.lstatSync(dir, { throwIfNoEntry: false });
@@ -70,6 +83,23 @@ function pathMark(text: string): string {
 }
 
 /**
+ * Writes `data` to `path` whole: a temporary file beside it (named after it, so the clean-up of
+ * older files of the same bundle removes one a killed call left), fsync'd, then renamed over
+ * it. A crash leaves the old file or the new one, never half of one.
+ */
+function writeWhole(path: string, data: Buffer): void {
+  const temp = `${path}.${process.pid}.tmp`;
+  const fd = fs.openSync(temp, 'wx', 0o600);
+  try {
+    fs.writeSync(fd, data);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temp, path);
+}
+
+/**
  * Saves V8's code of `script` to `dir/name` whole, at exit (best effort: errors are ignored),
  * and removes the files of the same installed bundle that `name` replaces (an older build's,
  * another Node's, a temporary file a killed call left), so the folder keeps one file per
@@ -85,10 +115,10 @@ function saveAtExit(
     if (code !== 0 || bundle().codeCacheWorthy?.() === false) return;
     try {
       bundle().warmCodeCache?.();
-      replaceFile(join(dir, name), script.createCachedData());
+      writeWhole(`${dir}/${name}`, script.createCachedData());
       const installed = name.slice(0, name.indexOf('~') + 1);
       for (const other of fs.readdirSync(dir))
-        if (other.startsWith(installed) && other !== name) fs.rmSync(join(dir, other));
+        if (other.startsWith(installed) && other !== name) fs.rmSync(`${dir}/${other}`);
     } catch {
       // A cache that cannot be written is only a slower next start.
     }
@@ -104,26 +134,49 @@ interface BundleExports {
 /** A command word that may name a cache file of its own: lower-case letters, `-` and `_`. */
 const COMMAND_WORD = /^[a-z][a-z_-]{0,31}$/;
 
+/** node:module, loaded only by the calls that need it. */
+const nodeModule = () => process.getBuiltinModule('node:module') as typeof import('node:module');
+
 /**
- * Loads the CommonJS bundle `file` (module rule) and returns its exports: with the code cache
- * where it can be used, else exactly as `require(file)`. A `command` (a plain word) gives the
- * calls of that command a cache file of their own.
+ * True where Node has a compile cache of its own (22.1 and later), told by the version so that
+ * the other calls do not load node:module to look for `enableCompileCache`.
+ */
+function nodeHasCompileCache(): boolean {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  return major > 22 || (major === 22 && minor >= 1);
+}
+
+/**
+ * The `require` a bundle at `file` is given: a builtin directly, anything else (a sibling
+ * bundle, a package) resolved from `file` as Node's own would, by a require made on first use.
+ */
+function requireFor(file: string): NodeJS.Require {
+  let fromFile: NodeJS.Require | undefined;
+  const bundleRequire = (id: string): unknown =>
+    process.getBuiltinModule(id) ?? (fromFile ??= nodeModule().createRequire(file))(id);
+  return bundleRequire as NodeJS.Require;
+}
+
+/**
+ * Loads the CommonJS bundle `file` (an absolute path; module rule) and returns its exports:
+ * with the code cache where it can be used, else exactly as `require(file)`. A `command` (a
+ * plain word) gives the calls of that command a cache file of their own.
  */
 export function loadBundle<T>(file: string, command?: string): T {
-  const nodeCompileCache = (nodeModule as { enableCompileCache?: () => unknown })
-    .enableCompileCache;
-  nodeCompileCache?.();
-  const cacheDir =
-    process.env.NODE_DISABLE_COMPILE_CACHE || nodeCompileCache ? undefined : trustedCacheDir();
-  if (cacheDir === undefined) return nodeModule.createRequire(file)(file) as T;
+  if (nodeHasCompileCache()) {
+    (nodeModule() as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+    return nodeModule().createRequire(file)(file) as T;
+  }
+  const cacheDir = process.env.NODE_DISABLE_COMPILE_CACHE ? undefined : trustedCacheDir();
+  if (cacheDir === undefined) return nodeModule().createRequire(file)(file) as T;
   const stat = fs.statSync(file);
   // <bundle>-<path mark>[-<command>]~<size>-<mtime>-<node>-<arch>: the part before `~` names
   // the installed bundle (and the command), the rest its build and the Node that compiled it.
   const own = command !== undefined && COMMAND_WORD.test(command) ? `-${command}` : '';
   const name =
-    `${basename(file)}-${pathMark(file)}${own}~${stat.size}-${Math.trunc(stat.mtimeMs)}-` +
-    `${process.version}-${process.arch}`;
-  const cachedData = cachedCodeOf(join(cacheDir, name));
+    `${file.slice(file.lastIndexOf('/') + 1)}-${pathMark(file)}${own}~${stat.size}-` +
+    `${Math.trunc(stat.mtimeMs)}-${process.version}-${process.arch}`;
+  const cachedData = cachedCodeOf(`${cacheDir}/${name}`);
   const vm = process.getBuiltinModule('node:vm') as Vm;
   // A bin's bundle starts with `#!`, which is a comment only at the very start of a script:
   // inside the wrapper it becomes `//` (same line count, so stack traces keep their lines).
@@ -134,13 +187,6 @@ export function loadBundle<T>(file: string, command?: string): T {
   if (cachedData === undefined || script.cachedDataRejected)
     saveAtExit(script, cacheDir, name, () => module.exports);
   const compiled = script.runInThisContext() as (...args: unknown[]) => void;
-  compiled.call(
-    module.exports,
-    module.exports,
-    nodeModule.createRequire(file),
-    module,
-    file,
-    dirname(file),
-  );
+  compiled.call(module.exports, module.exports, requireFor(file), module, file, folderOf(file));
   return module.exports as T;
 }

@@ -6,7 +6,14 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { handoffFileName, handoffId, isoOf, tsidOf } from '../../lib/queue/names.js';
 import { bundlesLoadedBy } from '../support/bundleProbe.js';
-import { BIN_DIR, makeProject, type Project } from '../support/project.js';
+import {
+  BIN_DIR,
+  makeProject,
+  noteDraft,
+  placeItem,
+  writeDraft,
+  type Project,
+} from '../support/project.js';
 
 const inputs = () =>
   JSON.parse(fs.readFileSync(join(BIN_DIR, 'bundles.json'), 'utf8')) as Record<string, string[]>;
@@ -53,6 +60,9 @@ describe('the built bundles (built bins)', () => {
     const empty = bundlesLoadedBy('ready_for_next', [], { cwd: p.root, role: 'reviewer' });
     assert.equal(empty.result.stdout, 'NO_TASK\n');
     assert.deepEqual(empty.bundles, ['ready_for_next.js', 'baton-agent.js']);
+    // Of Node's own modules only node:vm, which compiles the bundle with its code cache: not
+    // node:module (and Node's ES module loader with it), node:os or the streams.
+    assert.deepEqual(empty.builtins, ['vm']);
     // A quoted header value is not a plain `key: value` line: js-yaml reads it.
     const now = new Date();
     const id = handoffId(tsidOf(now), 1, 'coder');
@@ -65,5 +75,23 @@ describe('the built bundles (built bins)', () => {
     assert.equal(claimed.result.code, 0, claimed.result.stderr);
     assert.match(claimed.result.stdout, /^TASK: .*\nFROM: coder\n/);
     assert.deepEqual(claimed.bundles, ['ready_for_next.js', 'baton-agent.js', 'baton-yaml.js']);
+    // A package bundle beside it is required through node:module, made on that first use.
+    assert.ok(claimed.builtins.includes('module'), claimed.builtins.join(' '));
+    assert.ok(!claimed.builtins.includes('os'), claimed.builtins.join(' '));
+  });
+
+  it('a claim, a completion and a send load no module of Node’s own but node:vm', async () => {
+    const agent = (bin: string, args: string[] = [], role = 'reviewer') =>
+      bundlesLoadedBy(bin, args, { cwd: p.root, role });
+    await placeItem(p.box('reviewer').inboxNew, {});
+    for (const [bin, args] of [
+      ['ready_for_next', []],
+      ['done_with_current', []],
+      ['swarm_handoff', [writeDraft(p.root, noteDraft('coder'))]],
+    ] as const) {
+      const { result, builtins } = agent(bin, [...args]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.deepEqual(builtins, ['vm'], bin);
+    }
   });
 });

@@ -1,32 +1,53 @@
 // Which of the built bundles a command loads: the bins are CommonJS (scripts/build.mjs), so
 // a --require probe that wraps Module.prototype.load sees every file Node loads as one, and
-// wrapping vm.Script sees the bundles `baton` compiles with the code cache (codeCache.ts).
+// wrapping vm.Script (on process.getBuiltinModule, as codeCache.ts gets node:vm) sees the
+// bundles compiled with the code cache. At exit it lists the modules of Node's own that the
+// command loaded (process.moduleLoadList beyond what was loaded before it). The probe loads
+// none itself and writes to fd 2 directly: process.stderr would load the stream modules.
 import * as fs from 'node:fs';
 import { basename, join } from 'node:path';
 import { BIN_DIR, runExecutable, tempDir, type RunOptions, type RunResult } from './project.js';
 
-const PROBE = `const M = require('node:module');
+const PROBE = `const fs = require('node:fs');
+// module.constructor is Node's Module class: the probe loads neither node:module nor node:vm.
+const M = module.constructor;
 const load = M.prototype.load;
 M.prototype.load = function (file) {
-  process.stderr.write('LOADED ' + file + '\\n');
+  fs.writeSync(2, 'LOADED ' + file + '\\n');
   return load.call(this, file);
 };
-const vm = require('node:vm');
-const Script = vm.Script;
-vm.Script = class extends Script {
-  constructor(code, options) {
-    if (options && options.filename) process.stderr.write('LOADED ' + options.filename + '\\n');
-    super(code, options);
+let wrapped = false;
+const getBuiltinModule = process.getBuiltinModule;
+process.getBuiltinModule = function (id) {
+  const builtin = getBuiltinModule.call(process, id);
+  if ((id === 'node:vm' || id === 'vm') && !wrapped) {
+    wrapped = true;
+    const Script = builtin.Script;
+    builtin.Script = class extends Script {
+      constructor(code, options) {
+        if (options && options.filename) fs.writeSync(2, 'LOADED ' + options.filename + '\\n');
+        super(code, options);
+      }
+    };
   }
+  return builtin;
 };
+const before = new Set(process.moduleLoadList);
+process.on('exit', () => {
+  const loaded = process.moduleLoadList.filter((m) => !before.has(m) && m.startsWith('NativeModule '));
+  fs.writeSync(2, 'BUILTINS ' + loaded.map((m) => m.slice(13)).join(' ') + '\\n');
+});
 `;
 
-/** Runs `bin` (a built bin's name) with `args`; its result, and the bundles it loaded, in order. */
+/**
+ * Runs `bin` (a built bin's name) with `args`; its result, the bundles it loaded in order, and
+ * the modules of Node's own it loaded (`vm`, `os`, `internal/modules/esm/loader`, …).
+ */
 export function bundlesLoadedBy(
   bin: string,
   args: string[],
   options: RunOptions,
-): { result: RunResult; bundles: string[] } {
+): { result: RunResult; bundles: string[]; builtins: string[] } {
   const dir = tempDir('baton-probe-');
   try {
     fs.writeFileSync(join(dir, 'probe.cjs'), PROBE);
@@ -41,8 +62,14 @@ export function bundlesLoadedBy(
       .map((l) => l.slice('LOADED '.length))
       .filter((file) => file.startsWith(`${BIN_DIR}/`))
       .map((file) => basename(file));
-    const stderr = lines.filter((l) => !l.startsWith('LOADED ')).join('\n');
-    return { result: { ...result, stderr }, bundles };
+    const builtins = (lines.find((l) => l.startsWith('BUILTINS ')) ?? 'BUILTINS ')
+      .slice('BUILTINS '.length)
+      .split(' ')
+      .filter((m) => m !== '');
+    const stderr = lines
+      .filter((l) => !l.startsWith('LOADED ') && !l.startsWith('BUILTINS '))
+      .join('\n');
+    return { result: { ...result, stderr }, bundles, builtins };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
