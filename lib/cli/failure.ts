@@ -10,7 +10,6 @@
 // 128 + n `baton leaf run` stopped by signal n after cleaning up (143 for SIGTERM, 130 for SIGINT),
 // as a shell reports it
 //   N   baton-scripted-worker --exit N only (a test double told how to end)
-import { constants } from 'node:os';
 import { DaemonAlreadyRunning } from '../daemon/alreadyRunning.js';
 import { CommandFailure } from '../fsx/commandFailure.js';
 import { LockBusy } from '../fsx/lock.js';
@@ -40,6 +39,9 @@ export const EXIT_CODES = {
 export type Outcome = keyof typeof EXIT_CODES;
 
 const TEMPORARY_CODES = new Set(['ENOSPC', 'EDQUOT', 'EAGAIN', 'EBUSY', 'EMFILE', 'ENFILE']);
+/** The signals' numbers (node:os is loaded by the one failure that needs them). */
+const signalNumbers = () =>
+  (process.getBuiltinModule('node:os') as typeof import('node:os')).constants.signals;
 /** The errno codes of a file the user may not touch. */
 const DENIED_CODES = new Set(['EACCES', 'EPERM']);
 
@@ -80,7 +82,10 @@ function rawFailure(program: string, err: unknown): { lines: string[]; exitCode:
     };
   }
   if (err instanceof LeafInterrupted)
-    return { lines: [`${program}: ${err.message}`], exitCode: 128 + constants.signals[err.signal] };
+    return {
+      lines: [`${program}: ${err.message}`],
+      exitCode: 128 + signalNumbers()[err.signal],
+    };
   if (err instanceof LockBusy)
     return { lines: [`${program}: ${err.message}`], exitCode: EXIT_CODES.temporary };
   const sys = err as NodeJS.ErrnoException;

@@ -38,7 +38,6 @@
 //       the agents' project settings that `baton hooks install` merges hooks into
 // Every other module asks this one for a path; a test keeps these names out of the rest
 // of lib/. The tmux session name is derived from ROOT here too.
-import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { type Mailbox, mailboxAt } from '../queue/index.js';
 import { sha256Hex } from '../fsx/digests.js';
@@ -350,6 +349,7 @@ const SOCKET_PATH_LIMIT = 100;
 export function tmuxSocketPathFor(root: string): string {
   const local = join(root, SWARM_DIR_NAME, 'tmux.sock');
   if (Buffer.byteLength(local) < SOCKET_PATH_LIMIT) return local;
+  const { tmpdir } = process.getBuiltinModule('node:os') as typeof import('node:os');
   return join(tmpdir(), `baton-${sha256Hex(root).slice(0, 16)}.sock`);
 }
 

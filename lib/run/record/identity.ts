@@ -4,7 +4,9 @@
 // fallback for a uid with no entry (some containers). The machine id is /etc/machine-id;
 // a machine without one records '' rather than failing, so runs still work there.
 import { readFileSync } from 'node:fs';
-import { hostname, userInfo } from 'node:os';
+import { systemHostName } from '../../fsx/processIdentity.js';
+
+const userInfo = () => (process.getBuiltinModule('node:os') as typeof import('node:os')).userInfo();
 
 /** The user name of this process: os.userInfo's, else $USER, else ''. */
 export function currentOwner(
@@ -31,5 +33,5 @@ export function machineId(path = '/etc/machine-id'): string {
 
 /** This machine's host name. */
 export function hostName(): string {
-  return hostname();
+  return systemHostName();
 }

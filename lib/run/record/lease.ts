@@ -29,14 +29,13 @@
 // the lease also records `pid_identity`, `<pid> <start-time> <boot-id> <host>` as
 // lib/fsx/lock.ts records a lock owner, and liveness on this host is that identity's
 // (same pid, same start time, same boot). It is the one field beyond runtime.md §5.
-import { hostname } from 'node:os';
 import { basename } from 'node:path';
 import { CommandFailure, fail } from '../../fsx/commandFailure.js';
 import { type RunPaths } from '../../project/layout.js';
 import { unlinkSynced } from '../../fsx/durable.js';
 import { randomHex, sameSecret } from '../../fsx/digests.js';
 import { readRecord, writeRecord, type RecordKind } from '../../fsx/records.js';
-import { identityAlive, processIdentityOf } from '../../fsx/processIdentity.js';
+import { identityAlive, processIdentityOf, systemHostName } from '../../fsx/processIdentity.js';
 import { printable } from '../../fsx/printable.js';
 import { calendarTimeProblems } from './calendarTime.js';
 import { machineId } from './identity.js';
@@ -141,7 +140,7 @@ function staleReason(
 /** Why a lease has lapsed at `now` (expired, or its process gone on this host), or undefined. */
 function lapseReason(lease: Lease, now: Date): string | undefined {
   if (now.getTime() >= Date.parse(lease.expires_at)) return `expired at ${lease.expires_at}`;
-  const onThisHost = lease.host === hostname() && lease.machine_id === machineId();
+  const onThisHost = lease.host === systemHostName() && lease.machine_id === machineId();
   if (onThisHost && !identityAlive(lease.pid_identity))
     return `pid ${lease.pid} is no longer running`;
   return undefined;
@@ -213,7 +212,7 @@ export function acquireLease(
     token: randomHex(16),
     pid,
     pid_identity: identity,
-    host: hostname(),
+    host: systemHostName(),
     machine_id: machineId(),
     acquired_at: at,
     heartbeat_at: at,
