@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { handoffFileName, handoffId, isoOf, tsidOf } from '../../lib/queue/names.js';
 import { bundlesLoadedBy } from '../support/bundleProbe.js';
+import { leaseFor, makeRunRepo, startRun } from '../support/runs.js';
 import {
   BIN_DIR,
   makeProject,
@@ -92,6 +93,28 @@ describe('the built bundles (built bins)', () => {
       const { result, builtins } = agent(bin, [...args]);
       assert.equal(result.code, 0, result.stderr);
       assert.deepEqual(builtins, ['vm'], bin);
+    }
+  });
+
+  it('baton run status and a lease heartbeat look up no user (node:os is not loaded); an owner’s pause does', async () => {
+    const root = makeRunRepo();
+    try {
+      const runId = await startRun(root);
+      const token = await leaseFor(root, runId);
+      const run = (args: string[]) => bundlesLoadedBy('baton', ['run', ...args], { cwd: root });
+      for (const args of [
+        ['status', runId],
+        ['lease', runId, 'heartbeat', '--lease', token],
+      ]) {
+        const { result, builtins } = run(args);
+        assert.equal(result.code, 0, result.stderr);
+        assert.ok(!builtins.includes('os'), `${args[0]}: ${builtins.join(' ')}`);
+      }
+      const paused = run(['pause', runId]);
+      assert.equal(paused.result.code, 0, paused.result.stderr);
+      assert.ok(paused.builtins.includes('os'), 'the owner is looked up for an owner action');
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
     }
   });
 });
