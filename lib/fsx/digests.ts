@@ -1,16 +1,16 @@
 // SHA-256 digests, random hex for names and tokens, and secrets compared in constant time.
-// Loading node:crypto costs a command about 10 ms (it loads every crypto module and the
+// Loading node:crypto costs a command about 3 ms (it loads every crypto module and the
 // stream modules with them), more than hashing what an agent or owner command hashes: a
-// handoff, a record's few artifacts. So a digest of up to SMALL_BYTES is computed by
-// @noble/hashes (audited, pure JavaScript, no dependencies), a larger one by node:crypto
-// (OpenSSL is several times faster per byte, which a large artifact repays). Both compute
-// the same function; test/fsx/digests.test.ts checks them against each other around the
+// draft, a reply, a record's few artifacts. So a digest of up to SMALL_BYTES is computed in
+// JavaScript (sha256.ts), a larger one by node:crypto. The threshold is where the two cost the
+// same in a fresh process, whose JavaScript runs in V8's interpreter at about 2.4 MB/s: 8 KiB
+// took 3 ms either way (docs/decisions.md, "SHA-256 for a cold process"). Both compute the
+// same function; test/fsx/digests.test.ts checks them against each other around the
 // threshold. Random bytes still come from node:crypto (a run's start, a lease's token).
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
+import { Sha256 } from './sha256.js';
 
 /** The largest input hashed without node:crypto. */
-export const SMALL_BYTES = 1024 * 1024;
+export const SMALL_BYTES = 8 * 1024;
 
 const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
@@ -24,7 +24,7 @@ export interface Sha256Hasher {
 /** Lowercase hex SHA-256 of `data`. */
 export function sha256Hex(data: string | Uint8Array): string {
   const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-  if (bytes.length <= SMALL_BYTES) return bytesToHex(sha256(bytes));
+  if (bytes.length <= SMALL_BYTES) return new Sha256().update(bytes).digestHex();
   return nodeCrypto().createHash('sha256').update(bytes).digest('hex');
 }
 
@@ -38,10 +38,10 @@ export function sha256Hasher(expectedBytes: number): Sha256Hasher {
     };
     return native;
   }
-  const hash = sha256.create();
+  const hash = new Sha256();
   const small: Sha256Hasher = {
     update: (data) => (hash.update(data), small),
-    digest: () => bytesToHex(hash.digest()),
+    digest: () => hash.digestHex(),
   };
   return small;
 }
