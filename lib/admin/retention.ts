@@ -18,6 +18,7 @@ import { fsyncDir, mkdirSynced, renameSynced } from '../fsx/durable.js';
 import { readRoles } from '../handoff/roles.js';
 import { gcTrashDirOf, mailboxOf } from '../project/layout.js';
 import { entriesOf, isBatchName, itemNamesIn, readItem, type Mailbox } from '../queue/index.js';
+import { isoOf } from '../fsx/timestamps.js';
 
 /** What gc may remove, in the order it prints them. */
 export const REMOVABLE_KINDS = [
@@ -75,7 +76,7 @@ export function removeWhole(root: string, path: string): boolean {
 /** The file time of `path` as ISO 8601, or undefined when it is gone. */
 function fileTimeOf(path: string): string | undefined {
   try {
-    return fs.lstatSync(path).mtime.toISOString();
+    return isoOf(fs.lstatSync(path).mtime);
   } catch {
     return undefined;
   }

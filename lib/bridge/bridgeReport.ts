@@ -13,6 +13,7 @@ import { type Roster } from '../handoff/roster.js';
 import { type Wire } from './bridgeLink.js';
 import { orphansAmong } from './orphanSweep.js';
 import { consumerNameOf, streamNameOf, streamSubjectsOf, subjectOf } from './wireNames.js';
+import { isoOf } from '../fsx/timestamps.js';
 
 /** What a report is made of. */
 export interface ReportInput {
@@ -83,7 +84,7 @@ export async function writeBridgeReport(path: string, input: ReportInput): Promi
     last_error: input.last_error,
     remote_roles: remote,
     ...counts,
-    updated_at: new Date().toISOString(),
+    updated_at: isoOf(new Date()),
   };
   try {
     fs.writeFileSync(`${path}.tmp`, `${JSON.stringify(report)}\n`, { mode: 0o600 });

@@ -11,6 +11,7 @@ import { printable } from '../fsx/printable.js';
 import { findRoot } from '../project/root.js';
 import { json, flag } from './commandShapes.js';
 import { exitAs } from './failure.js';
+import { isoOf } from '../fsx/timestamps.js';
 
 const write = (text: string): void => {
   process.stdout.write(text);
@@ -81,7 +82,7 @@ export const GC_COMMAND: CommandModule = {
             `${entry.kind} ${printable(entry.path)} (${entry.at})\n`,
         );
     }
-    const report = { dry_run: dryRun, before: before.toISOString(), removed: done, failed };
+    const report = { dry_run: dryRun, before: isoOf(before), removed: done, failed };
     if (args.json) write(`${JSON.stringify(report)}\n`);
     else
       write(

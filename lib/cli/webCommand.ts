@@ -12,6 +12,7 @@ import { isCode } from '../fsx/absent.js';
 import { removeWebRecord, writeWebRecord } from '../project/webRecord.js';
 import { findProgram } from '../swarm/agentPath.js';
 import { flag, json } from './commandShapes.js';
+import { isoOf } from '../fsx/timestamps.js';
 
 /** The addresses the page may bind: loopback only. */
 const LOOPBACK = ['127.0.0.1', '::1'];
@@ -57,7 +58,7 @@ export const WEB_COMMAND: CommandModule = {
       pid: process.pid,
       host,
       port: web.port,
-      started_at: new Date().toISOString(),
+      started_at: isoOf(new Date()),
     });
     process.stdout.write(
       args.json

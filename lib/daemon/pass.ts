@@ -16,6 +16,7 @@ import { receiveArrivals, settlePublishes, startPublishing } from './bridgePass.
 import { copyHandoff, finishHandoffs, type Copied, type DeliveryScope } from './deliver.js';
 import { boxOf, currentRoles, reportOnce, type DaemonState } from './state.js';
 import { scheduleWakes } from './wakeScheduler.js';
+import { isoOf } from '../fsx/timestamps.js';
 
 /**
  * Copied handoffs finished together (their new/, sent/ and outbox/ fsyncs shared). A lone
@@ -218,9 +219,9 @@ async function finishGroup(
  */
 function recordPass(state: DaemonState, changed: boolean, now: number): void {
   state.stats.passes += 1;
-  state.stats.last_pass_at = new Date(now).toISOString();
+  state.stats.last_pass_at = isoOf(new Date(now));
   const spent = Object.fromEntries(
-    [...state.policy.rewakesSpent()].map(([role, at]) => [role, new Date(at).toISOString()]),
+    [...state.policy.rewakesSpent()].map(([role, at]) => [role, isoOf(new Date(at))]),
   );
   const spentKey = JSON.stringify(spent);
   const spentChanged = spentKey !== state.recordedSpent;

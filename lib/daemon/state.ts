@@ -15,6 +15,7 @@ import type { Bridge } from '../bridge/bridge.js';
 import { ListingCache } from './listingCache.js';
 import { type DaemonLog } from './log.js';
 import { WakePolicy } from './wakePolicy.js';
+import { isoOf } from '../fsx/timestamps.js';
 
 /** Options of one daemon run. */
 export interface DaemonOptions {
@@ -113,7 +114,7 @@ export function newDaemonState(
       delivered: 0,
       failed: 0,
       errors: 0,
-      started_at: new Date().toISOString(),
+      started_at: isoOf(new Date()),
       last_pass_at: '',
     },
     viewsDueAt: 0,

@@ -12,6 +12,7 @@ import { mailboxOf } from '../project/layout.js';
 import { writeAgentReport, type AgentState } from '../project/agentObservation.js';
 import { type HookInput } from './hookInput.js';
 import { inProcessOf, itemNamesIn } from '../queue/index.js';
+import { isoOf } from '../fsx/timestamps.js';
 
 /** The acting role's project and mailbox at one instant. */
 export interface RoleState {
@@ -61,7 +62,7 @@ export function reportAgent(
   try {
     writeAgentReport(state.root, state.role, {
       state: agent,
-      at: new Date().toISOString(),
+      at: isoOf(new Date()),
       session_id: input.sessionId,
       event,
     });

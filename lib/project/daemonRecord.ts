@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import { lockHolder } from '../fsx/lock.js';
 import { printable } from '../fsx/printable.js';
 import { daemonPathsOf } from './layout.js';
+import { isoOf } from '../fsx/timestamps.js';
 
 /** The events the daemon logs. */
 export type DaemonEvent =
@@ -43,7 +44,7 @@ export function formatLogLine(
     const plain = /^[^\s"=]+$/.test(text) && printable(text) === text;
     return `${k}=${plain ? text : printable(JSON.stringify(text))}`;
   });
-  return [when.toISOString(), event, ...pairs].join(' ');
+  return [isoOf(when), event, ...pairs].join(' ');
 }
 
 /** Parses a log line back into time, event and details; undefined for a line it cannot read. */

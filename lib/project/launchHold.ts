@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { replaceJson } from '../fsx/records.js';
 import { mkdirSynced } from '../fsx/durable.js';
 import { launchHoldsDirOf } from './layout.js';
+import { isoOf } from '../fsx/timestamps.js';
 
 /** `ROOT/.swarmforge/launching/<role>.json`. */
 export function launchHoldPathOf(root: string, role: string): string {
@@ -18,7 +19,7 @@ export function launchHoldPathOf(root: string, role: string): string {
 /** Holds the role's wake-ups until `until` (epoch ms) or until released. */
 export function holdWakeups(root: string, role: string, until: number): void {
   mkdirSynced(launchHoldsDirOf(root));
-  replaceJson(launchHoldPathOf(root, role), { until: new Date(until).toISOString() });
+  replaceJson(launchHoldPathOf(root, role), { until: isoOf(new Date(until)) });
 }
 
 /** Lets the role be woken again (nothing to do when it is not held). */

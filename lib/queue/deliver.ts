@@ -13,7 +13,7 @@ import { fsyncDir, mkdirSynced, writeFileSynced } from '../fsx/durable.js';
 import { isCode } from '../fsx/absent.js';
 import { fileModeIn, keepSharedMode } from '../fsx/sharedFolders.js';
 import { type Mailbox } from './mailbox.js';
-import { entriesOf, isBatchName, itemNamesIn } from './names.js';
+import { entriesOf, isBatchName, itemNamesIn, tsidOf } from './names.js';
 
 /**
  * Writes `bytes` through `tempPath` into `newDir/name`; false if that name already exists
@@ -132,10 +132,7 @@ function batchNameFloorOf(id: string): string | undefined {
     Number(m[6]),
   );
   if (Number.isNaN(at)) return undefined;
-  return `batch_${new Date(at - BATCH_MARGIN_MS)
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d{3}/, '')}`;
+  return `batch_${tsidOf(new Date(at - BATCH_MARGIN_MS))}`;
 }
 
 /**

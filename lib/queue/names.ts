@@ -3,6 +3,7 @@
 // sender's sequence number. Names never carry authority: readers take metadata from
 // headers only.
 import { ignoreEnoent } from '../fsx/absent.js';
+import { isoOf } from '../fsx/timestamps.js';
 import { readdirSync, type Dirent } from 'node:fs';
 
 /** Longest file name Baton creates; leaves room for `.tmp`, `.error` and `.N` within 255 bytes. */
@@ -10,16 +11,13 @@ export const MAX_NAME_BYTES = 200;
 
 /** `YYYYMMDDTHHMMSSZ` for the given instant (UTC). */
 export function tsidOf(when: Date): string {
-  return when
-    .toISOString()
+  return isoOf(when)
     .replace(/[-:]/g, '')
     .replace(/\.\d{3}/, '');
 }
 
-/** ISO-8601 UTC with milliseconds, the format of every header timestamp. */
-export function isoOf(when: Date): string {
-  return when.toISOString();
-}
+/** ISO-8601 UTC with milliseconds, the format of every header timestamp (fsx/timestamps.ts). */
+export { isoOf };
 
 /** A sequence number padded to 6 digits (longer numbers keep all their digits). */
 export function formatSeq(seq: number): string {

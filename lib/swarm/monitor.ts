@@ -19,6 +19,7 @@ import {
 import { humanDuration, statusOf, unclaimedLine, type RoleStatus } from '../admin/status.js';
 import { readPanes, recordedSocketOf } from '../project/tmuxRecord.js';
 import { runningWebUrl } from '../project/webRecord.js';
+import { isoOf } from '../fsx/timestamps.js';
 
 /** One role's line of the monitor. */
 export interface MonitorRole extends RoleStatus {
@@ -126,7 +127,7 @@ export async function monitorView(
     : { ...status, last_error: null, previous_run: ran ? run : null };
   const web = runningWebUrl(root);
   return {
-    at: new Date(now).toISOString(),
+    at: isoOf(new Date(now)),
     daemon,
     ...(bridge ? { bridge } : {}),
     ...(web ? { web } : {}),

@@ -81,7 +81,7 @@ describe('the built bundles (built bins)', () => {
     assert.ok(!claimed.builtins.includes('os'), claimed.builtins.join(' '));
   });
 
-  it('a claim, a completion and a send load no module of Node’s own but node:vm', async () => {
+  it('a claim, a completion and a send load no module of Node’s own but node:vm, nor the time zone data', async () => {
     const agent = (bin: string, args: string[] = [], role = 'reviewer') =>
       bundlesLoadedBy(bin, args, { cwd: p.root, role });
     await placeItem(p.box('reviewer').inboxNew, {});
@@ -90,9 +90,11 @@ describe('the built bundles (built bins)', () => {
       ['done_with_current', []],
       ['swarm_handoff', [writeDraft(p.root, noteDraft('coder'))]],
     ] as const) {
-      const { result, builtins } = agent(bin, [...args]);
+      const { result, builtins, toISOStringCalls } = agent(bin, [...args]);
       assert.equal(result.code, 0, result.stderr);
       assert.deepEqual(builtins, ['vm'], bin);
+      // Their timestamps are built from UTC fields: no time zone data is loaded.
+      assert.equal(toISOStringCalls, 0, bin);
     }
   });
 

@@ -32,6 +32,12 @@ process.getBuiltinModule = function (id) {
   }
   return builtin;
 };
+// Date's toISOString loads the time zone data at its first call (fsx/timestamps.ts).
+const toISOString = Date.prototype.toISOString;
+Date.prototype.toISOString = function () {
+  fs.writeSync(2, 'TOISOSTRING\\n');
+  return toISOString.call(this);
+};
 const before = new Set(process.moduleLoadList);
 process.on('exit', () => {
   const loaded = process.moduleLoadList.filter((m) => !before.has(m) && m.startsWith('NativeModule '));
@@ -40,14 +46,15 @@ process.on('exit', () => {
 `;
 
 /**
- * Runs `bin` (a built bin's name) with `args`; its result, the bundles it loaded in order, and
- * the modules of Node's own it loaded (`vm`, `os`, `internal/modules/esm/loader`, …).
+ * Runs `bin` (a built bin's name) with `args`; its result, the bundles it loaded in order, the
+ * modules of Node's own it loaded (`vm`, `os`, `internal/modules/esm/loader`, …), and how often
+ * it called Date's toISOString.
  */
 export function bundlesLoadedBy(
   bin: string,
   args: string[],
   options: RunOptions,
-): { result: RunResult; bundles: string[]; builtins: string[] } {
+): { result: RunResult; bundles: string[]; builtins: string[]; toISOStringCalls: number } {
   const dir = tempDir('baton-probe-');
   try {
     fs.writeFileSync(join(dir, 'probe.cjs'), PROBE);
@@ -66,10 +73,11 @@ export function bundlesLoadedBy(
       .slice('BUILTINS '.length)
       .split(' ')
       .filter((m) => m !== '');
+    const toISOStringCalls = lines.filter((l) => l === 'TOISOSTRING').length;
     const stderr = lines
-      .filter((l) => !l.startsWith('LOADED ') && !l.startsWith('BUILTINS '))
+      .filter((l) => !l.startsWith('LOADED ') && !l.startsWith('BUILTINS ') && l !== 'TOISOSTRING')
       .join('\n');
-    return { result: { ...result, stderr }, bundles, builtins };
+    return { result: { ...result, stderr }, bundles, builtins, toISOStringCalls };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

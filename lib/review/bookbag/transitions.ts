@@ -14,6 +14,7 @@ import {
 } from './bookbag.js';
 import { ReviewRefusal } from './reviewErrors.js';
 import { acceptedOf, scoreOf, verdictOf } from './scoring.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /** What `baton review submit` records. */
 export interface Submission {
@@ -36,7 +37,7 @@ export interface Submission {
 }
 
 function logged(bag: Bookbag, now: Date, entry: Omit<HistoryEntry, 'at'>): Bookbag {
-  const at = now.toISOString();
+  const at = isoOf(now);
   return { ...bag, history: [...bag.history, { at, ...entry }], timestamp: at };
 }
 
@@ -120,7 +121,7 @@ export function withVerdict(bag: Bookbag, review: LensReview, now: Date): Bookba
         : 'declared FAIL but no finding is CRITICAL or HIGH',
     );
   }
-  const at = now.toISOString();
+  const at = isoOf(now);
   const next: Bookbag = {
     ...bag,
     [`${lens}_verdict`]: verdict,

@@ -4,6 +4,7 @@
 // commit its work is on. Written once, after the worker ended and before its worktree is
 // removed; a person reads it to see why a leaf failed.
 import { type BoundedRun } from '../../proc/boundedRun.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /** How a worker run ended, from the leaf's point of view. */
 export type LeafOutcome = 'succeeded' | 'failed' | 'timed-out' | 'interrupted';
@@ -114,7 +115,7 @@ export function auditOf(run: BoundedRun, facts: AuditFacts): LeafAudit {
     role: facts.role,
     worktree: facts.worktree,
     argv: facts.argv,
-    started_at: facts.startedAt.toISOString(),
+    started_at: isoOf(facts.startedAt),
     ...base,
     stdout: run.stdout,
     stdout_dropped_bytes: run.stdoutDropped,

@@ -13,6 +13,7 @@ import { fail } from '../../fsx/commandFailure.js';
 import { gitComplaint, runGit } from '../../proc/git.js';
 import { worktreePathOf } from '../../project/layout.js';
 import { writeLeafJson, type LeafRecord } from './leafRecord.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /** ROOT's HEAD commit (full hash); fails (environment) when the repository has none. */
 export function headCommitOf(root: string): string {
@@ -135,6 +136,6 @@ export function disposeLeaf(
         throw new Error(`git branch -D '${record.branch}' failed: ${gitComplaint(err)}`);
     }
   }
-  writeLeafJson(recordPath, { ...record, removed_at: now.toISOString() });
+  writeLeafJson(recordPath, { ...record, removed_at: isoOf(now) });
   return { branch: commit === '' ? '' : record.branch, commit };
 }

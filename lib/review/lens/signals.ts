@@ -10,6 +10,7 @@ import {
   unlinkSynced,
   writeStaged,
 } from '../../fsx/durable.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /** `<signals>/<bead>.ready`. */
 export function signalPathOf(paths: ReviewPaths, bead: string): string {
@@ -24,7 +25,7 @@ export function writeSignal(paths: ReviewPaths, bead: string, now: Date): void {
 /** writeSignal in two halves (durable.ts StagedWrite), to be written with other files. */
 export function stageSignal(paths: ReviewPaths, bead: string, now: Date): StagedWrite {
   mkdirSynced(paths.signals);
-  return stagePublishWhole(signalPathOf(paths, bead), `${bead} ${now.toISOString()}\n`, {
+  return stagePublishWhole(signalPathOf(paths, bead), `${bead} ${isoOf(now)}\n`, {
     published: 'review:signal-written',
   });
 }

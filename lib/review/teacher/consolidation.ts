@@ -13,6 +13,7 @@ import { dirname } from 'node:path';
 import { fsyncDir, mkdirSynced } from '../../fsx/durable.js';
 import { replaceFile } from '../../fsx/records.js';
 import { type Session } from './teacherSession.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /** How many recurring sections and latest reviews the summary lists. */
 const SUMMARY_ROWS = 5;
@@ -30,7 +31,7 @@ export function consolidationOf(session: Session, now: Date): Record<string, unk
   return {
     lens: session.lens,
     role: session.role,
-    updated_at: now.toISOString(),
+    updated_at: isoOf(now),
     last_session: session.sid,
     totals: { ...t, mean_score: scored > 0 ? Math.round(t.score_sum / scored) : null },
     recurring_sections: recurring.map(([section, findings]) => ({ section, findings })),
@@ -48,7 +49,7 @@ export function libraryEntryOf(
   now: Date,
 ): Record<string, unknown> {
   return {
-    at: now.toISOString(),
+    at: isoOf(now),
     sid: session.sid,
     session: sessionPath,
     reviewed: session.reviews.length,

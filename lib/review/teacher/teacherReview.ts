@@ -39,6 +39,7 @@ import { bookbagPathOf, readBookbag } from '../bookbag/store.js';
 import { type TeacherFolder } from './teacherFolder.js';
 import { type Episode } from './teacherSession.js';
 import { recordAttempt, recordVerdict } from '../bookbag/verdict.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /** What a teacher reports while it works (printed by the command as lines or JSON). */
 export type TeacherEvent =
@@ -120,7 +121,7 @@ function episodeOf(
     attempts: bag && end !== 'skipped' ? bag.attempts[lens] : 0,
     sections: end === 'skipped' ? [] : findings.map((f) => f.section),
     detail,
-    at: new Date().toISOString(),
+    at: isoOf(new Date()),
   };
 }
 

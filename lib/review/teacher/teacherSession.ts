@@ -16,6 +16,7 @@ import { fsyncDir } from '../../fsx/durable.js';
 import { replaceJson } from '../../fsx/records.js';
 import { ignoreEnoent } from '../../fsx/absent.js';
 import { LENSES, type Lens } from '../bookbag/bookbag.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /** How many session files a teacher keeps. */
 export const MAX_SESSION_CYCLES = 10;
@@ -71,7 +72,7 @@ const SESSION_FILE = /^(\d{8}T\d{9}Z-\d{4})\.json$/;
  * is).
  */
 export function nextSessionId(now: Date, after?: string): string {
-  const stamp = now.toISOString().replace(/[-:.]/g, '');
+  const stamp = isoOf(now).replace(/[-:.]/g, '');
   const id = `${stamp}-0000`;
   if (after === undefined || id > after) return id;
   const [afterStamp, counter] = after.split('-') as [string, string];
@@ -142,7 +143,7 @@ export function startSession(
   notes: string[],
   now: Date,
 ): Session {
-  const at = now.toISOString();
+  const at = isoOf(now);
   const totals = { ...(last?.totals ?? emptyTotals()) };
   totals.sessions += 1;
   return {
@@ -180,7 +181,7 @@ export function withEpisode(session: Session, episode: Episode): Session {
 /** Writes the session as `<dir>/<sid>.json` (atomically, folder fsync'd); returns the path. */
 export function saveSession(dir: string, session: Session, now: Date): string {
   const path = join(dir, `${session.sid}.json`);
-  replaceJson(path, { ...session, ended_at: now.toISOString() });
+  replaceJson(path, { ...session, ended_at: isoOf(now) });
   return path;
 }
 

@@ -9,6 +9,7 @@ import { type RunPaths } from '../../project/layout.js';
 import { mkdirSynced } from '../../fsx/durable.js';
 import { replaceJson } from '../../fsx/records.js';
 import { type RepoSnapshot } from '../gates/repoState.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /**
  * What the controller is doing: driving, waiting for a worker's answer from a person, or for the
@@ -88,7 +89,7 @@ export function emptyPhase(now: Date): ControllerPhase {
     replies: {},
     handled: [],
     question: null,
-    updated_at: now.toISOString(),
+    updated_at: isoOf(now),
   };
 }
 
@@ -122,7 +123,7 @@ const lastWritten = new Map<string, string>();
 export function writePhase(paths: RunPaths, phase: ControllerPhase, now = new Date()): void {
   const content = JSON.stringify({ ...phase, updated_at: undefined });
   if (lastWritten.get(paths.phase) === content && fs.existsSync(paths.phase)) return;
-  replaceJson(paths.phase, { ...phase, updated_at: now.toISOString() });
+  replaceJson(paths.phase, { ...phase, updated_at: isoOf(now) });
   lastWritten.set(paths.phase, content);
 }
 
@@ -133,7 +134,7 @@ export function writePhase(paths: RunPaths, phase: ControllerPhase, now = new Da
 export function logLine(paths: RunPaths, line: string, now = new Date()): void {
   try {
     mkdirSynced(dirname(paths.controllerLog));
-    fs.appendFileSync(paths.controllerLog, `${now.toISOString()} ${line}\n`, { mode: 0o600 });
+    fs.appendFileSync(paths.controllerLog, `${isoOf(now)} ${line}\n`, { mode: 0o600 });
   } catch {
     // the log is for people; the record and the mailbox are the truth
   }

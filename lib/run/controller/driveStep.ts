@@ -30,6 +30,7 @@ import { rotateBeforeReview, takeAck } from './rotation.js';
 import { nextStageOf } from '../gates/stageActions.js';
 import { type Workflow } from '../record/workflow.js';
 import * as fs from 'node:fs';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /** What the controller works with. */
 export interface Driver {
@@ -71,7 +72,7 @@ async function handleReply(d: Driver, wf: Workflow, item: Item): Promise<void> {
       from: h.from ?? '',
       stage: h.stage ?? '',
       cycle: Number(h.cycle),
-      since: new Date().toISOString(),
+      since: isoOf(new Date()),
     };
     d.phase.state = 'WAITING_FOR_HUMAN_INPUT';
     note(

@@ -20,6 +20,7 @@ import { logLine, type AwaitedRequest } from './controllerPhase.js';
 import type { Driver } from './driveStep.js';
 import { durationMs, durationText } from '../../fsx/duration.js';
 import { printable } from '../../fsx/printable.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /** The kinds of request that have a deadline. */
 export const DEADLINE_KINDS = ['work', 'review', 'validation', 'resolution'] as const;
@@ -78,8 +79,8 @@ export function awaitRequest(
     ...r,
     cycle: wf.review_cycle,
     generation: 1,
-    sent_at: now.toISOString(),
-    deadline_at: new Date(now.getTime() + timeoutOf(d, r.kind)).toISOString(),
+    sent_at: isoOf(now),
+    deadline_at: isoOf(new Date(now.getTime() + timeoutOf(d, r.kind))),
     attempts: 0,
   };
   awaiting.push(entry);
@@ -90,7 +91,7 @@ export function awaitRequest(
 export function restartDeadlinesOf(d: Driver, role: string, now: Date): void {
   for (const a of d.phase.awaiting ?? [])
     if (a.role === role && a.resend_at === undefined)
-      a.deadline_at = new Date(now.getTime() + timeoutOf(d, a.kind)).toISOString();
+      a.deadline_at = isoOf(new Date(now.getTime() + timeoutOf(d, a.kind)));
 }
 
 /** Drops the entries the run no longer awaits (answered, or another phase, cycle or retry). */
@@ -168,7 +169,7 @@ async function missDeadline(
     retryInMs = Number(r.extra?.retry_in_ms ?? 0);
   }
   a.attempts = missed;
-  a.resend_at = new Date(now.getTime() + retryInMs).toISOString();
+  a.resend_at = isoOf(new Date(now.getTime() + retryInMs));
   return (
     `DEADLINE: ${a.role} did not answer ${a.kind} for cycle ${a.cycle} within ${within} ` +
     `(${missed} of ${max}); re-sending in ${retryInMs} ms`
@@ -187,8 +188,8 @@ export async function enforceDeadlines(d: Driver, wf: Workflow, now: Date): Prom
     if (a.resend_at !== undefined) {
       if (now.getTime() < Date.parse(a.resend_at)) continue;
       a.generation += 1;
-      a.sent_at = now.toISOString();
-      a.deadline_at = new Date(now.getTime() + timeoutOf(d, a.kind)).toISOString();
+      a.sent_at = isoOf(now);
+      a.deadline_at = isoOf(new Date(now.getTime() + timeoutOf(d, a.kind)));
       delete a.resend_at;
       lines.push(`RESEND: ${a.kind} to ${a.role} as generation ${a.generation} (${a.key})`);
       continue;

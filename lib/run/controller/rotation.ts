@@ -28,6 +28,7 @@ import { isTerminal, type Workflow } from '../record/workflow.js';
 import { sendOnce } from './controllerMail.js';
 import { logLine, readPhase, writePhase, type Rotation } from './controllerPhase.js';
 import type { Driver } from './driveStep.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /** The key of a rotation's `run_rotate` handoff: the review request's, with its generation. */
 export function rotateKeyOf(r: Rotation): string {
@@ -85,7 +86,7 @@ export async function rotateBeforeReview(
     if (r.clearing_at !== undefined && sessionStartedSince(d.ctx.root, r.role, r.clearing_at)) {
       r.how ??= 'a new session seen after a restart of the controller';
     } else {
-      r.clearing_at = new Date().toISOString();
+      r.clearing_at = isoOf(new Date());
       writePhase(d.paths, d.phase);
       try {
         r.how = await d.rotateSession!(r.role);
@@ -98,7 +99,7 @@ export async function rotateBeforeReview(
       }
       crashPoint('drive:rotate-cleared');
     }
-    r.cleared_at = new Date().toISOString();
+    r.cleared_at = isoOf(new Date());
     writePhase(d.paths, d.phase);
     d.say(`ROTATING: ${r.role} (${r.how}); waiting for its baton run ack`);
   }
@@ -134,7 +135,7 @@ export function takeAck(d: Driver, from: string, nonce: string | undefined): str
   const r = latestRotationOf(d.phase.rotations, from);
   if (r?.cleared_at === undefined || r.acked_at !== undefined || r.nonce !== nonce)
     return `REJECTED: run_ack from ${from}: no rotation of ${from} awaits that acknowledgement`;
-  r.acked_at = new Date().toISOString();
+  r.acked_at = isoOf(new Date());
   return `ROTATED: ${from} acknowledged its new session`;
 }
 

@@ -42,6 +42,7 @@ import {
 import { isCode } from '../../fsx/absent.js';
 import { printable } from '../../fsx/printable.js';
 import { type Artifact, type Workflow } from '../record/workflow.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /**
  * The artifact folder's name inside a run folder, as RunPaths.artifacts spells it (a test keeps the
@@ -323,7 +324,7 @@ export function writeEvidence(
   now: Date = new Date(),
 ): { path: string; sha256: string } {
   const full = artifactsFileOf(paths, relPath);
-  const envelope = { kind, recorded_at: now.toISOString(), payload: payload ?? null };
+  const envelope = { kind, recorded_at: isoOf(now), payload: payload ?? null };
   const bytes = Buffer.from(`${JSON.stringify(envelope, null, 2)}\n`, 'utf8');
   ensureArtifactsFolder(paths);
   try {

@@ -35,6 +35,7 @@ import {
 } from './stageActions.js';
 import { agentRolesOf, type Artifact, type Workflow } from '../record/workflow.js';
 import { type AgentState } from '../../project/agentObservation.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /** The controller's actor name in history. */
 const actorOf = (wf: Workflow) => wf.roles.controller;
@@ -279,13 +280,13 @@ export function observeRole(
     fail('refused', `observe: ${o.role} is not a role of run ${wf.run_id} (${known.join(', ')})`);
   const before = wf.observations.panes[o.role];
   if (before?.status === o.state && before.pane === o.pane) return {};
-  const seen = { pane: o.pane, status: o.state, seen_at: now.toISOString() };
+  const seen = { pane: o.pane, status: o.state, seen_at: isoOf(now) };
   return {
     workflow: {
       ...wf,
       observations: {
         panes: { ...wf.observations.panes, [o.role]: seen },
-        updated_at: now.toISOString(),
+        updated_at: isoOf(now),
       },
     },
   };

@@ -40,6 +40,7 @@ import { blockRun, logged, requireState, stateOf } from '../record/runMutation.j
 import { readWorkflow } from '../record/runStore.js';
 import { type RunPaths } from '../../project/layout.js';
 import { reviewerOfLane, type Artifact, type Lane, type Workflow } from '../record/workflow.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /** Why an acceptance run failed, in one line; undefined when it passed. */
 function failureOf(r: AcceptanceRecord, timeoutS: number): string | undefined {
@@ -81,7 +82,7 @@ export async function acceptanceStep(
       type: kind,
       producer: 'baton',
     };
-    const at = now.toISOString();
+    const at = isoOf(now);
     const next: Workflow = {
       ...wf,
       last_acceptance_at: at,

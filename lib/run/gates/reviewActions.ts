@@ -22,6 +22,7 @@ import {
   type RunSeverity,
   type Workflow,
 } from '../record/workflow.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /** One lane's findings as parsed. */
 export interface LaneFindings {
@@ -199,7 +200,7 @@ export function resolveReview(
     artifacts: [...wf.artifacts, ...files],
     review_cycle: cycle + 1,
     blocking_findings: 0,
-    last_resolution_at: now.toISOString(),
+    last_resolution_at: isoOf(now),
     phase: 'REVIEW_PENDING',
   };
   return {

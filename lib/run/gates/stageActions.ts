@@ -12,6 +12,7 @@ import {
   stateOf,
 } from '../record/runMutation.js';
 import { type Artifact, type Workflow } from '../record/workflow.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /**
  * The stage that comes next: the first after the last completed one (undefined when none remains).
@@ -92,7 +93,7 @@ export function checkpointStage(
     last_checkpoint_commit: head,
     active_stage: null,
     last_completed_stage: stage,
-    last_checkpoint_at: now.toISOString(),
+    last_checkpoint_at: isoOf(now),
     artifacts: [...wf.artifacts, ...added],
   };
   const phase = nextStageOf(done) === undefined ? 'REVIEW_PENDING' : 'IDLE';

@@ -27,6 +27,7 @@ import {
   SCHEMA_VERSION,
   type Workflow,
 } from '../record/workflow.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /**
  * How a run is shaped: its stages, its limits, its roles (the same on the command line and in the
@@ -73,7 +74,7 @@ function requireNoActiveRun(root: string, requestId: string): void {
 
 /** The first record of a run. */
 export function newWorkflow(runId: string, r: StartRequest, now: Date): Workflow {
-  const at = now.toISOString();
+  const at = isoOf(now);
   const wf: Workflow = {
     run_id: runId,
     request_id: r.requestId,

@@ -41,6 +41,7 @@ import { calendarTimeProblems } from './calendarTime.js';
 import { machineId } from './identity.js';
 import { validateLeaseSchema } from './leaseValidator.generated.js';
 import { type RunHistoryEntry } from './workflow.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /** lease.json. */
 export interface Lease {
@@ -207,7 +208,7 @@ export function acquireLease(
         `stale lease of ${holderOf(current)} (${stale}): take it over with --reclaim-stale`,
       );
   }
-  const at = now.toISOString();
+  const at = isoOf(now);
   const lease: Lease = {
     token: randomHex(16),
     pid,
@@ -216,7 +217,7 @@ export function acquireLease(
     machine_id: machineId(),
     acquired_at: at,
     heartbeat_at: at,
-    expires_at: new Date(now.getTime() + ttlS * 1000).toISOString(),
+    expires_at: isoOf(new Date(now.getTime() + ttlS * 1000)),
   };
   writeLease(paths, lease);
   return { lease, reclaimed: current !== undefined };
@@ -262,8 +263,8 @@ export function heartbeatLease(paths: RunPaths, token: string, now: Date): Lease
   const ttlMs = Date.parse(lease.expires_at) - Date.parse(lease.heartbeat_at);
   const renewed: Lease = {
     ...lease,
-    heartbeat_at: now.toISOString(),
-    expires_at: new Date(now.getTime() + ttlMs).toISOString(),
+    heartbeat_at: isoOf(now),
+    expires_at: isoOf(new Date(now.getTime() + ttlMs)),
   };
   writeLease(paths, renewed);
   return renewed;

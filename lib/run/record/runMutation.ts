@@ -12,6 +12,7 @@ import { fail } from '../../fsx/commandFailure.js';
 import { type RunPaths } from '../../project/layout.js';
 import { readWorkflow, withRunLock, writeWorkflow } from './runStore.js';
 import { isTerminal, type RunStatus, type Workflow } from './workflow.js';
+import { isoOf } from '../../fsx/timestamps.js';
 
 /**
  * What an action did: the record to write (undefined: nothing changes), and the reason when its
@@ -35,7 +36,7 @@ export function logged(
   now: Date,
   entry: { actor: string; action: string; from?: string; detail?: string },
 ): Workflow {
-  const at = now.toISOString();
+  const at = isoOf(now);
   const to = `${wf.status}/${wf.phase}`;
   return {
     ...wf,
