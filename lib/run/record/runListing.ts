@@ -17,10 +17,13 @@ export function statusOrList(
     return { status: statusOf(workflow, paths, now) };
   }
   const runs = runIdsOf(ctx.root).map((id) => readWorkflow(ctx.root, id));
+  // Both keys are ASCII (an ISO UTC time, a run id): compared by code unit. localeCompare
+  // would build ICU's collator first, about 6 ms of a `run list`.
+  const order = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
   runs.sort(
     (a, b) =>
-      a.workflow.created_at.localeCompare(b.workflow.created_at) ||
-      a.workflow.run_id.localeCompare(b.workflow.run_id),
+      order(a.workflow.created_at, b.workflow.created_at) ||
+      order(a.workflow.run_id, b.workflow.run_id),
   );
   return runs.map(({ workflow, paths }) => statusOf(workflow, paths, now));
 }
