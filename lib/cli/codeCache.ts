@@ -84,12 +84,13 @@ function pathMark(text: string): string {
 
 /**
  * Writes `data` to `path` whole: a temporary file beside it (named after it, so the clean-up of
- * older files of the same bundle removes one a killed call left), fsync'd, then renamed over
- * it. A crash leaves the old file or the new one, never half of one.
+ * older files of the same bundle removes one a killed call left; one left by a killed process
+ * of this pid is written over), fsync'd, then renamed over it. A crash leaves the old file or
+ * the new one, never half of one.
  */
 function writeWhole(path: string, data: Buffer): void {
   const temp = `${path}.${process.pid}.tmp`;
-  const fd = fs.openSync(temp, 'wx', 0o600);
+  const fd = fs.openSync(temp, 'w', 0o600);
   try {
     fs.writeSync(fd, data);
     fs.fsyncSync(fd);
