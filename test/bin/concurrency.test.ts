@@ -198,7 +198,14 @@ describe('concurrent ready_for_next / done_with_current', function () {
 
     assert.deepEqual(callProblems(calls, 'NO_CURRENT_TASK'), []);
     assert.deepEqual(violations, [], 'two items in process at once');
-    assert.ok(samples >= 100, `the sampler listed in_process/ only ${samples} times`);
+    // At least one listing per call made: calls overlap eight at a time and two items in
+    // process would stay there for a whole call, so the sampler looked often enough to see
+    // them (a count fixed in advance failed once the commands got faster and the drain
+    // shorter).
+    assert.ok(
+      samples >= calls.length,
+      `the sampler listed in_process/ only ${samples} times for ${calls.length} calls`,
+    );
 
     // stdout: every item reported COMPLETED exactly once, every claim printed in full.
     const completedLines = calls.flatMap((c) =>
@@ -308,7 +315,10 @@ describe('concurrent ready_for_next / done_with_current', function () {
 
       assert.deepEqual(callProblems(calls, 'NO_CURRENT_BATCH'), []);
       assert.deepEqual(violations, [], 'two batches (or a file and a batch) in process at once');
-      assert.ok(samples >= 20, `the sampler listed in_process/ only ${samples} times`);
+      assert.ok(
+        samples >= calls.length,
+        `the sampler listed in_process/ only ${samples} times for ${calls.length} calls`,
+      );
 
       // stdout: each printed batch is consistent; each item and each batch completed once.
       for (const c of calls.filter((c) => c.code === 0)) {
