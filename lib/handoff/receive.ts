@@ -210,16 +210,21 @@ async function doneBatch(call: Call, current: Current, id: string | undefined): 
   return Buffer.from(`${lines}COMPLETED_BATCH: ${completed}\n`);
 }
 
+/**
+ * The call of the acting role, its mailbox made where missing and a folder of it that is a
+ * symlink refused, before anything is read through it.
+ */
 function receiveCall(cwd: string, env: NodeJS.ProcessEnv, now: Date, onSkip: SkipReporter): Call {
   const ctx = actingContext(cwd, env);
   const mode = ctx.role.mode;
   if (mode !== 'task' && mode !== 'batch')
     fail('refused', `INVALID_RECEIVE_MODE: ${mode} for role ${ctx.role.role}`);
-  return { box: mailboxOf(ctx.root, ctx.role.role), mode, now, onSkip };
+  const box = mailboxOf(ctx.root, ctx.role.role);
+  ensureMailbox(box);
+  return { box, mode, now, onSkip };
 }
 
 async function locked<T>(call: Call, fn: () => Promise<T>): Promise<T> {
-  ensureMailbox(call.box);
   return withLock(call.box.inboxLock, fn);
 }
 
@@ -247,7 +252,7 @@ function emptyFolder(dir: string): boolean {
  * idle agent makes again and again: issue 22). Items only move new/ → in_process/ → completed/;
  * a claim racing these reads shows in the second read of in_process/, so NO_TASK is never said
  * of an item a concurrent call had just claimed. A batch being staged or an unusable entry to
- * quarantine is an entry here, and takes the locked path. The caller has refused a mailbox
+ * quarantine is an entry here, and takes the locked path. receiveCall has refused a mailbox
  * folder that is a symlink (ensureMailbox), so nothing is read through one.
  */
 function nothingAtAll(box: Mailbox): boolean {
@@ -262,10 +267,8 @@ export async function readyForNext(
   now = new Date(),
 ): Promise<Buffer> {
   const call = receiveCall(cwd, env, now, onSkip);
-  // A folder of the mailbox that is a symlink is refused before anything is read through it.
-  ensureMailbox(call.box);
   if (nothingAtAll(call.box)) return Buffer.from(NO_TASK);
-  return withLock(call.box.inboxLock, () => ready(call));
+  return locked(call, () => ready(call));
 }
 
 async function done(call: Call, id: string | undefined): Promise<Buffer> {
