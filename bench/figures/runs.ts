@@ -1,20 +1,26 @@
 // Figure 10: the run runtime's commands against a bare `node -e 0` (docs/runtime.md):
 // (a) `baton run status` (the record read and checked against the schema, every digest
-// recomputed); (b) the mutating actions a controller repeats most (a lease heartbeat, a
-// provider report, an owner's pause and resume; each a locked read-check-write with fsyncs);
-// (c) `status` of a record with 1,000 artifacts (1,000 files hashed); (d) an agent's `baton
-// run reply` (its file checked, kept as an immutable artifact, a run_result queued), each
-// sample answering its own run's work request.
+// recomputed); (b–d, g) the mutating actions a controller or owner repeats most (a lease
+// heartbeat, a provider report, an owner's pause, an owner's resume; each a locked
+// read-check-write with fsyncs); (e) `status` of a record with 1,000 artifacts (1,000 files
+// hashed); (f) an agent's `baton run reply` (its file checked, kept as an immutable artifact,
+// a run_result queued), each sample answering its own run's work request.
+//
+// Pause and resume are two figures. Taken in turn as one, the median of 21 samples (11 of
+// them resumes) was the fastest resume. A resume must run git (runtime.md §7: HEAD and no
+// modified tracked file), so beside it the bench times that floor alone: a Node process that
+// runs the same `git status` the way Baton does, and prints it under the figure.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { BIN_DIR } from '../../test/support/project.js';
 import { makeRunRepo } from '../../test/support/runs.js';
+import { SNAPSHOT_STATUS } from '../../lib/run/gates/repoState.js';
 import { interleave } from '../support/interleave.js';
 import { atMost, figureOf, printFigure, printHeading, type Figure } from '../support/report.js';
 import { expectRun, ownerEnv, timedNode } from '../support/spawnNode.js';
-import { summarize } from '../support/stats.js';
+import { formatMs, summarize } from '../support/stats.js';
 
 const WARMUP = 3;
 const RUNS = 21;
@@ -61,6 +67,17 @@ function preparedRun(root: string): { runId: string; token: string } {
   return { runId, token };
 }
 
+/** How a figure's samples are taken beyond its argument vectors. */
+interface MeasureOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Untimed, before each sample (e.g. pausing the run a timed resume resumes). */
+  prepare?: () => void;
+  /** Untimed, after each sample (e.g. resuming the run a timed pause paused). */
+  reset?: () => void;
+  /** A third contender timed in the same rounds, printed under the figure as its floor. */
+  floor?: { name: string; args: string[] };
+}
+
 /** One figure: `args` (a list of argument vectors taken in turn) against node -e 0. */
 async function measure(
   section: string,
@@ -68,25 +85,35 @@ async function measure(
   root: string,
   argsInTurn: string[][],
   goal: number,
-  env: NodeJS.ProcessEnv = ownerEnv(),
+  { env = ownerEnv(), prepare, reset, floor }: MeasureOptions = {},
 ): Promise<Figure> {
   const baton = join(BIN_DIR, 'baton.js');
   let turn = 0;
-  const [subject, base] = await interleave(
+  const [subject, base, floorMs] = await interleave(
     [
       {
         name,
+        prepare,
         run: async () =>
           expectRun(
             name,
             await timedNode([baton, 'run', ...argsInTurn[turn++ % argsInTurn.length]!], root, env),
             '{',
           ),
+        reset,
       },
       {
         name: 'node -e 0',
         run: async () => expectRun('node -e 0', await timedNode(['-e', '0'], root, env), ''),
       },
+      ...(floor === undefined
+        ? []
+        : [
+            {
+              name: floor.name,
+              run: async () => expectRun(floor.name, await timedNode(floor.args, root, env), ''),
+            },
+          ]),
     ],
     WARMUP,
     RUNS,
@@ -100,8 +127,28 @@ async function measure(
     atMost(goal),
   );
   printFigure(figure);
+  if (floor !== undefined) {
+    const floorMedian = summarize(floorMs!).median;
+    console.log(
+      `    floor   : ${formatMs(floorMedian)} (${(floorMedian / figure.baseline.median).toFixed(2)}×` +
+        ` node -e 0) for ${floor.name} alone; the action adds ` +
+        `${formatMs(figure.subject.median - floorMedian)}`,
+    );
+  }
   return figure;
 }
+
+/**
+ * A Node process that runs resume's one git call (SNAPSHOT_STATUS, as lib/proc/git.ts runs
+ * it: node:child_process loaded at the call, stdout piped) and exits with git's status.
+ */
+const GIT_STATUS_FLOOR = [
+  '-e',
+  "const r = process.getBuiltinModule('node:child_process').spawnSync('git', " +
+    "JSON.parse(process.argv[1]), { stdio: ['ignore', 'pipe', 'pipe'] }); " +
+    'process.exitCode = r.status ?? 1;',
+  JSON.stringify(SNAPSHOT_STATUS),
+];
 
 /** Registers ARTIFACTS files into the run's record (as `artifact` would, in one write). */
 function manyArtifacts(root: string, runId: string): void {
@@ -164,16 +211,13 @@ export async function benchRuns(): Promise<Figure[]> {
         [['provider', runId, '--name', 'p', '--succeeded', '--lease', token]],
         1.3,
       ),
-      await measure(
-        '10d',
-        'run pause / resume',
-        root,
-        [
-          ['pause', runId],
-          ['resume', runId],
-        ],
-        1.3,
-      ),
+      await measure('10d', 'run pause', root, [['pause', runId]], 1.3, {
+        reset: () => void setUp(root, ['resume', runId]),
+      }),
+      await measure('10g', 'run resume', root, [['resume', runId]], 1.3, {
+        prepare: () => void setUp(root, ['pause', runId]),
+        floor: { name: 'node running its git status', args: GIT_STATUS_FLOOR },
+      }),
     ];
     const replying = runsAwaitingWork(root, WARMUP + RUNS);
     figures.push(
@@ -187,7 +231,7 @@ export async function benchRuns(): Promise<Figure[]> {
           ...['--kind', 'work', '--stage', 'implementation', '--cycle', '1', '--file', 'work.md'],
         ]),
         1.2,
-        { ...ownerEnv(), SWARMFORGE_ROLE: 'worker' },
+        { env: { ...ownerEnv(), SWARMFORGE_ROLE: 'worker' } },
       ),
     );
     manyArtifacts(root, runId);

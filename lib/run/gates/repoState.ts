@@ -166,7 +166,7 @@ export interface RepoSnapshot {
  * status --porcelain=v2 --branch` (one process where `rev-parse` and a v1 status took two: the
  * snapshot sits on the controller's path to the validator).
  */
-const SNAPSHOT_STATUS = [
+export const SNAPSHOT_STATUS = [
   '--no-optional-locks',
   'status',
   '--porcelain=v2',
