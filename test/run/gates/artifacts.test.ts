@@ -24,6 +24,8 @@ import { parseStrace, Trace, TRACED } from '../../support/strace.js';
 import { tempDir } from '../../support/project.js';
 
 const RUN_ID = 'run-20260101T000000Z-abcdef';
+/** Every system call Node's stat, lstat and fstat may make. */
+const STAT_CALLS = 'statx,newfstatat,fstat,lstat,stat';
 const NOW = new Date('2026-01-02T03:04:05.678Z');
 
 function sha256(data: string | Buffer): string {
@@ -276,6 +278,28 @@ describe('lib/run/gates/artifacts', () => {
         ['../outside', 'artifacts/none'],
       );
       assert.match(result.bad[0]!.problem, /'\.' or '\.\.' segment/);
+    });
+
+    it('reports a file replaced between its check and its open, by its identity', () => {
+      const entry = placed('artifacts/a.json', '{"a":1}\n');
+      const file = join(paths.dir, entry.path);
+      fs.writeFileSync(join(root, 'other.json'), '{"a":1}\n');
+      // The module object lib/ reads its functions from, so the swap lands between the two.
+      const nodeFs = process.getBuiltinModule('node:fs');
+      const realOpen = nodeFs.openSync;
+      nodeFs.openSync = ((...args: Parameters<typeof fs.openSync>) => {
+        // Same bytes, another inode: only the identity check can tell.
+        if (args[0] === file) nodeFs.renameSync(join(root, 'other.json'), file);
+        return realOpen.apply(nodeFs, args);
+      }) as typeof fs.openSync;
+      try {
+        assert.deepEqual(checkArtifacts(paths, [entry]), {
+          ok: false,
+          bad: [{ path: entry.path, problem: 'changed (replaced while it was checked)' }],
+        });
+      } finally {
+        nodeFs.openSync = realOpen;
+      }
     });
 
     it('artifactFileProblem checks the form, the symlinks and the file type, not the digest', () => {
@@ -587,6 +611,39 @@ describe('lib/run/gates/artifacts', () => {
           fs.existsSync(join(paths.artifacts, 'fifo')),
         false,
       );
+    });
+  });
+
+  describe('system calls (strace)', () => {
+    it("checks an artifact with its folders' lstats and one fstat of the opened file", function () {
+      this.timeout(60_000);
+      const entries = Array.from({ length: 20 }, (_, i) => placed(`artifacts/a${i}.json`, `${i}`));
+      const log = join(root, 'trace.log');
+      const program =
+        `const { checkArtifacts } = await import(${JSON.stringify(resolve('lib/run/gates/artifacts.ts'))});\n` +
+        `const paths = ${JSON.stringify(paths)};\n` +
+        "process.stdout.write('checking\\n');\n" +
+        `const { ok } = checkArtifacts(paths, ${JSON.stringify(entries)});\n` +
+        'process.stdout.write(`checked ${ok}\\n`);\n';
+      const run = spawnSync(
+        'strace',
+        ['-f', '-qq', '-y', '-e', `trace=write,${STAT_CALLS}`, '-o', log, process.execPath].concat([
+          '--import',
+          'tsx',
+          '--input-type=module',
+          '-e',
+          program,
+        ]),
+        { encoding: 'utf8' },
+      );
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(run.stdout, 'checking\nchecked true\n');
+      const trace = new Trace(parseStrace(fs.readFileSync(log, 'utf8')));
+      const from = trace.stdout('checking').end;
+      const to = trace.stdout('checked').start;
+      const stats = trace.calls.filter((c) => c.name !== 'write' && c.start > from && c.end < to);
+      // Per artifact: artifacts/ and the file (the walk), then the opened file's fstat.
+      assert.equal(stats.length, 3 * entries.length, stats.map((c) => c.name).join(' '));
     });
   });
 
