@@ -101,6 +101,57 @@ const yargsWithoutHelpCache = {
     });
   },
 };
+// yargs' factory gives each instance a version guessed from the nearest package.json above the
+// working folder (a listing of every folder up to the root when there is none, then an
+// assertion that fails and is caught). Baton always names its own (.version(batonVersion()) in
+// lib/cli/baton.ts and lib/cli/handoffd.ts), so the bundle leaves the guess out. The build
+// stops if yargs' text changed.
+const FACTORY_VERSION_CALL =
+  '        yargs.help();\n        yargs.version();\n        return yargs;\n';
+const yargsWithoutVersionGuess = {
+  name: 'yargs-without-version-guess',
+  setup(build) {
+    build.onLoad(
+      { filter: /[/\\]yargs[/\\]build[/\\]lib[/\\]yargs-factory\.js$/ },
+      async (args) => {
+        const source = await readFile(args.path, 'utf8');
+        if (!source.includes(FACTORY_VERSION_CALL))
+          throw new Error(`${args.path}: yargs' factory version() call not found (see build.mjs)`);
+        const replaced = source.replace(
+          FACTORY_VERSION_CALL,
+          '        yargs.help();\n        return yargs;\n',
+        );
+        return { contents: replaced, loader: 'js' };
+      },
+    );
+  },
+};
+// yargs' ES module entry imports node:assert for two checks of its own arguments
+// (strictEqual, notStrictEqual); loading the builtin (its error class, colours, the inspector's
+// helpers) took about 1.5 ms of every `baton` command. yargs is given a stand-in that compares
+// as they do (Object.is) and calls the real function, which then throws its own error, only
+// when a check fails.
+const lazyAssertForYargs = {
+  name: 'lazy-assert-for-yargs',
+  setup(build) {
+    build.onResolve({ filter: /^assert$/ }, (args) =>
+      /[/\\]node_modules[/\\]yargs[/\\]/.test(args.importer)
+        ? { path: 'assert', namespace: 'lazy-assert-for-yargs' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'lazy-assert-for-yargs' }, () => ({
+      contents:
+        "const real = () => require('node:assert');\n" +
+        'export function strictEqual(actual, expected, message) {\n' +
+        '  if (!Object.is(actual, expected)) real().strictEqual(actual, expected, message);\n' +
+        '}\n' +
+        'export function notStrictEqual(actual, expected, message) {\n' +
+        '  if (Object.is(actual, expected)) real().notStrictEqual(actual, expected, message);\n' +
+        '}\n',
+      resolveDir: '.',
+    }));
+  },
+};
 // `import * as fs from 'node:fs'` (in some eighty modules of lib/) becomes, in CommonJS,
 // a copy of the whole builtin's properties per importing module (esbuild's __toESM): about
 // 5 ms of every start. Baton's modules import node:fs from one module of the bundle
@@ -158,7 +209,14 @@ await Promise.all(
         'import.meta.url': '__batonModule.url',
       },
       inject: ['scripts/moduleUrl.mjs'],
-      plugins: [ownBundles, lazyStringWidth, yargsWithoutHelpCache, oneFsModule],
+      plugins: [
+        ownBundles,
+        lazyStringWidth,
+        lazyAssertForYargs,
+        yargsWithoutVersionGuess,
+        yargsWithoutHelpCache,
+        oneFsModule,
+      ],
       supported: { 'dynamic-import': false },
       // A bundle is read, hashed against its code cache and compiled in time proportional
       // to its size (about 30 ms per MB here), so names are shortened too: `baton run` 347 KB

@@ -98,6 +98,23 @@ describe('the built bundles (built bins)', () => {
     }
   });
 
+  it('baton’s command line (yargs) guesses no version from a package.json and loads no node:assert', () => {
+    const listed = bundlesLoadedBy('baton', ['review', 'list'], { cwd: p.root, role: 'cto' });
+    assert.equal(listed.result.code, 0, listed.result.stderr);
+    assert.deepEqual(listed.bundles, ['baton.js', 'baton-cli.js']);
+    // yargs' factory looked for package.json in every folder above this one, then failed an
+    // assertion; its own argument checks pass without the builtin.
+    const asserts = listed.builtins.filter(
+      (m) => m === 'assert' || m.startsWith('internal/assert'),
+    );
+    assert.deepEqual(asserts, []);
+    const version = bundlesLoadedBy('baton', ['--version'], { cwd: p.root });
+    assert.equal(
+      version.result.stdout,
+      `${JSON.parse(fs.readFileSync('package.json', 'utf8')).version}\n`,
+    );
+  });
+
   it('baton run status and a lease heartbeat look up no user (node:os is not loaded); an owner’s pause does', async () => {
     const root = makeRunRepo();
     try {

@@ -2,7 +2,6 @@
 // the archive with `archived`), read and checked like every read; a bookbag that cannot be
 // read, is not valid or breaks an invariant is listed with state INVALID. Reads only.
 import * as fs from 'node:fs';
-import { join } from 'node:path';
 import { reviewPathsOf } from '../../project/layout.js';
 import { isSafeBeadName } from './beads.js';
 import { type Verdict } from './bookbag.js';
@@ -31,7 +30,9 @@ function listFolder(dir: string, archived: boolean): ListedBookbag[] {
     .map((name) => {
       const bead = name.slice(0, -5);
       try {
-        const bag = readBookbag(join(dir, name));
+        // A listed name has no '/' and the folder's path is normalized (layout.ts): joined as it
+        // is, without path.join's normalizing of the whole path (figure 8b lists 1,000).
+        const bag = readBookbag(`${dir}/${name}`);
         return {
           bead,
           state: bag.state,
