@@ -17,6 +17,7 @@
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ignoreEnoent, isCode, readTextIfPresent as readText } from './absent.js';
+import { childPathOf } from './childPaths.js';
 import { makeFolderIfMissing, mkdirSynced } from './durable.js';
 import { fileModeIn, keepSharedMode } from './sharedFolders.js';
 import { bootId, hostName, identityAlive, processIdentityOf } from './processIdentity.js';
@@ -80,9 +81,10 @@ function ownFreeOwnerFile(dir: string, top: number): string | undefined {
 
 /** Tries once to take the lock; returns the generation taken or the live owner's line. */
 function tryTake(dir: string, mode: number): { taken: number } | { owner: string } | undefined {
+  const at = childPathOf(dir);
   const top = Math.max(0, ...generations(dir));
-  if (top > 0 && !fs.existsSync(join(dir, `lock.${top}.released`))) {
-    const owner = readText(join(dir, `lock.${top}`));
+  if (top > 0 && !fs.existsSync(at(`lock.${top}.released`))) {
+    const owner = readText(at(`lock.${top}`));
     if (owner === undefined) return undefined; // replaced under us: list again
     if (identityAlive(owner)) return { owner };
   }
@@ -90,13 +92,13 @@ function tryTake(dir: string, mode: number): { taken: number } | { owner: string
   // A new inode can wait on the file system's journal after an fsync (markReleased); a
   // controller or teacher takes the same locks again and again.
   const own = ownFreeOwnerFile(dir, top);
-  const draft = own ?? join(dir, `tmp.${process.pid}.${Math.random().toString(36).slice(2)}`);
+  const draft = own ?? at(`tmp.${process.pid}.${Math.random().toString(36).slice(2)}`);
   if (own === undefined) {
     fs.writeFileSync(draft, `${identityOfSelf()}\n`, { mode });
     keepSharedMode(draft, mode);
   }
   try {
-    fs.linkSync(draft, join(dir, `lock.${mine}`));
+    fs.linkSync(draft, at(`lock.${mine}`));
   } catch (err) {
     // EEXIST: another taker won this generation; ENOENT: our old file went with its generation.
     if (isCode(err, 'EEXIST') || (own !== undefined && isCode(err, 'ENOENT'))) return undefined;
@@ -105,13 +107,13 @@ function tryTake(dir: string, mode: number): { taken: number } | { owner: string
     if (own === undefined) fs.unlinkSync(draft);
   }
   if (Math.max(...generations(dir)) > mine) {
-    removeQuietly(join(dir, `lock.${mine}`));
+    removeQuietly(at(`lock.${mine}`));
     return undefined;
   }
   for (const g of generations(dir)) {
     if (g < mine) {
-      removeQuietly(join(dir, `lock.${g}`));
-      removeQuietly(join(dir, `lock.${g}.released`));
+      removeQuietly(at(`lock.${g}`));
+      removeQuietly(at(`lock.${g}.released`));
     }
   }
   return { taken: mine };
@@ -198,7 +200,8 @@ export function lockHolder(dir: string): number | undefined {
   const gens = ignoreEnoent<number[] | undefined>(() => generations(dir), undefined);
   if (gens === undefined) return undefined;
   const top = Math.max(0, ...gens);
-  if (top === 0 || fs.existsSync(join(dir, `lock.${top}.released`))) return undefined;
-  const owner = readText(join(dir, `lock.${top}`));
+  const at = childPathOf(dir);
+  if (top === 0 || fs.existsSync(at(`lock.${top}.released`))) return undefined;
+  const owner = readText(at(`lock.${top}`));
   return owner !== undefined && identityAlive(owner) ? Number(owner.split(' ')[0]) : undefined;
 }

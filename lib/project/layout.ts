@@ -40,6 +40,7 @@
 // of lib/. The tmux session name is derived from ROOT here too.
 import { basename, dirname, join, resolve } from 'node:path';
 import { type Mailbox, mailboxAt } from '../queue/index.js';
+import { childPathOf } from '../fsx/childPaths.js';
 import { sha256Hex } from '../fsx/digests.js';
 
 /** The folder of runtime state under ROOT, as written in `.git/info/exclude`. */
@@ -311,13 +312,14 @@ export function runLocksDirOf(root: string): string {
 /** The files of run `runId` (a checked run id). */
 export function runPathsOf(root: string, runId: string): RunPaths {
   const dir = join(runsDirOf(root), runId);
+  const at = childPathOf(dir);
   return {
     dir,
-    workflow: join(dir, 'workflow.json'),
-    lease: join(dir, 'lease.json'),
-    artifacts: join(dir, 'artifacts'),
-    phase: join(dir, 'controller', 'phase.json'),
-    controllerLog: join(dir, 'controller', 'controller.log'),
+    workflow: at('workflow.json'),
+    lease: at('lease.json'),
+    artifacts: at('artifacts'),
+    phase: at('controller/phase.json'),
+    controllerLog: at('controller/controller.log'),
   };
 }
 

@@ -1,7 +1,7 @@
 // The Maildir layout of one mailbox. A mailbox is a directory; it knows nothing about
 // roles or swarms (lib/handoff maps a role to its mailbox directory).
 import { lstatSync } from 'node:fs';
-import { join } from 'node:path';
+import { childPathOf } from '../fsx/childPaths.js';
 import { mkdirSynced } from '../fsx/durable.js';
 import { isCode } from '../fsx/absent.js';
 
@@ -43,22 +43,22 @@ export interface Mailbox {
 
 /** The layout of the mailbox rooted at `dir`. */
 export function mailboxAt(dir: string): Mailbox {
-  const inbox = join(dir, 'inbox');
+  const at = childPathOf(dir);
   return {
     dir,
-    outbox: join(dir, 'outbox'),
-    outboxTmp: join(dir, 'outbox', 'tmp'),
-    sent: join(dir, 'sent'),
-    failed: join(dir, 'failed'),
-    inbox,
-    inboxNew: join(inbox, 'new'),
-    inProcess: join(inbox, 'in_process'),
-    completed: join(inbox, 'completed'),
-    bad: join(inbox, 'bad'),
-    locks: join(dir, 'locks'),
-    inboxLock: join(dir, 'locks', 'inbox'),
-    outboxLock: join(dir, 'locks', 'outbox'),
-    seqFile: join(dir, 'sequence'),
+    outbox: at('outbox'),
+    outboxTmp: at('outbox/tmp'),
+    sent: at('sent'),
+    failed: at('failed'),
+    inbox: at('inbox'),
+    inboxNew: at('inbox/new'),
+    inProcess: at('inbox/in_process'),
+    completed: at('inbox/completed'),
+    bad: at('inbox/bad'),
+    locks: at('locks'),
+    inboxLock: at('locks/inbox'),
+    outboxLock: at('locks/outbox'),
+    seqFile: at('sequence'),
   };
 }
 
