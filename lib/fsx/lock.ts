@@ -106,11 +106,14 @@ function tryTake(dir: string, mode: number): { taken: number } | { owner: string
   } finally {
     if (own === undefined) fs.unlinkSync(draft);
   }
-  if (Math.max(...generations(dir)) > mine) {
+  // One listing decides and cleans: a generation below ours made after it is a stale taker's,
+  // which sees ours when it lists and removes its own.
+  const after = generations(dir);
+  if (Math.max(...after) > mine) {
     removeQuietly(at(`lock.${mine}`));
     return undefined;
   }
-  for (const g of generations(dir)) {
+  for (const g of after) {
     if (g < mine) {
       removeQuietly(at(`lock.${g}`));
       removeQuietly(at(`lock.${g}.released`));

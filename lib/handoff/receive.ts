@@ -65,9 +65,9 @@ interface Current {
 }
 
 async function currentOf(call: Call): Promise<Current> {
-  rollBackStagedBatches(call.box);
-  const state = inProcessOf(call.box);
-  const files = await readItemsIn(call.box.inProcess, call.onSkip);
+  // in_process/ listed once for the three (the roll-back lists it again only after one).
+  const state = inProcessOf(call.box, rollBackStagedBatches(call.box));
+  const files = await readItemsIn(call.box.inProcess, call.onSkip, Infinity, state.files);
   const listing = [...files.map((f) => f.name), ...state.batches]
     .sort()
     .map((n) => join(call.box.inProcess, n));

@@ -34,14 +34,18 @@ export type SkipReporter = (problem: UnusableItem) => void;
 
 const STAGING_PREFIX = '.claiming-';
 
-/** The usable items of a folder in queue order; unusable ones are reported and left alone. */
+/**
+ * The usable items of a folder in queue order; unusable ones are reported and left alone. `names`:
+ * the folder's item names in queue order when the caller has just listed it.
+ */
 export async function readItemsIn(
   dir: string,
   onSkip: SkipReporter,
   limit = Infinity,
+  names: string[] = itemNamesIn(dir),
 ): Promise<Item[]> {
   const items: Item[] = [];
-  for (const name of itemNamesIn(dir)) {
+  for (const name of names) {
     if (items.length >= limit) break;
     try {
       items.push(await readItem(join(dir, name)));
@@ -156,9 +160,14 @@ export async function claimBatch(
   return { dir, items: claimed };
 }
 
-/** Returns the items of any batch claim interrupted before it was published to new/. */
-export function rollBackStagedBatches(box: Mailbox): void {
-  for (const entry of entriesOf(box.inProcess)) {
+/**
+ * Returns the items of any batch claim interrupted before it was published to new/; returns
+ * in_process/'s entries as they are then (its one listing, listed again only after a roll-back).
+ */
+export function rollBackStagedBatches(box: Mailbox): fs.Dirent[] {
+  const entries = entriesOf(box.inProcess);
+  let rolledBack = false;
+  for (const entry of entries) {
     if (!entry.name.startsWith(STAGING_PREFIX) || !entry.isDirectory()) continue;
     const staging = join(box.inProcess, entry.name);
     for (const name of itemNamesIn(staging))
@@ -167,7 +176,9 @@ export function rollBackStagedBatches(box: Mailbox): void {
     fsyncDir(staging);
     fs.rmSync(staging, { recursive: true, force: true });
     fsyncDir(box.inProcess);
+    rolledBack = true;
   }
+  return rolledBack ? entriesOf(box.inProcess) : entries;
 }
 
 /** What in_process/ holds: item file names and batch directory names, each sorted. */
@@ -176,9 +187,11 @@ export interface InProcess {
   batches: string[];
 }
 
-/** Lists in_process/ (item files by name, batch directories by name) with one directory read. */
-export function inProcessOf(box: Mailbox): InProcess {
-  const entries = entriesOf(box.inProcess);
+/**
+ * Lists in_process/ (item files by name, batch directories by name) with one directory read, or
+ * from its `entries` when the caller has just read them.
+ */
+export function inProcessOf(box: Mailbox, entries = entriesOf(box.inProcess)): InProcess {
   return {
     files: sortByBytes(entries.filter((e) => isItemName(e.name)).map((e) => e.name)),
     batches: entries

@@ -196,6 +196,20 @@ describe('durability (strace)', () => {
     assertTaskClaimDurable(trace, box, name, trace.stdout('TASK: '));
   });
 
+  it('ready_for_next (task) opens in_process/ three times and its lock folder twice', async () => {
+    const box = boxOf('reviewer');
+    await freshInbox('reviewer', [['50', 6]]);
+    const run = traced('ready_for_next', [], 'reviewer', project.root);
+    assert.equal(run.code, 0, run.stderr);
+    const opens = (dir: string) =>
+      run.calls.filter((c) => c.name === 'openat' && c.strings[0] === dir).length;
+    // in_process/: the idle check without the lock, one listing under it (the roll-back of a
+    // staged batch, the work in process and its items read from it), the fsync after the claim.
+    assert.equal(opens(box.inProcess), 3);
+    // The lock: one listing to take the next generation, one to confirm it and clean up.
+    assert.equal(opens(box.inboxLock), 2);
+  });
+
   it('done_with_current (task) fsyncs completed/ and in_process/ after the move, before COMPLETED', async () => {
     const box = boxOf('reviewer');
     const [current, next] = await freshInbox('reviewer', [
