@@ -147,14 +147,29 @@ function nodeHasCompileCache(): boolean {
   return major > 22 || (major === 22 && minor >= 1);
 }
 
+/** A bundle beside the requiring one, as the build names them (scripts/build.mjs, OWN_BUNDLES). */
+const SIBLING_BUNDLE = /^\.\/baton-[a-z-]+\.js$/;
+
+/** The sibling bundles this process loaded, by path: each is evaluated once, as require does. */
+const siblings = new Map<string, unknown>();
+
 /**
- * The `require` a bundle at `file` is given: a builtin directly, anything else (a sibling
- * bundle, a package) resolved from `file` as Node's own would, by a require made on first use.
+ * The `require` a bundle at `file` is given: a builtin directly; a sibling bundle (js-yaml's,
+ * gray-matter's, the web page's, the bridge's) with the code cache, as loadBundle loads it: the
+ * controller compiled gray-matter's and js-yaml's from source at its first front-matter reply;
+ * anything else (a package) resolved from `file` as Node's own would, by a require made on
+ * first use.
  */
 function requireFor(file: string): NodeJS.Require {
   let fromFile: NodeJS.Require | undefined;
-  const bundleRequire = (id: string): unknown =>
-    process.getBuiltinModule(id) ?? (fromFile ??= nodeModule().createRequire(file))(id);
+  const bundleRequire = (id: string): unknown => {
+    const builtin = process.getBuiltinModule(id);
+    if (builtin !== undefined) return builtin;
+    if (!SIBLING_BUNDLE.test(id)) return (fromFile ??= nodeModule().createRequire(file))(id);
+    const path = `${folderOf(file)}/${id.slice(2)}`;
+    if (!siblings.has(path)) siblings.set(path, loadBundle(path));
+    return siblings.get(path);
+  };
   return bundleRequire as NodeJS.Require;
 }
 

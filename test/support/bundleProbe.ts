@@ -25,7 +25,7 @@ process.getBuiltinModule = function (id) {
     const Script = builtin.Script;
     builtin.Script = class extends Script {
       constructor(code, options) {
-        if (options && options.filename) fs.writeSync(2, 'LOADED ' + options.filename + '\\n');
+        if (options && options.filename) fs.writeSync(2, 'COMPILED ' + options.filename + '\\n');
         super(code, options);
       }
     };
@@ -46,15 +46,22 @@ process.on('exit', () => {
 `;
 
 /**
- * Runs `bin` (a built bin's name) with `args`; its result, the bundles it loaded in order, the
- * modules of Node's own it loaded (`vm`, `os`, `internal/modules/esm/loader`, …), and how often
- * it called Date's toISOString.
+ * Runs `bin` (a built bin's name) with `args`; its result, the bundles it loaded in order (those
+ * compiled with the code cache, through node:vm, also in `compiled`), the modules of Node's own it
+ * loaded (`vm`, `os`, `internal/modules/esm/loader`, …), and how often it called Date's
+ * toISOString.
  */
 export function bundlesLoadedBy(
   bin: string,
   args: string[],
   options: RunOptions,
-): { result: RunResult; bundles: string[]; builtins: string[]; toISOStringCalls: number } {
+): {
+  result: RunResult;
+  bundles: string[];
+  compiled: string[];
+  builtins: string[];
+  toISOStringCalls: number;
+} {
   const dir = tempDir('baton-probe-');
   try {
     fs.writeFileSync(join(dir, 'probe.cjs'), PROBE);
@@ -64,20 +71,27 @@ export function bundlesLoadedBy(
       options,
     );
     const lines = result.stderr.split('\n');
+    const ours = (prefix: string, line: string) =>
+      line.startsWith(prefix) && line.startsWith(`${BIN_DIR}/`, prefix.length);
     const bundles = lines
-      .filter((l) => l.startsWith('LOADED '))
-      .map((l) => l.slice('LOADED '.length))
-      .filter((file) => file.startsWith(`${BIN_DIR}/`))
-      .map((file) => basename(file));
+      .filter((l) => ours('LOADED ', l) || ours('COMPILED ', l))
+      .map((l) => basename(l));
+    const compiled = lines.filter((l) => ours('COMPILED ', l)).map((l) => basename(l));
     const builtins = (lines.find((l) => l.startsWith('BUILTINS ')) ?? 'BUILTINS ')
       .slice('BUILTINS '.length)
       .split(' ')
       .filter((m) => m !== '');
     const toISOStringCalls = lines.filter((l) => l === 'TOISOSTRING').length;
     const stderr = lines
-      .filter((l) => !l.startsWith('LOADED ') && !l.startsWith('BUILTINS ') && l !== 'TOISOSTRING')
+      .filter(
+        (l) =>
+          !l.startsWith('LOADED ') &&
+          !l.startsWith('COMPILED ') &&
+          !l.startsWith('BUILTINS ') &&
+          l !== 'TOISOSTRING',
+      )
       .join('\n');
-    return { result: { ...result, stderr }, bundles, builtins, toISOStringCalls };
+    return { result: { ...result, stderr }, bundles, compiled, builtins, toISOStringCalls };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
