@@ -152,6 +152,29 @@ const lazyAssertForYargs = {
     }));
   },
 };
+// gray-matter loads its own js-yaml (3.x) for its default engine, and that js-yaml requires
+// esprima (280 KB, for a `!!js/function` type) when it loads: 6-13 ms of every process that
+// reads front matter, spent on code that never runs, since Baton gives every call its own
+// engines (lib/findings/frontMatter.ts, js-yaml 4). gray-matter's bundle gets a stand-in whose
+// functions throw if anything ever uses them.
+const grayMatterWithoutItsYaml = {
+  name: 'gray-matter-without-its-yaml',
+  setup(build) {
+    build.onResolve({ filter: /^js-yaml$/ }, (args) =>
+      /[/\\]node_modules[/\\]gray-matter[/\\]lib[/\\]engines\.js$/.test(args.importer)
+        ? { path: 'js-yaml', namespace: 'gray-matter-without-its-yaml' }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'gray-matter-without-its-yaml' }, () => ({
+      contents:
+        'function unused() {\n' +
+        '  throw new Error("gray-matter\'s own YAML engine is not Baton\'s (frontMatter.ts)");\n' +
+        '}\n' +
+        'module.exports = { safeLoad: unused, safeDump: unused };\n',
+      resolveDir: '.',
+    }));
+  },
+};
 // `import * as fs from 'node:fs'` (in some eighty modules of lib/) becomes, in CommonJS,
 // a copy of the whole builtin's properties per importing module (esbuild's __toESM): about
 // 5 ms of every start. Baton's modules import node:fs from one module of the bundle
@@ -215,6 +238,7 @@ await Promise.all(
         lazyAssertForYargs,
         yargsWithoutVersionGuess,
         yargsWithoutHelpCache,
+        grayMatterWithoutItsYaml,
         oneFsModule,
       ],
       supported: { 'dynamic-import': false },

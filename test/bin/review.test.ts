@@ -322,6 +322,24 @@ describe('baton review (built bin)', function () {
     });
   });
 
+  it("verdict from a Markdown findings file: gray-matter's bundle, without its own YAML or esprima", () => {
+    const bead = submit();
+    const args = ['review', 'verdict', bead, '--lens', 'cto'];
+    const findings = ['--findings-file', fixturePath('review', 'findings-fail.md')];
+    const run = bundlesLoadedBy('baton', [...args, ...findings], { cwd: p.root, role: 'cto' });
+    assert.equal(run.result.code, 0, run.result.stderr);
+    assert.match(run.result.stdout, /^VERDICT: .* cto FAIL /);
+    assert.deepEqual(run.bundles, [
+      'baton.js',
+      'baton-review-verdict.js',
+      'baton-front-matter.js',
+      'baton-yaml.js',
+    ]);
+    // js-yaml 3, which gray-matter brings for an engine Baton never uses, required esprima (280
+    // KB, compiled from source through node:module) as it loaded.
+    assert.ok(!run.builtins.includes('module'), run.builtins.join(' '));
+  });
+
   it('verdict: a well-formed call loads only its own bundle (no yargs); --help, a missing --lens, an unknown or repeated option are read by yargs, with its words', () => {
     const bead = submit();
     const verdict = (args: string[]) =>
