@@ -81,100 +81,91 @@ const lazyStringWidth = {
     }));
   },
 };
+/**
+ * A plugin that bundles the package file matching `file` with `passage` replaced by
+ * `replacement`; the build stops when the passage is not found (the package changed, and the
+ * edit is to be made again).
+ */
+function editedPackageFile(name, file, passage, replacement) {
+  return {
+    name,
+    setup(build) {
+      build.onLoad({ filter: file }, async (args) => {
+        const source = await readFile(args.path, 'utf8');
+        if (!source.includes(passage))
+          throw new Error(`${args.path}: the passage ${name} edits is not found (see build.mjs)`);
+        return { contents: source.replace(passage, replacement), loader: 'js' };
+      });
+    },
+  };
+}
+
+/** A plugin that gives importers matching `importer` the module `contents` for `module`. */
+function standIn(name, module, importer, contents) {
+  return {
+    name,
+    setup(build) {
+      build.onResolve({ filter: new RegExp(`^${module}$`) }, (args) =>
+        importer.test(args.importer) ? { path: module, namespace: name } : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: name }, () => ({ contents, resolveDir: '.' }));
+    },
+  };
+}
+
 // After running a command, yargs lays out that command's help text in case a failure
 // prints it (command.js, cacheHelpMessage): most of the string-width work above, at every
 // `baton` command. Baton's .fail() throws and never prints yargs' help, and Baton never
-// calls showHelp() or getHelp(), so the bundle leaves that call out. The build stops if
-// yargs' text changed (the call is then to be found again).
-const HELP_CACHE_CALL =
+// calls showHelp() or getHelp(), so the bundle leaves that call out.
+const yargsWithoutHelpCache = editedPackageFile(
+  'yargs-without-help-cache',
+  /[/\\]yargs[/\\]build[/\\]lib[/\\]command\.js$/,
   '            if (!isDefaultCommand) {\n' +
-  '                yargs.getInternalMethods().getUsageInstance().cacheHelpMessage();\n' +
-  '            }\n';
-const yargsWithoutHelpCache = {
-  name: 'yargs-without-help-cache',
-  setup(build) {
-    build.onLoad({ filter: /[/\\]yargs[/\\]build[/\\]lib[/\\]command\.js$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      if (!source.includes(HELP_CACHE_CALL))
-        throw new Error(`${args.path}: yargs' cacheHelpMessage call not found (see build.mjs)`);
-      return { contents: source.replace(HELP_CACHE_CALL, ''), loader: 'js' };
-    });
-  },
-};
+    '                yargs.getInternalMethods().getUsageInstance().cacheHelpMessage();\n' +
+    '            }\n',
+  '',
+);
 // yargs' factory gives each instance a version guessed from the nearest package.json above the
 // working folder (a listing of every folder up to the root when there is none, then an
 // assertion that fails and is caught). Baton always names its own (.version(batonVersion()) in
-// lib/cli/baton.ts and lib/cli/handoffd.ts), so the bundle leaves the guess out. The build
-// stops if yargs' text changed.
-const FACTORY_VERSION_CALL =
-  '        yargs.help();\n        yargs.version();\n        return yargs;\n';
-const yargsWithoutVersionGuess = {
-  name: 'yargs-without-version-guess',
-  setup(build) {
-    build.onLoad(
-      { filter: /[/\\]yargs[/\\]build[/\\]lib[/\\]yargs-factory\.js$/ },
-      async (args) => {
-        const source = await readFile(args.path, 'utf8');
-        if (!source.includes(FACTORY_VERSION_CALL))
-          throw new Error(`${args.path}: yargs' factory version() call not found (see build.mjs)`);
-        const replaced = source.replace(
-          FACTORY_VERSION_CALL,
-          '        yargs.help();\n        return yargs;\n',
-        );
-        return { contents: replaced, loader: 'js' };
-      },
-    );
-  },
-};
+// lib/cli/baton.ts and lib/cli/handoffd.ts), so the bundle leaves the guess out.
+const yargsWithoutVersionGuess = editedPackageFile(
+  'yargs-without-version-guess',
+  /[/\\]yargs[/\\]build[/\\]lib[/\\]yargs-factory\.js$/,
+  '        yargs.help();\n        yargs.version();\n        return yargs;\n',
+  '        yargs.help();\n        return yargs;\n',
+);
 // yargs' ES module entry imports node:assert for two checks of its own arguments
 // (strictEqual, notStrictEqual); loading the builtin (its error class, colours, the inspector's
 // helpers) took about 1.5 ms of every `baton` command. yargs is given a stand-in that compares
 // as they do (Object.is) and calls the real function, which then throws its own error, only
 // when a check fails.
-const lazyAssertForYargs = {
-  name: 'lazy-assert-for-yargs',
-  setup(build) {
-    build.onResolve({ filter: /^assert$/ }, (args) =>
-      /[/\\]node_modules[/\\]yargs[/\\]/.test(args.importer)
-        ? { path: 'assert', namespace: 'lazy-assert-for-yargs' }
-        : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'lazy-assert-for-yargs' }, () => ({
-      contents:
-        "const real = () => require('node:assert');\n" +
-        'export function strictEqual(actual, expected, message) {\n' +
-        '  if (!Object.is(actual, expected)) real().strictEqual(actual, expected, message);\n' +
-        '}\n' +
-        'export function notStrictEqual(actual, expected, message) {\n' +
-        '  if (Object.is(actual, expected)) real().notStrictEqual(actual, expected, message);\n' +
-        '}\n',
-      resolveDir: '.',
-    }));
-  },
-};
+const lazyAssertForYargs = standIn(
+  'lazy-assert-for-yargs',
+  'assert',
+  /[/\\]node_modules[/\\]yargs[/\\]/,
+  "const real = () => require('node:assert');\n" +
+    'export function strictEqual(actual, expected, message) {\n' +
+    '  if (!Object.is(actual, expected)) real().strictEqual(actual, expected, message);\n' +
+    '}\n' +
+    'export function notStrictEqual(actual, expected, message) {\n' +
+    '  if (Object.is(actual, expected)) real().notStrictEqual(actual, expected, message);\n' +
+    '}\n',
+);
 // gray-matter loads its own js-yaml (3.x) for its default engine, and that js-yaml requires
 // esprima (280 KB, for a `!!js/function` type) when it loads: 6-13 ms of every process that
 // reads front matter, spent on code that never runs, since Baton gives every call its own
 // engines (lib/findings/frontMatter.ts, js-yaml 4). gray-matter's bundle gets a stand-in whose
 // functions throw if anything ever uses them.
-const grayMatterWithoutItsYaml = {
-  name: 'gray-matter-without-its-yaml',
-  setup(build) {
-    build.onResolve({ filter: /^js-yaml$/ }, (args) =>
-      /[/\\]node_modules[/\\]gray-matter[/\\]lib[/\\]engines\.js$/.test(args.importer)
-        ? { path: 'js-yaml', namespace: 'gray-matter-without-its-yaml' }
-        : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: 'gray-matter-without-its-yaml' }, () => ({
-      contents:
-        'function unused() {\n' +
-        '  throw new Error("gray-matter\'s own YAML engine is not Baton\'s (frontMatter.ts)");\n' +
-        '}\n' +
-        'module.exports = { safeLoad: unused, safeDump: unused };\n',
-      resolveDir: '.',
-    }));
-  },
-};
+const grayMatterWithoutItsYaml = standIn(
+  'gray-matter-without-its-yaml',
+  'js-yaml',
+  /[/\\]node_modules[/\\]gray-matter[/\\]lib[/\\]engines\.js$/,
+  'function unused() {\n' +
+    '  throw new Error("gray-matter\'s own YAML engine is not Baton\'s (frontMatter.ts)");\n' +
+    '}\n' +
+    'module.exports = { safeLoad: unused, safeDump: unused };\n',
+);
 // `import * as fs from 'node:fs'` (in some eighty modules of lib/) becomes, in CommonJS,
 // a copy of the whole builtin's properties per importing module (esbuild's __toESM): about
 // 5 ms of every start. Baton's modules import node:fs from one module of the bundle
