@@ -2,7 +2,8 @@
 // delete the draft) vs the raw durable publish of the same bytes; and the bin end to end
 // vs `node -e 0`, for context on what an agent waits for. Under 3a, parts of a send, each
 // one library call made as sendHandoff makes it (the sender's own mailbox, the envelope a
-// send wrote) and timed alone, and the fsyncs of a real send counted.
+// send wrote) and timed alone, and the fsyncs of a real send counted. The bin is timed beside
+// its floor (bench/support/durableFloor.ts): a bare Node process making a send's durable steps.
 import * as fs from 'node:fs';
 import { basename, join } from 'node:path';
 import { mailboxOf } from '../../lib/project/layout.js';
@@ -19,6 +20,7 @@ import {
 } from '../../test/support/project.js';
 import { rawFsyncDir, rawPublish } from '../support/baselines.js';
 import { placeSynced } from '../support/fixtureWrites.js';
+import { floorContender, sendFloor } from '../support/durableFloor.js';
 import { countFsyncs } from '../support/fsyncCount.js';
 import { interleave, medianAlone } from '../support/interleave.js';
 import {
@@ -27,6 +29,7 @@ import {
   printFigure,
   printHeading,
   printPart,
+  withFloor,
   type Figure,
 } from '../support/report.js';
 import { agentEnv, expectRun, timedNode } from '../support/spawnNode.js';
@@ -147,7 +150,9 @@ async function binFigure(project: Project): Promise<Figure> {
   const draft = join(project.root, 'draft-bench-bin.txt');
   const bin = join(BIN_DIR, 'swarm_handoff.js');
   let queued = '';
-  const [binMs, nodeMs] = await interleave(
+  const scratch = tempDir('baton-bench-floors-');
+  const floor = sendFloor(scratch, DRAFT);
+  const [binMs, nodeMs, floorMs] = await interleave(
     [
       {
         name: 'swarm_handoff',
@@ -164,6 +169,7 @@ async function binFigure(project: Project): Promise<Figure> {
         run: async () =>
           expectRun('node -e 0', await timedNode(['-e', '0'], project.root, env), ''),
       },
+      floorContender(floor, project.root, env),
     ],
     WARMUP,
     BIN_RUNS,
@@ -177,10 +183,12 @@ async function binFigure(project: Project): Promise<Figure> {
     atMost(1.2),
   );
   printFigure(figure);
+  fs.rmSync(scratch, { recursive: true, force: true });
+  const floored = withFloor(figure, floor.name, summarize(floorMs!));
   console.log(
     `    context: the bin costs ${formatMs(figure.subject.median - figure.baseline.median)} more than a bare node start-up (its work in process is figure 3a).`,
   );
-  return figure;
+  return floored;
 }
 
 /** Measures sendHandoff in process vs a raw durable publish, and the bin vs `node -e 0`. */

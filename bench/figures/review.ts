@@ -1,17 +1,27 @@
 // Figure 8: the review stage's commands against a bare `node -e 0`: (a) `baton review
 // verdict` on a fresh bead, the whole wall time of a reviewer's call (start-up, schema
 // validation, locked write, fsyncs); (b) `baton review list` over a bookbag folder of 1,000
-// beads, each read and checked (schema and invariants).
+// beads, each read and checked (schema and invariants). The verdict is timed beside its floor
+// (bench/support/durableFloor.ts): a bare Node process replacing one record under its lock.
+import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { reviewPathsOf } from '../../lib/project/layout.js';
 import { newBead } from '../../lib/review/bookbag/beads.js';
 import { bookbagPathOf, writeBookbag } from '../../lib/review/bookbag/store.js';
 import { submitReview } from '../../lib/review/lens/submit.js';
 import { newBookbag, type Submission } from '../../lib/review/bookbag/transitions.js';
-import { BIN_DIR, makeProject } from '../../test/support/project.js';
+import { BIN_DIR, makeProject, tempDir } from '../../test/support/project.js';
 import { fixtureText } from '../../test/support/fixtures.js';
+import { floorContender, recordFloor } from '../support/durableFloor.js';
 import { interleave } from '../support/interleave.js';
-import { atMost, figureOf, printFigure, printHeading, type Figure } from '../support/report.js';
+import {
+  atMost,
+  figureOf,
+  printFigure,
+  printHeading,
+  withFloor,
+  type Figure,
+} from '../support/report.js';
 import { agentEnv, expectRun, timedNode } from '../support/spawnNode.js';
 import { summarize } from '../support/stats.js';
 
@@ -42,11 +52,13 @@ const SUBMISSION: Submission = {
 export async function benchReview(): Promise<Figure[]> {
   printHeading('8. Review stage: baton review verdict, and list over 1,000 beads, vs node -e 0');
   const project = makeProject(fixtureText('conf', 'review.conf'));
+  const scratch = tempDir('baton-bench-floors-');
   try {
     const env = agentEnv('cto');
     const baton = join(BIN_DIR, 'baton.js');
+    const floor = recordFloor(scratch, "a verdict's durable steps");
     let bead = '';
-    const [verdictMs, nodeMs] = await interleave(
+    const [verdictMs, nodeMs, floorMs] = await interleave(
       [
         {
           name: 'verdict',
@@ -67,11 +79,12 @@ export async function benchReview(): Promise<Figure[]> {
           run: async () =>
             expectRun('node -e 0', await timedNode(['-e', '0'], project.root, env), ''),
         },
+        floorContender(floor, project.root, env),
       ],
       WARMUP,
       RUNS,
     );
-    const verdict = figureOf(
+    const measured = figureOf(
       '8a',
       'review verdict, wall time',
       summarize(verdictMs!),
@@ -79,7 +92,8 @@ export async function benchReview(): Promise<Figure[]> {
       summarize(nodeMs!),
       atMost(1.2),
     );
-    printFigure(verdict);
+    printFigure(measured);
+    const verdict = withFloor(measured, floor.name, summarize(floorMs!));
     const paths = reviewPathsOf(project.root);
     const now = new Date();
     for (let i = 0; i < LISTED; i++) {
@@ -118,5 +132,6 @@ export async function benchReview(): Promise<Figure[]> {
     return [verdict, list];
   } finally {
     project.cleanup();
+    fs.rmSync(scratch, { recursive: true, force: true });
   }
 }

@@ -7,20 +7,36 @@
 // a run_result queued), each sample answering its own run's work request.
 //
 // Pause and resume are two figures. Taken in turn as one, the median of 21 samples (11 of
-// them resumes) was the fastest resume. A resume must run git (runtime.md §7: HEAD and no
-// modified tracked file), so beside it the bench times that floor alone: a Node process that
-// runs the same `git status` the way Baton does, and prints it under the figure.
+// them resumes) was the fastest resume. Every mutating figure is timed beside its floor
+// (bench/support/durableFloor.ts): a bare Node process making the action's durable steps (its
+// lock, each file written and fsync'd, each rename, each folder fsync'd) and, for a resume,
+// the one `git status` it must run (runtime.md §7: HEAD and no modified tracked file), run
+// the way Baton runs it. The floor prints under the figure.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { BIN_DIR } from '../../test/support/project.js';
+import { BIN_DIR, tempDir } from '../../test/support/project.js';
 import { makeRunRepo } from '../../test/support/runs.js';
 import { SNAPSHOT_STATUS } from '../../lib/run/gates/repoState.js';
+import {
+  floorContender,
+  pauseFloor,
+  recordFloor,
+  replyFloor,
+  type Floor,
+} from '../support/durableFloor.js';
 import { interleave } from '../support/interleave.js';
-import { atMost, figureOf, printFigure, printHeading, type Figure } from '../support/report.js';
+import {
+  atMost,
+  figureOf,
+  printFigure,
+  printHeading,
+  withFloor,
+  type Figure,
+} from '../support/report.js';
 import { expectRun, ownerEnv, timedNode } from '../support/spawnNode.js';
-import { formatMs, summarize } from '../support/stats.js';
+import { summarize } from '../support/stats.js';
 
 const WARMUP = 3;
 const RUNS = 21;
@@ -75,7 +91,7 @@ interface MeasureOptions {
   /** Untimed, after each sample (e.g. resuming the run a timed pause paused). */
   reset?: () => void;
   /** A third contender timed in the same rounds, printed under the figure as its floor. */
-  floor?: { name: string; args: string[] };
+  floor?: Floor;
 }
 
 /** One figure: `args` (a list of argument vectors taken in turn) against node -e 0. */
@@ -106,14 +122,7 @@ async function measure(
         name: 'node -e 0',
         run: async () => expectRun('node -e 0', await timedNode(['-e', '0'], root, env), ''),
       },
-      ...(floor === undefined
-        ? []
-        : [
-            {
-              name: floor.name,
-              run: async () => expectRun(floor.name, await timedNode(floor.args, root, env), ''),
-            },
-          ]),
+      ...(floor === undefined ? [] : [floorContender(floor, root, env)]),
     ],
     WARMUP,
     RUNS,
@@ -127,28 +136,8 @@ async function measure(
     atMost(goal),
   );
   printFigure(figure);
-  if (floor !== undefined) {
-    const floorMedian = summarize(floorMs!).median;
-    console.log(
-      `    floor   : ${formatMs(floorMedian)} (${(floorMedian / figure.baseline.median).toFixed(2)}×` +
-        ` node -e 0) for ${floor.name} alone; the action adds ` +
-        `${formatMs(figure.subject.median - floorMedian)}`,
-    );
-  }
-  return figure;
+  return floor === undefined ? figure : withFloor(figure, floor.name, summarize(floorMs!));
 }
-
-/**
- * A Node process that runs resume's one git call (SNAPSHOT_STATUS, as lib/proc/git.ts runs
- * it: node:child_process loaded at the call, stdout piped) and exits with git's status.
- */
-const GIT_STATUS_FLOOR = [
-  '-e',
-  "const r = process.getBuiltinModule('node:child_process').spawnSync('git', " +
-    "JSON.parse(process.argv[1]), { stdio: ['ignore', 'pipe', 'pipe'] }); " +
-    'process.exitCode = r.status ?? 1;',
-  JSON.stringify(SNAPSHOT_STATUS),
-];
 
 /** Registers ARTIFACTS files into the run's record (as `artifact` would, in one write). */
 function manyArtifacts(root: string, runId: string): void {
@@ -189,10 +178,12 @@ function runsAwaitingWork(root: string, count: number): string[] {
   });
 }
 
-/** Measures status, the mutating actions, and status over 1,000 artifacts. */
+/** Measures status, the mutating actions (each beside its floor), and status over 1,000 artifacts. */
 export async function benchRuns(): Promise<Figure[]> {
   printHeading('10. Runs: baton run status and mutating actions vs node -e 0');
   const root = makeRunRepo();
+  const scratch = tempDir('baton-bench-floors-');
+  const floorIn = (name: string) => join(scratch, name);
   try {
     const { runId, token } = preparedRun(root);
     const figures = [
@@ -203,6 +194,7 @@ export async function benchRuns(): Promise<Figure[]> {
         root,
         [['lease', runId, 'heartbeat', '--lease', token]],
         1.3,
+        { floor: recordFloor(floorIn('heartbeat'), "a heartbeat's durable steps") },
       ),
       await measure(
         '10c',
@@ -210,13 +202,17 @@ export async function benchRuns(): Promise<Figure[]> {
         root,
         [['provider', runId, '--name', 'p', '--succeeded', '--lease', token]],
         1.3,
+        { floor: recordFloor(floorIn('provider'), "a provider report's durable steps") },
       ),
       await measure('10d', 'run pause', root, [['pause', runId]], 1.3, {
         reset: () => void setUp(root, ['resume', runId]),
+        floor: pauseFloor(floorIn('pause')),
       }),
       await measure('10g', 'run resume', root, [['resume', runId]], 1.3, {
         prepare: () => void setUp(root, ['pause', runId]),
-        floor: { name: 'node running its git status', args: GIT_STATUS_FLOOR },
+        floor: recordFloor(floorIn('resume'), "a resume's git status and durable steps", {
+          before: [['git', [...SNAPSHOT_STATUS]]],
+        }),
       }),
     ];
     const replying = runsAwaitingWork(root, WARMUP + RUNS);
@@ -231,7 +227,7 @@ export async function benchRuns(): Promise<Figure[]> {
           ...['--kind', 'work', '--stage', 'implementation', '--cycle', '1', '--file', 'work.md'],
         ]),
         1.2,
-        { env: { ...ownerEnv(), SWARMFORGE_ROLE: 'worker' } },
+        { env: { ...ownerEnv(), SWARMFORGE_ROLE: 'worker' }, floor: replyFloor(floorIn('reply')) },
       ),
     );
     manyArtifacts(root, runId);
@@ -247,5 +243,6 @@ export async function benchRuns(): Promise<Figure[]> {
     return figures;
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(scratch, { recursive: true, force: true });
   }
 }

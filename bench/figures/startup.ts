@@ -6,12 +6,27 @@
 // code cache per command, made by the first call that did the command's work
 // (lib/cli/codeCache.ts), so one untimed claim and completion come first. Without that, a
 // fresh build's idle `ready_for_next` compiled its bundle from source in every sample.
+// A claim and a completion are timed beside their floor (bench/support/durableFloor.ts): a
+// bare Node process making the same durable steps, printed under the figure.
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { BIN_DIR, makeProject, type Project } from '../../test/support/project.js';
+import { BIN_DIR, makeProject, tempDir, type Project } from '../../test/support/project.js';
+import {
+  claimFloor,
+  completionFloor,
+  floorContender,
+  type Floor,
+} from '../support/durableFloor.js';
 import { handoffFile, type HandoffFile } from '../support/handoffFiles.js';
 import { interleave, type Contender } from '../support/interleave.js';
-import { atMost, figureOf, printFigure, printHeading, type Figure } from '../support/report.js';
+import {
+  atMost,
+  figureOf,
+  printFigure,
+  printHeading,
+  withFloor,
+  type Figure,
+} from '../support/report.js';
 import { agentEnv, expectRun, timedNode } from '../support/spawnNode.js';
 import { summarize } from '../support/stats.js';
 
@@ -27,7 +42,7 @@ function emptyInbox(project: Project): void {
     for (const name of fs.readdirSync(dir)) fs.rmSync(join(dir, name), { force: true });
 }
 
-/** One figure: `bin` (with `prepare` before each run) against node -e 0, interleaved. */
+/** One figure: `bin` (with `prepare` before each run) against node -e 0 (and its floor), interleaved. */
 async function measure(
   id: string,
   label: string,
@@ -35,6 +50,7 @@ async function measure(
   bin: string,
   expected: string,
   prepare: () => void,
+  floor?: Floor,
 ): Promise<Figure> {
   const env = agentEnv(ROLE);
   const subject: Contender = {
@@ -48,7 +64,11 @@ async function measure(
     name: 'node -e 0',
     run: async () => expectRun('node -e 0', await timedNode(['-e', '0'], project.root, env), ''),
   };
-  const [binMs, nodeMs] = await interleave([subject, node], WARMUP, RUNS);
+  const [binMs, nodeMs, floorMs] = await interleave(
+    [subject, node, ...(floor === undefined ? [] : [floorContender(floor, project.root, env)])],
+    WARMUP,
+    RUNS,
+  );
   const figure = figureOf(
     id,
     label,
@@ -58,13 +78,14 @@ async function measure(
     atMost(GOAL),
   );
   printFigure(figure);
-  return figure;
+  return floor === undefined ? figure : withFloor(figure, floor.name, summarize(floorMs!));
 }
 
 /** Measures the agent commands' start-up (empty inbox, one claim, one completion) vs `node -e 0`. */
 export async function benchStartup(): Promise<Figure[]> {
   printHeading('1. Start-up: the agent commands vs node -e 0');
   const project = makeProject();
+  const scratch = tempDir('baton-bench-floors-');
   try {
     const item: HandoffFile = await handoffFile(1, 'coder', [ROLE]);
     const box = project.box(ROLE);
@@ -93,6 +114,7 @@ export async function benchStartup(): Promise<Figure[]> {
         'ready_for_next',
         '',
         place(box.inboxNew),
+        claimFloor(join(scratch, 'claim'), item.bytes),
       ),
       await measure(
         '1c',
@@ -101,9 +123,11 @@ export async function benchStartup(): Promise<Figure[]> {
         'done_with_current',
         '',
         place(box.inProcess),
+        completionFloor(join(scratch, 'completion'), item.bytes),
       ),
     ];
   } finally {
     project.cleanup();
+    fs.rmSync(scratch, { recursive: true, force: true });
   }
 }

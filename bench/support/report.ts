@@ -67,6 +67,8 @@ export interface Figure {
   goal: Goal;
   verdict: 'PASS' | 'MISS' | 'info';
   unit: Unit;
+  /** The figure's floor against the same baseline, where one was timed beside it (withFloor). */
+  floor?: { name: string; summary: Summary; ratio: number; meetsGoal: boolean };
 }
 
 /** Builds a figure from two summaries: the ratio of medians and its verdict. */
@@ -106,6 +108,23 @@ export function printFigure(f: Figure): void {
   console.log(`    ratio   : ${formatRatio(f.ratio)}   goal ${f.goal.label}   ${f.verdict}`);
 }
 
+/**
+ * The figure with its floor (what no build of the command can go below: durableFloor.ts, or
+ * the one git call a resume must make), timed in the same rounds against the same baseline;
+ * prints it under the figure, with what the command adds and whether the floor alone already
+ * misses the goal.
+ */
+export function withFloor(f: Figure, name: string, floor: Summary): Figure {
+  const ratio = floor.median / f.baseline.median;
+  const meetsGoal = f.goal.met?.(ratio, floor, f.baseline) ?? true;
+  console.log(
+    `    floor   : ${f.unit.format(floor.median)} (${formatRatio(ratio)} ${f.baselineName}), ` +
+      `${name}; the command adds ${f.unit.format(f.subject.median - floor.median)}` +
+      (meetsGoal ? '' : `; the floor alone misses the goal`),
+  );
+  return { ...f, floor: { name, summary: floor, ratio, meetsGoal } };
+}
+
 /** Prints one breakdown line under a figure: a part's median ms and its share of `whole` (the subject's median), then `note`. */
 export function printPart(label: string, ms: number, whole: number, note = ''): void {
   const share = `${((ms / whole) * 100).toFixed(0)}%`.padStart(4);
@@ -131,12 +150,16 @@ export function printTable(figures: Figure[]): void {
     f.subject.n >= P99_MIN_SAMPLES ? f.unit.format(f.subject.p99) : '—',
     f.unit.format(f.baseline.median),
     formatRatio(f.ratio),
+    f.floor === undefined ? '—' : formatRatio(f.floor.ratio),
     f.goal.label,
     f.verdict,
   ]);
-  const head = ['#', 'figure', 'median', 'p90', 'p99', 'baseline', 'ratio', 'goal', 'verdict'];
+  const head = [
+    ...['#', 'figure', 'median', 'p90', 'p99', 'baseline', 'ratio', 'floor'],
+    ...['goal', 'verdict'],
+  ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const numeric = new Set([2, 3, 4, 5, 6]);
+  const numeric = new Set([2, 3, 4, 5, 6, 7]);
   const line = (cells: string[]) =>
     cells
       .map((c, i) => pad(c, widths[i]!, numeric.has(i)))
@@ -151,4 +174,10 @@ export function printTable(figures: Figure[]): void {
   console.log(
     `\n${met} of ${judged.length} figures meet their goal${infoOnly > 0 ? ` (${infoOnly} more for information only)` : ''}.`,
   );
+  const belowFloor = judged.filter((f) => f.floor?.meetsGoal === false).map((f) => f.section);
+  if (belowFloor.length > 0)
+    console.log(
+      `The goal of ${belowFloor.join(', ')} is below its floor on this machine: ` +
+        'the durable steps alone, in a bare Node process, take longer.',
+    );
 }
