@@ -14,7 +14,11 @@
 //   version, flags and the source's length as well, and rejects what does not match);
 // - a file is written whole (temporary name, fsync, then rename), so a reader never sees
 //   half;
-// - a new file of a bundle removes the older ones of the same installed bundle (same path).
+// - a new file of a bundle removes the older ones of the same installed bundle (same path),
+//   and any file no call has read or written for UNUSED_DAYS: one of a bundle since removed
+//   (a deleted clone, a test's copy) would otherwise stay in the folder for good. Reads keep a
+//   file's access time fresh on Linux's default (relatime) mounts; on a noatime mount a file
+//   in use goes after UNUSED_DAYS all the same and the next call compiles it once again.
 // What the saving call ran is what the cache holds: a function first called later is
 // compiled by every later call. So a bundle of many commands (`baton run`, the agent
 // commands) keeps one file per command (`loadBundle`'s `command`): `run reply` started from
@@ -100,11 +104,21 @@ function writeWhole(path: string, data: Buffer): void {
   fs.renameSync(temp, path);
 }
 
+/** Days after which a cache file no call has read or written is removed by the next save. */
+const UNUSED_DAYS = 7;
+
+/** Whether `file` was last read or written more than UNUSED_DAYS ago. */
+function unusedFor(file: string, now: number): boolean {
+  const stat = fs.lstatSync(file, { throwIfNoEntry: false });
+  if (stat === undefined) return false;
+  return now - Math.max(stat.atimeMs, stat.mtimeMs) > UNUSED_DAYS * 86_400_000;
+}
+
 /**
  * Saves V8's code of `script` to `dir/name` whole, at exit (best effort: errors are ignored),
  * and removes the files of the same installed bundle that `name` replaces (an older build's,
  * another Node's, a temporary file a killed call left), so the folder keeps one file per
- * installed bundle however often it is rebuilt.
+ * installed bundle however often it is rebuilt, and any file unused for UNUSED_DAYS.
  */
 function saveAtExit(
   script: import('node:vm').Script,
@@ -118,8 +132,12 @@ function saveAtExit(
       bundle().warmCodeCache?.();
       writeWhole(`${dir}/${name}`, script.createCachedData());
       const installed = name.slice(0, name.indexOf('~') + 1);
-      for (const other of fs.readdirSync(dir))
-        if (other.startsWith(installed) && other !== name) fs.rmSync(`${dir}/${other}`);
+      const now = Date.now();
+      for (const other of fs.readdirSync(dir)) {
+        if (other === name) continue;
+        const path = `${dir}/${other}`;
+        if (other.startsWith(installed) || unusedFor(path, now)) fs.rmSync(path, { force: true });
+      }
     } catch {
       // A cache that cannot be written is only a slower next start.
     }

@@ -159,6 +159,27 @@ describe('the code cache of baton’s bundles (built bin)', function () {
     assert.ok(after!.startsWith(file!.slice(0, file!.indexOf('~') + 1)));
   });
 
+  it('a save removes the files no call has read or written for a week (a removed copy’s), and keeps the others', () => {
+    assert.equal(baton(['run', '--help']).code, 0);
+    const [file] = cached();
+    const day = 86_400_000;
+    const aged = (name: string, readDaysAgo: number, writtenDaysAgo: number) => {
+      fs.writeFileSync(join(cacheDir(), name), 'code of a copy');
+      const at = (days: number) => new Date(Date.now() - days * day);
+      fs.utimesSync(join(cacheDir(), name), at(readDaysAgo), at(writtenDaysAgo));
+    };
+    aged('baton-run.js-0badc0de-status~1-1-v0-x64', 8, 8);
+    aged('baton-cli.js-0badc0de~1-1-v0-x64', 6, 30);
+    aged('baton-agent.js-0badc0de-ready_for_next~1-1-v0-x64', 1, 6);
+    assert.equal(baton(['--help']).code, 0, 'a save of another bundle');
+    assert.deepEqual(cached(), [
+      'baton-agent.js-0badc0de-ready_for_next~1-1-v0-x64',
+      'baton-cli.js-0badc0de~1-1-v0-x64',
+      cached().find((f) => f.startsWith('baton-cli.js-') && !f.includes('0badc0de'))!,
+      file!,
+    ]);
+  });
+
   it('a folder others may write, a folder that is a symbolic link, and NODE_DISABLE_COMPILE_CACHE: no cache read or written', () => {
     fs.mkdirSync(cacheDir(), { mode: 0o700 });
     fs.chmodSync(cacheDir(), 0o777);
