@@ -177,7 +177,7 @@ export function printTable(figures: Figure[]): void {
   const belowFloor = judged.filter((f) => f.floor?.meetsGoal === false).map((f) => f.section);
   if (belowFloor.length > 0)
     console.log(
-      `The goal of ${belowFloor.join(', ')} is below its floor on this machine: ` +
-        'the durable steps alone, in a bare Node process, take longer.',
+      `Goals below their floor on this machine (the durable steps alone, in a bare Node ` +
+        `process, take longer): ${belowFloor.join(', ')}.`,
     );
 }
