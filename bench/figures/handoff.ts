@@ -145,12 +145,11 @@ async function inProcessFigure(project: Project): Promise<Figure> {
   }
 }
 
-async function binFigure(project: Project): Promise<Figure> {
+async function binFigure(project: Project, scratch: string): Promise<Figure> {
   const env = agentEnv(SENDER);
   const draft = join(project.root, 'draft-bench-bin.txt');
   const bin = join(BIN_DIR, 'swarm_handoff.js');
   let queued = '';
-  const scratch = tempDir('baton-bench-floors-');
   const floor = sendFloor(scratch, DRAFT);
   const [binMs, nodeMs, floorMs] = await interleave(
     [
@@ -183,7 +182,6 @@ async function binFigure(project: Project): Promise<Figure> {
     atMost(1.2),
   );
   printFigure(figure);
-  fs.rmSync(scratch, { recursive: true, force: true });
   const floored = withFloor(figure, floor.name, summarize(floorMs!));
   console.log(
     `    context: the bin costs ${formatMs(figure.subject.median - figure.baseline.median)} more than a bare node start-up (its work in process is figure 3a).`,
@@ -195,9 +193,11 @@ async function binFigure(project: Project): Promise<Figure> {
 export async function benchHandoff(): Promise<Figure[]> {
   printHeading('3. swarm_handoff: library send vs raw durable publish; bin vs node -e 0');
   const project = makeProject();
+  const scratch = tempDir('baton-bench-floors-');
   try {
-    return [await inProcessFigure(project), await binFigure(project)];
+    return [await inProcessFigure(project), await binFigure(project, scratch)];
   } finally {
     project.cleanup();
+    fs.rmSync(scratch, { recursive: true, force: true });
   }
 }

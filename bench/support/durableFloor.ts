@@ -102,9 +102,14 @@ export function floorContender(floor: Floor, cwd: string, env: NodeJS.ProcessEnv
   };
 }
 
-/** Makes `dir` and `subdirs` under it (mode 0700), for a floor's own scratch layout. */
-function scratch(dir: string, subdirs: string[]): void {
-  for (const sub of subdirs) fs.mkdirSync(join(dir, sub), { recursive: true, mode: 0o700 });
+/** Makes `subdirs` under `dir` (mode 0700), a floor's own scratch layout; returns their paths. */
+function scratch<const T extends readonly string[]>(
+  dir: string,
+  subdirs: T,
+): { [K in keyof T]: string } {
+  const paths = subdirs.map((sub) => join(dir, sub));
+  for (const path of paths) fs.mkdirSync(path, { recursive: true, mode: 0o700 });
+  return paths as { [K in keyof T]: string };
 }
 
 /** Removes a file if it is there. */
@@ -118,10 +123,7 @@ function removeIfThere(path: string): void {
  * both folders fsync'd.
  */
 export function claimFloor(dir: string, bytes: Buffer): Floor {
-  scratch(dir, ['locks/inbox', 'inbox/new', 'inbox/in_process']);
-  const [lock, fresh, taken] = ['locks/inbox', 'inbox/new', 'inbox/in_process'].map((d) =>
-    join(dir, d),
-  ) as [string, string, string];
+  const [lock, fresh, taken] = scratch(dir, ['locks/inbox', 'inbox/new', 'inbox/in_process']);
   const name = 'item.handoff';
   return {
     name: "node making a claim's durable steps",
@@ -148,13 +150,12 @@ export function claimFloor(dir: string, bytes: Buffer): Floor {
  * completion header (temp, fsync, rename), renamed to completed/, both folders fsync'd.
  */
 export function completionFloor(dir: string, bytes: Buffer): Floor {
-  scratch(dir, ['locks/inbox', 'inbox/in_process', 'inbox/completed', 'inbox/new']);
-  const [lock, taken, done, fresh] = [
+  const [lock, taken, done, fresh] = scratch(dir, [
     'locks/inbox',
     'inbox/in_process',
     'inbox/completed',
     'inbox/new',
-  ].map((d) => join(dir, d)) as [string, string, string, string];
+  ]);
   const name = 'item.handoff';
   return {
     name: "node making a completion's durable steps",
@@ -182,10 +183,12 @@ export function completionFloor(dir: string, bytes: Buffer): Floor {
  * removed and its folder fsync'd; the journal removed and tmp/ fsync'd.
  */
 export function sendFloor(dir: string, draftText: string): Floor {
-  scratch(dir, ['locks/outbox', 'outbox/tmp', 'drafts']);
-  const [lock, outbox, tmp, drafts] = ['locks/outbox', 'outbox', 'outbox/tmp', 'drafts'].map((d) =>
-    join(dir, d),
-  ) as [string, string, string, string];
+  const [lock, outbox, tmp, drafts] = scratch(dir, [
+    'locks/outbox',
+    'outbox',
+    'outbox/tmp',
+    'drafts',
+  ]);
   const name = 'item.handoff';
   const draft = join(drafts, 'draft.txt');
   return {
@@ -224,18 +227,18 @@ export function recordFloor(
   what: string,
   { before = [], after = [] }: { before?: FloorStep[]; after?: FloorStep[] } = {},
 ): Floor {
-  scratch(dir, ['lock', 'record']);
-  const record = join(dir, 'record', 'record.json');
+  const [lock, folder] = scratch(dir, ['lock', 'record']);
+  const record = join(folder, 'record.json');
   fs.writeFileSync(record, '{}\n');
   return {
     name: `node making ${what}`,
     steps: [
-      ['lock', join(dir, 'lock')],
+      ['lock', lock],
       ...before,
       ['read', record],
       ['create', `${record}.tmp`],
       ['rename', `${record}.tmp`, record],
-      ['syncDir', join(dir, 'record')],
+      ['syncDir', folder],
       ...after,
     ],
     prepare: () => undefined,
@@ -261,10 +264,12 @@ export function pauseFloor(dir: string): Floor {
  * new files fsync'd together and no draft or journal.
  */
 export function replyFloor(dir: string): Floor {
-  scratch(dir, ['artifacts', 'locks/outbox', 'outbox/tmp']);
-  const [artifacts, lock, outbox, tmp] = ['artifacts', 'locks/outbox', 'outbox', 'outbox/tmp'].map(
-    (d) => join(dir, d),
-  ) as [string, string, string, string];
+  const [artifacts, lock, outbox, tmp] = scratch(dir, [
+    'artifacts',
+    'locks/outbox',
+    'outbox',
+    'outbox/tmp',
+  ]);
   const artifact = join(artifacts, 'work.md');
   const name = 'item.handoff';
   return {

@@ -7,7 +7,6 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { submitReview } from '../../lib/review/lens/submit.js';
-import type { Submission } from '../../lib/review/bookbag/transitions.js';
 import { SNAPSHOT_STATUS } from '../../lib/run/gates/repoState.js';
 import {
   claimFloor,
@@ -19,6 +18,7 @@ import {
   sendFloor,
   type Floor,
 } from '../../bench/support/durableFloor.js';
+import { submission } from '../support/bookbags.js';
 import { fixtureText } from '../support/fixtures.js';
 import {
   BIN_DIR,
@@ -103,25 +103,6 @@ function ownerEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-const SUBMISSION: Submission = {
-  task: 'a task',
-  output: 'the output',
-  student: 'coder',
-  domain: 'bench',
-  difficulty: 'medium',
-  verification: '',
-  summary: '',
-  acMet: [],
-  filesChanged: [],
-  blockers: [],
-  submittedBy: 'coder',
-  replyTo: 'coder',
-  branch: '',
-  commit: '',
-  ctoRole: 'cto',
-  cooRole: 'coo',
-};
-
 describe('bench durable floors (strace)', () => {
   let scratch: string;
   beforeEach(() => (scratch = tempDir('baton-floor-')));
@@ -161,7 +142,10 @@ describe('bench durable floors (strace)', () => {
   it("a record's replacement makes the durable calls of a review verdict", async () => {
     const project = makeProject(fixtureText('conf', 'review.conf'));
     try {
-      const { bead } = await submitReview(project.root, SUBMISSION);
+      const { bead } = await submitReview(
+        project.root,
+        submission({ ctoRole: 'cto', cooRole: 'coo' }),
+      );
       const verdict = durableCounts(
         [
           join(BIN_DIR, 'baton.js'),
