@@ -255,13 +255,15 @@ describe('lib/bridge/wireSetup', function () {
       const created = (await cjsm.streams.info(streamNameOf(swarm))).created;
 
       await ensureStream(cjsm, swarm, settings, 3);
-      // While the stream scales, its consumer may answer nobody for a moment: the link then
-      // tries its set-up again (bridgeLink.ts), as this does.
+      // While the stream scales, its consumer may answer nobody for a moment, or JetStream may
+      // answer that it is "temporarily unavailable": the link then tries its set-up again
+      // (bridgeLink.ts), as this does.
       await waitFor('the consumer to be scaled to 3', () =>
         ensureConsumer(cjsm, swarm, 'reviewer', settings, 3).then(
           () => true,
           (err: unknown) => {
-            if ((err as Error).name !== 'TimeoutError') throw err;
+            const { name, message } = err as Error;
+            if (name !== 'TimeoutError' && !/temporarily unavailable/.test(message)) throw err;
             return false;
           },
         ),
