@@ -5,7 +5,8 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { serializeEnvelope } from '../../lib/queue/envelope.js';
 import { type Mailbox } from '../../lib/queue/mailbox.js';
-import { handoffFileName, handoffId, isoOf, tsidOf } from '../../lib/queue/names.js';
+import { handoffFileName, handoffId, tsidOf } from '../../lib/queue/names.js';
+import { isoOf } from '../../lib/fsx/timestamps.js';
 import { rawFsyncDir } from './baselines.js';
 
 /** One handoff file: its name and bytes. */

@@ -26,7 +26,6 @@ import {
   type FolderLister,
   freeNameIn,
   idPlaces,
-  isoOf,
   type Item,
   type Mailbox,
   moveOriginal,
@@ -35,6 +34,7 @@ import {
   serializeEnvelope,
   UnusableItem,
 } from '../queue/index.js';
+import { isoOf } from '../fsx/timestamps.js';
 import { fsyncDir, publishWhole } from '../fsx/durable.js';
 import { isCode } from '../fsx/absent.js';
 import { acquireLock, type Release } from '../fsx/lock.js';

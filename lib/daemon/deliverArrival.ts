@@ -14,11 +14,11 @@ import {
   type Envelope,
   EnvelopeError,
   isItemName,
-  isoOf,
   MAX_NAME_BYTES,
   parseEnvelope,
   serializeEnvelope,
 } from '../queue/index.js';
+import { isoOf } from '../fsx/timestamps.js';
 import { type Release } from '../fsx/lock.js';
 import {
   ensureMailboxesOf,

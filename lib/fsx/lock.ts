@@ -68,14 +68,19 @@ function generations(dir: string): number[] {
 const releasedHere = new Set<string>();
 
 /**
- * This process's own owner file of the free generation `top` in `dir`, when it is one: a process
- * that takes a lock again links that file as its next generation instead of writing a new one.
- * Its content, the owner line with this process's random token, is checked, so a file of
- * another process (a folder removed and made again) is never taken for one of ours.
+ * This process's own owner file of the free generation `top` in `dir` (its entries' paths by
+ * `at`), when it is one: a process that takes a lock again links that file as its next
+ * generation instead of writing a new one. Its content, the owner line with this process's
+ * random token, is checked, so a file of another process (a folder removed and made again) is
+ * never taken for one of ours.
  */
-function ownFreeOwnerFile(dir: string, top: number): string | undefined {
+function ownFreeOwnerFile(
+  dir: string,
+  at: (name: string) => string,
+  top: number,
+): string | undefined {
   if (top === 0 || !releasedHere.has(dir)) return undefined;
-  const path = join(dir, `lock.${top}`);
+  const path = at(`lock.${top}`);
   return readText(path) === `${identityOfSelf()}\n` ? path : undefined;
 }
 
@@ -91,7 +96,7 @@ function tryTake(dir: string, mode: number): { taken: number } | { owner: string
   const mine = top + 1;
   // A new inode can wait on the file system's journal after an fsync (markReleased); a
   // controller or teacher takes the same locks again and again.
-  const own = ownFreeOwnerFile(dir, top);
+  const own = ownFreeOwnerFile(dir, at, top);
   const draft = own ?? at(`tmp.${process.pid}.${Math.random().toString(36).slice(2)}`);
   if (own === undefined) {
     fs.writeFileSync(draft, `${identityOfSelf()}\n`, { mode });

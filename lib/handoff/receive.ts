@@ -23,7 +23,6 @@ import {
   finishBatch,
   finishItem,
   inProcessOf,
-  isoOf,
   type Item,
   type Mailbox,
   pathTaken,
@@ -35,6 +34,7 @@ import {
   tsidOf,
   uniqueBatchName,
 } from '../queue/index.js';
+import { isoOf } from '../fsx/timestamps.js';
 import { withLock } from '../fsx/lock.js';
 import { printable } from '../fsx/printable.js';
 import { actingContext } from './context.js';

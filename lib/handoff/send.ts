@@ -20,12 +20,12 @@ import {
   handoffFileName,
   handoffId,
   type Headers,
-  isoOf,
   type Mailbox,
   serializeEnvelope,
   type SkipReporter,
   tsidOf,
 } from '../queue/index.js';
+import { isoOf } from '../fsx/timestamps.js';
 import { crashPoint } from '../fsx/crash.js';
 import { sha256Hex } from '../fsx/digests.js';
 import { fsyncDir, renameSynced, unlinkSynced, writeFileSynced } from '../fsx/durable.js';

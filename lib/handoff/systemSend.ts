@@ -23,10 +23,10 @@ import {
   handoffFileName,
   handoffId,
   type Headers,
-  isoOf,
   serializeEnvelope,
   tsidOf,
 } from '../queue/index.js';
+import { isoOf } from '../fsx/timestamps.js';
 import { withLock } from '../fsx/lock.js';
 import { mailboxOf } from '../project/layout.js';
 import { lastSequence, stageSequence } from './sequence.js';

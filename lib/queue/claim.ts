@@ -18,7 +18,6 @@ import { fsyncDir, mkdirSynced } from '../fsx/durable.js';
 import { isCode } from '../fsx/absent.js';
 import { type Mailbox } from './mailbox.js';
 import {
-  isoOf,
   isBatchName,
   isItemName,
   itemNamesIn,
@@ -26,6 +25,7 @@ import {
   formatSeq,
   sortByBytes,
 } from './names.js';
+import { isoOf } from '../fsx/timestamps.js';
 import { readItem, rewriteItem, UnusableItem, type FolderSync, type Item } from './item.js';
 import { quarantineItem, quarantineUndecodable, undecodableNamesIn } from './quarantine.js';
 

@@ -14,7 +14,8 @@ import { basename, join } from 'node:path';
 import { crashPoint } from '../fsx/crash.js';
 import { fsyncDir, mkdirSynced, renameSynced } from '../fsx/durable.js';
 import { type Mailbox } from './mailbox.js';
-import { entriesOf, isBatchName, isoOf, itemNamesIn, nameHoldsId } from './names.js';
+import { entriesOf, isBatchName, itemNamesIn, nameHoldsId } from './names.js';
+import { isoOf } from '../fsx/timestamps.js';
 import { stampIfMissing } from './claim.js';
 import { readItem, UnusableItem, type Item } from './item.js';
 

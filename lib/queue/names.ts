@@ -16,9 +16,6 @@ export function tsidOf(when: Date): string {
     .replace(/\.\d{3}/, '');
 }
 
-/** ISO-8601 UTC with milliseconds, the format of every header timestamp (fsx/timestamps.ts). */
-export { isoOf };
-
 /** A sequence number padded to 6 digits (longer numbers keep all their digits). */
 export function formatSeq(seq: number): string {
   return String(seq).padStart(6, '0');

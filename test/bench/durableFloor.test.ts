@@ -3,7 +3,6 @@
 // removals and files created are the same. A command that gains or drops a durable step
 // fails here until its floor follows, so a figure's floor line stays what the disk allows.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { submitReview } from '../../lib/review/lens/submit.js';
@@ -18,6 +17,7 @@ import {
   sendFloor,
   type Floor,
 } from '../../bench/support/durableFloor.js';
+import { agentEnv, ownerEnv } from '../../bench/support/spawnNode.js';
 import { submission } from '../support/bookbags.js';
 import { fixtureText } from '../support/fixtures.js';
 import {
@@ -25,43 +25,46 @@ import {
   makeProject,
   noteDraft,
   placeItem,
+  runExecutable,
   tempDir,
   writeDraft,
   type Project,
 } from '../support/project.js';
 import { leaseFor, makeRunRepo, runInProcess, startRun } from '../support/runs.js';
-import { parseStrace } from '../support/strace.js';
+import { traceNode } from '../support/strace.js';
 
-const TRACED = 'openat,fsync,fdatasync,rename,renameat,renameat2,link,linkat,unlink,unlinkat';
+/** The calls a durable step makes (a file created is an openat with O_CREAT). */
+const DURABLE_CALLS =
+  'openat,fsync,fdatasync,rename,renameat,renameat2,link,linkat,unlink,unlinkat';
 
 /** Durable calls by kind, as one line per kind (so a mismatch prints both whole). */
 type Counts = Record<'fsync' | 'rename' | 'link' | 'unlink' | 'create', number>;
 
 /** Runs `node args` in `cwd` under strace and counts its successful durable calls. */
 function durableCounts(args: string[], cwd: string, env: NodeJS.ProcessEnv): Counts {
-  const dir = tempDir('baton-floor-trace-');
-  const log = join(dir, 'trace.log');
-  try {
-    const run = spawnSync(
-      'strace',
-      ['-f', '-qq', '-e', `trace=${TRACED}`, '-o', log, process.execPath, ...args],
-      // No code cache: its file would be one more durable write, and only on a first run.
-      { cwd, env: { ...env, NODE_DISABLE_COMPILE_CACHE: '1' }, encoding: 'utf8' },
-    );
-    assert.equal(run.status, 0, `${args.slice(0, 3).join(' ')} failed: ${run.stderr}`);
-    const text = fs.readFileSync(log, 'utf8');
-    const calls = parseStrace(text).filter((c) => c.ret >= 0);
-    const named = (pattern: RegExp) => calls.filter((c) => pattern.test(c.name)).length;
-    return {
-      fsync: named(/^f(data)?sync$/),
-      rename: named(/^rename(at2?)?$/),
-      link: named(/^link(at)?$/),
-      unlink: named(/^unlink(at)?$/),
-      create: text.split('\n').filter((l) => /^\d+\s+openat\(.*O_CREAT.*\)\s+= \d+/.test(l)).length,
-    };
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  const run = traceNode(args, {
+    calls: DURABLE_CALLS,
+    cwd,
+    // No code cache: its file would be one more durable write, and only on a first run.
+    env: { ...env, NODE_DISABLE_COMPILE_CACHE: '1' },
+  });
+  assert.equal(run.code, 0, `${args.slice(0, 3).join(' ')} failed: ${run.stderr}`);
+  const calls = run.calls.filter((c) => c.ret >= 0);
+  const named = (pattern: RegExp) => calls.filter((c) => pattern.test(c.name)).length;
+  return {
+    fsync: named(/^f(data)?sync$/),
+    rename: named(/^rename(at2?)?$/),
+    link: named(/^link(at)?$/),
+    unlink: named(/^unlink(at)?$/),
+    create: run.log.split('\n').filter((l) => /^\d+\s+openat\(.*O_CREAT.*\)\s+= \d+/.test(l))
+      .length,
+  };
+}
+
+/** Runs `node args` once, untraced, as the first of a command's calls. */
+function warmUp(args: string[], cwd: string, env: NodeJS.ProcessEnv): void {
+  const run = runExecutable(process.execPath, args, { cwd, env });
+  assert.equal(run.code, 0, `${args.slice(0, 3).join(' ')} failed: ${run.stderr}`);
 }
 
 /**
@@ -70,7 +73,7 @@ function durableCounts(args: string[], cwd: string, env: NodeJS.ProcessEnv): Cou
  * generation before it).
  */
 function floorCounts(floor: Floor, cwd: string): Counts {
-  const once = (run: () => Counts | void) => {
+  const once = <T>(run: () => T): T => {
     floor.prepare();
     try {
       return run();
@@ -78,29 +81,8 @@ function floorCounts(floor: Floor, cwd: string): Counts {
       floor.reset();
     }
   };
-  once(() => assert.equal(spawnSync(process.execPath, floorArgs(floor.steps), { cwd }).status, 0));
-  return once(() => durableCounts(floorArgs(floor.steps), cwd, process.env))!;
-}
-
-/** Runs `node args` once, untraced, as the first of a command's calls. */
-function warmUp(args: string[], cwd: string, env: NodeJS.ProcessEnv): void {
-  const run = spawnSync(process.execPath, args, { cwd, env, encoding: 'utf8' });
-  assert.equal(run.status, 0, `${args.slice(0, 3).join(' ')} failed: ${run.stderr}`);
-}
-
-/** The environment of `role` in a project (no inherited root). */
-function roleEnv(role: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, SWARMFORGE_ROLE: role };
-  delete env.SWARMFORGE_ROOT;
-  delete env.BATON_CRASH_AT;
-  return env;
-}
-
-/** The owner's environment: no role, no inherited root. */
-function ownerEnv(): NodeJS.ProcessEnv {
-  const env = roleEnv('');
-  delete env.SWARMFORGE_ROLE;
-  return env;
+  once(() => warmUp(floorArgs(floor.steps), cwd, process.env));
+  return once(() => durableCounts(floorArgs(floor.steps), cwd, process.env));
 }
 
 describe('bench durable floors (strace)', () => {
@@ -115,7 +97,7 @@ describe('bench durable floors (strace)', () => {
 
     it('a claim and a completion make the durable calls of ready_for_next and done_with_current', async () => {
       const box = project.box('reviewer');
-      const env = roleEnv('reviewer');
+      const env = agentEnv('reviewer');
       await placeItem(box.inboxNew, {});
       warmUp([join(BIN_DIR, 'ready_for_next.js')], project.root, env);
       warmUp([join(BIN_DIR, 'done_with_current.js')], project.root, env);
@@ -130,11 +112,11 @@ describe('bench durable floors (strace)', () => {
       const text = noteDraft('reviewer');
       const send = [join(BIN_DIR, 'swarm_handoff.js'), join(project.root, 'draft.txt')];
       writeDraft(project.root, text);
-      warmUp(send, project.root, roleEnv('coder'));
+      warmUp(send, project.root, agentEnv('coder'));
       writeDraft(project.root, text);
       assert.deepEqual(
         floorCounts(sendFloor(scratch, text), scratch),
-        durableCounts(send, project.root, roleEnv('coder')),
+        durableCounts(send, project.root, agentEnv('coder')),
       );
     });
   });
@@ -158,7 +140,7 @@ describe('bench durable floors (strace)', () => {
           'LOW:s:a',
         ],
         project.root,
-        roleEnv('cto'),
+        agentEnv('cto'),
       );
       assert.deepEqual(floorCounts(recordFloor(scratch, 'a verdict'), scratch), verdict);
     } finally {
@@ -213,8 +195,8 @@ describe('bench durable floors (strace)', () => {
           ...['reply', id, '--kind', 'work', '--stage', 'implementation'],
           ...['--cycle', '1', '--file', 'work.md'],
         );
-      warmUp(replyTo(runId), root, roleEnv('worker'));
-      const reply = durableCounts(replyTo(second), root, roleEnv('worker'));
+      warmUp(replyTo(runId), root, agentEnv('worker'));
+      const reply = durableCounts(replyTo(second), root, agentEnv('worker'));
       assert.deepEqual(floorCounts(replyFloor(scratch), scratch), reply);
     });
   });

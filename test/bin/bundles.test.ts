@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
-import { handoffFileName, handoffId, isoOf, tsidOf } from '../../lib/queue/names.js';
+import { handoffFileName, handoffId, tsidOf } from '../../lib/queue/names.js';
+import { isoOf } from '../../lib/fsx/timestamps.js';
 import { bundlesLoadedBy } from '../support/bundleProbe.js';
 import { leaseFor, makeRunRepo, startRun } from '../support/runs.js';
 import {

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type Mailbox } from '../../lib/queue/mailbox.js';
-import { parseStrace, Trace, TRACED, type Call } from '../support/strace.js';
+import { parseStrace, traceNode, Trace, type Call } from '../support/strace.js';
 import {
   BIN_DIR,
   itemsIn,
@@ -16,7 +16,6 @@ import {
   noteDraft,
   placeItem,
   runBin,
-  tempDir,
   writeDraft,
   type Project,
 } from '../support/project.js';
@@ -28,40 +27,9 @@ function traced(
   role: string,
   cwd: string,
 ): { code: number | null; stdout: string; stderr: string; calls: Call[] } {
-  const logDir = tempDir('baton-strace-');
-  const log = join(logDir, 'trace.log');
-  try {
-    const env: NodeJS.ProcessEnv = { ...process.env, SWARMFORGE_ROLE: role };
-    delete env.SWARMFORGE_ROOT;
-    delete env.BATON_CRASH_AT;
-    const result = spawnSync(
-      'strace',
-      [
-        '-f',
-        '-qq',
-        '-y',
-        '-s',
-        '65536',
-        '-e',
-        `trace=${TRACED}`,
-        '-o',
-        log,
-        process.execPath,
-        join(BIN_DIR, `${bin}.js`),
-        ...args,
-      ],
-      { cwd, env },
-    );
-    assert.equal(result.error, undefined, `strace could not run: ${result.error}`);
-    return {
-      code: result.status,
-      stdout: result.stdout.toString('utf8'),
-      stderr: result.stderr.toString('utf8'),
-      calls: parseStrace(fs.readFileSync(log, 'utf8')),
-    };
-  } finally {
-    fs.rmSync(logDir, { recursive: true, force: true });
-  }
+  const env: NodeJS.ProcessEnv = { ...process.env, SWARMFORGE_ROLE: role };
+  delete env.SWARMFORGE_ROOT;
+  return traceNode([join(BIN_DIR, `${bin}.js`), ...args], { cwd, env, stringBytes: 65536 });
 }
 
 let project: Project;

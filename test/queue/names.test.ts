@@ -9,10 +9,10 @@ import {
   handoffId,
   isBatchName,
   isItemName,
-  isoOf,
   itemNamesIn,
   tsidOf,
 } from '../../lib/queue/names.js';
+import { isoOf } from '../../lib/fsx/timestamps.js';
 import { tempDir } from '../support/project.js';
 
 /** The byte-order oracle: UTF-8 bytes compared directly. */

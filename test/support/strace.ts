@@ -1,8 +1,11 @@
-// Reading strace logs in tests: `strace -f -y` output parsed into system calls (with the
-// paths of their fd arguments), and ordering queries over them (what was fsync'd between
-// two calls).
+// Reading strace logs in tests: a node process run under `strace -f -y`, its log parsed into
+// system calls (with the paths of their fd arguments), and ordering queries over them (what
+// was fsync'd between two calls).
 import assert from 'node:assert/strict';
-import { dirname } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { dirname, join } from 'node:path';
+import { tempDir } from './project.js';
 
 /** The calls the durability tests trace. */
 export const TRACED =
@@ -29,6 +32,56 @@ function unescape(text: string): string {
     if (/^[0-7]+$/.test(e)) return String.fromCharCode(parseInt(e, 8));
     return ({ n: '\n', t: '\t', r: '\r', v: '\v', f: '\f' } as Record<string, string>)[e] ?? e;
   });
+}
+
+/** A node process run under strace: its exit, its output, the calls traced and the log's text. */
+export interface TracedRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  calls: Call[];
+  log: string;
+}
+
+/** How `traceNode` runs: the calls to trace, where, with what environment, strings up to what length. */
+export interface TraceOptions {
+  calls?: string;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  stringBytes?: number;
+}
+
+/**
+ * Runs `node args` under `strace -f -qq -y` tracing `calls` (TRACED unless given), without
+ * BATON_CRASH_AT (a trace is of a whole run), and parses its log.
+ */
+export function traceNode(
+  args: string[],
+  { calls = TRACED, cwd, env = process.env, stringBytes = 256 }: TraceOptions = {},
+): TracedRun {
+  const dir = tempDir('baton-strace-');
+  const logFile = join(dir, 'trace.log');
+  try {
+    const run = spawnSync(
+      'strace',
+      ['-f', '-qq', '-y', '-s', String(stringBytes), '-e', `trace=${calls}`, '-o', logFile].concat([
+        process.execPath,
+        ...args,
+      ]),
+      { cwd, env: { ...env, BATON_CRASH_AT: undefined }, encoding: 'utf8' },
+    );
+    assert.equal(run.error, undefined, `strace could not run: ${run.error}`);
+    const log = fs.readFileSync(logFile, 'utf8');
+    return {
+      code: run.status,
+      stdout: run.stdout,
+      stderr: run.stderr,
+      calls: parseStrace(log),
+      log,
+    };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Parses `strace -f -y` output; `<unfinished ...>`/`<... resumed>` pairs become one call. */

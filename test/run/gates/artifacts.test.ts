@@ -20,7 +20,7 @@ import {
   writeEvidence,
 } from '../../../lib/run/gates/artifacts.js';
 import { type Artifact } from '../../../lib/run/record/workflow.js';
-import { parseStrace, Trace, TRACED } from '../../support/strace.js';
+import { traceNode, Trace } from '../../support/strace.js';
 import { tempDir } from '../../support/project.js';
 
 const RUN_ID = 'run-20260101T000000Z-abcdef';
@@ -618,27 +618,18 @@ describe('lib/run/gates/artifacts', () => {
     it("checks an artifact with its folders' lstats and one fstat of the opened file", function () {
       this.timeout(60_000);
       const entries = Array.from({ length: 20 }, (_, i) => placed(`artifacts/a${i}.json`, `${i}`));
-      const log = join(root, 'trace.log');
       const program =
         `const { checkArtifacts } = await import(${JSON.stringify(resolve('lib/run/gates/artifacts.ts'))});\n` +
         `const paths = ${JSON.stringify(paths)};\n` +
         "process.stdout.write('checking\\n');\n" +
         `const { ok } = checkArtifacts(paths, ${JSON.stringify(entries)});\n` +
         'process.stdout.write(`checked ${ok}\\n`);\n';
-      const run = spawnSync(
-        'strace',
-        ['-f', '-qq', '-y', '-e', `trace=write,${STAT_CALLS}`, '-o', log, process.execPath].concat([
-          '--import',
-          'tsx',
-          '--input-type=module',
-          '-e',
-          program,
-        ]),
-        { encoding: 'utf8' },
-      );
-      assert.equal(run.status, 0, run.stderr);
+      const run = traceNode(['--import', 'tsx', '--input-type=module', '-e', program], {
+        calls: `write,${STAT_CALLS}`,
+      });
+      assert.equal(run.code, 0, run.stderr);
       assert.equal(run.stdout, 'checking\nchecked true\n');
-      const trace = new Trace(parseStrace(fs.readFileSync(log, 'utf8')));
+      const trace = new Trace(run.calls);
       const from = trace.stdout('checking').end;
       const to = trace.stdout('checked').start;
       const stats = trace.calls.filter((c) => c.name !== 'write' && c.start > from && c.end < to);
@@ -661,37 +652,14 @@ describe('lib/run/gates/artifacts', () => {
       ]);
       assert.equal(probe.status, 0, `strace does not work here: ${probe.stderr}`);
       fs.writeFileSync(join(root, 'report.md'), '# report\n');
-      const log = join(root, 'trace.log');
       const program =
         `const { writeEvidence, importArtifactFile } = await import(${JSON.stringify(resolve('lib/run/gates/artifacts.ts'))});\n` +
         `const paths = ${JSON.stringify(paths)};\n` +
         "writeEvidence(paths, 'artifacts/impl-c1-acceptance.json', 'acceptance', { ok: true });\nprocess.stdout.write('written\\n');\n" +
         `importArtifactFile(paths, 'report.md', ${JSON.stringify(root)}, [], { type: 't', producer: 'p', name: 'report.md' });\nprocess.stdout.write('copied\\n');\n`;
-      const env = { ...process.env };
-      delete env.BATON_CRASH_AT;
-      const run = spawnSync(
-        'strace',
-        [
-          '-f',
-          '-qq',
-          '-y',
-          '-s',
-          '256',
-          '-e',
-          `trace=${TRACED}`,
-          '-o',
-          log,
-          process.execPath,
-          '--import',
-          'tsx',
-          '--input-type=module',
-          '-e',
-          program,
-        ],
-        { env, encoding: 'utf8' },
-      );
-      assert.equal(run.status, 0, run.stderr);
-      const trace = new Trace(parseStrace(fs.readFileSync(log, 'utf8')));
+      const run = traceNode(['--import', 'tsx', '--input-type=module', '-e', program]);
+      assert.equal(run.code, 0, run.stderr);
+      const trace = new Trace(run.calls);
       for (const [name, printed] of [
         ['impl-c1-acceptance.json', 'written'],
         ['report.md', 'copied'],
