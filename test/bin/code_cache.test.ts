@@ -172,12 +172,18 @@ describe('the code cache of baton’s bundles (built bin)', function () {
     aged('baton-cli.js-0badc0de~1-1-v0-x64', 6, 30);
     aged('baton-agent.js-0badc0de-ready_for_next~1-1-v0-x64', 1, 6);
     assert.equal(baton(['--help']).code, 0, 'a save of another bundle');
-    assert.deepEqual(cached(), [
-      'baton-agent.js-0badc0de-ready_for_next~1-1-v0-x64',
-      'baton-cli.js-0badc0de~1-1-v0-x64',
-      cached().find((f) => f.startsWith('baton-cli.js-') && !f.includes('0badc0de'))!,
-      file!,
-    ]);
+    // The real bundles' names carry a hash of their path, so the expected list is sorted too.
+    const saved = cached().find((f) => f.startsWith('baton-cli.js-') && !f.includes('0badc0de'));
+    assert.ok(saved, 'the save of baton.js');
+    assert.deepEqual(
+      cached(),
+      [
+        'baton-agent.js-0badc0de-ready_for_next~1-1-v0-x64',
+        'baton-cli.js-0badc0de~1-1-v0-x64',
+        saved,
+        file!,
+      ].sort(),
+    );
   });
 
   it('a folder others may write, a folder that is a symbolic link, and NODE_DISABLE_COMPILE_CACHE: no cache read or written', () => {
