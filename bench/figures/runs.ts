@@ -12,6 +12,10 @@
 // lock, each file written and fsync'd, each rename, each folder fsync'd) and, for a resume,
 // the one `git status` it must run (runtime.md §7: HEAD and no modified tracked file), run
 // the way Baton runs it. The floor prints under the figure.
+//
+// After the figures, a design probe without a verdict (bench/support/residentRunner.ts): what
+// a call handed to a resident runner would cost its client, and a heartbeat's work in a warm
+// process (docs/decisions.md, "What the run goals would need").
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -26,7 +30,9 @@ import {
   replyFloor,
   type Floor,
 } from '../support/durableFloor.js';
-import { interleave } from '../support/interleave.js';
+import { interleave, medianAlone, type Contender } from '../support/interleave.js';
+import { startResidentRunner } from '../support/residentRunner.js';
+import { runRunCommand } from '../../lib/cli/run/runCommand.js';
 import {
   atMost,
   figureOf,
@@ -36,7 +42,7 @@ import {
   type Figure,
 } from '../support/report.js';
 import { expectRun, ownerEnv, timedNode } from '../support/spawnNode.js';
-import { summarize } from '../support/stats.js';
+import { formatMs, summarize } from '../support/stats.js';
 
 const WARMUP = 3;
 const RUNS = 21;
@@ -53,12 +59,12 @@ function setUp(root: string, args: string[]): Record<string, any> {
   ) as Record<string, any>;
 }
 
-/** A run with its lease held by this process, past one checkpoint (so pause is immediate). */
-function preparedRun(root: string): { runId: string; token: string } {
+/** A run of `request` with its lease held by this process, past one checkpoint (so pause is immediate). */
+function preparedRun(root: string, request = 'bench'): { runId: string; token: string } {
   const runId = setUp(root, [
     'start',
     '--request',
-    'bench',
+    request,
     '--task',
     'bench',
     '--spec',
@@ -178,6 +184,61 @@ function runsAwaitingWork(root: string, count: number): string[] {
   });
 }
 
+/**
+ * What a resident runner would cost (decisions.md, "What the run goals would need"), printed
+ * without a verdict: its clients' hand-off against `node -e 0`, and a heartbeat's work as the
+ * runner would do it, `runRunCommand` in this warm process (on a run of its own, its output
+ * kept in memory).
+ */
+async function residentRunnerProbe(root: string, scratch: string): Promise<void> {
+  const runner = await startResidentRunner(join(scratch, 'runner'), ownerEnv());
+  try {
+    const node: Contender = {
+      name: 'node -e 0',
+      run: async () => expectRun('node -e 0', await timedNode(['-e', '0'], root, ownerEnv()), ''),
+    };
+    const [nodeMs, fifoMs, socketMs] = await interleave(
+      [node, runner.fifoClient, runner.socketClient],
+      WARMUP,
+      RUNS,
+    );
+    const base = summarize(nodeMs!).median;
+    const { runId, token } = preparedRun(root, 'bench-runner');
+    let printed = '';
+    const from = process.cwd();
+    process.chdir(root);
+    const warm = await medianAlone(
+      async () => {
+        printed = '';
+        await runRunCommand(['lease', runId, 'heartbeat', '--lease', token], (text) => {
+          printed += text;
+        });
+        if (!printed.startsWith('{')) throw new Error(`a warm heartbeat printed ${printed}`);
+      },
+      WARMUP,
+      RUNS,
+    ).finally(() => process.chdir(from));
+    console.log('  a resident runner (not built; a design probe, no goal):');
+    for (const [what, ms] of [
+      [runner.fifoClient.name, fifoMs!],
+      [runner.socketClient.name, socketMs!],
+    ] as const) {
+      const median = summarize(ms).median;
+      console.log(
+        `    ${what} handing a call over: ${formatMs(median)}, ${(median / base).toFixed(2)}× node -e 0`,
+      );
+    }
+    const fifo = summarize(fifoMs!).median;
+    console.log(`    a heartbeat's work in a warm process: ${formatMs(warm)}`);
+    console.log(
+      `    so a heartbeat handed over through the FIFO: about ${formatMs(fifo + warm)}, ` +
+        `${((fifo + warm) / base).toFixed(2)}× node -e 0 (goal of 10b: ≤ 1.3×)`,
+    );
+  } finally {
+    await runner.stop();
+  }
+}
+
 /** Measures status, the mutating actions (each beside its floor), and status over 1,000 artifacts. */
 export async function benchRuns(): Promise<Figure[]> {
   printHeading('10. Runs: baton run status and mutating actions vs node -e 0');
@@ -230,6 +291,7 @@ export async function benchRuns(): Promise<Figure[]> {
         { env: { ...ownerEnv(), SWARMFORGE_ROLE: 'worker' }, floor: replyFloor(floorIn('reply')) },
       ),
     );
+    await residentRunnerProbe(root, scratch);
     manyArtifacts(root, runId);
     figures.push(
       await measure(
