@@ -59,7 +59,10 @@ function setUp(root: string, args: string[]): Record<string, any> {
   ) as Record<string, any>;
 }
 
-/** A run of `request` with its lease held by this process, past one checkpoint (so pause is immediate). */
+/**
+ * A run of `request` with its lease held by this process, past one checkpoint (so pause is
+ * immediate).
+ */
 function preparedRun(root: string, request = 'bench'): { runId: string; token: string } {
   const runId = setUp(root, [
     'start',
@@ -224,9 +227,8 @@ async function residentRunnerProbe(root: string, scratch: string): Promise<void>
       [runner.socketClient.name, socketMs!],
     ] as const) {
       const median = summarize(ms).median;
-      console.log(
-        `    ${what} handing a call over: ${formatMs(median)}, ${(median / base).toFixed(2)}× node -e 0`,
-      );
+      const ratio = (median / base).toFixed(2);
+      console.log(`    ${what} handing a call over: ${formatMs(median)}, ${ratio}× node -e 0`);
     }
     const fifo = summarize(fifoMs!).median;
     console.log(`    a heartbeat's work in a warm process: ${formatMs(warm)}`);

@@ -79,7 +79,10 @@ export interface ResidentRunner {
   stop: () => Promise<void>;
 }
 
-/** Starts the probe server in `dir` (made, then left to the caller to remove) and waits until it listens. */
+/**
+ * Starts the probe server in `dir` (made here, removed by the caller) and waits until it
+ * listens.
+ */
 export async function startResidentRunner(
   dir: string,
   env: NodeJS.ProcessEnv,
