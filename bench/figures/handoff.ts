@@ -32,7 +32,7 @@ import {
   withFloor,
   type Figure,
 } from '../support/report.js';
-import { agentEnv, expectRun, timedNode } from '../support/spawnNode.js';
+import { agentEnv, expectRun, nodeStartContender, timedNode } from '../support/spawnNode.js';
 import { formatMs, summarize } from '../support/stats.js';
 
 const WARMUP = 5;
@@ -163,11 +163,7 @@ async function binFigure(project: Project, scratch: string): Promise<Figure> {
         },
         reset: () => removeQueued(queued),
       },
-      {
-        name: 'node -e 0',
-        run: async () =>
-          expectRun('node -e 0', await timedNode(['-e', '0'], project.root, env), ''),
-      },
+      nodeStartContender(project.root, env),
       floorContender(floor, project.root, env),
     ],
     WARMUP,

@@ -11,7 +11,7 @@ import { makeProject, placeItem } from '../../test/support/project.js';
 import { sampleWorkflow } from '../../test/run/sampleWorkflow.js';
 import { interleave } from '../support/interleave.js';
 import { atMost, figureOf, printFigure, printHeading, type Figure } from '../support/report.js';
-import { agentEnv, expectRun, timedNode } from '../support/spawnNode.js';
+import { agentEnv, expectRun, nodeStartContender, timedNode } from '../support/spawnNode.js';
 import { formatMs, summarize } from '../support/stats.js';
 
 const WARMUP = 5;
@@ -82,11 +82,7 @@ export async function benchHooks(): Promise<Figure[]> {
                 c.expected,
               ),
           },
-          {
-            name: 'node -e 0',
-            run: async () =>
-              expectRun('node -e 0', await timedNode(['-e', '0'], project.root, c.env), ''),
-          },
+          nodeStartContender(project.root, c.env),
         ],
         WARMUP,
         RUNS,

@@ -22,7 +22,7 @@ import {
   withFloor,
   type Figure,
 } from '../support/report.js';
-import { agentEnv, expectRun, timedNode } from '../support/spawnNode.js';
+import { agentEnv, expectRun, nodeStartContender, timedNode } from '../support/spawnNode.js';
 import { summarize } from '../support/stats.js';
 
 const WARMUP = 3;
@@ -74,11 +74,7 @@ export async function benchReview(): Promise<Figure[]> {
               'VERDICT: ',
             ),
         },
-        {
-          name: 'node -e 0',
-          run: async () =>
-            expectRun('node -e 0', await timedNode(['-e', '0'], project.root, env), ''),
-        },
+        nodeStartContender(project.root, env),
         floorContender(floor, project.root, env),
       ],
       WARMUP,
@@ -111,11 +107,7 @@ export async function benchReview(): Promise<Figure[]> {
               'coder-',
             ),
         },
-        {
-          name: 'node -e 0',
-          run: async () =>
-            expectRun('node -e 0', await timedNode(['-e', '0'], project.root, env), ''),
-        },
+        nodeStartContender(project.root, env),
       ],
       WARMUP,
       RUNS,

@@ -30,7 +30,7 @@ import {
   replyFloor,
   type Floor,
 } from '../support/durableFloor.js';
-import { interleave, medianAlone, type Contender } from '../support/interleave.js';
+import { interleave, medianAlone } from '../support/interleave.js';
 import { startResidentRunner } from '../support/residentRunner.js';
 import { runRunCommand } from '../../lib/cli/run/runCommand.js';
 import {
@@ -41,7 +41,7 @@ import {
   withFloor,
   type Figure,
 } from '../support/report.js';
-import { expectRun, ownerEnv, timedNode } from '../support/spawnNode.js';
+import { expectRun, ownerEnv, nodeStartContender, timedNode } from '../support/spawnNode.js';
 import { formatMs, summarize } from '../support/stats.js';
 
 const WARMUP = 3;
@@ -127,10 +127,7 @@ async function measure(
           ),
         reset,
       },
-      {
-        name: 'node -e 0',
-        run: async () => expectRun('node -e 0', await timedNode(['-e', '0'], root, env), ''),
-      },
+      nodeStartContender(root, env),
       ...(floor === undefined ? [] : [floorContender(floor, root, env)]),
     ],
     WARMUP,
@@ -196,12 +193,8 @@ function runsAwaitingWork(root: string, count: number): string[] {
 async function residentRunnerProbe(root: string, scratch: string): Promise<void> {
   const runner = await startResidentRunner(join(scratch, 'runner'), ownerEnv());
   try {
-    const node: Contender = {
-      name: 'node -e 0',
-      run: async () => expectRun('node -e 0', await timedNode(['-e', '0'], root, ownerEnv()), ''),
-    };
     const [nodeMs, fifoMs, socketMs] = await interleave(
-      [node, runner.fifoClient, runner.socketClient],
+      [nodeStartContender(root, ownerEnv()), runner.fifoClient, runner.socketClient],
       WARMUP,
       RUNS,
     );

@@ -27,7 +27,7 @@ import {
   withFloor,
   type Figure,
 } from '../support/report.js';
-import { agentEnv, expectRun, timedNode } from '../support/spawnNode.js';
+import { agentEnv, expectRun, nodeStartContender, timedNode } from '../support/spawnNode.js';
 import { summarize } from '../support/stats.js';
 
 const WARMUP = 5;
@@ -60,12 +60,12 @@ async function measure(
       expectRun(bin, await timedNode([join(BIN_DIR, `${bin}.js`)], project.root, env), expected),
     reset: () => emptyInbox(project),
   };
-  const node: Contender = {
-    name: 'node -e 0',
-    run: async () => expectRun('node -e 0', await timedNode(['-e', '0'], project.root, env), ''),
-  };
   const [binMs, nodeMs, floorMs] = await interleave(
-    [subject, node, ...(floor === undefined ? [] : [floorContender(floor, project.root, env)])],
+    [
+      subject,
+      nodeStartContender(project.root, env),
+      ...(floor === undefined ? [] : [floorContender(floor, project.root, env)]),
+    ],
     WARMUP,
     RUNS,
   );

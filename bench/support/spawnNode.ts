@@ -1,5 +1,6 @@
 // Timing a Node child process from spawn to exit, with an argument vector (no shell).
 import { execFile } from 'node:child_process';
+import { type Contender } from './interleave.js';
 import { msSince } from './stats.js';
 
 /** The outcome of one timed child run. */
@@ -54,4 +55,12 @@ export function expectRun(what: string, run: TimedRun, expected: string): void {
       `${what}: exit ${run.code}, stdout ${JSON.stringify(run.stdout.slice(0, 200))}, stderr ${JSON.stringify(run.stderr.slice(0, 200))}`,
     );
   }
+}
+
+/** `node -e 0` in `cwd` with `env` as a contender: the baseline of every start-up figure. */
+export function nodeStartContender(cwd: string, env: NodeJS.ProcessEnv): Contender {
+  return {
+    name: 'node -e 0',
+    run: async () => expectRun('node -e 0', await timedNode(['-e', '0'], cwd, env), ''),
+  };
 }
